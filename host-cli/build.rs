@@ -1,0 +1,158 @@
+//! Builds every built-in plugin crate (`plugins/*` with `[package.metadata.reasonix] builtin =
+//! true`) for `wasm32-wasip2` and generates `builtins.rs`, which embeds the components with
+//! their sha256 computed here, so start-up never hashes them.
+
+use sha2::{Digest, Sha256};
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const WASM_TARGET: &str = "wasm32-wasip2";
+const PLUGIN_PROFILE: &str = "plugin";
+const PACKAGE_PREFIX: &str = "reasonix-plugin-";
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("error: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
+    let root = manifest_dir
+        .parent()
+        .ok_or("host-cli has no parent directory")?
+        .to_path_buf();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
+    for watched in ["plugins", "sdk", "wit", "Cargo.lock", "Cargo.toml"] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+    }
+
+    let packages = builtin_packages(&root.join("plugins"))?;
+    let target_dir = wasm_target_dir(&out_dir);
+    if !packages.is_empty() {
+        build_components(&root, &target_dir, &packages)?;
+    }
+
+    let mut generated = String::from(
+        "/// Components built from `plugins/` and embedded in this binary.\n\
+         pub const BUILTINS: &[reasonix_kernel::BuiltinComponent] = &[\n",
+    );
+    for package in &packages {
+        let file = format!("{}.wasm", package.replace('-', "_"));
+        let built = target_dir
+            .join(WASM_TARGET)
+            .join(PLUGIN_PROFILE)
+            .join(&file);
+        let bytes = fs::read(&built).map_err(|e| format!("{}: {e}", built.display()))?;
+        let embedded = out_dir.join(&file);
+        fs::write(&embedded, &bytes).map_err(|e| format!("{}: {e}", embedded.display()))?;
+        let name = package.strip_prefix(PACKAGE_PREFIX).unwrap_or(package);
+        let _ = writeln!(
+            generated,
+            "    reasonix_kernel::BuiltinComponent {{ name: {name:?}, bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")), sha256: {:?} }},",
+            hex_sha256(&bytes)
+        );
+    }
+    generated.push_str("];\n");
+    let path = out_dir.join("builtins.rs");
+    fs::write(&path, generated).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Package names of the plugin crates marked as built-ins, sorted.
+fn builtin_packages(plugins_dir: &Path) -> Result<Vec<String>, String> {
+    let mut packages = Vec::new();
+    let entries =
+        fs::read_dir(plugins_dir).map_err(|e| format!("{}: {e}", plugins_dir.display()))?;
+    for entry in entries.flatten() {
+        let manifest = entry.path().join("Cargo.toml");
+        let Ok(text) = fs::read_to_string(&manifest) else {
+            continue;
+        };
+        let value: toml::Table =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", manifest.display()))?;
+        let builtin = value
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("reasonix"))
+            .and_then(|r| r.get("builtin"))
+            .and_then(|b| b.as_bool())
+            .unwrap_or(false);
+        if builtin {
+            let name = value
+                .get("package")
+                .and_then(|p| p.get("name"))
+                .and_then(|n| n.as_str())
+                .ok_or_else(|| format!("{}: no package name", manifest.display()))?;
+            packages.push(name.to_string());
+        }
+    }
+    packages.sort();
+    Ok(packages)
+}
+
+/// A target directory of its own: the outer cargo holds the lock on its own one.
+fn wasm_target_dir(out_dir: &Path) -> PathBuf {
+    // OUT_DIR is <target>/[<triple>/]<profile>/build/<pkg>-<hash>/out.
+    let mut dir = out_dir.to_path_buf();
+    for _ in 0..4 {
+        dir.pop();
+    }
+    dir.join("wasm-plugins")
+}
+
+fn build_components(root: &Path, target_dir: &Path, packages: &[String]) -> Result<(), String> {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(root)
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .arg("--target")
+        .arg(WASM_TARGET)
+        .arg("--profile")
+        .arg(PLUGIN_PROFILE)
+        .arg("--target-dir")
+        .arg(target_dir);
+    for package in packages {
+        command.arg("-p").arg(package);
+    }
+    // The outer build's settings (its target, flags, wrappers, jobserver) must not leak into
+    // the wasm build.
+    for (key, _) in env::vars_os() {
+        let key = key.to_string_lossy();
+        if (key.starts_with("CARGO_") && key != "CARGO_HOME" && key != "CARGO_NET_OFFLINE")
+            || key.starts_with("RUSTC")
+            || key == "RUSTFLAGS"
+            || key == "RUSTDOCFLAGS"
+            || key == "CARGO_MAKEFLAGS"
+            || key == "MAKEFLAGS"
+            || key == "MFLAGS"
+        {
+            command.env_remove(key.as_ref());
+        }
+    }
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run cargo to build the built-in plugins: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "building the built-in plugins for {WASM_TARGET} failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(())
+}
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}

@@ -1,0 +1,3 @@
+pub mod plugins;
+pub mod tools;
+pub mod version;

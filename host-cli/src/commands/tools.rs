@@ -1,0 +1,103 @@
+use crate::context;
+use crate::exit::{Code, Failure, Outcome};
+use anyhow::anyhow;
+use reasonix_kernel::CallError;
+use reasonix_kernel::types::CallContext;
+use serde_json::json;
+use std::path::Path;
+
+pub fn list(as_json: bool) -> Outcome {
+    let cx = context::load()?;
+    if as_json {
+        let tools: Vec<_> = cx
+            .registry
+            .tools()
+            .map(|t| {
+                let spec = t.spec();
+                let parameters: serde_json::Value =
+                    serde_json::from_str(&spec.parameters).unwrap_or(serde_json::Value::Null);
+                json!({
+                    "name": spec.name,
+                    "plugin": t.source(),
+                    "read_only": spec.read_only,
+                    "description": spec.description,
+                    "parameters": parameters,
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&tools).map_err(Failure::runtime)?;
+        println!("{text}");
+        return Ok(Code::Success);
+    }
+    for tool in cx.registry.tools() {
+        let spec = tool.spec();
+        let mode = if spec.read_only {
+            "read-only"
+        } else {
+            "writes"
+        };
+        println!(
+            "{}\t{mode}\t[{}]\t{}",
+            spec.name,
+            tool.source(),
+            spec.parameters
+        );
+    }
+    Ok(Code::Success)
+}
+
+pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
+    let parsed: serde_json::Value = serde_json::from_str(arguments)
+        .map_err(|e| Failure::usage(anyhow!("arguments are not valid JSON: {e}")))?;
+    if !parsed.is_object() {
+        return Err(Failure::usage(anyhow!(
+            "arguments must be a JSON object, like '{{\"path\": \"README.md\"}}'"
+        )));
+    }
+    let cx = context::load()?;
+    let Some(tool) = cx.registry.tool(name) else {
+        let known: Vec<&str> = cx
+            .registry
+            .tools()
+            .map(|t| t.spec().name.as_str())
+            .collect();
+        return Err(Failure::usage(anyhow!(
+            "no tool named `{name}`; available: {}",
+            known.join(", ")
+        )));
+    };
+    let workspace = resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
+    let context = CallContext {
+        call_id: "cli-1".to_string(),
+        workspace,
+    };
+    match tool.invoke(&parsed.to_string(), &context, None) {
+        Ok(text) => {
+            println!("{text}");
+            Ok(Code::Success)
+        }
+        Err(CallError::Unknown(message)) => Err(Failure::usage(anyhow!(message))),
+        Err(e) => Err(Failure::runtime(anyhow!("{name}: {e}"))),
+    }
+}
+
+fn resolve_workspace(
+    dir: Option<&Path>,
+    configured: Option<&str>,
+) -> Result<std::path::PathBuf, Failure> {
+    let chosen = match (dir, configured.filter(|s| !s.is_empty())) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(root)) => Path::new(root).to_path_buf(),
+        (None, None) => std::env::current_dir()
+            .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?,
+    };
+    let canonical = std::fs::canonicalize(&chosen)
+        .map_err(|e| Failure::usage(anyhow!("workspace {}: {e}", chosen.display())))?;
+    if !canonical.is_dir() {
+        return Err(Failure::usage(anyhow!(
+            "workspace {} is not a directory",
+            canonical.display()
+        )));
+    }
+    Ok(canonical)
+}

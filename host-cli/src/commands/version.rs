@@ -1,0 +1,12 @@
+use crate::exit::{Code, Outcome};
+
+/// Prints without loading anything: this is the baseline start-up is measured against.
+pub fn run() -> Outcome {
+    println!(
+        "reasonix {} (plugin contract {}@{})",
+        env!("CARGO_PKG_VERSION"),
+        reasonix_kernel::WIT_PACKAGE,
+        reasonix_kernel::SUPPORTED_WIT_VERSIONS.join(", ")
+    );
+    Ok(Code::Success)
+}

@@ -1,0 +1,78 @@
+//! What most commands start from: paths, the merged config, and the plugin registry.
+
+use crate::builtins::BUILTINS;
+use crate::exit::Failure;
+use reasonix_kernel::Registry;
+use reasonix_kernel::config::{Config, Paths};
+use reasonix_kernel::host::bindings::reasonix::plugin::log::Level;
+use std::sync::Arc;
+
+pub struct Context {
+    pub paths: Paths,
+    pub config: Config,
+    pub registry: Registry,
+}
+
+/// Load config and registry; print load problems and notices on stderr.
+pub fn load() -> Result<Context, Failure> {
+    let paths = Paths::from_env();
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
+    let config = Config::load(&paths, &cwd).map_err(Failure::usage)?;
+    let registry =
+        Registry::load(BUILTINS, &paths, &config, Some(log_sink())).map_err(Failure::runtime)?;
+    for problem in registry.problems() {
+        eprintln!("warning: {problem}");
+    }
+    for notice in registry.notices() {
+        eprintln!("note: {notice}");
+    }
+    Ok(Context {
+        paths,
+        config,
+        registry,
+    })
+}
+
+/// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.
+fn log_sink() -> reasonix_kernel::host::state::LogSink {
+    let threshold = std::env::var("REASONIX_LOG")
+        .ok()
+        .map(|v| rank_name(&v))
+        .unwrap_or(3);
+    Arc::new(move |plugin: &str, level: Level, message: &str| {
+        if rank(level) >= threshold {
+            eprintln!("[{plugin}] {}: {message}", name(level));
+        }
+    })
+}
+
+fn rank(level: Level) -> u8 {
+    match level {
+        Level::Trace => 0,
+        Level::Debug => 1,
+        Level::Info => 2,
+        Level::Warn => 3,
+        Level::Error => 4,
+    }
+}
+
+fn name(level: Level) -> &'static str {
+    match level {
+        Level::Trace => "trace",
+        Level::Debug => "debug",
+        Level::Info => "info",
+        Level::Warn => "warn",
+        Level::Error => "error",
+    }
+}
+
+fn rank_name(value: &str) -> u8 {
+    match value.to_ascii_lowercase().as_str() {
+        "trace" => 0,
+        "debug" => 1,
+        "info" => 2,
+        "error" => 4,
+        _ => 3,
+    }
+}

@@ -1,0 +1,358 @@
+//! Loading one component: header checks, compile (or cache hit), WIT version check, linking,
+//! probing which roles it exports, and asking it to describe itself.
+
+use crate::cache::Provenance;
+use crate::capability::{Capabilities, Limits, WorkspaceAccess};
+use crate::error::{CallError, LoadError};
+use crate::host::bindings::{interceptor, plugin, provider, tool};
+use crate::host::state::{PluginState, ProgressSink, StoreSpec};
+use crate::host::{ComponentHost, classify_trap};
+use crate::types::{ProviderKind, ToolSpec, canonical_json};
+use crate::{SUPPORTED_WIT_VERSIONS, WIT_PACKAGE, wasm_format};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use wasmtime::Store;
+use wasmtime::component::{Component, Instance, InstancePre};
+
+/// Limits for `describe` and the listing calls at load time, before any grant applies.
+const DESCRIBE_LIMITS: Limits = Limits {
+    memory_mib: 128,
+    call_timeout_ms: 5_000,
+};
+
+/// Where a component came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Embedded in the binary.
+    Builtin(String),
+    /// A file under `<home>/plugins/`.
+    Installed(PathBuf),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Builtin(name) => write!(f, "built-in component `{name}`"),
+            Origin::Installed(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+impl Origin {
+    pub fn is_builtin(&self) -> bool {
+        matches!(self, Origin::Builtin(_))
+    }
+}
+
+/// A plugin's self-description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub requested: Capabilities,
+    pub requested_memory_mib: Option<u64>,
+    pub requested_call_timeout_ms: Option<u64>,
+}
+
+/// Which roles a component's exports serve.
+#[derive(Clone, Default)]
+pub struct Roles {
+    pub tool: Option<tool::GuestIndices>,
+    pub provider: Option<provider::GuestIndices>,
+    pub interceptor: Option<interceptor::GuestIndices>,
+}
+
+/// A compiled, linked and described component, not yet granted anything.
+pub struct Described {
+    pub origin: Origin,
+    pub sha256: String,
+    pub provenance: Provenance,
+    pub info: PluginInfo,
+    pub tools: Vec<ToolSpec>,
+    pub provider_kinds: Vec<ProviderKind>,
+    pub interception_points: Vec<String>,
+    pub roles: Roles,
+    pre: InstancePre<PluginState>,
+}
+
+/// A plugin ready to serve calls with its effective capabilities and limits.
+pub struct LoadedPlugin {
+    pub described: Described,
+    pub granted: Capabilities,
+    pub limits: Limits,
+    config: Arc<serde_json::Map<String, serde_json::Value>>,
+    host: Arc<ComponentHost>,
+}
+
+impl fmt::Debug for LoadedPlugin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadedPlugin")
+            .field("name", &self.described.info.name)
+            .field("origin", &self.described.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Compile (or fetch from cache), check and describe a component.
+pub fn describe(
+    host: &ComponentHost,
+    origin: Origin,
+    bytes: &[u8],
+    sha256: String,
+) -> Result<Described, LoadError> {
+    let label = origin.to_string();
+    if let Some(reason) = wasm_format::not_a_component_reason(bytes) {
+        return Err(LoadError::NotAComponent {
+            origin: label,
+            reason,
+        });
+    }
+    let (component, provenance) = host
+        .cache()
+        .load_or_compile(host.engine(), &sha256, bytes)
+        .map_err(|e| LoadError::Invalid {
+            origin: label.clone(),
+            message: format!("{e:#}"),
+        })?;
+    check_wit_version(host, &component, &label)?;
+    let pre = host
+        .linker()
+        .instantiate_pre(&component)
+        .map_err(|e| LoadError::Link {
+            origin: label.clone(),
+            message: format!("needs an import this Reasonix does not provide: {e:#}"),
+        })?;
+    let plugin_indices = plugin::GuestIndices::new(&pre).map_err(|_| LoadError::NotAComponent {
+        origin: label.clone(),
+        reason: format!("does not export `{WIT_PACKAGE}/plugin`: not a Reasonix plugin"),
+    })?;
+    let roles = Roles {
+        tool: tool::GuestIndices::new(&pre).ok(),
+        provider: provider::GuestIndices::new(&pre).ok(),
+        interceptor: interceptor::GuestIndices::new(&pre).ok(),
+    };
+
+    let describe_err = |source: CallError| LoadError::Describe {
+        origin: label.clone(),
+        source,
+    };
+    let state = PluginState::new(StoreSpec {
+        plugin: Arc::from(label.as_str()),
+        capabilities: &Capabilities::default(),
+        workspace: None,
+        memory_mib: DESCRIBE_LIMITS.memory_mib,
+        config: Arc::default(),
+        log: host.log_sink(),
+        progress: None,
+    })
+    .map_err(|e| describe_err(CallError::Unknown(format!("{e:#}"))))?;
+    let mut store = host.new_store(state, DESCRIBE_LIMITS.call_timeout_ms);
+    let run = |store: &mut Store<PluginState>| -> wasmtime::Result<_> {
+        let instance = pre.instantiate(&mut *store)?;
+        let info = plugin_indices
+            .load(&mut *store, &instance)?
+            .call_describe(&mut *store)?;
+        let tools = match &roles.tool {
+            Some(ix) => ix
+                .load(&mut *store, &instance)?
+                .call_list_tools(&mut *store)?,
+            None => Vec::new(),
+        };
+        let kinds = match &roles.provider {
+            Some(ix) => ix
+                .load(&mut *store, &instance)?
+                .call_list_kinds(&mut *store)?,
+            None => Vec::new(),
+        };
+        let points = match &roles.interceptor {
+            Some(ix) => ix.load(&mut *store, &instance)?.call_points(&mut *store)?,
+            None => Vec::new(),
+        };
+        Ok((info, tools, kinds, points))
+    };
+    let (info, tools, kinds, points) = run(&mut store).map_err(|e| {
+        describe_err(classify_trap(
+            e,
+            &store,
+            DESCRIBE_LIMITS.call_timeout_ms,
+            DESCRIBE_LIMITS.memory_mib,
+        ))
+    })?;
+
+    let info = convert_info(info);
+    validate_name(&info.name).map_err(|message| LoadError::BadMetadata {
+        origin: label.clone(),
+        message,
+    })?;
+    let tools = tools
+        .into_iter()
+        .map(|t| {
+            let parameters = canonical_json(&t.parameters).map_err(|e| LoadError::BadMetadata {
+                origin: label.clone(),
+                message: format!("tool `{}`: parameters are not valid JSON: {e}", t.name),
+            })?;
+            Ok(ToolSpec {
+                name: t.name,
+                description: t.description,
+                parameters,
+                read_only: t.read_only,
+            })
+        })
+        .collect::<Result<Vec<_>, LoadError>>()?;
+    let provider_kinds = kinds
+        .into_iter()
+        .map(|k| ProviderKind {
+            name: k.name,
+            description: k.description,
+            credential_header: k.credential_header,
+            credential_prefix: k.credential_prefix,
+        })
+        .collect();
+    Ok(Described {
+        origin,
+        sha256,
+        provenance,
+        info,
+        tools,
+        provider_kinds,
+        interception_points: points,
+        roles,
+        pre,
+    })
+}
+
+fn check_wit_version(
+    host: &ComponentHost,
+    component: &Component,
+    label: &str,
+) -> Result<(), LoadError> {
+    let ty = component.component_type();
+    let engine = host.engine();
+    let names = ty
+        .exports(engine)
+        .map(|(name, _)| name.to_string())
+        .chain(ty.imports(engine).map(|(name, _)| name.to_string()));
+    for name in names {
+        let Some(rest) = name.strip_prefix(&format!("{WIT_PACKAGE}/")) else {
+            continue;
+        };
+        let version = rest
+            .split_once('@')
+            .map(|(_, v)| v)
+            .unwrap_or("(unversioned)");
+        if !SUPPORTED_WIT_VERSIONS.contains(&version) {
+            return Err(LoadError::UnsupportedVersion {
+                origin: label.to_string(),
+                package: WIT_PACKAGE.to_string(),
+                found: version.to_string(),
+                supported: SUPPORTED_WIT_VERSIONS.join(", "),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn convert_info(info: plugin::PluginInfo) -> PluginInfo {
+    let caps = info.capabilities;
+    PluginInfo {
+        name: info.name,
+        version: info.version,
+        description: info.description,
+        requested: Capabilities {
+            workspace: match caps.workspace {
+                plugin::WorkspaceAccess::None => WorkspaceAccess::None,
+                plugin::WorkspaceAccess::Read => WorkspaceAccess::Read,
+                plugin::WorkspaceAccess::ReadWrite => WorkspaceAccess::ReadWrite,
+            },
+            network: caps.network,
+            env: caps.env,
+            process: caps.process,
+        },
+        requested_memory_mib: info.limits.memory_mib.map(u64::from),
+        requested_call_timeout_ms: info.limits.call_timeout_ms.map(u64::from),
+    }
+}
+
+/// Plugin names become config keys and file names: keep them tame.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        && name.starts_with(|c: char| c.is_ascii_lowercase());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "plugin name `{name}` is invalid: use 1–64 lowercase letters, digits, `-` or `_`, starting with a letter"
+        ))
+    }
+}
+
+impl LoadedPlugin {
+    pub fn new(
+        described: Described,
+        granted: Capabilities,
+        limits: Limits,
+        config: serde_json::Map<String, serde_json::Value>,
+        host: Arc<ComponentHost>,
+    ) -> LoadedPlugin {
+        LoadedPlugin {
+            described,
+            granted,
+            limits,
+            config: Arc::new(config),
+            host,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.described.info.name
+    }
+
+    /// A store and instance for one call, built from this plugin's effective capabilities.
+    pub(crate) fn instantiate(
+        &self,
+        workspace: Option<&Path>,
+        progress: Option<ProgressSink>,
+    ) -> Result<(Store<PluginState>, Instance), CallError> {
+        let state = PluginState::new(StoreSpec {
+            plugin: Arc::from(self.name()),
+            capabilities: &self.granted,
+            workspace,
+            memory_mib: self.limits.memory_mib,
+            config: self.config.clone(),
+            log: self.host.log_sink(),
+            progress,
+        })
+        .map_err(|e| CallError::Crashed {
+            plugin: self.name().to_string(),
+            message: format!("cannot prepare its sandbox: {e:#}"),
+        })?;
+        let mut store = self.host.new_store(state, self.limits.call_timeout_ms);
+        match self.described.pre.instantiate(&mut store) {
+            Ok(instance) => Ok((store, instance)),
+            Err(e) => Err(self.classify(e, &store)),
+        }
+    }
+
+    /// Start a fresh deadline for the next call on a long-lived store (a provider stream).
+    pub(crate) fn rearm_deadline(&self, store: &mut Store<PluginState>) {
+        let fresh = self
+            .host
+            .new_store_deadline_ticks(self.limits.call_timeout_ms);
+        store.set_epoch_deadline(fresh);
+    }
+
+    pub(crate) fn classify(&self, error: wasmtime::Error, store: &Store<PluginState>) -> CallError {
+        classify_trap(
+            error,
+            store,
+            self.limits.call_timeout_ms,
+            self.limits.memory_mib,
+        )
+    }
+}

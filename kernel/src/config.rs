@@ -1,0 +1,298 @@
+//! Configuration: `<home>/config.toml` overlaid by `./reasonix.toml` (project wins).
+//! Only the keys the kernel uses are typed here; other sections written for the original
+//! Reasonix (`default_model`, `[[providers]]`, `[agent]` …) are accepted and ignored until
+//! the parts that use them exist.
+
+use crate::capability::{Capabilities, WorkspaceAccess};
+use crate::error::StateError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Where Reasonix keeps its state.
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// `REASONIX_HOME`, default `~/.reasonix`.
+    pub home: PathBuf,
+    /// Precompiled components; `REASONIX_CACHE_HOME`, default `<home>/cache`.
+    pub cache: PathBuf,
+}
+
+impl Paths {
+    /// Resolve from the environment.
+    pub fn from_env() -> Paths {
+        let home = std::env::var_os("REASONIX_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                std::env::var_os("HOME")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| PathBuf::from("."))
+                    .join(".reasonix")
+            });
+        let cache = std::env::var_os("REASONIX_CACHE_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join("cache"));
+        Paths { home, cache }
+    }
+
+    /// Installed components and their index.
+    pub fn plugins_dir(&self) -> PathBuf {
+        self.home.join("plugins")
+    }
+
+    pub fn user_config(&self) -> PathBuf {
+        self.home.join("config.toml")
+    }
+}
+
+/// Per-plugin settings from `[plugins.<name>]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PluginSettings {
+    /// `false` keeps the plugin from loading.
+    pub enabled: Option<bool>,
+    /// Narrow the workspace grant (`none`, `read`, `read-write`).
+    pub workspace: Option<WorkspaceAccess>,
+    /// Narrow the network grant to these patterns.
+    pub network: Option<Vec<String>>,
+    /// Narrow the environment grant to these names.
+    pub env: Option<Vec<String>>,
+    /// `false` withdraws the process grant.
+    pub process: Option<bool>,
+    /// Memory limit per call, MiB.
+    pub memory_mib: Option<u64>,
+    /// Deadline per call, ms.
+    pub call_timeout_ms: Option<u64>,
+    /// The plugin's own configuration, readable through the `config` host service.
+    pub config: toml::Table,
+}
+
+impl PluginSettings {
+    /// Apply this section's narrowing to a grant. Config can only take capabilities away.
+    pub fn narrow(&self, grant: &Capabilities) -> Capabilities {
+        let mut out = grant.clone();
+        if let Some(ws) = self.workspace {
+            out.workspace = out.workspace.min(ws);
+        }
+        if let Some(net) = &self.network {
+            out.network.retain(|p| net.contains(p));
+        }
+        if let Some(env) = &self.env {
+            out.env.retain(|n| env.contains(n));
+        }
+        if self.process == Some(false) {
+            out.process = false;
+        }
+        out
+    }
+
+    fn overlay(&mut self, top: PluginSettings) {
+        macro_rules! take {
+            ($($field:ident),*) => { $( if top.$field.is_some() { self.$field = top.$field; } )* };
+        }
+        take!(
+            enabled,
+            workspace,
+            network,
+            env,
+            process,
+            memory_mib,
+            call_timeout_ms
+        );
+        for (k, v) in top.config {
+            self.config.insert(k, v);
+        }
+    }
+}
+
+/// `[sandbox]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct SandboxSettings {
+    /// Workspace root; empty means the current directory.
+    pub workspace_root: Option<String>,
+}
+
+/// The parts of one config file the kernel reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct ConfigFile {
+    sandbox: SandboxSettings,
+    plugins: BTreeMap<String, PluginSettings>,
+}
+
+/// The merged configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Files read, lowest precedence first.
+    pub sources: Vec<PathBuf>,
+    pub sandbox: SandboxSettings,
+    pub plugins: BTreeMap<String, PluginSettings>,
+}
+
+impl Config {
+    /// Read `<home>/config.toml` then `<project_dir>/reasonix.toml`; missing files are fine.
+    pub fn load(paths: &Paths, project_dir: &Path) -> Result<Config, StateError> {
+        let mut config = Config::default();
+        for path in [paths.user_config(), project_dir.join("reasonix.toml")] {
+            if let Some(file) = read_file(&path)? {
+                config.sources.push(path);
+                config.merge(file);
+            }
+        }
+        Ok(config)
+    }
+
+    /// Parse one file's text; `path` is only used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, StateError> {
+        let mut config = Config::default();
+        config.merge(parse_file(path, text)?);
+        config.sources.push(path.to_path_buf());
+        Ok(config)
+    }
+
+    fn merge(&mut self, file: ConfigFile) {
+        if file.sandbox.workspace_root.is_some() {
+            self.sandbox.workspace_root = file.sandbox.workspace_root;
+        }
+        for (name, settings) in file.plugins {
+            self.plugins.entry(name).or_default().overlay(settings);
+        }
+    }
+
+    /// The settings for one plugin (defaults when the config does not mention it).
+    pub fn plugin(&self, name: &str) -> PluginSettings {
+        self.plugins.get(name).cloned().unwrap_or_default()
+    }
+}
+
+fn read_file(path: &Path) -> Result<Option<ConfigFile>, StateError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse_file(path, &text).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StateError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+fn parse_file(path: &Path, text: &str) -> Result<ConfigFile, StateError> {
+    toml::from_str(text).map_err(|e| StateError::Format {
+        path: path.to_path_buf(),
+        message: describe_toml_error(text, &e),
+    })
+}
+
+/// `line L, column C: message` — toml's own text repeats the snippet, which we keep short.
+fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim();
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            let source_line = text.lines().nth(line - 1).unwrap_or("").trim();
+            format!("line {line}, column {column}: {message} (in `{source_line}`)")
+        }
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_plugin_settings() {
+        let cfg = Config::parse(
+            Path::new("reasonix.toml"),
+            r#"
+default_model = "deepseek"
+[[providers]]
+name = "deepseek"
+[plugins.fs-write]
+workspace = "read"
+call_timeout_ms = 500
+[plugins.fs-write.config]
+greeting = "hi"
+"#,
+        )
+        .unwrap();
+        let s = cfg.plugin("fs-write");
+        assert_eq!(s.workspace, Some(WorkspaceAccess::Read));
+        assert_eq!(s.call_timeout_ms, Some(500));
+        assert_eq!(
+            s.config.get("greeting").and_then(|v| v.as_str()),
+            Some("hi")
+        );
+        assert_eq!(cfg.plugin("other"), PluginSettings::default());
+    }
+
+    #[test]
+    fn syntax_error_names_file_and_line() {
+        let err = Config::parse(Path::new("/p/reasonix.toml"), "a = 1\n[plugins\nb = 2\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("/p/reasonix.toml: line 2"), "{err}");
+    }
+
+    #[test]
+    fn bad_value_names_line_and_key() {
+        let err = Config::parse(
+            Path::new("reasonix.toml"),
+            "[plugins.x]\nmemory_mib = \"lots\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("memory_mib"), "{err}");
+    }
+
+    #[test]
+    fn unknown_plugin_key_is_an_error() {
+        let err = Config::parse(Path::new("reasonix.toml"), "[plugins.x]\nmemroy_mib = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("memroy_mib"), "{err}");
+    }
+
+    #[test]
+    fn narrowing_never_widens() {
+        let grant = Capabilities {
+            workspace: WorkspaceAccess::Read,
+            network: vec!["https://a".into()],
+            env: vec![],
+            process: false,
+        };
+        let settings = PluginSettings {
+            workspace: Some(WorkspaceAccess::ReadWrite),
+            network: Some(vec!["https://a".into(), "https://b".into()]),
+            process: Some(true),
+            ..Default::default()
+        };
+        assert_eq!(settings.narrow(&grant), grant);
+    }
+
+    #[test]
+    fn project_overrides_user() {
+        let mut cfg = Config::parse(
+            Path::new("user.toml"),
+            "[plugins.x]\nmemory_mib = 10\ncall_timeout_ms = 5\n",
+        )
+        .unwrap();
+        cfg.merge(parse_file(Path::new("p.toml"), "[plugins.x]\nmemory_mib = 20\n").unwrap());
+        let s = cfg.plugin("x");
+        assert_eq!((s.memory_mib, s.call_timeout_ms), (Some(20), Some(5)));
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+            let _ = Config::parse(Path::new("fuzz.toml"), &text);
+        }
+    }
+}

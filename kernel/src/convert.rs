@@ -1,0 +1,116 @@
+//! Conversions between the generated WIT types and the kernel's own types.
+
+use crate::error::PluginError;
+use crate::host::bindings::types as wit;
+use crate::types::{
+    CallContext, ChangeKind, FileChange, FinishReason, Message, Role, StreamEvent, ToolCall,
+    ToolSpec, Usage,
+};
+
+impl From<wit::Error> for PluginError {
+    fn from(e: wit::Error) -> PluginError {
+        match e {
+            wit::Error::InvalidInput(m) => PluginError::InvalidInput(m),
+            wit::Error::Denied(m) => PluginError::Denied(m),
+            wit::Error::NotFound(m) => PluginError::NotFound(m),
+            wit::Error::Timeout(m) => PluginError::Timeout(m),
+            wit::Error::Cancelled => PluginError::Cancelled,
+            wit::Error::RateLimited(r) => PluginError::RateLimited {
+                retry_after_ms: r.retry_after_ms,
+                message: r.message,
+            },
+            wit::Error::Auth(m) => PluginError::Auth(m),
+            wit::Error::Http(h) => PluginError::Http {
+                status: h.status,
+                body: h.body,
+            },
+            wit::Error::Unsupported(m) => PluginError::Unsupported(m),
+            wit::Error::Other(d) => PluginError::Other {
+                code: d.code,
+                message: d.message,
+                retryable: d.retryable,
+                detail: d.detail,
+            },
+        }
+    }
+}
+
+pub fn call_context(ctx: &CallContext) -> wit::CallContext {
+    wit::CallContext {
+        call_id: ctx.call_id.clone(),
+        workspace: ctx.workspace.to_string_lossy().into_owned(),
+    }
+}
+
+pub fn file_change(c: wit::FileChange) -> FileChange {
+    FileChange {
+        path: c.path,
+        kind: match c.kind {
+            wit::ChangeKind::Create => ChangeKind::Create,
+            wit::ChangeKind::Modify => ChangeKind::Modify,
+            wit::ChangeKind::Delete => ChangeKind::Delete,
+        },
+        old_text: c.old_text,
+        new_text: c.new_text,
+    }
+}
+
+pub fn tool_spec(t: &ToolSpec) -> wit::ToolSpec {
+    wit::ToolSpec {
+        name: t.name.clone(),
+        description: t.description.clone(),
+        parameters: t.parameters.clone(),
+        read_only: t.read_only,
+    }
+}
+
+pub fn message(m: &Message) -> wit::Message {
+    wit::Message {
+        role: match m.role {
+            Role::System => wit::Role::System,
+            Role::User => wit::Role::User,
+            Role::Assistant => wit::Role::Assistant,
+            Role::Tool => wit::Role::Tool,
+        },
+        content: m.content.clone(),
+        reasoning: m.reasoning.clone(),
+        reasoning_state: m.reasoning_state.clone(),
+        tool_calls: m
+            .tool_calls
+            .iter()
+            .map(|c| wit::ToolCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            })
+            .collect(),
+        tool_call_id: m.tool_call_id.clone(),
+    }
+}
+
+pub fn stream_event(e: wit::StreamEvent) -> StreamEvent {
+    match e {
+        wit::StreamEvent::Text(t) => StreamEvent::Text(t),
+        wit::StreamEvent::Reasoning(t) => StreamEvent::Reasoning(t),
+        wit::StreamEvent::ReasoningState(s) => StreamEvent::ReasoningState(s),
+        wit::StreamEvent::ToolCall(c) => StreamEvent::ToolCall(ToolCall {
+            id: c.id,
+            name: c.name,
+            arguments: c.arguments,
+        }),
+        wit::StreamEvent::Usage(u) => StreamEvent::Usage(Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            cache_hit_tokens: u.cache_hit_tokens,
+            cache_miss_tokens: u.cache_miss_tokens,
+            reasoning_tokens: u.reasoning_tokens,
+        }),
+        wit::StreamEvent::Done(r) => StreamEvent::Done(match r {
+            wit::FinishReason::Stop => FinishReason::Stop,
+            wit::FinishReason::ToolCalls => FinishReason::ToolCalls,
+            wit::FinishReason::Length => FinishReason::Length,
+            wit::FinishReason::ContentFilter => FinishReason::ContentFilter,
+            wit::FinishReason::Other => FinishReason::Other,
+        }),
+    }
+}

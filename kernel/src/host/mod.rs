@@ -1,0 +1,127 @@
+//! The component host: one shared wasmtime engine, a linker with every host service and the
+//! full WASI p2 import set (deny-by-default contexts), per-call stores with a memory limiter
+//! and an epoch deadline.
+
+pub mod bindings;
+mod services;
+pub mod state;
+
+use crate::cache::ArtifactCache;
+use crate::error::CallError;
+use state::{LogSink, PluginState};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Engine, Store, Trap};
+
+/// How often the epoch advances; deadlines are counted in these ticks.
+const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+/// The shared engine and linker. Cheap to share behind an `Arc`.
+pub struct ComponentHost {
+    engine: Engine,
+    linker: Linker<PluginState>,
+    cache: ArtifactCache,
+    ticker: OnceLock<()>,
+    log: Option<LogSink>,
+}
+
+impl ComponentHost {
+    /// A host whose compiled artifacts live in `cache_dir`; plugin log lines go to `log`.
+    pub fn new(cache_dir: PathBuf, log: Option<LogSink>) -> wasmtime::Result<ComponentHost> {
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        let engine = Engine::new(&config)?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        bindings::AllRoles::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+        let cache = ArtifactCache::new(cache_dir, &engine);
+        Ok(ComponentHost {
+            engine,
+            linker,
+            cache,
+            ticker: OnceLock::new(),
+            log,
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn linker(&self) -> &Linker<PluginState> {
+        &self.linker
+    }
+
+    pub fn cache(&self) -> &ArtifactCache {
+        &self.cache
+    }
+
+    pub fn log_sink(&self) -> Option<LogSink> {
+        self.log.clone()
+    }
+
+    /// A fresh store for one call, trapping once `timeout_ms` of wall time has passed.
+    pub fn new_store(&self, state: PluginState, timeout_ms: u64) -> Store<PluginState> {
+        self.start_ticker();
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        store.set_epoch_deadline(self.new_store_deadline_ticks(timeout_ms));
+        store.epoch_deadline_trap();
+        store
+    }
+
+    /// The epoch deadline, in ticks from now, for a call of `timeout_ms`.
+    pub fn new_store_deadline_ticks(&self, timeout_ms: u64) -> u64 {
+        let tick_ms = u64::try_from(EPOCH_TICK.as_millis()).unwrap_or(1).max(1);
+        timeout_ms.div_ceil(tick_ms).max(1)
+    }
+
+    /// The epoch only needs to advance once something runs; starting the thread lazily keeps it
+    /// off the start-up path of commands that never call a plugin.
+    fn start_ticker(&self) {
+        self.ticker.get_or_init(|| {
+            let engine = self.engine.weak();
+            std::thread::Builder::new()
+                .name("reasonix-epoch".into())
+                .spawn(move || {
+                    while let Some(engine) = engine.upgrade() {
+                        engine.increment_epoch();
+                        drop(engine);
+                        std::thread::sleep(EPOCH_TICK);
+                    }
+                })
+                .map(|_| ())
+                .unwrap_or(())
+        });
+    }
+}
+
+/// Turn a wasmtime error from a call into what happened, in words.
+pub fn classify_trap(
+    error: wasmtime::Error,
+    store: &Store<PluginState>,
+    timeout_ms: u64,
+    memory_mib: u64,
+) -> CallError {
+    let plugin = store.data().plugin.to_string();
+    if store.data().limiter.exceeded {
+        return CallError::Memory {
+            plugin,
+            limit_mib: memory_mib,
+        };
+    }
+    if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
+        return CallError::Deadline { plugin, timeout_ms };
+    }
+    let mut message = match error.downcast_ref::<Trap>() {
+        Some(trap) => format!("wasm trap: {trap}"),
+        None => format!("{error:#}"),
+    };
+    let stderr = store.data().stderr_tail();
+    if !stderr.is_empty() {
+        message.push_str(&format!("; it printed: {stderr}"));
+    }
+    CallError::Crashed { plugin, message }
+}

@@ -1,0 +1,146 @@
+//! The data of one plugin `Store`: a deny-by-default WASI context built from the effective
+//! capabilities, the memory limiter, and what the host services need.
+
+use crate::capability::{Capabilities, WorkspaceAccess};
+use std::path::Path;
+use std::sync::Arc;
+use wasmtime::ResourceLimiter;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+/// How much of a plugin's stderr is kept to explain a crash (a Rust panic prints there).
+const STDERR_KEEP: usize = 8 * 1024;
+
+/// Receives plugin log lines: plugin name, level, message.
+pub type LogSink =
+    Arc<dyn Fn(&str, super::bindings::reasonix::plugin::log::Level, &str) + Send + Sync>;
+/// Receives progress reports of the call in progress.
+pub type ProgressSink = Arc<dyn Fn(&str, Option<f32>) + Send + Sync>;
+
+/// Caps linear memory and table growth; remembers that it refused, so the trap that follows can
+/// be reported as a memory-limit stop rather than a crash.
+pub struct MemoryLimiter {
+    max_bytes: usize,
+    pub exceeded: bool,
+}
+
+impl MemoryLimiter {
+    pub fn new(max_mib: u64) -> MemoryLimiter {
+        MemoryLimiter {
+            max_bytes: usize::try_from(max_mib.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX),
+            exceeded: false,
+        }
+    }
+}
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.max_bytes {
+            self.exceeded = true;
+            // An error (rather than `Ok(false)`) traps at the grow site, so a plugin cannot
+            // swallow the refusal and spin.
+            return Err(wasmtime::Error::msg("memory limit exceeded"));
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}
+
+/// Everything a call into one plugin can reach.
+pub struct PluginState {
+    pub plugin: Arc<str>,
+    pub capabilities: Capabilities,
+    /// The plugin's own `[plugins.<name>.config]` table as a JSON object.
+    pub config: Arc<serde_json::Map<String, serde_json::Value>>,
+    pub log: Option<LogSink>,
+    pub progress: Option<ProgressSink>,
+    pub limiter: MemoryLimiter,
+    wasi: WasiCtx,
+    table: ResourceTable,
+    stderr: MemoryOutputPipe,
+}
+
+/// What a store is built from.
+pub struct StoreSpec<'a> {
+    pub plugin: Arc<str>,
+    pub capabilities: &'a Capabilities,
+    pub workspace: Option<&'a Path>,
+    pub memory_mib: u64,
+    pub config: Arc<serde_json::Map<String, serde_json::Value>>,
+    pub log: Option<LogSink>,
+    pub progress: Option<ProgressSink>,
+}
+
+impl PluginState {
+    pub fn new(spec: StoreSpec<'_>) -> wasmtime::Result<PluginState> {
+        let stderr = MemoryOutputPipe::new(STDERR_KEEP);
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stderr(stderr.clone());
+        // Nothing is inherited: no environment, arguments, stdio, network or name lookup.
+        wasi.allow_ip_name_lookup(false)
+            .allow_tcp(false)
+            .allow_udp(false);
+        if let Some(root) = spec.workspace {
+            let perms = match spec.capabilities.workspace {
+                WorkspaceAccess::None => None,
+                WorkspaceAccess::Read => Some(FsPerms::ReadOnly),
+                WorkspaceAccess::ReadWrite => Some(FsPerms::ReadWrite),
+            };
+            if let Some(perms) = perms {
+                // Preopened at its real path, so paths mean the same inside and outside.
+                let guest = root.to_string_lossy();
+                wasi.preopened_dir(root, guest.as_ref(), perms)?;
+            }
+        }
+        for name in &spec.capabilities.env {
+            if let Ok(value) = std::env::var(name) {
+                wasi.env(name, value);
+            }
+        }
+        Ok(PluginState {
+            plugin: spec.plugin,
+            capabilities: spec.capabilities.clone(),
+            config: spec.config,
+            log: spec.log,
+            progress: spec.progress,
+            limiter: MemoryLimiter::new(spec.memory_mib),
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            stderr,
+        })
+    }
+}
+
+impl PluginState {
+    /// The last lines the plugin wrote to stderr, trimmed, for crash reports.
+    pub fn stderr_tail(&self) -> String {
+        let bytes = self.stderr.contents();
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let start = lines.len().saturating_sub(4);
+        lines[start..].join(" | ")
+    }
+}
+
+impl WasiView for PluginState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}

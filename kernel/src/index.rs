@@ -1,0 +1,161 @@
+//! The index of installed plugins, `<home>/plugins/index.json`: what was installed from where,
+//! its hash, and what the user granted. Written atomically, so a failed write leaves the
+//! previous index intact.
+
+use crate::capability::Capabilities;
+use crate::error::StateError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const INDEX_FILE: &str = "index.json";
+const INDEX_VERSION: u32 = 1;
+
+/// One installed plugin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexEntry {
+    /// File name under the plugins directory.
+    pub file: String,
+    pub name: String,
+    pub version: String,
+    /// Where it was installed from (path or URL).
+    pub source: String,
+    pub sha256: String,
+    /// What the user granted at install time.
+    pub granted: Capabilities,
+    #[serde(default = "enabled_default")]
+    pub enabled: bool,
+}
+
+fn enabled_default() -> bool {
+    true
+}
+
+/// The whole index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginIndex {
+    pub version: u32,
+    pub plugins: Vec<IndexEntry>,
+}
+
+impl Default for PluginIndex {
+    fn default() -> Self {
+        PluginIndex {
+            version: INDEX_VERSION,
+            plugins: Vec::new(),
+        }
+    }
+}
+
+impl PluginIndex {
+    pub fn path(plugins_dir: &Path) -> PathBuf {
+        plugins_dir.join(INDEX_FILE)
+    }
+
+    /// Read the index; a missing file is an empty index.
+    pub fn load(plugins_dir: &Path) -> Result<PluginIndex, StateError> {
+        let path = Self::path(plugins_dir);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(StateError::Io { path, source }),
+        };
+        let index: PluginIndex = serde_json::from_str(&text).map_err(|e| StateError::Format {
+            path: path.clone(),
+            message: format!("line {}, column {}: {e}", e.line(), e.column()),
+        })?;
+        if index.version != INDEX_VERSION {
+            return Err(StateError::Format {
+                path,
+                message: format!(
+                    "index version {} is not supported (expected {INDEX_VERSION})",
+                    index.version
+                ),
+            });
+        }
+        Ok(index)
+    }
+
+    /// Write the index atomically (temp file in the same directory, then rename).
+    pub fn save(&self, plugins_dir: &Path) -> Result<(), StateError> {
+        let path = Self::path(plugins_dir);
+        let io = |source| StateError::Io {
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(plugins_dir).map_err(io)?;
+        let text = serde_json::to_string_pretty(self).map_err(|e| StateError::Format {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let mut tmp = tempfile::NamedTempFile::new_in(plugins_dir).map_err(io)?;
+        std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(&path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+
+    pub fn entry_for_file(&self, file: &str) -> Option<&IndexEntry> {
+        self.plugins.iter().find(|e| e.file == file)
+    }
+
+    /// Add or replace the entry for `entry.file`.
+    pub fn upsert(&mut self, entry: IndexEntry) {
+        self.plugins.retain(|e| e.file != entry.file);
+        self.plugins.push(entry);
+        self.plugins.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(file: &str) -> IndexEntry {
+        IndexEntry {
+            file: file.into(),
+            name: "x".into(),
+            version: "0.1.0".into(),
+            source: "/src/x.wasm".into(),
+            sha256: "00".into(),
+            granted: Capabilities::default(),
+            enabled: true,
+        }
+    }
+
+    #[test]
+    fn round_trips_and_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = PluginIndex::default();
+        index.upsert(entry("x.wasm"));
+        index.upsert(entry("x.wasm"));
+        assert_eq!(index.plugins.len(), 1);
+        index.save(dir.path()).unwrap();
+        assert_eq!(PluginIndex::load(dir.path()).unwrap(), index);
+    }
+
+    #[test]
+    fn missing_is_empty_and_garbage_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(PluginIndex::load(dir.path()).unwrap().plugins.is_empty());
+        std::fs::write(dir.path().join(INDEX_FILE), "{\"version\": 1,").unwrap();
+        let err = PluginIndex::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("index.json") && err.contains("line 1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn failed_save_keeps_previous_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = PluginIndex::default();
+        index.upsert(entry("a.wasm"));
+        index.save(dir.path()).unwrap();
+        // A directory where the temp file would go cannot be created inside a file.
+        let not_a_dir = dir.path().join(INDEX_FILE).join("sub");
+        assert!(PluginIndex::default().save(&not_a_dir).is_err());
+        assert_eq!(PluginIndex::load(dir.path()).unwrap(), index);
+    }
+}

@@ -1,0 +1,128 @@
+//! The kernel's `Provider` trait and its adapter for wasm components. A stream keeps its store
+//! alive until it is dropped; dropping it drops the guest resource, which cancels the request.
+
+use crate::component::LoadedPlugin;
+use crate::convert;
+use crate::error::CallError;
+use crate::host::bindings::provider as wit;
+use crate::host::state::PluginState;
+use crate::types::{CompletionRequest, ProviderKind, StreamEvent};
+use std::sync::Arc;
+use wasmtime::Store;
+use wasmtime::component::ResourceAny;
+
+/// A provider kind (wire protocol) the agent can open completions with.
+pub trait Provider: Send + Sync {
+    fn kind(&self) -> &ProviderKind;
+    /// Name of the plugin serving it.
+    fn source(&self) -> &str;
+    /// Start a streaming completion.
+    fn open(&self, request: &CompletionRequest) -> Result<Box<dyn CompletionStream>, CallError>;
+}
+
+/// An in-flight completion.
+pub trait CompletionStream: Send {
+    /// The next batch of events; empty once the stream has ended.
+    fn next(&mut self) -> Result<Vec<StreamEvent>, CallError>;
+}
+
+/// A provider kind served by a wasm component.
+pub struct WasmProvider {
+    plugin: Arc<LoadedPlugin>,
+    kind: ProviderKind,
+}
+
+impl WasmProvider {
+    pub fn new(plugin: Arc<LoadedPlugin>, kind: ProviderKind) -> WasmProvider {
+        WasmProvider { plugin, kind }
+    }
+}
+
+impl Provider for WasmProvider {
+    fn kind(&self) -> &ProviderKind {
+        &self.kind
+    }
+
+    fn source(&self) -> &str {
+        self.plugin.name()
+    }
+
+    fn open(&self, request: &CompletionRequest) -> Result<Box<dyn CompletionStream>, CallError> {
+        let indices = self
+            .plugin
+            .described
+            .roles
+            .provider
+            .as_ref()
+            .ok_or_else(|| {
+                CallError::Unknown(format!(
+                    "plugin `{}` serves no providers",
+                    self.plugin.name()
+                ))
+            })?;
+        let (mut store, instance) = self.plugin.instantiate(None, None)?;
+        let wit_request = wit::CompletionRequest {
+            kind: request.kind.clone(),
+            provider: request.provider.clone(),
+            base_url: request.base_url.clone(),
+            model: request.model.clone(),
+            messages: request.messages.iter().map(convert::message).collect(),
+            tools: request.tools.iter().map(convert::tool_spec).collect(),
+            effort: request.effort.clone(),
+            max_output_tokens: request.max_output_tokens,
+            options: request.options.clone(),
+        };
+        let opened = indices.load(&mut store, &instance).and_then(|guest| {
+            let resource = guest.call_open(&mut store, &wit_request)?;
+            Ok((guest, resource))
+        });
+        match opened {
+            Ok((guest, Ok(resource))) => Ok(Box::new(WasmStream {
+                plugin: self.plugin.clone(),
+                guest,
+                store,
+                resource: Some(resource),
+            })),
+            Ok((_, Err(e))) => Err(CallError::Plugin(e.into())),
+            Err(trap) => Err(self.plugin.classify(trap, &store)),
+        }
+    }
+}
+
+struct WasmStream {
+    plugin: Arc<LoadedPlugin>,
+    guest: wit::Guest,
+    store: Store<PluginState>,
+    resource: Option<ResourceAny>,
+}
+
+impl CompletionStream for WasmStream {
+    fn next(&mut self) -> Result<Vec<StreamEvent>, CallError> {
+        let Some(resource) = self.resource else {
+            return Ok(Vec::new());
+        };
+        self.plugin.rearm_deadline(&mut self.store);
+        match self
+            .guest
+            .completion_stream()
+            .call_next(&mut self.store, resource)
+        {
+            Ok(Ok(events)) => Ok(events.into_iter().map(convert::stream_event).collect()),
+            Ok(Err(e)) => Err(CallError::Plugin(e.into())),
+            Err(trap) => {
+                // The instance is unusable after a trap; never call into it again.
+                self.resource = None;
+                Err(self.plugin.classify(trap, &self.store))
+            }
+        }
+    }
+}
+
+impl Drop for WasmStream {
+    fn drop(&mut self) {
+        if let Some(resource) = self.resource.take() {
+            self.plugin.rearm_deadline(&mut self.store);
+            let _ = resource.resource_drop(&mut self.store);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! The kernel's own data types. They mirror the WIT records but belong to the kernel, so
+//! tools from other tiers (MCP, sidecars) fit the same shapes.
+
+use serde::{Deserialize, Serialize};
+
+/// A tool as the model sees it. `parameters` is canonical JSON (sorted keys, no whitespace):
+/// the provider-visible prefix must be byte-stable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: String,
+    pub read_only: bool,
+}
+
+/// What a tool is told about the call in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallContext {
+    pub call_id: String,
+    /// Absolute, symlink-free workspace root.
+    pub workspace: std::path::PathBuf,
+}
+
+/// Create, modify or delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Create,
+    Modify,
+    Delete,
+}
+
+/// The exact change a mutating call would make to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    pub path: String,
+    pub kind: ChangeKind,
+    pub old_text: Option<String>,
+    pub new_text: Option<String>,
+}
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// A complete tool call requested by the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_state: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// Token usage, normalised across backends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cache_hit_tokens: u64,
+    pub cache_miss_tokens: u64,
+    pub reasoning_tokens: u64,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    Length,
+    ContentFilter,
+    Other,
+}
+
+/// One event of a streaming completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    Text(String),
+    Reasoning(String),
+    ReasoningState(String),
+    ToolCall(ToolCall),
+    Usage(Usage),
+    Done(FinishReason),
+}
+
+/// A provider kind served by a plugin.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProviderKind {
+    pub name: String,
+    pub description: String,
+    pub credential_header: String,
+    pub credential_prefix: String,
+}
+
+/// A fully resolved completion request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompletionRequest {
+    pub kind: String,
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub effort: Option<String>,
+    pub max_output_tokens: Option<u32>,
+    /// JSON object text.
+    pub options: String,
+}
+
+/// What an interceptor decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Proceed,
+    Block(String),
+    Replace(String),
+}
+
+/// Re-serialise JSON text with sorted keys and no whitespace, so equal schemas are equal bytes.
+pub fn canonical_json(text: &str) -> Result<String, serde_json::Error> {
+    let value: serde_json::Value = serde_json::from_str(text)?;
+    serde_json::to_string(&value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_and_strips_space() {
+        let a = canonical_json(r#"{ "b": 1, "a": {"z": [1, 2], "y": null} }"#).unwrap();
+        assert_eq!(a, r#"{"a":{"y":null,"z":[1,2]},"b":1}"#);
+    }
+
+    #[test]
+    fn canonical_json_rejects_garbage() {
+        assert!(canonical_json("{not json").is_err());
+    }
+}

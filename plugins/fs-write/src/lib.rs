@@ -1,0 +1,80 @@
+//! The built-in `fs-write` component: the file writer tool `write_file`.
+//! All logic lives in `reasonix-fs-core`; this crate only declares the plugin.
+
+use reasonix_sdk::{
+    CallContext, Error, FileChange, PluginInfo, ToolPlugin, ToolSpec, WorkspaceAccess,
+};
+
+/// The file writer plugin.
+pub struct FsWrite;
+
+impl ToolPlugin for FsWrite {
+    fn info() -> PluginInfo {
+        let mut info =
+            reasonix_sdk::plugin_info("fs-write", "0.1.0", "Built-in file writer tool: write_file");
+        info.capabilities.workspace = WorkspaceAccess::ReadWrite;
+        info
+    }
+
+    fn tools() -> Vec<ToolSpec> {
+        reasonix_fs_core::write_tools()
+    }
+
+    fn invoke(name: &str, arguments: &str, context: &CallContext) -> Result<String, Error> {
+        if !reasonix_fs_core::is_write_tool(name) {
+            return Err(reasonix_fs_core::unknown_tool(name));
+        }
+        reasonix_fs_core::invoke(name, arguments, context)
+    }
+
+    fn preview(
+        name: &str,
+        arguments: &str,
+        context: &CallContext,
+    ) -> Result<Vec<FileChange>, Error> {
+        if !reasonix_fs_core::is_write_tool(name) {
+            return Err(reasonix_fs_core::unknown_tool(name));
+        }
+        reasonix_fs_core::preview(name, arguments, context)
+    }
+}
+
+// The component exports only exist in the wasm build: their names (`reasonix:plugin/…`) are not
+// valid symbol names for a native shared library.
+#[cfg(target_arch = "wasm32")]
+reasonix_sdk::export_tool_plugin!(FsWrite);
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_itself_as_writer() {
+        let info = FsWrite::info();
+        assert_eq!(info.name, "fs-write");
+        assert_eq!(info.version, "0.1.0");
+        assert!(matches!(
+            info.capabilities.workspace,
+            WorkspaceAccess::ReadWrite
+        ));
+        let names: Vec<String> = FsWrite::tools().into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["write_file"]);
+    }
+
+    #[test]
+    fn serves_only_write_file() {
+        let cx = CallContext {
+            call_id: "c".to_string(),
+            workspace: std::env::temp_dir().to_string_lossy().into_owned(),
+        };
+        assert!(matches!(
+            FsWrite::invoke("read_file", r#"{"path":"x"}"#, &cx),
+            Err(Error::NotFound(_))
+        ));
+        assert!(matches!(
+            FsWrite::preview("ls", "{}", &cx),
+            Err(Error::NotFound(_))
+        ));
+    }
+}

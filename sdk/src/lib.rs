@@ -1,0 +1,143 @@
+//! The Reasonix plugin SDK: write a tool plugin in Rust and build it with
+//! `cargo build --release --target wasm32-wasip2`.
+//!
+//! ```ignore
+//! struct Hello;
+//! impl reasonix_sdk::ToolPlugin for Hello {
+//!     fn info() -> reasonix_sdk::PluginInfo { reasonix_sdk::plugin_info("hello", "0.1.0", "Greets") }
+//!     fn tools() -> Vec<reasonix_sdk::ToolSpec> { /* … */ vec![] }
+//!     fn invoke(name: &str, args: &str, cx: &reasonix_sdk::CallContext) -> Result<String, reasonix_sdk::Error> {
+//!         Ok(format!("hello from {name}"))
+//!     }
+//! }
+//! reasonix_sdk::export_tool_plugin!(Hello);
+//! ```
+//!
+//! Everything here also compiles natively, so a plugin's logic is unit-tested with plain
+//! `cargo test`; host services (log, progress, config) become no-ops outside wasm.
+#![deny(unsafe_code)]
+
+mod args;
+pub mod host;
+
+pub use args::parse_args;
+
+/// Generated bindings for the `reasonix:plugin/tool-plugin` world. Plugin code rarely needs
+/// this directly; the re-exports below and [`export_tool_plugin!`] cover the common cases.
+// Generated code does the canonical-ABI lifting with `unsafe`; everything else here is safe.
+#[allow(unsafe_code, clippy::all)]
+pub mod tool_world {
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "reasonix:plugin/tool-plugin",
+        pub_export_macro: true,
+        export_macro_name: "export_tool_world",
+        default_bindings_module: "reasonix_sdk::tool_world",
+    });
+}
+
+pub use tool_world::exports::reasonix::plugin::plugin::{
+    Capabilities, Limits, PluginInfo, WorkspaceAccess,
+};
+pub use tool_world::reasonix::plugin::types::{
+    CallContext, ChangeKind, Error, ErrorDetail, FileChange, ToolSpec,
+};
+
+/// A plugin that serves tools. Implement this and call [`export_tool_plugin!`].
+pub trait ToolPlugin {
+    /// Name, version, description, requested capabilities and limits.
+    fn info() -> PluginInfo;
+    /// The tools served; must be the same on every call.
+    fn tools() -> Vec<ToolSpec>;
+    /// Run one tool.
+    fn invoke(name: &str, arguments: &str, context: &CallContext) -> Result<String, Error>;
+    /// The file changes `invoke` would make; read-only tools keep the default.
+    fn preview(
+        _name: &str,
+        _arguments: &str,
+        _context: &CallContext,
+    ) -> Result<Vec<FileChange>, Error> {
+        Ok(Vec::new())
+    }
+}
+
+/// A [`PluginInfo`] asking for nothing: no filesystem, network, environment or processes.
+pub fn plugin_info(name: &str, version: &str, description: &str) -> PluginInfo {
+    PluginInfo {
+        name: name.to_string(),
+        version: version.to_string(),
+        description: description.to_string(),
+        capabilities: Capabilities {
+            workspace: WorkspaceAccess::None,
+            network: Vec::new(),
+            env: Vec::new(),
+            process: false,
+        },
+        limits: Limits {
+            memory_mib: None,
+            call_timeout_ms: None,
+        },
+    }
+}
+
+/// A [`ToolSpec`] from a name, a description, a JSON schema and the read-only flag.
+pub fn tool_spec(
+    name: &str,
+    description: &str,
+    parameters: &serde_json::Value,
+    read_only: bool,
+) -> ToolSpec {
+    ToolSpec {
+        name: name.to_string(),
+        description: description.to_string(),
+        parameters: parameters.to_string(),
+        read_only,
+    }
+}
+
+/// An `other` error with a code and message, not retryable.
+pub fn other_error(code: &str, message: impl Into<String>) -> Error {
+    Error::Other(ErrorDetail {
+        code: code.to_string(),
+        message: message.into(),
+        retryable: false,
+        detail: None,
+    })
+}
+
+/// Export a [`ToolPlugin`] implementation as the component's `plugin` and `tool` interfaces.
+#[macro_export]
+macro_rules! export_tool_plugin {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        pub struct __ReasonixToolExport;
+
+        impl $crate::tool_world::exports::reasonix::plugin::plugin::Guest for __ReasonixToolExport {
+            fn describe() -> $crate::PluginInfo {
+                <$plugin as $crate::ToolPlugin>::info()
+            }
+        }
+
+        impl $crate::tool_world::exports::reasonix::plugin::tool::Guest for __ReasonixToolExport {
+            fn list_tools() -> ::std::vec::Vec<$crate::ToolSpec> {
+                <$plugin as $crate::ToolPlugin>::tools()
+            }
+            fn invoke(
+                name: ::std::string::String,
+                arguments: ::std::string::String,
+                context: $crate::CallContext,
+            ) -> ::std::result::Result<::std::string::String, $crate::Error> {
+                <$plugin as $crate::ToolPlugin>::invoke(&name, &arguments, &context)
+            }
+            fn preview(
+                name: ::std::string::String,
+                arguments: ::std::string::String,
+                context: $crate::CallContext,
+            ) -> ::std::result::Result<::std::vec::Vec<$crate::FileChange>, $crate::Error> {
+                <$plugin as $crate::ToolPlugin>::preview(&name, &arguments, &context)
+            }
+        }
+
+        $crate::tool_world::export_tool_world!(__ReasonixToolExport);
+    };
+}
