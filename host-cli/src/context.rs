@@ -8,7 +8,6 @@ use reasonix_kernel::host::bindings::reasonix::plugin::log::Level;
 use std::sync::Arc;
 
 pub struct Context {
-    pub paths: Paths,
     pub config: Config,
     pub registry: Registry,
 }
@@ -27,11 +26,7 @@ pub fn load() -> Result<Context, Failure> {
     for notice in registry.notices() {
         eprintln!("note: {notice}");
     }
-    Ok(Context {
-        paths,
-        config,
-        registry,
-    })
+    Ok(Context { config, registry })
 }
 
 /// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.

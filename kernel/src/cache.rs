@@ -67,7 +67,9 @@ impl ArtifactCache {
         bytes: &[u8],
     ) -> wasmtime::Result<(Component, Provenance)> {
         let path = self.artifact_path(sha256);
-        if path.is_file() {
+        // Read into memory rather than mmap: a cache file truncated or rewritten in place by
+        // something else while we run must not be able to fault our code pages.
+        if let Ok(artifact) = std::fs::read(&path) {
             // SAFETY: `path` is inside our cache directory and named after the sha256 of the
             // component it was compiled from and the engine's compatibility hash; the kernel
             // wrote it with `Component::serialize` from that very engine configuration, through
@@ -75,7 +77,7 @@ impl ArtifactCache {
             // checks the header and compatibility before use. Anyone able to replace it could
             // equally replace the `reasonix` binary itself.
             #[allow(unsafe_code)]
-            let loaded = unsafe { Component::deserialize_file(engine, &path) };
+            let loaded = unsafe { Component::deserialize(engine, &artifact) };
             match loaded {
                 Ok(component) => return Ok((component, Provenance::Cached)),
                 Err(_) => {

@@ -1,0 +1,266 @@
+//! The kernel in one process: hostile plugins are stopped and the same registry keeps serving;
+//! provider streams and interceptors work through their adapters; clashes, hashes and the
+//! compiled-artifact cache behave.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+
+use reasonix_kernel::cache::Provenance;
+use reasonix_kernel::capability::Capabilities;
+use reasonix_kernel::config::{Config, Paths};
+use reasonix_kernel::index::{IndexEntry, PluginIndex};
+use reasonix_kernel::types::{
+    CallContext, CompletionRequest, Decision, Message, Role, StreamEvent,
+};
+use reasonix_kernel::{CallError, LoadError, Registry};
+use support::Env;
+
+fn paths(env: &Env) -> Paths {
+    Paths {
+        home: env.home(),
+        cache: env.home().join("cache"),
+    }
+}
+
+fn load(env: &Env, config_text: &str) -> Registry {
+    let config = Config::parse(&env.project().join("reasonix.toml"), config_text).unwrap();
+    Registry::load(BUILTINS, &paths(env), &config, None).unwrap()
+}
+
+fn ctx(env: &Env) -> CallContext {
+    CallContext {
+        call_id: "t-1".into(),
+        workspace: env.workspace(),
+    }
+}
+
+#[test]
+fn hostile_plugin_is_stopped_and_the_process_keeps_serving() {
+    let env = Env::new();
+    env.install_fixture("hostile");
+    std::fs::write(env.workspace().join("a.txt"), "still here\n").unwrap();
+    let registry = load(
+        &env,
+        "[plugins.hostile]\ncall_timeout_ms = 300\nmemory_mib = 48\n",
+    );
+    assert!(registry.problems().is_empty(), "{:?}", registry.problems());
+    let call = |name: &str| registry.tool(name).unwrap().invoke("{}", &ctx(&env), None);
+    let still_serving = || {
+        assert_eq!(call("echo").unwrap(), "{}");
+        let read = registry
+            .tool("read_file")
+            .unwrap()
+            .invoke(r#"{"path":"a.txt"}"#, &ctx(&env), None)
+            .unwrap();
+        assert!(read.contains("still here"));
+    };
+
+    let started = std::time::Instant::now();
+    match call("spin") {
+        Err(CallError::Deadline { plugin, timeout_ms }) => {
+            assert_eq!((plugin.as_str(), timeout_ms), ("hostile", 300));
+        }
+        other => panic!("spin: {other:?}"),
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the loop was stopped"
+    );
+    still_serving();
+
+    match call("hog") {
+        Err(CallError::Memory { plugin, limit_mib }) => {
+            assert_eq!((plugin.as_str(), limit_mib), ("hostile", 48));
+        }
+        other => panic!("hog: {other:?}"),
+    }
+    still_serving();
+
+    match call("boom") {
+        Err(CallError::Crashed { plugin, message }) => {
+            assert_eq!(plugin, "hostile");
+            assert!(message.contains("panicked on purpose"), "{message}");
+        }
+        other => panic!("boom: {other:?}"),
+    }
+    still_serving();
+}
+
+#[test]
+fn provider_stream_and_interceptor_adapters() {
+    let env = Env::new();
+    env.install_fixture("roles");
+    let registry = load(&env, "");
+    let provider = registry.provider("echo").expect("echo kind served");
+    assert_eq!(provider.source(), "roles");
+    let request = CompletionRequest {
+        kind: "echo".into(),
+        provider: "local".into(),
+        base_url: "http://127.0.0.1:1".into(),
+        model: "m".into(),
+        messages: vec![Message {
+            role: Role::User,
+            content: "hello streaming world".into(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+        }],
+        tools: registry.tools().map(|t| t.spec().clone()).collect(),
+        effort: None,
+        max_output_tokens: None,
+        options: "{}".into(),
+    };
+    let mut stream = provider.open(&request).unwrap();
+    let mut batches = Vec::new();
+    loop {
+        let batch = stream.next().unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        batches.push(batch);
+    }
+    assert!(
+        batches.len() >= 4,
+        "text arrives in several batches: {batches:?}"
+    );
+    let text: String = batches
+        .iter()
+        .flatten()
+        .filter_map(|e| match e {
+            StreamEvent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "hello streaming world");
+    assert!(
+        batches
+            .iter()
+            .flatten()
+            .any(|e| matches!(e, StreamEvent::Usage(u) if u.cache_hit_tokens == 6))
+    );
+    drop(stream);
+
+    let bad = CompletionRequest {
+        messages: vec![],
+        ..request
+    };
+    assert!(matches!(
+        provider.open(&bad),
+        Err(CallError::Plugin(
+            reasonix_kernel::PluginError::InvalidInput(_)
+        ))
+    ));
+
+    let interceptor = &registry.interceptors()[0];
+    assert_eq!(interceptor.points(), ["tool.before".to_string()]);
+    assert_eq!(
+        interceptor.intercept("tool.before", r#"{"a":1}"#).unwrap(),
+        Decision::Proceed
+    );
+    assert_eq!(
+        interceptor
+            .intercept("tool.before", r#"{"a":"secret"}"#)
+            .unwrap(),
+        Decision::Block("mentions a secret".into())
+    );
+    assert_eq!(
+        interceptor
+            .intercept("tool.before", r#"{"a":"draft"}"#)
+            .unwrap(),
+        Decision::Replace(r#"{"a":"final"}"#.into())
+    );
+}
+
+#[test]
+fn tool_clash_names_both_plugins_and_keeps_the_first() {
+    let env = Env::new();
+    let hostile = std::fs::read(support::fixture("hostile")).unwrap();
+    env.install_raw("a-hostile.wasm", &hostile);
+    env.install_raw("b-hostile.wasm", &hostile);
+    let registry = load(&env, "");
+    let clash = registry
+        .problems()
+        .iter()
+        .find(|p| matches!(p, LoadError::Clash { .. }))
+        .expect("clash reported")
+        .to_string();
+    assert!(
+        clash.contains("a-hostile.wasm") && clash.contains("b-hostile.wasm"),
+        "{clash}"
+    );
+    assert_eq!(registry.tool("echo").unwrap().source(), "hostile");
+}
+
+#[test]
+fn index_grants_apply_and_hash_mismatch_refuses() {
+    let env = Env::new();
+    let path = env.install_fixture("hostile");
+    std::fs::write(env.workspace().join("data.txt"), "indexed read").unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let entry = IndexEntry {
+        file: "hostile.wasm".into(),
+        name: "hostile".into(),
+        version: "0.1.0".into(),
+        source: path.display().to_string(),
+        sha256: reasonix_kernel::cache::sha256_hex(&bytes),
+        granted: Capabilities {
+            workspace: reasonix_kernel::capability::WorkspaceAccess::Read,
+            ..Default::default()
+        },
+        enabled: true,
+    };
+    let mut index = PluginIndex::default();
+    index.upsert(entry.clone());
+    index.save(&env.plugins_dir()).unwrap();
+
+    // Hostile requests no workspace access, so even a recorded grant gives it none.
+    let registry = load(&env, "");
+    let plugin = registry
+        .plugins()
+        .iter()
+        .find(|p| p.name() == "hostile")
+        .unwrap();
+    assert_eq!(plugin.granted, Capabilities::default());
+
+    let mut tampered = bytes.clone();
+    tampered.extend_from_slice(b"\0");
+    std::fs::write(&path, tampered).unwrap();
+    let registry = load(&env, "");
+    assert!(registry.plugins().iter().all(|p| p.name() != "hostile"));
+    let message = registry.problems()[0].to_string();
+    assert!(message.contains("does not match the index"), "{message}");
+    assert!(registry.tool("read_file").is_some(), "built-ins still load");
+}
+
+#[test]
+fn warm_start_compiles_nothing_and_a_damaged_artifact_is_recompiled() {
+    let env = Env::new();
+    let cold = load(&env, "");
+    assert!(
+        cold.plugins()
+            .iter()
+            .all(|p| p.described.provenance == Provenance::Compiled)
+    );
+    let warm = load(&env, "");
+    assert!(
+        warm.plugins()
+            .iter()
+            .all(|p| p.described.provenance == Provenance::Cached)
+    );
+
+    for entry in std::fs::read_dir(env.home().join("cache")).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"garbage").unwrap();
+    }
+    let healed = load(&env, "");
+    assert!(healed.problems().is_empty(), "{:?}", healed.problems());
+    assert!(
+        healed
+            .plugins()
+            .iter()
+            .all(|p| p.described.provenance == Provenance::Compiled)
+    );
+    assert!(healed.tool("ls").is_some());
+}

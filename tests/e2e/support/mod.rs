@@ -1,0 +1,137 @@
+//! Shared helpers for the end-to-end tests: building the test components from source, temp
+//! homes and workspaces, running the `reasonix` binary.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"))
+}
+
+/// Build `tests/fixtures` for wasm32-wasip2 once per test process; return the path of the
+/// component `name`.
+pub fn fixture(name: &str) -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let dir = BUILT.get_or_init(|| {
+        let target = target_dir().join("fixtures");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .current_dir(repo_root().join("tests/fixtures"))
+            .args([
+                "build",
+                "--release",
+                "--target",
+                "wasm32-wasip2",
+                "--target-dir",
+            ])
+            .arg(&target);
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy().into_owned();
+            if (key.starts_with("CARGO_") && key != "CARGO_HOME")
+                || key.starts_with("RUSTC")
+                || key == "RUSTFLAGS"
+            {
+                command.env_remove(key);
+            }
+        }
+        let out = command.output().expect("run cargo for the fixtures");
+        assert!(
+            out.status.success(),
+            "building test fixtures failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        target.join("wasm32-wasip2/release")
+    });
+    let path = dir.join(format!("{name}.wasm"));
+    assert!(path.is_file(), "fixture {} missing", path.display());
+    path
+}
+
+/// A temporary Reasonix home, workspace and project directory for one test.
+pub struct Env {
+    pub root: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let env = Env {
+            root: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(env.home().join("plugins")).unwrap();
+        std::fs::create_dir_all(env.workspace()).unwrap();
+        std::fs::create_dir_all(env.project()).unwrap();
+        env
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// Canonical path, as the kernel preopens it.
+    pub fn workspace(&self) -> PathBuf {
+        let p = self.root.path().join("workspace");
+        std::fs::create_dir_all(&p).unwrap();
+        std::fs::canonicalize(p).unwrap()
+    }
+
+    /// The directory `reasonix` runs in (where `./reasonix.toml` is read).
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn plugins_dir(&self) -> PathBuf {
+        self.home().join("plugins")
+    }
+
+    pub fn install_raw(&self, file_name: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.plugins_dir().join(file_name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    pub fn install_fixture(&self, name: &str) -> PathBuf {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        self.install_raw(&format!("{name}.wasm"), &bytes)
+    }
+
+    pub fn project_config(&self, text: &str) {
+        std::fs::write(self.project().join("reasonix.toml"), text).unwrap();
+    }
+
+    pub fn reasonix(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_reasonix"))
+            .args(args)
+            .current_dir(self.project())
+            .env("REASONIX_HOME", self.home())
+            .env_remove("REASONIX_CACHE_HOME")
+            .env_remove("REASONIX_LOG")
+            .output()
+            .unwrap()
+    }
+
+    /// `reasonix tools call <name> <args> --dir <workspace>`.
+    pub fn call(&self, tool: &str, args: &str) -> Output {
+        let ws = self.workspace();
+        self.reasonix(&["tools", "call", tool, args, "--dir", ws.to_str().unwrap()])
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
