@@ -356,3 +356,36 @@ impl LoadedPlugin {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn names_follow_the_rules() {
+        for ok in ["fs-read", "a", "my_tool2"] {
+            assert!(validate_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "Fs",
+            "2fs",
+            "fs read",
+            "../x",
+            "fs/read",
+            &"a".repeat(65),
+        ] {
+            assert!(validate_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn accepted_names_are_safe_file_and_key_names(name in "\\PC{0,80}") {
+            if validate_name(&name).is_ok() {
+                prop_assert!(!name.contains('/') && !name.contains('.') && !name.is_empty());
+            }
+        }
+    }
+}

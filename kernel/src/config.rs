@@ -47,7 +47,8 @@ impl Paths {
     }
 }
 
-/// Per-plugin settings from `[plugins.<name>]`.
+/// Per-plugin settings from `[plugin.<name>]`. (The original Reasonix uses `[[plugins]]` for
+/// MCP servers, so the per-plugin table has a name of its own.)
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PluginSettings {
@@ -65,7 +66,8 @@ pub struct PluginSettings {
     pub memory_mib: Option<u64>,
     /// Deadline per call, ms.
     pub call_timeout_ms: Option<u64>,
-    /// The plugin's own configuration, readable through the `config` host service.
+    /// The plugin's own configuration (`[plugin.<name>.config]`), readable through the
+    /// `config` host service.
     pub config: toml::Table,
 }
 
@@ -120,7 +122,7 @@ pub struct SandboxSettings {
 #[serde(default)]
 struct ConfigFile {
     sandbox: SandboxSettings,
-    plugins: BTreeMap<String, PluginSettings>,
+    plugin: BTreeMap<String, PluginSettings>,
 }
 
 /// The merged configuration.
@@ -157,7 +159,7 @@ impl Config {
         if file.sandbox.workspace_root.is_some() {
             self.sandbox.workspace_root = file.sandbox.workspace_root;
         }
-        for (name, settings) in file.plugins {
+        for (name, settings) in file.plugin {
             self.plugins.entry(name).or_default().overlay(settings);
         }
     }
@@ -214,10 +216,13 @@ mod tests {
 default_model = "deepseek"
 [[providers]]
 name = "deepseek"
-[plugins.fs-write]
+[[plugins]]
+name = "filesystem"
+command = "npx"
+[plugin.fs-write]
 workspace = "read"
 call_timeout_ms = 500
-[plugins.fs-write.config]
+[plugin.fs-write.config]
 greeting = "hi"
 "#,
         )
@@ -244,7 +249,7 @@ greeting = "hi"
     fn bad_value_names_line_and_key() {
         let err = Config::parse(
             Path::new("reasonix.toml"),
-            "[plugins.x]\nmemory_mib = \"lots\"\n",
+            "[plugin.x]\nmemory_mib = \"lots\"\n",
         )
         .unwrap_err()
         .to_string();
@@ -254,7 +259,7 @@ greeting = "hi"
 
     #[test]
     fn unknown_plugin_key_is_an_error() {
-        let err = Config::parse(Path::new("reasonix.toml"), "[plugins.x]\nmemroy_mib = 3\n")
+        let err = Config::parse(Path::new("reasonix.toml"), "[plugin.x]\nmemroy_mib = 3\n")
             .unwrap_err()
             .to_string();
         assert!(err.contains("memroy_mib"), "{err}");
@@ -281,10 +286,10 @@ greeting = "hi"
     fn project_overrides_user() {
         let mut cfg = Config::parse(
             Path::new("user.toml"),
-            "[plugins.x]\nmemory_mib = 10\ncall_timeout_ms = 5\n",
+            "[plugin.x]\nmemory_mib = 10\ncall_timeout_ms = 5\n",
         )
         .unwrap();
-        cfg.merge(parse_file(Path::new("p.toml"), "[plugins.x]\nmemory_mib = 20\n").unwrap());
+        cfg.merge(parse_file(Path::new("p.toml"), "[plugin.x]\nmemory_mib = 20\n").unwrap());
         let s = cfg.plugin("x");
         assert_eq!((s.memory_mib, s.call_timeout_ms), (Some(20), Some(5)));
     }

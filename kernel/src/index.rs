@@ -147,6 +147,15 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_index_text_never_panics(text in "\\PC{0,300}") {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(INDEX_FILE), &text).unwrap();
+            let _ = PluginIndex::load(dir.path());
+        }
+    }
+
     #[test]
     fn failed_save_keeps_previous_index() {
         let dir = tempfile::tempdir().unwrap();

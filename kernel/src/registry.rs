@@ -127,10 +127,6 @@ impl Registry {
                 .push(format!("plugin `{name}` is disabled in the config"));
             return;
         }
-        if let Some(clash) = self.find_clash(&described) {
-            self.problems.push(clash);
-            return;
-        }
         let granted = match &described.origin {
             Origin::Builtin(_) => described.info.requested.clone(),
             Origin::Installed(path) => {
@@ -151,6 +147,11 @@ impl Registry {
                 }
             }
         };
+        // Disabled plugins were skipped above, so they never cause a clash.
+        if let Some(clash) = self.find_clash(&described) {
+            self.problems.push(clash);
+            return;
+        }
         let granted = settings.narrow(&granted);
         let limits = Limits::resolve(
             described.info.requested_memory_mib,

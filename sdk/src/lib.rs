@@ -138,6 +138,9 @@ macro_rules! export_tool_plugin {
             }
         }
 
+        // Component export names (`reasonix:plugin/…`) are not valid native symbols, so the
+        // exports only exist in the wasm build; native builds keep the logic testable.
+        #[cfg(target_arch = "wasm32")]
         $crate::tool_world::export_tool_world!(__ReasonixToolExport);
     };
 }

@@ -151,7 +151,7 @@ fn broken_components_are_named_and_the_rest_still_load() {
 #[test]
 fn malformed_config_names_file_and_line() {
     let env = Env::new();
-    env.project_config("[plugins.fs-read]\nmemory_mib = \"lots\"\n");
+    env.project_config("[plugin.fs-read]\nmemory_mib = \"lots\"\n");
     let out = env.reasonix(&["tools", "list"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
@@ -190,7 +190,7 @@ fn a_component_can_serve_several_roles() {
 #[test]
 fn disabled_plugin_does_not_load() {
     let env = Env::new();
-    env.project_config("[plugins.fs-write]\nenabled = false\n");
+    env.project_config("[plugin.fs-write]\nenabled = false\n");
     let out = env.reasonix(&["tools", "list"]);
     assert!(out.status.success());
     assert!(!stdout(&out).contains("write_file"));

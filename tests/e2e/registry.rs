@@ -43,7 +43,7 @@ fn hostile_plugin_is_stopped_and_the_process_keeps_serving() {
     std::fs::write(env.workspace().join("a.txt"), "still here\n").unwrap();
     let registry = load(
         &env,
-        "[plugins.hostile]\ncall_timeout_ms = 300\nmemory_mib = 48\n",
+        "[plugin.hostile]\ncall_timeout_ms = 300\nmemory_mib = 48\n",
     );
     assert!(registry.problems().is_empty(), "{:?}", registry.problems());
     let call = |name: &str| registry.tool(name).unwrap().invoke("{}", &ctx(&env), None);

@@ -60,7 +60,7 @@ fn symlink_leaving_the_workspace_is_refused() {
 fn write_into_a_read_only_grant_fails_and_changes_nothing() {
     let env = Env::new();
     std::fs::write(env.workspace().join("keep.txt"), "original").unwrap();
-    env.project_config("[plugins.fs-write]\nworkspace = \"read\"\n");
+    env.project_config("[plugin.fs-write]\nworkspace = \"read\"\n");
 
     let listed = stdout(&env.reasonix(&["plugin", "list"]));
     assert!(listed.contains("granted:   workspace:read\n"), "{listed}");

@@ -94,6 +94,10 @@ impl PluginState {
         wasi.allow_ip_name_lookup(false)
             .allow_tcp(false)
             .allow_udp(false);
+        // Calls run on a thread of their own through the sync API: do file I/O right here
+        // instead of bouncing every operation through tokio's blocking pool (one thread
+        // hand-off per stat or read).
+        wasi.allow_blocking_current_thread(true);
         if let Some(root) = spec.workspace {
             let perms = match spec.capabilities.workspace {
                 WorkspaceAccess::None => None,

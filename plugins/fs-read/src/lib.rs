@@ -41,9 +41,6 @@ fn refused(name: &str) -> Error {
     }
 }
 
-// The component exports only exist in the wasm build: their names (`reasonix:plugin/…`) are not
-// valid symbol names for a native shared library.
-#[cfg(target_arch = "wasm32")]
 reasonix_sdk::export_tool_plugin!(FsRead);
 
 #[cfg(test)]

@@ -39,9 +39,6 @@ impl ToolPlugin for FsWrite {
     }
 }
 
-// The component exports only exist in the wasm build: their names (`reasonix:plugin/…`) are not
-// valid symbol names for a native shared library.
-#[cfg(target_arch = "wasm32")]
 reasonix_sdk::export_tool_plugin!(FsWrite);
 
 #[cfg(test)]

@@ -1,0 +1,93 @@
+//! Per-call overhead of a wasm tool (fresh instance per call, capability-scoped context,
+//! deadline and memory limit) against the same crate's logic called natively.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+
+use common::{median, sample, us};
+use reasonix_kernel::Registry;
+use reasonix_kernel::config::{Config, Paths};
+use reasonix_kernel::types::CallContext;
+use std::time::Duration;
+
+/// Calls per sample; the median sample is reported per call.
+const BATCH: usize = 50;
+
+fn per_call(samples: &[Duration], batch: usize) -> Duration {
+    median(samples) / u32::try_from(batch).unwrap()
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = std::fs::canonicalize(dir.path()).unwrap();
+    let small: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(workspace.join("small.txt"), &small).unwrap();
+    let long_line = "x".repeat(1023) + "\n";
+    std::fs::write(workspace.join("wide.txt"), long_line.repeat(1024)).unwrap();
+    let short_line = "y".repeat(63) + "\n";
+    std::fs::write(workspace.join("tall.txt"), short_line.repeat(16 * 1024)).unwrap();
+
+    let paths = Paths {
+        home: dir.path().join("home"),
+        cache: dir.path().join("cache"),
+    };
+    let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
+    let kernel_ctx = CallContext {
+        call_id: "bench".into(),
+        workspace: workspace.clone(),
+    };
+    let sdk_ctx = reasonix_sdk::CallContext {
+        call_id: "bench".into(),
+        workspace: workspace.to_string_lossy().into_owned(),
+    };
+
+    println!("| call | wasm µs/call | native µs/call | ratio |");
+    println!("|---|---|---|---|");
+    for (label, tool, args, batch, runs) in [
+        (
+            "read_file, 20-line file",
+            "read_file",
+            r#"{"path":"small.txt"}"#,
+            BATCH,
+            30,
+        ),
+        (
+            "read_file, 1 MiB of 64-byte lines (first 2000 shown)",
+            "read_file",
+            r#"{"path":"tall.txt"}"#,
+            5,
+            15,
+        ),
+        (
+            "read_file, 1 MiB of 1 KiB lines (all 1024 shown)",
+            "read_file",
+            r#"{"path":"wide.txt"}"#,
+            5,
+            15,
+        ),
+        ("ls, 2 entries", "ls", r#"{}"#, BATCH, 30),
+    ] {
+        let wasm_tool = registry.tool(tool).unwrap();
+        let expected = reasonix_fs_core::invoke(tool, args, &sdk_ctx).unwrap();
+        assert_eq!(wasm_tool.invoke(args, &kernel_ctx, None).unwrap(), expected);
+        let wasm = sample(runs, || {
+            for _ in 0..batch {
+                wasm_tool.invoke(args, &kernel_ctx, None).unwrap();
+            }
+        });
+        let native = sample(runs, || {
+            for _ in 0..batch {
+                reasonix_fs_core::invoke(tool, args, &sdk_ctx).unwrap();
+            }
+        });
+        let (w, n) = (per_call(&wasm, batch), per_call(&native, batch));
+        println!(
+            "| {label} | {} | {} | {:.2}× |",
+            us(w),
+            us(n),
+            w.as_secs_f64() / n.as_secs_f64()
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Start-to-ready: `reasonix tools list` (engine, registry, every built-in loaded and described)
+//! against a bare `reasonix version`, with a warm and a cold compiled-artifact cache; plus the
+//! registry load alone, in-process.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+
+use common::{median, ms, sample};
+use reasonix_kernel::Registry;
+use reasonix_kernel::config::{Config, Paths};
+use std::path::Path;
+use std::process::Command;
+
+const RUNS: usize = 40;
+const COLD_RUNS: usize = 5;
+
+fn run(bin: &str, args: &[&str], home: &Path, cache: &Path) {
+    let out = Command::new(bin)
+        .args(args)
+        .env("REASONIX_HOME", home)
+        .env("REASONIX_CACHE_HOME", cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn main() {
+    let bin = env!("CARGO_BIN_EXE_reasonix");
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(&home).unwrap();
+
+    let version = sample(RUNS, || run(bin, &["version"], &home, &cache));
+    run(bin, &["tools", "list"], &home, &cache);
+    let warm = sample(RUNS, || run(bin, &["tools", "list"], &home, &cache));
+    let mut n = 0;
+    let cold = sample(COLD_RUNS, || {
+        n += 1;
+        run(
+            bin,
+            &["tools", "list"],
+            &home,
+            &dir.path().join(format!("cold-{n}")),
+        );
+    });
+
+    let paths = Paths {
+        home: home.clone(),
+        cache: cache.clone(),
+    };
+    let config = Config::default();
+    let load = || {
+        let registry = Registry::load(BUILTINS, &paths, &config, None).unwrap();
+        assert!(registry.problems().is_empty());
+    };
+    let in_process = sample(RUNS, load);
+
+    let total: usize = BUILTINS.iter().map(|b| b.bytes.len()).sum();
+    println!(
+        "built-in components: {} ({} KiB in total)\n",
+        BUILTINS.len(),
+        total / 1024
+    );
+    println!("| measurement | median ms | min ms |");
+    println!("|---|---|---|");
+    for (name, s) in [
+        ("`reasonix version` (baseline)", &version),
+        ("`reasonix tools list`, warm cache", &warm),
+        (
+            "`reasonix tools list`, cold cache (compiles every built-in)",
+            &cold,
+        ),
+        ("`Registry::load`, in-process, warm", &in_process),
+    ] {
+        println!("| {name} | {} | {} |", ms(median(s)), ms(s[0]));
+    }
+    let delta = median(&warm).saturating_sub(median(&version));
+    println!(
+        "\nwarm start-to-ready adds {} ms over `reasonix version` (target ≤ 15 ms)",
+        ms(delta)
+    );
+}
