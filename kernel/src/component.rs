@@ -7,6 +7,7 @@ use crate::error::{CallError, LoadError};
 use crate::host::bindings::{interceptor, plugin, provider, tool};
 use crate::host::state::{PluginState, ProgressSink, StoreSpec};
 use crate::host::{ComponentHost, classify_trap};
+use crate::sandbox::SandboxConfig;
 use crate::types::{ProviderKind, ToolSpec, canonical_json};
 use crate::{SUPPORTED_WIT_VERSIONS, WIT_PACKAGE, wasm_format};
 use std::fmt;
@@ -83,6 +84,7 @@ pub struct LoadedPlugin {
     pub granted: Capabilities,
     pub limits: Limits,
     config: Arc<serde_json::Map<String, serde_json::Value>>,
+    sandbox: Arc<SandboxConfig>,
     host: Arc<ComponentHost>,
 }
 
@@ -142,6 +144,7 @@ pub fn describe(
         plugin: Arc::from(label.as_str()),
         capabilities: &Capabilities::default(),
         workspace: None,
+        sandbox: None,
         memory_mib: DESCRIBE_LIMITS.memory_mib,
         config: Arc::default(),
         log: host.log_sink(),
@@ -298,6 +301,7 @@ impl LoadedPlugin {
         granted: Capabilities,
         limits: Limits,
         config: serde_json::Map<String, serde_json::Value>,
+        sandbox: Arc<SandboxConfig>,
         host: Arc<ComponentHost>,
     ) -> LoadedPlugin {
         LoadedPlugin {
@@ -305,6 +309,7 @@ impl LoadedPlugin {
             granted,
             limits,
             config: Arc::new(config),
+            sandbox,
             host,
         }
     }
@@ -323,6 +328,7 @@ impl LoadedPlugin {
             plugin: Arc::from(self.name()),
             capabilities: &self.granted,
             workspace,
+            sandbox: workspace.map(|ws| Arc::new(self.sandbox.resolve(ws))),
             memory_mib: self.limits.memory_mib,
             config: self.config.clone(),
             log: self.host.log_sink(),

@@ -109,12 +109,39 @@ impl PluginSettings {
     }
 }
 
+/// Whether shell commands must run inside the OS sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShellSandbox {
+    /// Refuse to run commands when no sandbox is available.
+    #[default]
+    Enforce,
+    /// Run commands unconfined.
+    Off,
+}
+
 /// `[sandbox]`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct SandboxSettings {
     /// Workspace root; empty means the current directory.
     pub workspace_root: Option<String>,
+    /// Extra writable roots (`${VAR}` expanded; relative to the workspace).
+    pub allow_write: Option<Vec<String>>,
+    /// Files or directories no reader and no sandboxed command may inspect.
+    pub forbid_read: Option<Vec<String>>,
+    /// `enforce` (default) or `off`.
+    pub bash: Option<ShellSandbox>,
+    /// Let sandboxed commands reach the network (default false).
+    pub network: Option<bool>,
+}
+
+/// `[tools]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct ToolsSettings {
+    /// Foreground shell command timeout in seconds (default 120; 0 = none).
+    pub bash_timeout_seconds: Option<u64>,
 }
 
 /// The parts of one config file the kernel reads.
@@ -122,6 +149,7 @@ pub struct SandboxSettings {
 #[serde(default)]
 struct ConfigFile {
     sandbox: SandboxSettings,
+    tools: ToolsSettings,
     plugin: BTreeMap<String, PluginSettings>,
 }
 
@@ -131,6 +159,7 @@ pub struct Config {
     /// Files read, lowest precedence first.
     pub sources: Vec<PathBuf>,
     pub sandbox: SandboxSettings,
+    pub tools: ToolsSettings,
     pub plugins: BTreeMap<String, PluginSettings>,
 }
 
@@ -156,9 +185,22 @@ impl Config {
     }
 
     fn merge(&mut self, file: ConfigFile) {
-        if file.sandbox.workspace_root.is_some() {
-            self.sandbox.workspace_root = file.sandbox.workspace_root;
+        let sandbox = file.sandbox;
+        macro_rules! take {
+            ($target:expr, $source:expr, $($field:ident),*) => {
+                $( if $source.$field.is_some() { $target.$field = $source.$field; } )*
+            };
         }
+        take!(
+            self.sandbox,
+            sandbox,
+            workspace_root,
+            allow_write,
+            forbid_read,
+            bash,
+            network
+        );
+        take!(self.tools, file.tools, bash_timeout_seconds);
         for (name, settings) in file.plugin {
             self.plugins.entry(name).or_default().overlay(settings);
         }
@@ -203,10 +245,76 @@ fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
     }
 }
 
+/// Expand `${VAR}` and `${VAR:-default}` from `lookup`. An unset variable without a default is
+/// an error naming it; `$` not followed by `{` is kept literally.
+pub fn expand_vars(text: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| format!("unterminated `${{` in `{text}`"))?;
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("invalid variable name `{name}` in `{text}`"));
+        }
+        match (lookup(name).filter(|v| !v.is_empty()), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => return Err(format!("`${{{name}}}` is not set (in `{text}`)")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn expands_variables_and_defaults() {
+        let env = |k: &str| (k == "HOME").then(|| "/home/me".to_string());
+        assert_eq!(expand_vars("${HOME}/.ssh", env).unwrap(), "/home/me/.ssh");
+        assert_eq!(expand_vars("${NOPE:-/tmp}/x", env).unwrap(), "/tmp/x");
+        assert_eq!(expand_vars("plain $HOME", env).unwrap(), "plain $HOME");
+        assert!(expand_vars("${NOPE}", env).unwrap_err().contains("NOPE"));
+        assert!(expand_vars("${HOME", env).is_err());
+        assert!(expand_vars("${a b}", env).is_err());
+    }
+
+    #[test]
+    fn sandbox_and_tools_sections_parse_and_merge() {
+        let mut cfg = Config::parse(
+            Path::new("user.toml"),
+            "[sandbox]\nforbid_read = [\"${HOME}/.ssh\"]\nbash = \"off\"\n[tools]\nbash_timeout_seconds = 5\n",
+        )
+        .unwrap();
+        cfg.merge(parse_file(Path::new("p.toml"), "[sandbox]\nnetwork = true\n").unwrap());
+        assert_eq!(cfg.sandbox.bash, Some(ShellSandbox::Off));
+        assert_eq!(cfg.sandbox.network, Some(true));
+        assert_eq!(
+            cfg.sandbox.forbid_read,
+            Some(vec!["${HOME}/.ssh".to_string()])
+        );
+        assert_eq!(cfg.tools.bash_timeout_seconds, Some(5));
+    }
+
+    proptest! {
+        #[test]
+        fn expansion_never_panics(text in "\\PC{0,60}") {
+            let _ = expand_vars(&text, |_| Some("v".to_string()));
+        }
+    }
 
     #[test]
     fn parses_plugin_settings() {

@@ -14,6 +14,7 @@ pub mod index;
 pub mod interceptor;
 pub mod provider;
 pub mod registry;
+pub mod sandbox;
 pub mod tool;
 pub mod types;
 mod wasm_format;

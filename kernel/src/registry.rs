@@ -12,6 +12,7 @@ use crate::host::state::LogSink;
 use crate::index::PluginIndex;
 use crate::interceptor::{Interceptor, WasmInterceptor};
 use crate::provider::{Provider, WasmProvider};
+use crate::sandbox::SandboxConfig;
 use crate::tool::{Tool, WasmTool};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -103,10 +104,14 @@ impl Registry {
             );
         }
 
+        let sandbox = Arc::new(SandboxConfig {
+            settings: config.sandbox.clone(),
+            tools: config.tools.clone(),
+        });
         let described = describe_all(&host, candidates, index.as_ref());
         for result in described {
             match result {
-                Ok(d) => registry.admit(d, &host, config, index.as_ref()),
+                Ok(d) => registry.admit(d, &host, &sandbox, config, index.as_ref()),
                 Err(e) => registry.problems.push(e),
             }
         }
@@ -117,6 +122,7 @@ impl Registry {
         &mut self,
         described: Described,
         host: &Arc<ComponentHost>,
+        sandbox: &Arc<SandboxConfig>,
         config: &Config,
         index: Option<&PluginIndex>,
     ) {
@@ -168,6 +174,7 @@ impl Registry {
             granted,
             limits,
             plugin_config,
+            sandbox.clone(),
             host.clone(),
         ));
         for spec in &plugin.described.tools {

@@ -27,8 +27,14 @@ impl progress::Host for PluginState {
     }
 }
 
+/// Reserved `config` key under which a plugin reads the sandbox policy of its workspace.
+pub const SANDBOX_CONFIG_KEY: &str = "sandbox";
+
 impl config::Host for PluginState {
     fn get(&mut self, key: String) -> Option<String> {
+        if key == SANDBOX_CONFIG_KEY {
+            return self.sandbox.as_ref().map(|p| p.to_json().to_string());
+        }
         self.config.get(&key).map(|v| v.to_string())
     }
 

@@ -2,6 +2,7 @@
 //! capabilities, the memory limiter, and what the host services need.
 
 use crate::capability::{Capabilities, WorkspaceAccess};
+use crate::sandbox::SandboxPolicy;
 use std::path::Path;
 use std::sync::Arc;
 use wasmtime::ResourceLimiter;
@@ -68,6 +69,8 @@ pub struct PluginState {
     pub config: Arc<serde_json::Map<String, serde_json::Value>>,
     pub log: Option<LogSink>,
     pub progress: Option<ProgressSink>,
+    /// The sandbox policy of the call's workspace (none for calls without a workspace).
+    pub sandbox: Option<Arc<SandboxPolicy>>,
     pub limiter: MemoryLimiter,
     wasi: WasiCtx,
     table: ResourceTable,
@@ -79,6 +82,7 @@ pub struct StoreSpec<'a> {
     pub plugin: Arc<str>,
     pub capabilities: &'a Capabilities,
     pub workspace: Option<&'a Path>,
+    pub sandbox: Option<Arc<SandboxPolicy>>,
     pub memory_mib: u64,
     pub config: Arc<serde_json::Map<String, serde_json::Value>>,
     pub log: Option<LogSink>,
@@ -108,6 +112,13 @@ impl PluginState {
                 // Preopened at its real path, so paths mean the same inside and outside.
                 let guest = root.to_string_lossy();
                 wasi.preopened_dir(root, guest.as_ref(), perms)?;
+                // Extra writable roots come with the same access as the workspace; roots
+                // inside the workspace are already reachable, missing ones are skipped.
+                let extra = spec.sandbox.iter().flat_map(|p| p.allow_write.iter());
+                for extra_root in extra.filter(|r| !r.starts_with(root) && r.is_dir()) {
+                    let guest = extra_root.to_string_lossy();
+                    wasi.preopened_dir(extra_root, guest.as_ref(), perms)?;
+                }
             }
         }
         for name in &spec.capabilities.env {
@@ -121,6 +132,7 @@ impl PluginState {
             config: spec.config,
             log: spec.log,
             progress: spec.progress,
+            sandbox: spec.sandbox,
             limiter: MemoryLimiter::new(spec.memory_mib),
             wasi: wasi.build(),
             table: ResourceTable::new(),

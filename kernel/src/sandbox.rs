@@ -1,0 +1,147 @@
+//! The sandbox policy for one workspace: extra writable roots, paths no reader may inspect,
+//! whether shell commands must be confined and may use the network. Resolved from `[sandbox]`
+//! and `[tools]`; plugins read it through the `config` host service under the reserved key
+//! `sandbox`, and the host `process` service enforces it.
+
+use crate::config::{SandboxSettings, ShellSandbox, ToolsSettings, expand_vars};
+use serde::Serialize;
+use std::path::{Component, Path, PathBuf};
+
+/// Default foreground timeout for shell commands.
+pub const DEFAULT_BASH_TIMEOUT_SECS: u64 = 120;
+
+/// What the config says about confinement, before a workspace is known.
+#[derive(Debug, Clone, Default)]
+pub struct SandboxConfig {
+    pub settings: SandboxSettings,
+    pub tools: ToolsSettings,
+}
+
+/// The resolved policy for one workspace. All paths are absolute and lexically normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SandboxPolicy {
+    pub workspace: PathBuf,
+    pub allow_write: Vec<PathBuf>,
+    pub forbid_read: Vec<PathBuf>,
+    pub shell: ShellSandbox,
+    pub network: bool,
+    pub bash_timeout_secs: u64,
+    /// Entries that could not be resolved (unset variables), reported to the user.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+impl SandboxConfig {
+    /// Resolve against a workspace, expanding `${VAR}` from the process environment.
+    pub fn resolve(&self, workspace: &Path) -> SandboxPolicy {
+        self.resolve_with(workspace, |name| std::env::var(name).ok())
+    }
+
+    pub fn resolve_with(
+        &self,
+        workspace: &Path,
+        lookup: impl Fn(&str) -> Option<String> + Copy,
+    ) -> SandboxPolicy {
+        let mut warnings = Vec::new();
+        let mut paths = |entries: &Option<Vec<String>>, key: &str| -> Vec<PathBuf> {
+            entries
+                .iter()
+                .flatten()
+                .filter_map(|entry| match expand_vars(entry, lookup) {
+                    Ok(text) if !text.is_empty() => Some(normalize(&workspace.join(text))),
+                    Ok(_) => None,
+                    Err(e) => {
+                        warnings.push(format!("[sandbox] {key}: {e}; entry ignored"));
+                        None
+                    }
+                })
+                .collect()
+        };
+        let allow_write = paths(&self.settings.allow_write, "allow_write");
+        let forbid_read = paths(&self.settings.forbid_read, "forbid_read");
+        SandboxPolicy {
+            workspace: normalize(workspace),
+            allow_write,
+            forbid_read,
+            shell: self.settings.bash.unwrap_or_default(),
+            network: self.settings.network.unwrap_or(false),
+            bash_timeout_secs: self
+                .tools
+                .bash_timeout_seconds
+                .unwrap_or(DEFAULT_BASH_TIMEOUT_SECS),
+            warnings,
+        }
+    }
+}
+
+impl SandboxPolicy {
+    /// Whether `path` (absolute) is a forbidden path or lies under one.
+    pub fn is_forbidden(&self, path: &Path) -> bool {
+        let path = normalize(path);
+        self.forbid_read.iter().any(|root| path.starts_with(root))
+    }
+
+    /// The JSON plugins see under the reserved config key `sandbox`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// Resolve `.` and `..` without touching the filesystem.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(allow: &[&str], forbid: &[&str]) -> SandboxConfig {
+        SandboxConfig {
+            settings: SandboxSettings {
+                allow_write: Some(allow.iter().map(|s| s.to_string()).collect()),
+                forbid_read: Some(forbid.iter().map(|s| s.to_string()).collect()),
+                ..Default::default()
+            },
+            tools: ToolsSettings::default(),
+        }
+    }
+
+    #[test]
+    fn resolves_relative_and_variables() {
+        let env = |k: &str| (k == "HOME").then(|| "/home/me".to_string());
+        let p = config(
+            &["../shared", "/abs/out"],
+            &["${HOME}/.ssh", ".env", "${MISSING}"],
+        )
+        .resolve_with(Path::new("/ws/proj"), env);
+        assert_eq!(
+            p.allow_write,
+            vec![PathBuf::from("/ws/shared"), PathBuf::from("/abs/out")]
+        );
+        assert_eq!(
+            p.forbid_read,
+            vec![
+                PathBuf::from("/home/me/.ssh"),
+                PathBuf::from("/ws/proj/.env")
+            ]
+        );
+        assert_eq!(p.warnings.len(), 1);
+        assert!(p.is_forbidden(Path::new("/home/me/.ssh/id_rsa")));
+        assert!(p.is_forbidden(Path::new("/ws/proj/sub/../.env")));
+        assert!(!p.is_forbidden(Path::new("/ws/proj/.envrc")));
+        assert_eq!(p.shell, ShellSandbox::Enforce);
+        assert!(!p.network);
+        assert_eq!(p.bash_timeout_secs, DEFAULT_BASH_TIMEOUT_SECS);
+    }
+}
