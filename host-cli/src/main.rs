@@ -51,6 +51,8 @@ enum ToolsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print the tool contract as Markdown (what `docs/TOOL_CONTRACT.md` holds).
+    Doc,
     /// Invoke one tool, as a plugin developer would to test it. The result goes to stdout
     /// (exit 0); a tool error goes to stderr (exit 1).
     Call {
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Version => commands::version::run(),
         Command::Plugin(PluginCommand::List { json }) => commands::plugins::list(json),
         Command::Tools(ToolsCommand::List { json }) => commands::tools::list(json),
+        Command::Tools(ToolsCommand::Doc) => commands::tools::doc(),
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,

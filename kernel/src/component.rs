@@ -347,10 +347,11 @@ impl LoadedPlugin {
 
     /// Start a fresh deadline for the next call on a long-lived store (a provider stream).
     pub(crate) fn rearm_deadline(&self, store: &mut Store<PluginState>) {
-        let fresh = self
-            .host
-            .new_store_deadline_ticks(self.limits.call_timeout_ms);
-        store.set_epoch_deadline(fresh);
+        let timeout_ms = self.limits.call_timeout_ms;
+        store.set_epoch_deadline(self.host.new_store_deadline_ticks(timeout_ms));
+        // Host services bound their own waits by the same deadline.
+        store.data_mut().call_deadline =
+            std::time::Instant::now().checked_add(std::time::Duration::from_millis(timeout_ms));
     }
 
     pub(crate) fn classify(&self, error: wasmtime::Error, store: &Store<PluginState>) -> CallError {

@@ -196,3 +196,50 @@ fn disabled_plugin_does_not_load() {
     assert!(!stdout(&out).contains("write_file"));
     assert!(stdout(&out).contains("read_file"));
 }
+
+#[test]
+fn tool_contract_document_matches_the_registry() {
+    let env = Env::new();
+    let out = env.reasonix(&["tools", "doc"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let generated = stdout(&out);
+    let path = support::repo_root().join("docs/TOOL_CONTRACT.md");
+    if std::env::var_os("REASONIX_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "docs/TOOL_CONTRACT.md is out of date with the registry; regenerate it with\n  cargo run -q -- tools doc > docs/TOOL_CONTRACT.md\n(or run this test with REASONIX_BLESS=1)"
+    );
+    for tool in ["read_file", "ls", "write_file"] {
+        assert!(
+            generated.contains(&format!("\n## {tool}\n")),
+            "{tool} documented"
+        );
+    }
+}
+
+#[test]
+fn todo_write_validates_and_renders_through_the_component() {
+    let env = Env::new();
+    let out = env.call(
+        "todo_write",
+        r#"{"todos":[{"content":"Read the code","status":"completed"},{"content":"Fix it","status":"in_progress","activeForm":"Fixing it"}]}"#,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim_end(),
+        "Todo list (1/2 done):\n[x] Read the code\n[>] Fixing it"
+    );
+    let out = env.call(
+        "todo_write",
+        r#"{"todos":[{"content":"a","status":"in_progress"},{"content":"b","status":"in_progress"}]}"#,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("keep exactly one item in progress"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,3 +1,4 @@
 pub mod plugins;
+pub mod tool_doc;
 pub mod tools;
 pub mod version;

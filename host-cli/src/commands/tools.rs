@@ -46,6 +46,13 @@ pub fn list(as_json: bool) -> Outcome {
     Ok(Code::Success)
 }
 
+/// Print the tool contract (Markdown) for every tool the registry serves.
+pub fn doc() -> Outcome {
+    let cx = context::load()?;
+    print!("{}", super::tool_doc::render(cx.registry.tools()));
+    Ok(Code::Success)
+}
+
 pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
     let parsed: serde_json::Value = serde_json::from_str(arguments)
         .map_err(|e| Failure::usage(anyhow!("arguments are not valid JSON: {e}")))?;

@@ -3,6 +3,8 @@
 //! and an epoch deadline.
 
 pub mod bindings;
+pub mod http;
+pub mod process;
 mod services;
 pub mod state;
 
@@ -25,6 +27,8 @@ pub struct ComponentHost {
     cache: ArtifactCache,
     ticker: OnceLock<()>,
     log: Option<LogSink>,
+    /// Jobs of the `process` service; they outlive the calls that start them.
+    processes: std::sync::Arc<process::ProcessHost>,
 }
 
 impl ComponentHost {
@@ -35,6 +39,8 @@ impl ComponentHost {
         let engine = Engine::new(&config)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        // Outbound HTTP; every request is checked against the grant (`http.rs`).
+        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
         bindings::AllRoles::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
         let cache = ArtifactCache::new(cache_dir, &engine);
         Ok(ComponentHost {
@@ -43,6 +49,7 @@ impl ComponentHost {
             cache,
             ticker: OnceLock::new(),
             log,
+            processes: std::sync::Arc::new(process::ProcessHost::new()),
         })
     }
 
@@ -63,8 +70,11 @@ impl ComponentHost {
     }
 
     /// A fresh store for one call, trapping once `timeout_ms` of wall time has passed.
-    pub fn new_store(&self, state: PluginState, timeout_ms: u64) -> Store<PluginState> {
+    pub fn new_store(&self, mut state: PluginState, timeout_ms: u64) -> Store<PluginState> {
         self.start_ticker();
+        state.processes = Some(self.processes.clone());
+        state.call_deadline =
+            std::time::Instant::now().checked_add(Duration::from_millis(timeout_ms));
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limiter);
         store.set_epoch_deadline(self.new_store_deadline_ticks(timeout_ms));

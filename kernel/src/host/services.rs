@@ -1,7 +1,7 @@
-//! The host services plugins import: log, progress, config, process. Capability-gated ones are
-//! checked on every call.
+//! The host services plugins import: log, progress, config. The capability-gated `process`
+//! service is in `super::process`.
 
-use super::bindings::reasonix::plugin::{config, log, process, progress, types};
+use super::bindings::reasonix::plugin::{config, log, progress, types};
 use super::state::PluginState;
 
 impl types::Host for PluginState {}
@@ -43,44 +43,4 @@ impl config::Host for PluginState {
     }
 }
 
-impl PluginState {
-    fn require_process(&self) -> Result<(), types::Error> {
-        if self.capabilities.process {
-            // The sandboxed process runner arrives with the built-in shell tools; until then a
-            // granted plugin gets a clear answer instead of an unconfined process.
-            Err(types::Error::Unsupported(
-                "the sandboxed process service is not available in this build".to_string(),
-            ))
-        } else {
-            Err(types::Error::Denied(format!(
-                "plugin `{}` was not granted the `process` capability",
-                self.plugin
-            )))
-        }
-    }
-}
-
-impl process::Host for PluginState {
-    fn spawn(&mut self, _command: process::Command) -> Result<String, types::Error> {
-        self.require_process().map(|()| String::new())
-    }
-
-    fn read(&mut self, _job: String, _max_bytes: u32) -> Result<process::Output, types::Error> {
-        self.require_process().map(|()| process::Output {
-            data: Vec::new(),
-            status: None,
-        })
-    }
-
-    fn wait(
-        &mut self,
-        _job: String,
-        _timeout_ms: Option<u64>,
-    ) -> Result<Option<process::ExitStatus>, types::Error> {
-        self.require_process().map(|()| None)
-    }
-
-    fn kill(&mut self, _job: String) -> Result<(), types::Error> {
-        self.require_process()
-    }
-}
+// `process` lives in `super::process`.

@@ -71,9 +71,16 @@ pub struct PluginState {
     pub progress: Option<ProgressSink>,
     /// The sandbox policy of the call's workspace (none for calls without a workspace).
     pub sandbox: Option<Arc<SandboxPolicy>>,
+    /// The host's job table (set by `ComponentHost::new_store`); used only when `process` is
+    /// granted.
+    pub processes: Option<Arc<super::process::ProcessHost>>,
+    /// When the call's deadline runs out (set by `ComponentHost::new_store`); blocking host
+    /// calls return before it.
+    pub call_deadline: Option<std::time::Instant>,
     pub limiter: MemoryLimiter,
     wasi: WasiCtx,
     table: ResourceTable,
+    http: super::http::HttpState,
     stderr: MemoryOutputPipe,
 }
 
@@ -126,6 +133,11 @@ impl PluginState {
                 wasi.env(name, value);
             }
         }
+        let http = super::http::HttpState::new(
+            spec.plugin.clone(),
+            &spec.capabilities.network,
+            spec.log.clone(),
+        );
         Ok(PluginState {
             plugin: spec.plugin,
             capabilities: spec.capabilities.clone(),
@@ -133,9 +145,12 @@ impl PluginState {
             log: spec.log,
             progress: spec.progress,
             sandbox: spec.sandbox,
+            processes: None,
+            call_deadline: None,
             limiter: MemoryLimiter::new(spec.memory_mib),
             wasi: wasi.build(),
             table: ResourceTable::new(),
+            http,
             stderr,
         })
     }
@@ -157,6 +172,17 @@ impl WasiView for PluginState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl wasmtime_wasi_http::WasiHttpView for PluginState {
+    fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
+        self.http.hooks.call_deadline = self.call_deadline;
+        wasmtime_wasi_http::WasiHttpCtxView {
+            ctx: &mut self.http.ctx,
+            table: &mut self.table,
+            hooks: &mut self.http.hooks,
         }
     }
 }

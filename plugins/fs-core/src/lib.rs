@@ -1,5 +1,5 @@
-//! The logic of Reasonix's built-in file tools: `read_file` and `ls` (read-only, served by the
-//! `fs-read` component) and `write_file` (served by the `fs-write` component).
+//! The logic of Reasonix's built-in file tools: `read_file`, `ls`, `grep` and `glob` (read-only,
+//! served by the `fs-read` component) and `write_file` (served by the `fs-write` component).
 //!
 //! Everything here is plain `std::fs`, so it runs natively in unit tests and inside a
 //! wasm32-wasip2 component, where the workspace is preopened at its real absolute path.
@@ -7,32 +7,56 @@
 //! anything a symlink would reach outside the grant.
 #![forbid(unsafe_code)]
 
+pub mod delete_range;
+pub mod edit_file;
 pub mod encoding;
+pub mod glob;
+pub mod grep;
 pub mod ls;
+pub mod move_file;
+pub mod multi_edit;
+pub mod notebook_edit;
 pub mod paths;
+pub mod policy;
 pub mod read_file;
 pub mod write_file;
 
 use reasonix_sdk::{CallContext, Error, FileChange, ToolSpec};
 
-/// The read-only tools: `read_file` and `ls`.
+/// The read-only tools: `read_file`, `ls`, `grep` and `glob`.
 pub fn read_tools() -> Vec<ToolSpec> {
-    vec![read_file::spec(), ls::spec()]
+    vec![read_file::spec(), ls::spec(), grep::spec(), glob::spec()]
 }
 
-/// The writing tools: `write_file`.
+/// The writing tools: `write_file`, `edit_file`, `multi_edit`, `move_file`, `delete_range` and
+/// `notebook_edit`.
 pub fn write_tools() -> Vec<ToolSpec> {
-    vec![write_file::spec()]
+    vec![
+        write_file::spec(),
+        edit_file::spec(),
+        multi_edit::spec(),
+        move_file::spec(),
+        delete_range::spec(),
+        notebook_edit::spec(),
+    ]
 }
 
 /// Whether `name` is one of the read-only tools.
 pub fn is_read_tool(name: &str) -> bool {
-    matches!(name, read_file::NAME | ls::NAME)
+    matches!(name, read_file::NAME | ls::NAME | grep::NAME | glob::NAME)
 }
 
 /// Whether `name` is one of the writing tools.
 pub fn is_write_tool(name: &str) -> bool {
-    name == write_file::NAME
+    matches!(
+        name,
+        write_file::NAME
+            | edit_file::NAME
+            | multi_edit::NAME
+            | move_file::NAME
+            | delete_range::NAME
+            | notebook_edit::NAME
+    )
 }
 
 /// Run the tool `name` with its JSON `arguments`.
@@ -40,7 +64,14 @@ pub fn invoke(name: &str, arguments: &str, cx: &CallContext) -> Result<String, E
     match name {
         read_file::NAME => read_file::invoke(arguments, cx),
         ls::NAME => ls::invoke(arguments, cx),
+        grep::NAME => grep::invoke(arguments, cx),
+        glob::NAME => glob::invoke(arguments, cx),
         write_file::NAME => write_file::invoke(arguments, cx),
+        edit_file::NAME => edit_file::invoke(arguments, cx),
+        multi_edit::NAME => multi_edit::invoke(arguments, cx),
+        move_file::NAME => move_file::invoke(arguments, cx),
+        delete_range::NAME => delete_range::invoke(arguments, cx),
+        notebook_edit::NAME => notebook_edit::invoke(arguments, cx),
         _ => Err(unknown_tool(name)),
     }
 }
@@ -48,8 +79,13 @@ pub fn invoke(name: &str, arguments: &str, cx: &CallContext) -> Result<String, E
 /// The file changes `invoke` would make with the same arguments (none for read-only tools).
 pub fn preview(name: &str, arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
     match name {
-        read_file::NAME | ls::NAME => Ok(Vec::new()),
+        read_file::NAME | ls::NAME | grep::NAME | glob::NAME => Ok(Vec::new()),
         write_file::NAME => write_file::preview(arguments, cx),
+        edit_file::NAME => edit_file::preview(arguments, cx),
+        multi_edit::NAME => multi_edit::preview(arguments, cx),
+        move_file::NAME => move_file::preview(arguments, cx),
+        delete_range::NAME => delete_range::preview(arguments, cx),
+        notebook_edit::NAME => notebook_edit::preview(arguments, cx),
         _ => Err(unknown_tool(name)),
     }
 }
@@ -75,9 +111,20 @@ mod tests {
     #[test]
     fn tool_sets() {
         let read: Vec<String> = read_tools().into_iter().map(|t| t.name).collect();
-        assert_eq!(read, ["read_file", "ls"]);
+        assert_eq!(read, ["read_file", "ls", "grep", "glob"]);
         let write: Vec<String> = write_tools().into_iter().map(|t| t.name).collect();
-        assert_eq!(write, ["write_file"]);
+        assert_eq!(
+            write,
+            [
+                "write_file",
+                "edit_file",
+                "multi_edit",
+                "move_file",
+                "delete_range",
+                "notebook_edit"
+            ]
+        );
+        assert!(write.iter().all(|n| is_write_tool(n) && !is_read_tool(n)));
         assert!(read_tools().iter().all(|t| t.read_only));
         assert!(write_tools().iter().all(|t| !t.read_only));
         assert!(is_read_tool("ls") && is_read_tool("read_file") && !is_read_tool("write_file"));

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::paths::{self, io_error};
+use crate::policy::Policy;
 
 /// Tool name.
 pub const NAME: &str = "ls";
@@ -73,11 +74,13 @@ pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
         &resolved.abs,
         &resolved.display,
         args.recursive.unwrap_or(false),
+        &Policy::current(&cx.workspace),
     )
 }
 
-/// List `path` (named `display` in messages).
-pub fn list(path: &Path, display: &str, recursive: bool) -> Result<String, Error> {
+/// List `path` (named `display` in messages); `forbid_read` roots of `policy` are invisible.
+pub fn list(path: &Path, display: &str, recursive: bool, policy: &Policy) -> Result<String, Error> {
+    policy.check(path, display)?;
     let meta = fs::metadata(path).map_err(|e| io_error("list", display, &e))?;
     if !meta.is_dir() {
         let name = path
@@ -85,8 +88,12 @@ pub fn list(path: &Path, display: &str, recursive: bool) -> Result<String, Error
             .map_or_else(|| display.to_string(), |n| n.to_string_lossy().into_owned());
         return Ok(format!("{name}\t{}", meta.len()));
     }
-    let entries = read_sorted(path).map_err(|e| io_error("list", display, &e))?;
-    let mut out = Listing::default();
+    let entries = read_sorted(path, policy).map_err(|e| io_error("list", display, &e))?;
+    let mut out = Listing {
+        policy,
+        lines: Vec::new(),
+        truncated: false,
+    };
     out.add_level(path, "", entries, recursive, 1);
     if out.lines.is_empty() {
         return Ok("(empty directory)".to_string());
@@ -117,7 +124,7 @@ enum Kind {
     OutsideLink,
 }
 
-fn read_sorted(dir: &Path) -> std::io::Result<Vec<Entry>> {
+fn read_sorted(dir: &Path, policy: &Policy) -> std::io::Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for entry in fs::read_dir(dir)? {
         // One unreadable entry does not spoil the listing.
@@ -126,6 +133,13 @@ fn read_sorted(dir: &Path) -> std::io::Result<Vec<Entry>> {
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
+        // Forbidden entries (or links into a forbidden root) do not exist for the listing.
+        if !policy.is_empty()
+            && (policy.forbids(&entry.path())
+                || (file_type.is_symlink() && policy.hides(&entry.path())))
+        {
+            continue;
+        }
         let kind = if file_type.is_dir() {
             Kind::Dir
         } else if file_type.is_symlink() {
@@ -144,13 +158,13 @@ fn read_sorted(dir: &Path) -> std::io::Result<Vec<Entry>> {
     Ok(entries)
 }
 
-#[derive(Default)]
-struct Listing {
+struct Listing<'p> {
+    policy: &'p Policy,
     lines: Vec<String>,
     truncated: bool,
 }
 
-impl Listing {
+impl Listing<'_> {
     /// Add the entries of one directory (at `depth`, whose entries are shown prefixed with
     /// `prefix`), descending into subdirectories when `recursive`.
     fn add_level(
@@ -179,7 +193,7 @@ impl Listing {
                     if recursive && depth < MAX_DEPTH {
                         let child = dir.join(&entry.name);
                         // An unreadable subdirectory is shown but not expanded.
-                        if let Ok(children) = read_sorted(&child) {
+                        if let Ok(children) = read_sorted(&child, self.policy) {
                             self.add_level(&child, &format!("{rel}/"), children, true, depth + 1);
                         }
                     }

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::encoding::{self, DETECT_SAMPLE, Sniff};
 use crate::paths::{self, io_error};
+use crate::policy::Policy;
 
 /// Tool name.
 pub const NAME: &str = "read_file";
@@ -85,6 +86,7 @@ pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
         }
     };
     let resolved = paths::resolve(&cx.workspace, &args.path)?;
+    Policy::current(&cx.workspace).check(&resolved.abs, &resolved.display)?;
     read_window(&resolved.abs, &resolved.display, offset, limit)
 }
 

@@ -61,12 +61,12 @@ pub fn spec() -> ToolSpec {
 }
 
 /// The file as it is now.
-struct Current {
-    bytes: Vec<u8>,
+pub(crate) struct Current {
+    pub(crate) bytes: Vec<u8>,
     /// `None` for a binary file.
-    encoding: Option<TextEncoding>,
+    pub(crate) encoding: Option<TextEncoding>,
     /// Decoded text; `None` for a binary file.
-    text: Option<String>,
+    pub(crate) text: Option<String>,
 }
 
 /// What a `write_file` call would do.
@@ -97,7 +97,7 @@ fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
 }
 
 /// Whether the path is a symlink, and the file's current state (`None` when missing).
-fn load_current(target: &Resolved) -> Result<(bool, Option<Current>), Error> {
+pub(crate) fn load_current(target: &Resolved) -> Result<(bool, Option<Current>), Error> {
     let display = &target.display;
     let link_meta = match fs::symlink_metadata(&target.abs) {
         Ok(m) => m,
@@ -137,7 +137,7 @@ fn load_current(target: &Resolved) -> Result<(bool, Option<Current>), Error> {
 
 /// Optimistic concurrency: refuse when the caller's idea of the file is out of date. CRLF and
 /// LF are treated as equal, since `read_file` shows CRLF files with LF endings.
-fn check_expected(
+pub(crate) fn check_expected(
     display: &str,
     current: Option<&Current>,
     expected: Option<&str>,
@@ -230,7 +230,7 @@ pub fn count_lines(text: &str) -> usize {
 
 /// How the bytes reach the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Strategy {
+pub(crate) enum Strategy {
     /// Temp file in the same directory, then rename over the target.
     Atomic,
     /// Truncate and write the target in place.
@@ -240,7 +240,7 @@ enum Strategy {
 /// Atomic replacement whenever it loses nothing. A symlink is written through (renaming would
 /// replace the link itself). Under WASI an existing file is rewritten in place, because WASI
 /// cannot read or set Unix modes, so a renamed temp file would drop e.g. an executable bit.
-fn strategy(exists: bool, symlink: bool) -> Strategy {
+pub(crate) fn strategy(exists: bool, symlink: bool) -> Strategy {
     if symlink || (exists && cfg!(target_os = "wasi")) {
         Strategy::InPlace
     } else {
@@ -248,7 +248,12 @@ fn strategy(exists: bool, symlink: bool) -> Strategy {
     }
 }
 
-fn write_bytes(target: &Resolved, how: Strategy, bytes: &[u8], call_id: &str) -> Result<(), Error> {
+pub(crate) fn write_bytes(
+    target: &Resolved,
+    how: Strategy,
+    bytes: &[u8],
+    call_id: &str,
+) -> Result<(), Error> {
     let display = &target.display;
     let path = &target.abs;
     if let Some(parent) = path.parent()

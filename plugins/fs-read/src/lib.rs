@@ -1,4 +1,5 @@
-//! The built-in `fs-read` component: the read-only file tools `read_file` and `ls`.
+//! The built-in `fs-read` component: the read-only file tools `read_file`, `ls`, `grep` and
+//! `glob`.
 //! All logic lives in `reasonix-fs-core`; this crate only declares the plugin.
 
 use reasonix_sdk::{CallContext, Error, PluginInfo, ToolPlugin, ToolSpec, WorkspaceAccess};
@@ -6,14 +7,20 @@ use reasonix_sdk::{CallContext, Error, PluginInfo, ToolPlugin, ToolSpec, Workspa
 /// The read-only file tools plugin.
 pub struct FsRead;
 
+/// Deadline per call: grep's longest budget plus time to format its answer.
+pub const CALL_TIMEOUT_MS: u32 = (reasonix_fs_core::grep::MAX_TIMEOUT_SECS as u32 + 10) * 1000;
+
 impl ToolPlugin for FsRead {
     fn info() -> PluginInfo {
         let mut info = reasonix_sdk::plugin_info(
             "fs-read",
             "0.1.0",
-            "Built-in read-only file tools: read_file and ls",
+            "Built-in read-only file tools: read_file, ls, grep and glob",
         );
         info.capabilities.workspace = WorkspaceAccess::Read;
+        // grep may be given up to 300 s (`timeout_seconds`) and answers with partial results
+        // when that runs out; the call deadline leaves it room to do so.
+        info.limits.call_timeout_ms = Some(CALL_TIMEOUT_MS);
         info
     }
 
@@ -54,6 +61,7 @@ mod tests {
         assert_eq!(info.name, "fs-read");
         assert_eq!(info.version, "0.1.0");
         assert!(matches!(info.capabilities.workspace, WorkspaceAccess::Read));
+        assert_eq!(info.limits.call_timeout_ms, Some(310_000));
         assert!(FsRead::tools().iter().all(|t| t.read_only));
     }
 

@@ -1,4 +1,5 @@
-//! The built-in `fs-write` component: the file writer tool `write_file`.
+//! The built-in `fs-write` component: the file writer tools `write_file`, `edit_file`,
+//! `multi_edit`, `move_file`, `delete_range` and `notebook_edit`.
 //! All logic lives in `reasonix-fs-core`; this crate only declares the plugin.
 
 use reasonix_sdk::{
@@ -10,8 +11,12 @@ pub struct FsWrite;
 
 impl ToolPlugin for FsWrite {
     fn info() -> PluginInfo {
-        let mut info =
-            reasonix_sdk::plugin_info("fs-write", "0.1.0", "Built-in file writer tool: write_file");
+        let mut info = reasonix_sdk::plugin_info(
+            "fs-write",
+            "0.1.0",
+            "Built-in file writer tools: write_file, edit_file, multi_edit, move_file, \
+             delete_range, notebook_edit",
+        );
         info.capabilities.workspace = WorkspaceAccess::ReadWrite;
         info
     }
@@ -56,11 +61,22 @@ mod tests {
             WorkspaceAccess::ReadWrite
         ));
         let names: Vec<String> = FsWrite::tools().into_iter().map(|t| t.name).collect();
-        assert_eq!(names, ["write_file"]);
+        assert_eq!(
+            names,
+            [
+                "write_file",
+                "edit_file",
+                "multi_edit",
+                "move_file",
+                "delete_range",
+                "notebook_edit"
+            ]
+        );
+        assert!(info.description.contains("notebook_edit"));
     }
 
     #[test]
-    fn serves_only_write_file() {
+    fn serves_only_writer_tools() {
         let cx = CallContext {
             call_id: "c".to_string(),
             workspace: std::env::temp_dir().to_string_lossy().into_owned(),

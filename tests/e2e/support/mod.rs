@@ -59,6 +59,11 @@ pub fn fixture(name: &str) -> PathBuf {
     path
 }
 
+/// The compiled-artifact cache shared by the CLI tests of one target directory.
+pub fn shared_artifact_cache() -> PathBuf {
+    target_dir().join("test-artifact-cache")
+}
+
 /// A temporary Reasonix home, workspace and project directory for one test.
 pub struct Env {
     pub root: tempfile::TempDir,
@@ -115,7 +120,10 @@ impl Env {
             .args(args)
             .current_dir(self.project())
             .env("REASONIX_HOME", self.home())
-            .env_remove("REASONIX_CACHE_HOME")
+            // One compiled-artifact cache for every test process: artifacts are keyed by
+            // content hash and written atomically, so sharing is safe, and each test no longer
+            // compiles every built-in from scratch.
+            .env("REASONIX_CACHE_HOME", shared_artifact_cache())
             .env_remove("REASONIX_LOG")
             .output()
             .unwrap()

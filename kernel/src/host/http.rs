@@ -1,0 +1,403 @@
+//! Outbound HTTP for plugins (`wasi:http/outgoing-handler`), with the network capability
+//! enforced on every request:
+//!
+//! 1. the request's `scheme://host:port` must match one of the plugin's granted patterns
+//!    ([`allowed_hosts`]), else it fails with `HTTP-request-denied`;
+//! 2. the host is resolved and only addresses outside the blocked ranges ([`blocked_networks`])
+//!    are dialled — the check is on the address actually connected to, so a name that resolves
+//!    (or re-resolves) to a private or metadata address cannot slip through; when none is left
+//!    the request fails with `destination-IP-prohibited`;
+//! 3. connecting, the first response byte and each later body chunk have timeouts (the plugin's
+//!    request options can shorten them, never lengthen them), and the whole exchange has a
+//!    deadline: the plugin's call deadline, at most [`REQUEST_DEADLINE`].
+//!
+//! Every refusal is also written to the host log under the plugin's name, with the URL.
+
+mod allowed_hosts;
+mod blocked_networks;
+
+pub use allowed_hosts::{AllowedHosts, Origin, Pattern};
+pub use blocked_networks::blocked_reason;
+
+use super::bindings::reasonix::plugin::log::Level;
+use super::state::LogSink;
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use std::future::{Future, poll_fn};
+use std::net::SocketAddr;
+use std::pin::{Pin, pin};
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::time::{Instant, Sleep};
+use wasmtime_wasi_http::io::TokioIo;
+use wasmtime_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpHooks};
+
+/// Longest wait for a TCP connection (and the TLS and HTTP handshakes after it).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait for the response head once the request is sent.
+pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest silence between two chunks of a response body.
+pub const BETWEEN_BYTES_TIMEOUT: Duration = Duration::from_secs(60);
+/// Longest a whole request may take; the plugin's call deadline can shorten it.
+pub const REQUEST_DEADLINE: Duration = Duration::from_secs(600);
+
+/// The `wasi:http` state of one store.
+pub struct HttpState {
+    pub ctx: WasiHttpCtx,
+    pub hooks: NetworkPolicy,
+}
+
+impl HttpState {
+    pub fn new(plugin: Arc<str>, granted: &[String], log: Option<LogSink>) -> HttpState {
+        HttpState {
+            ctx: WasiHttpCtx::new(),
+            hooks: NetworkPolicy {
+                plugin,
+                allowed: AllowedHosts::new(granted),
+                log,
+                call_deadline: None,
+            },
+        }
+    }
+}
+
+/// The `wasi:http` hooks that enforce one plugin's network grant.
+pub struct NetworkPolicy {
+    plugin: Arc<str>,
+    allowed: AllowedHosts,
+    log: Option<LogSink>,
+    /// When the plugin's call runs out of time; no request outlives it.
+    pub call_deadline: Option<std::time::Instant>,
+}
+
+/// Writes refusals to the host log under the plugin's name.
+#[derive(Clone)]
+struct Refusals {
+    plugin: Arc<str>,
+    log: Option<LogSink>,
+}
+
+impl Refusals {
+    fn refuse(&self, method: &http::Method, uri: &http::Uri, why: &str, error: Error) -> Error {
+        if let Some(log) = &self.log {
+            log(
+                &self.plugin,
+                Level::Warn,
+                &format!("network: refused {method} {uri}: {why}"),
+            );
+        }
+        error
+    }
+}
+
+type SendResult = Result<(http::Response<WasiBody>, IoFuture), Error>;
+type IoFuture = Box<dyn Future<Output = Result<(), Error>> + Send>;
+
+impl WasiHttpHooks for NetworkPolicy {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        _fut: IoFuture,
+    ) -> Box<dyn Future<Output = SendResult> + Send> {
+        let refusals = Refusals {
+            plugin: self.plugin.clone(),
+            log: self.log.clone(),
+        };
+        let limits = Limits::new(options, self.call_deadline);
+        let origin = request
+            .uri()
+            .scheme_str()
+            .zip(request.uri().authority())
+            .ok_or_else(|| "the URL has no scheme or host".to_string())
+            .and_then(|(scheme, authority)| Origin::new(scheme, authority.as_str()));
+        let checked = match origin {
+            Err(why) => Err(refusals.refuse(
+                request.method(),
+                request.uri(),
+                &why,
+                Error::HttpRequestUriInvalid,
+            )),
+            Ok(origin) if !self.allowed.allows(&origin) => {
+                let why = if self.allowed.is_empty() {
+                    "the plugin was granted no network access".to_string()
+                } else {
+                    format!("{origin} matches none of the plugin's granted network patterns")
+                };
+                Err(refusals.refuse(
+                    request.method(),
+                    request.uri(),
+                    &why,
+                    Error::HttpRequestDenied,
+                ))
+            }
+            Ok(origin) => Ok(origin),
+        };
+        Box::new(async move {
+            let origin = checked?;
+            send(request, origin, limits, refusals).await
+        })
+    }
+}
+
+/// Timeouts of one request: the host's, shortened by the plugin's request options.
+#[derive(Clone, Copy)]
+struct Limits {
+    connect: Duration,
+    first_byte: Duration,
+    between_bytes: Duration,
+    deadline: Instant,
+}
+
+impl Limits {
+    fn new(options: Option<RequestOptions>, call_deadline: Option<std::time::Instant>) -> Limits {
+        let pick = |asked: Option<Duration>, max: Duration| {
+            asked.unwrap_or(max).min(max).max(Duration::from_millis(1))
+        };
+        let options = options.unwrap_or_default();
+        Limits {
+            connect: pick(options.connect_timeout, CONNECT_TIMEOUT),
+            first_byte: pick(options.first_byte_timeout, FIRST_BYTE_TIMEOUT),
+            between_bytes: pick(options.between_bytes_timeout, BETWEEN_BYTES_TIMEOUT),
+            deadline: call_deadline
+                .map(Instant::from_std)
+                .unwrap_or_else(|| Instant::now() + REQUEST_DEADLINE)
+                .min(Instant::now() + REQUEST_DEADLINE),
+        }
+    }
+}
+
+async fn send(
+    mut request: http::Request<WasiBody>,
+    origin: Origin,
+    limits: Limits,
+    refusals: Refusals,
+) -> SendResult {
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let stream = connect(&origin, &limits, &refusals, &method, &uri).await?;
+    let io = if origin.scheme == allowed_hosts::Scheme::Https {
+        let tls = tls_connector()?;
+        let name = server_name(&origin.host)?;
+        let stream = tokio::time::timeout(limits.connect, tls.connect(name, stream))
+            .await
+            .map_err(|_| Error::ConnectionTimeout)?
+            .map_err(Error::Tls)?;
+        Box::new(stream) as Box<dyn Stream>
+    } else {
+        Box::new(stream) as Box<dyn Stream>
+    };
+    let (mut sender, conn) = tokio::time::timeout(
+        limits.connect,
+        hyper::client::conn::http1::Builder::new().handshake(TokioIo::new(io)),
+    )
+    .await
+    .map_err(|_| Error::ConnectionTimeout)??;
+
+    // On the wire the request line carries only the path; scheme and authority were for us.
+    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    *request.uri_mut() = http::Uri::builder()
+        .path_and_query(path)
+        .build()
+        .map_err(|_| Error::HttpRequestUriInvalid)?;
+
+    let deadline = limits.deadline;
+    let first_byte = async move {
+        let response = tokio::time::timeout(limits.first_byte, sender.send_request(request))
+            .await
+            .map_err(|_| Error::ConnectionReadTimeout)?
+            .map_err(Error::from)?;
+        Ok::<_, Error>(response.map(|incoming| GuardedBody::new(incoming, &limits)))
+    };
+    // Drive the connection while waiting for the response head.
+    let mut first_byte = pin!(first_byte);
+    let mut conn = Some(conn);
+    let response = tokio::time::timeout_at(
+        deadline,
+        poll_fn(|cx| match first_byte.as_mut().poll(cx) {
+            Poll::Ready(result) => Poll::Ready(result),
+            Poll::Pending => {
+                let Some(driver) = conn.as_mut() else {
+                    return Poll::Pending;
+                };
+                let done = ready!(Pin::new(driver).poll(cx));
+                conn = None;
+                match done {
+                    Ok(()) => first_byte.as_mut().poll(cx),
+                    Err(e) => Poll::Ready(Err(Error::from(e))),
+                }
+            }
+        }),
+    )
+    .await
+    .map_err(|_| Error::HttpResponseTimeout)??;
+
+    let io: IoFuture = Box::new(async move {
+        let Some(conn) = conn else {
+            return Ok(());
+        };
+        match tokio::time::timeout_at(deadline, conn).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Error::from(e)),
+            Err(_) => Err(Error::HttpResponseTimeout),
+        }
+    });
+    Ok((response.map(|body| body.boxed_unsync()), io))
+}
+
+/// Resolve the origin's host and connect to the first permitted address that answers.
+async fn connect(
+    origin: &Origin,
+    limits: &Limits,
+    refusals: &Refusals,
+    method: &http::Method,
+    uri: &http::Uri,
+) -> Result<TcpStream, Error> {
+    let connect_by = Instant::now() + limits.connect;
+    let resolved: Vec<SocketAddr> = tokio::time::timeout_at(
+        connect_by,
+        tokio::net::lookup_host((origin.host.as_str(), origin.port)),
+    )
+    .await
+    .map_err(|_| Error::DnsTimeout)?
+    .map_err(|e| Error::DnsError {
+        rcode: Some(e.to_string()),
+        info_code: None,
+    })?
+    .collect();
+    let mut refused = None;
+    let permitted: Vec<SocketAddr> = resolved
+        .into_iter()
+        .filter(|addr| match blocked_reason(addr.ip()) {
+            Some(why) => {
+                refused.get_or_insert((addr.ip(), why));
+                false
+            }
+            None => true,
+        })
+        .collect();
+    if permitted.is_empty() {
+        let why = match refused {
+            Some((ip, why)) if ip.to_string() == origin.host => format!(
+                "{ip} is {why}; plugins may not reach private, link-local, CGNAT or unspecified addresses"
+            ),
+            Some((ip, why)) => format!(
+                "{} resolves to {ip}, {why}; plugins may not reach private, link-local, CGNAT or unspecified addresses",
+                origin.host
+            ),
+            None => format!("{} resolves to no address", origin.host),
+        };
+        let error = if refused.is_some() {
+            Error::DestinationIpProhibited
+        } else {
+            Error::DestinationNotFound
+        };
+        return Err(refusals.refuse(method, uri, &why, error));
+    }
+    let mut last = Error::ConnectionRefused;
+    for addr in permitted {
+        match tokio::time::timeout_at(connect_by, TcpStream::connect(addr)).await {
+            Ok(Ok(stream)) => return Ok(stream),
+            Ok(Err(e)) => last = Error::Connect(e),
+            Err(_) => return Err(Error::ConnectionTimeout),
+        }
+    }
+    Err(last)
+}
+
+trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static {}
+impl<T> Stream for T where T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static {}
+
+/// One TLS client configuration (Mozilla's roots, ring) for the whole process.
+fn tls_connector() -> Result<tokio_rustls::TlsConnector, Error> {
+    static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
+    let config = CONFIG.get_or_init(|| {
+        let roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.into(),
+        };
+        rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map(|builder| Arc::new(builder.with_root_certificates(roots).with_no_client_auth()))
+        .map_err(|e| e.to_string())
+    });
+    match config {
+        Ok(config) => Ok(tokio_rustls::TlsConnector::from(config.clone())),
+        Err(e) => Err(Error::InternalError(Some(format!("TLS setup failed: {e}")))),
+    }
+}
+
+fn server_name(host: &str) -> Result<rustls::pki_types::ServerName<'static>, Error> {
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        return Ok(rustls::pki_types::ServerName::from(ip));
+    }
+    rustls::pki_types::ServerName::try_from(host.to_string()).map_err(|e| Error::DnsError {
+        rcode: Some(format!("invalid DNS name: {e}")),
+        info_code: None,
+    })
+}
+
+/// A response body that fails once it has been silent too long or the request's deadline
+/// has passed.
+struct GuardedBody {
+    inner: hyper::body::Incoming,
+    between_bytes: Duration,
+    idle: Pin<Box<Sleep>>,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl GuardedBody {
+    fn new(inner: hyper::body::Incoming, limits: &Limits) -> GuardedBody {
+        GuardedBody {
+            inner,
+            between_bytes: limits.between_bytes,
+            idle: Box::pin(tokio::time::sleep(limits.between_bytes)),
+            deadline: Box::pin(tokio::time::sleep_until(limits.deadline)),
+        }
+    }
+}
+
+impl Body for GuardedBody {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
+        let this = self.get_mut();
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                let next = Instant::now() + this.between_bytes;
+                this.idle.as_mut().reset(next);
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(e))) if e.is_timeout() => {
+                Poll::Ready(Some(Err(Error::HttpResponseTimeout)))
+            }
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(Error::from(e)))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => {
+                if this.deadline.as_mut().poll(cx).is_ready() {
+                    Poll::Ready(Some(Err(Error::HttpResponseTimeout)))
+                } else if this.idle.as_mut().poll(cx).is_ready() {
+                    Poll::Ready(Some(Err(Error::ConnectionReadTimeout)))
+                } else {
+                    Poll::Pending
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
