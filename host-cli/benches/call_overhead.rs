@@ -90,4 +90,38 @@ fn main() {
             w.as_secs_f64() / n.as_secs_f64()
         );
     }
+
+    // edit_file on a 1 MiB file: a unique marker line in the middle is flipped A→B→A, so every
+    // call really rewrites the file and each batch (even) leaves it as it started.
+    let mut text = short_line.repeat(8 * 1024);
+    text.push_str("MARKER_A\n");
+    text.push_str(&short_line.repeat(8 * 1024));
+    std::fs::write(workspace.join("edit.txt"), &text).unwrap();
+    let flip = |i: usize| {
+        let (from, to) = if i % 2 == 0 { ("A", "B") } else { ("B", "A") };
+        format!(r#"{{"path":"edit.txt","old_string":"MARKER_{from}","new_string":"MARKER_{to}"}}"#)
+    };
+    let edit = registry.tool("edit_file").unwrap();
+    const EDITS: usize = 4;
+    let wasm = sample(15, || {
+        for i in 0..EDITS {
+            edit.invoke(&flip(i), &kernel_ctx, None).unwrap();
+        }
+    });
+    let native = sample(15, || {
+        for i in 0..EDITS {
+            reasonix_fs_core::invoke("edit_file", &flip(i), &sdk_ctx).unwrap();
+        }
+    });
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("edit.txt")).unwrap(),
+        text
+    );
+    let (w, n) = (per_call(&wasm, EDITS), per_call(&native, EDITS));
+    println!(
+        "| edit_file, 1 MiB file, one unique match | {} | {} | {:.2}× |",
+        us(w),
+        us(n),
+        w.as_secs_f64() / n.as_secs_f64()
+    );
 }

@@ -26,6 +26,13 @@ pub fn load() -> Result<Context, Failure> {
     for notice in registry.notices() {
         eprintln!("note: {notice}");
     }
+    let sandbox = reasonix_kernel::sandbox::SandboxConfig {
+        settings: config.sandbox.clone(),
+        tools: config.tools.clone(),
+    };
+    for warning in sandbox.resolve(&cwd).warnings {
+        eprintln!("warning: {warning}");
+    }
     Ok(Context { config, registry })
 }
 

@@ -243,3 +243,16 @@ fn todo_write_validates_and_renders_through_the_component() {
         stderr(&out)
     );
 }
+
+#[test]
+fn unresolvable_sandbox_entries_are_reported() {
+    let env = Env::new();
+    env.project_config("[sandbox]\nforbid_read = [\"${REASONIX_TEST_SURELY_UNSET}/x\"]\n");
+    let out = env.reasonix(&["tools", "list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("forbid_read") && err.contains("REASONIX_TEST_SURELY_UNSET"),
+        "{err}"
+    );
+}

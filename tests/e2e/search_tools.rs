@@ -254,6 +254,26 @@ fn forbid_read_hides_paths_from_every_reader() {
         "(no paths match \"token.txt\")"
     );
 
+    // write_file may neither overwrite nor create inside a forbidden root.
+    let err = fails(
+        &env,
+        "write_file",
+        r#"{"path":"secret/token.txt","content":"x"}"#,
+    );
+    assert!(err.contains("forbid_read"), "{err}");
+    assert!(!err.contains("hunter2"), "{err}");
+    let err = fails(
+        &env,
+        "write_file",
+        r#"{"path":"secret/new.txt","content":"x"}"#,
+    );
+    assert!(err.contains("forbid_read"), "{err}");
+    assert_eq!(
+        std::fs::read(ws.join("secret/token.txt")).unwrap(),
+        b"TOKEN hunter2\n"
+    );
+    assert!(!ws.join("secret/new.txt").exists());
+
     // Without the policy every reader sees the files again.
     env.project_config("");
     assert!(ok(&env, "read_file", r#"{"path":"secret/token.txt"}"#).contains("hunter2"));

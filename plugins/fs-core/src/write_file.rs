@@ -83,6 +83,13 @@ struct Plan {
 fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
     let args: Args = parse_args(NAME, arguments)?;
     let target = paths::resolve(&cx.workspace, &args.path)?;
+    // Overwriting a `forbid_read` file would also reveal it (preview old text, `expected`).
+    if crate::policy::Policy::current(&cx.workspace).forbids(&target.abs) {
+        return Err(Error::Denied(format!(
+            "{} is protected by [sandbox] forbid_read; it cannot be read or overwritten",
+            target.display
+        )));
+    }
     let (symlink, current) = load_current(&target)?;
     check_expected(&target.display, current.as_ref(), args.expected.as_deref())?;
     let new_bytes = encoding::encode_for(&args.content, current.as_ref().and_then(|c| c.encoding));
