@@ -98,7 +98,11 @@ fn main() {
     text.push_str(&short_line.repeat(8 * 1024));
     std::fs::write(workspace.join("edit.txt"), &text).unwrap();
     let flip = |i: usize| {
-        let (from, to) = if i.is_multiple_of(2) { ("A", "B") } else { ("B", "A") };
+        let (from, to) = if i.is_multiple_of(2) {
+            ("A", "B")
+        } else {
+            ("B", "A")
+        };
         format!(r#"{{"path":"edit.txt","old_string":"MARKER_{from}","new_string":"MARKER_{to}"}}"#)
     };
     let edit = registry.tool("edit_file").unwrap();

@@ -67,17 +67,17 @@ impl ArtifactCache {
         bytes: &[u8],
     ) -> wasmtime::Result<(Component, Provenance)> {
         let path = self.artifact_path(sha256);
-        // Read into memory rather than mmap: a cache file truncated or rewritten in place by
-        // something else while we run must not be able to fault our code pages.
-        if let Ok(artifact) = std::fs::read(&path) {
+        if path.is_file() {
             // SAFETY: `path` is inside our cache directory and named after the sha256 of the
             // component it was compiled from and the engine's compatibility hash; the kernel
             // wrote it with `Component::serialize` from that very engine configuration, through
-            // an atomic rename, so a partially written file is never visible. wasmtime still
-            // checks the header and compatibility before use. Anyone able to replace it could
-            // equally replace the `reasonix` binary itself.
+            // an atomic rename, so a partially written file is never visible and a file is
+            // never modified in place (replacing or deleting it leaves our mapping intact).
+            // wasmtime still checks the header and compatibility before use. Anyone able to
+            // rewrite it in place could equally replace the `reasonix` binary itself. Mapping
+            // (rather than reading) keeps warm start-up cost independent of component size.
             #[allow(unsafe_code)]
-            let loaded = unsafe { Component::deserialize(engine, &artifact) };
+            let loaded = unsafe { Component::deserialize_file(engine, &path) };
             match loaded {
                 Ok(component) => return Ok((component, Provenance::Cached)),
                 Err(_) => {

@@ -60,12 +60,30 @@ pub fn is_write_tool(name: &str) -> bool {
 }
 
 /// Run the tool `name` with its JSON `arguments`.
+/// Run any file tool. The components call [`invoke_read`] / [`invoke_write`] instead, so each
+/// links only the code of the tools it serves (a smaller component loads faster).
 pub fn invoke(name: &str, arguments: &str, cx: &CallContext) -> Result<String, Error> {
+    if is_read_tool(name) {
+        invoke_read(name, arguments, cx)
+    } else {
+        invoke_write(name, arguments, cx)
+    }
+}
+
+/// Run one of the read-only tools.
+pub fn invoke_read(name: &str, arguments: &str, cx: &CallContext) -> Result<String, Error> {
     match name {
         read_file::NAME => read_file::invoke(arguments, cx),
         ls::NAME => ls::invoke(arguments, cx),
         grep::NAME => grep::invoke(arguments, cx),
         glob::NAME => glob::invoke(arguments, cx),
+        _ => Err(unknown_tool(name)),
+    }
+}
+
+/// Run one of the writer tools.
+pub fn invoke_write(name: &str, arguments: &str, cx: &CallContext) -> Result<String, Error> {
+    match name {
         write_file::NAME => write_file::invoke(arguments, cx),
         edit_file::NAME => edit_file::invoke(arguments, cx),
         multi_edit::NAME => multi_edit::invoke(arguments, cx),
@@ -76,10 +94,22 @@ pub fn invoke(name: &str, arguments: &str, cx: &CallContext) -> Result<String, E
     }
 }
 
-/// The file changes `invoke` would make with the same arguments (none for read-only tools).
+/// The file changes a tool would make; read-only tools make none.
 pub fn preview(name: &str, arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+    if is_read_tool(name) {
+        Ok(Vec::new())
+    } else {
+        preview_write(name, arguments, cx)
+    }
+}
+
+/// The file changes one of the writer tools would make.
+pub fn preview_write(
+    name: &str,
+    arguments: &str,
+    cx: &CallContext,
+) -> Result<Vec<FileChange>, Error> {
     match name {
-        read_file::NAME | ls::NAME | grep::NAME | glob::NAME => Ok(Vec::new()),
         write_file::NAME => write_file::preview(arguments, cx),
         edit_file::NAME => edit_file::preview(arguments, cx),
         multi_edit::NAME => multi_edit::preview(arguments, cx),
@@ -90,7 +120,6 @@ pub fn preview(name: &str, arguments: &str, cx: &CallContext) -> Result<Vec<File
     }
 }
 
-/// The error for a tool name this crate does not serve.
 pub fn unknown_tool(name: &str) -> Error {
     Error::NotFound(format!("unknown tool: {name}"))
 }

@@ -32,7 +32,7 @@ impl ToolPlugin for FsRead {
         if !reasonix_fs_core::is_read_tool(name) {
             return Err(refused(name));
         }
-        reasonix_fs_core::invoke(name, arguments, context)
+        reasonix_fs_core::invoke_read(name, arguments, context)
     }
 }
 

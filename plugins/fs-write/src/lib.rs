@@ -29,7 +29,7 @@ impl ToolPlugin for FsWrite {
         if !reasonix_fs_core::is_write_tool(name) {
             return Err(reasonix_fs_core::unknown_tool(name));
         }
-        reasonix_fs_core::invoke(name, arguments, context)
+        reasonix_fs_core::invoke_write(name, arguments, context)
     }
 
     fn preview(
@@ -40,7 +40,7 @@ impl ToolPlugin for FsWrite {
         if !reasonix_fs_core::is_write_tool(name) {
             return Err(reasonix_fs_core::unknown_tool(name));
         }
-        reasonix_fs_core::preview(name, arguments, context)
+        reasonix_fs_core::preview_write(name, arguments, context)
     }
 }
 
