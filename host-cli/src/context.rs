@@ -8,6 +8,7 @@ use reasonix_kernel::host::bindings::reasonix::plugin::log::Level;
 use std::sync::Arc;
 
 pub struct Context {
+    pub paths: Paths,
     pub config: Config,
     pub registry: Registry,
 }
@@ -33,7 +34,11 @@ pub fn load() -> Result<Context, Failure> {
     for warning in sandbox.resolve(&cwd).warnings {
         eprintln!("warning: {warning}");
     }
-    Ok(Context { config, registry })
+    Ok(Context {
+        paths,
+        config,
+        registry,
+    })
 }
 
 /// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.

@@ -31,6 +31,46 @@ enum Command {
     /// Inspect and invoke tools.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// The configured LLM providers.
+    #[command(subcommand)]
+    Providers(ProvidersCommand),
+    /// Check the installation and configuration; exit 1 when something would not work.
+    Doctor {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ProvidersCommand {
+    /// Every configured provider: kind and the plugin serving it, endpoint, models, where the
+    /// API key comes from (never the key). Exit 1 when a provider's kind is not served.
+    List {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The built-in presets a `[[providers]]` entry can start from (`preset = "<id>"`).
+    Presets {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send one prompt and stream the answer: text to stdout, reasoning, retries and usage to
+    /// stderr.
+    Try {
+        /// Model reference: a provider name, `provider/model`, or a bare model name
+        /// (default: `default_model`).
+        #[arg(long, short)]
+        model: Option<String>,
+        /// Reasoning effort (e.g. low, high, max; default: the provider's).
+        #[arg(long)]
+        effort: Option<String>,
+        /// The prompt.
+        #[arg(required = true)]
+        prompt: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -73,6 +113,18 @@ fn main() -> ExitCode {
         Command::Plugin(PluginCommand::List { json }) => commands::plugins::list(json),
         Command::Tools(ToolsCommand::List { json }) => commands::tools::list(json),
         Command::Tools(ToolsCommand::Doc) => commands::tools::doc(),
+        Command::Providers(ProvidersCommand::List { json }) => commands::providers::list(json),
+        Command::Providers(ProvidersCommand::Presets { json }) => {
+            commands::providers::presets(json)
+        }
+        Command::Providers(ProvidersCommand::Try {
+            model,
+            effort,
+            prompt,
+        }) => {
+            commands::providers::try_prompt(model.as_deref(), effort.as_deref(), &prompt.join(" "))
+        }
+        Command::Doctor { json } => commands::doctor::run(json),
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,

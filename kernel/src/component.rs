@@ -149,6 +149,7 @@ pub fn describe(
         config: Arc::default(),
         log: host.log_sink(),
         progress: None,
+        endpoint: None,
     })
     .map_err(|e| describe_err(CallError::Unknown(format!("{e:#}"))))?;
     let mut store = host.new_store(state, DESCRIBE_LIMITS.call_timeout_ms);
@@ -324,6 +325,17 @@ impl LoadedPlugin {
         workspace: Option<&Path>,
         progress: Option<ProgressSink>,
     ) -> Result<(Store<PluginState>, Instance), CallError> {
+        self.instantiate_for(workspace, progress, None)
+    }
+
+    /// Like [`instantiate`](Self::instantiate); a provider stream passes the one endpoint its
+    /// store may reach.
+    pub(crate) fn instantiate_for(
+        &self,
+        workspace: Option<&Path>,
+        progress: Option<ProgressSink>,
+        endpoint: Option<crate::host::http::Endpoint>,
+    ) -> Result<(Store<PluginState>, Instance), CallError> {
         let state = PluginState::new(StoreSpec {
             plugin: Arc::from(self.name()),
             capabilities: &self.granted,
@@ -333,6 +345,7 @@ impl LoadedPlugin {
             config: self.config.clone(),
             log: self.host.log_sink(),
             progress,
+            endpoint,
         })
         .map_err(|e| CallError::Crashed {
             plugin: self.name().to_string(),
@@ -347,7 +360,11 @@ impl LoadedPlugin {
 
     /// Start a fresh deadline for the next call on a long-lived store (a provider stream).
     pub(crate) fn rearm_deadline(&self, store: &mut Store<PluginState>) {
-        let timeout_ms = self.limits.call_timeout_ms;
+        self.rearm_deadline_ms(store, self.limits.call_timeout_ms);
+    }
+
+    /// Start a deadline of `timeout_ms` for the next call on a long-lived store.
+    pub(crate) fn rearm_deadline_ms(&self, store: &mut Store<PluginState>, timeout_ms: u64) {
         store.set_epoch_deadline(self.host.new_store_deadline_ticks(timeout_ms));
         // Host services bound their own waits by the same deadline.
         store.data_mut().call_deadline =

@@ -1,10 +1,11 @@
 //! Configuration: `<home>/config.toml` overlaid by `./reasonix.toml` (project wins).
-//! Only the keys the kernel uses are typed here; other sections written for the original
-//! Reasonix (`default_model`, `[[providers]]`, `[agent]` …) are accepted and ignored until
-//! the parts that use them exist.
+//! Only the keys the kernel uses are typed here (`default_model` and `[[providers]]` are
+//! resolved by [`crate::providers`]); other sections written for the original Reasonix
+//! (`[agent]`, `[permissions]` …) are accepted and ignored until the parts that use them exist.
 
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::error::StateError;
+use crate::providers::ProviderSettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -148,6 +149,8 @@ pub struct ToolsSettings {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 struct ConfigFile {
+    default_model: Option<String>,
+    providers: Vec<ProviderSettings>,
     sandbox: SandboxSettings,
     tools: ToolsSettings,
     plugin: BTreeMap<String, PluginSettings>,
@@ -161,6 +164,11 @@ pub struct Config {
     pub sandbox: SandboxSettings,
     pub tools: ToolsSettings,
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// `default_model`: a provider name (→ its default model) or `provider/model`.
+    pub default_model: Option<String>,
+    /// `[[providers]]`, in file order. A project entry replaces the user entry with the same
+    /// name (the whole entry, in its place); other project entries are appended.
+    pub providers: Vec<ProviderSettings>,
 }
 
 impl Config {
@@ -201,9 +209,71 @@ impl Config {
             network
         );
         take!(self.tools, file.tools, bash_timeout_seconds);
+        if file.default_model.is_some() {
+            self.default_model = file.default_model;
+        }
+        self.merge_providers(file.providers);
         for (name, settings) in file.plugin {
             self.plugins.entry(name).or_default().overlay(settings);
         }
+    }
+
+    /// Project entries replace earlier files' entries with the same name; two entries with one
+    /// name in the same file are both kept, so that resolving reports the duplicate.
+    fn merge_providers(&mut self, incoming: Vec<ProviderSettings>) {
+        let earlier = self.providers.len();
+        let mut replaced = Vec::new();
+        for entry in incoming {
+            let slot = self.providers[..earlier]
+                .iter()
+                .position(|p| p.effective_name() == entry.effective_name())
+                .filter(|i| !entry.effective_name().is_empty() && !replaced.contains(i));
+            match slot {
+                Some(i) => {
+                    self.providers[i] = entry;
+                    replaced.push(i);
+                }
+                None => self.providers.push(entry),
+            }
+        }
+    }
+
+    /// Problems that do not stop Reasonix, each naming the provider: keys of `[[providers]]`
+    /// entries (and their `model_overrides`) this build does not know (a typo, or a key of
+    /// another version), `request_url` together with `chat_url`, and `model_overrides` for a
+    /// model the entry does not list.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, p) in self.providers.iter().enumerate() {
+            let name = match p.effective_name() {
+                "" => format!("#{}", i + 1),
+                name => format!("`{name}`"),
+            };
+            for key in p.unknown.keys() {
+                out.push(format!(
+                    "provider {name}: unknown key `{key}` is ignored (check the spelling; see docs/CONFIG.md)"
+                ));
+            }
+            if p.request_url.is_some() && p.chat_url.is_some() {
+                out.push(format!(
+                    "provider {name}: both `request_url` and the legacy `chat_url` are set; `request_url` is used"
+                ));
+            }
+            let listed: Vec<&String> = p.models.iter().flatten().chain(p.model.iter()).collect();
+            for (model, o) in &p.model_overrides {
+                if !listed.is_empty() && !listed.contains(&model) {
+                    out.push(format!(
+                        "provider {name}: model_overrides.\"{model}\" names a model that is not in `models`; check the spelling"
+                    ));
+                }
+                for key in o.unknown.keys() {
+                    out.push(format!(
+                        "provider {name}: unknown key `{key}` in model_overrides.\"{model}\" is ignored"
+                    ));
+                }
+            }
+        }
+        out
     }
 
     /// The settings for one plugin (defaults when the config does not mention it).

@@ -4,7 +4,9 @@
 #![deny(unsafe_code)]
 
 pub mod cache;
+pub mod cancel;
 pub mod capability;
+pub mod completion;
 pub mod component;
 pub mod config;
 mod convert;
@@ -12,9 +14,12 @@ pub mod error;
 pub mod host;
 pub mod index;
 pub mod interceptor;
+pub mod permissions;
 pub mod provider;
+pub mod providers;
 pub mod registry;
 pub mod sandbox;
+pub mod session;
 pub mod tool;
 pub mod types;
 mod wasm_format;

@@ -3,8 +3,9 @@
 
 use crate::component::LoadedPlugin;
 use crate::convert;
-use crate::error::CallError;
+use crate::error::{CallError, PluginError};
 use crate::host::bindings::provider as wit;
+use crate::host::http::{AllowedHosts, Endpoint};
 use crate::host::state::PluginState;
 use crate::types::{CompletionRequest, ProviderKind, StreamEvent};
 use std::sync::Arc;
@@ -16,8 +17,12 @@ pub trait Provider: Send + Sync {
     fn kind(&self) -> &ProviderKind;
     /// Name of the plugin serving it.
     fn source(&self) -> &str;
-    /// Start a streaming completion.
-    fn open(&self, request: &CompletionRequest) -> Result<Box<dyn CompletionStream>, CallError>;
+    /// Start a streaming completion that may reach only `endpoint`.
+    fn open(
+        &self,
+        request: &CompletionRequest,
+        endpoint: Endpoint,
+    ) -> Result<Box<dyn CompletionStream>, CallError>;
 }
 
 /// An in-flight completion.
@@ -47,7 +52,23 @@ impl Provider for WasmProvider {
         self.plugin.name()
     }
 
-    fn open(&self, request: &CompletionRequest) -> Result<Box<dyn CompletionStream>, CallError> {
+    fn open(
+        &self,
+        request: &CompletionRequest,
+        endpoint: Endpoint,
+    ) -> Result<Box<dyn CompletionStream>, CallError> {
+        let granted = AllowedHosts::new(&self.plugin.granted.network);
+        if let Some(origin) = endpoint.origins.iter().find(|o| !granted.allows(o)) {
+            return Err(CallError::Plugin(PluginError::Denied(format!(
+                "provider `{}`: plugin `{}` was not granted network access to {origin}; \
+                 grant it (`reasonix plugin install … --grant network={origin}`) or use another kind",
+                endpoint.provider,
+                self.plugin.name()
+            ))));
+        }
+        // Stalls are caught by the host's read timeout; the epoch deadline is the backstop
+        // for a component that keeps decoding (pings) without producing events.
+        let stall_ms = u64::try_from(endpoint.stall.as_millis()).unwrap_or(u64::MAX);
         let indices = self
             .plugin
             .described
@@ -60,7 +81,10 @@ impl Provider for WasmProvider {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin.instantiate(None, None)?;
+        let (mut store, instance) = self.plugin.instantiate_for(None, None, Some(endpoint))?;
+        // Opening waits for the response head, which may take up to the stall timeout.
+        self.plugin
+            .rearm_deadline_ms(&mut store, stall_ms.saturating_add(STALL_GRACE_MS));
         let wit_request = wit::CompletionRequest {
             kind: request.kind.clone(),
             provider: request.provider.clone(),
@@ -79,6 +103,7 @@ impl Provider for WasmProvider {
         match opened {
             Ok((guest, Ok(resource))) => Ok(Box::new(WasmStream {
                 plugin: self.plugin.clone(),
+                stall_ms,
                 guest,
                 store,
                 resource: Some(resource),
@@ -89,8 +114,13 @@ impl Provider for WasmProvider {
     }
 }
 
+/// Extra time past the stall timeout before the epoch deadline stops a component, so the
+/// host's read timeout (a clean error) normally fires first.
+const STALL_GRACE_MS: u64 = 2_000;
+
 struct WasmStream {
     plugin: Arc<LoadedPlugin>,
+    stall_ms: u64,
     guest: wit::Guest,
     store: Store<PluginState>,
     resource: Option<ResourceAny>,
@@ -101,7 +131,10 @@ impl CompletionStream for WasmStream {
         let Some(resource) = self.resource else {
             return Ok(Vec::new());
         };
-        self.plugin.rearm_deadline(&mut self.store);
+        self.plugin.rearm_deadline_ms(
+            &mut self.store,
+            self.stall_ms.saturating_add(STALL_GRACE_MS),
+        );
         match self
             .guest
             .completion_stream()

@@ -1,4 +1,5 @@
-//! The Reasonix plugin SDK: write a tool plugin in Rust and build it with
+//! The Reasonix plugin SDK: write a tool plugin ([`ToolPlugin`]) or a provider plugin
+//! ([`ProviderPlugin`], with [`http`] and [`sse`]) in Rust and build it with
 //! `cargo build --release --target wasm32-wasip2`.
 //!
 //! ```ignore
@@ -19,28 +20,99 @@
 
 mod args;
 pub mod host;
+pub mod http;
+pub mod provider;
+pub mod sse;
 
 pub use args::parse_args;
+pub use provider::{CompletionStream, ProviderPlugin, provider_kind};
+pub use provider_world::exports::reasonix::plugin::provider::{CompletionRequest, ProviderKind};
 
-/// Generated bindings for the `reasonix:plugin/tool-plugin` world. Plugin code rarely needs
-/// this directly; the re-exports below and [`export_tool_plugin!`] cover the common cases.
+// Bindings. A component's world is the union of the `component-type` sections linked into it,
+// so each exported interface is generated exactly once, in its own world: `plugin` (every
+// component), `tool` (with the host-service imports, which every role shares) and `provider`.
+// `export_tool_plugin!` exports plugin + tool, `export_provider_plugin!` plugin + provider.
+// Generating the full `tool-plugin` and `provider-plugin` worlds instead would define the
+// `plugin` export (and its `#[macro_export]` glue) twice and give authors two `PluginInfo`s.
+
+/// Generated bindings for the `reasonix:plugin/plugin` export (self-description).
 // Generated code does the canonical-ABI lifting with `unsafe`; everything else here is safe.
+#[doc(hidden)]
+#[allow(unsafe_code, clippy::all)]
+pub mod plugin_world {
+    wit_bindgen::generate!({
+        path: "../wit",
+        inline: "
+            package reasonix:sdk;
+            world plugin-role {
+                export reasonix:plugin/plugin@0.1.0;
+            }
+        ",
+        world: "reasonix:sdk/plugin-role",
+        pub_export_macro: true,
+        export_macro_name: "export_plugin_world",
+        default_bindings_module: "reasonix_sdk::plugin_world",
+        additional_derives: [PartialEq],
+    });
+}
+
+/// Generated bindings for the `reasonix:plugin/tool` export and the host services (`log`,
+/// `progress`, `config`, `process`) and shared `types`. Plugin code rarely needs this directly;
+/// the re-exports below and [`export_tool_plugin!`] cover the common cases.
 #[allow(unsafe_code, clippy::all)]
 pub mod tool_world {
     wit_bindgen::generate!({
         path: "../wit",
-        world: "reasonix:plugin/tool-plugin",
+        inline: "
+            package reasonix:sdk;
+            world tool-role {
+                import reasonix:plugin/log@0.1.0;
+                import reasonix:plugin/progress@0.1.0;
+                import reasonix:plugin/config@0.1.0;
+                import reasonix:plugin/process@0.1.0;
+                export reasonix:plugin/tool@0.1.0;
+            }
+        ",
+        world: "reasonix:sdk/tool-role",
         pub_export_macro: true,
         export_macro_name: "export_tool_world",
         default_bindings_module: "reasonix_sdk::tool_world",
+        additional_derives: [PartialEq],
+        generate_all,
     });
 }
 
-pub use tool_world::exports::reasonix::plugin::plugin::{
+/// Generated bindings for the `reasonix:plugin/provider` export. The shared `types` map onto
+/// [`tool_world`], so [`Error`], [`Message`], [`StreamEvent`] … are one Rust type for every
+/// role. Plugin code uses [`ProviderPlugin`] and [`export_provider_plugin!`] instead.
+#[doc(hidden)]
+#[allow(unsafe_code, clippy::all)]
+pub mod provider_world {
+    wit_bindgen::generate!({
+        path: "../wit",
+        inline: "
+            package reasonix:sdk;
+            world provider-role {
+                export reasonix:plugin/provider@0.1.0;
+            }
+        ",
+        world: "reasonix:sdk/provider-role",
+        pub_export_macro: true,
+        export_macro_name: "export_provider_world",
+        default_bindings_module: "reasonix_sdk::provider_world",
+        additional_derives: [PartialEq],
+        with: {
+            "reasonix:plugin/types@0.1.0": crate::tool_world::reasonix::plugin::types,
+        },
+    });
+}
+
+pub use plugin_world::exports::reasonix::plugin::plugin::{
     Capabilities, Limits, PluginInfo, WorkspaceAccess,
 };
 pub use tool_world::reasonix::plugin::types::{
-    CallContext, ChangeKind, Error, ErrorDetail, FileChange, ToolSpec,
+    CallContext, ChangeKind, Error, ErrorDetail, FileChange, FinishReason, HttpFailure, Message,
+    RateLimit, Role, StreamEvent, ToolCall, ToolSpec, Usage,
 };
 
 /// A plugin that serves tools. Implement this and call [`export_tool_plugin!`].
@@ -112,7 +184,9 @@ macro_rules! export_tool_plugin {
         #[doc(hidden)]
         pub struct __ReasonixToolExport;
 
-        impl $crate::tool_world::exports::reasonix::plugin::plugin::Guest for __ReasonixToolExport {
+        impl $crate::plugin_world::exports::reasonix::plugin::plugin::Guest
+            for __ReasonixToolExport
+        {
             fn describe() -> $crate::PluginInfo {
                 <$plugin as $crate::ToolPlugin>::info()
             }
@@ -140,6 +214,8 @@ macro_rules! export_tool_plugin {
 
         // Component export names (`reasonix:plugin/…`) are not valid native symbols, so the
         // exports only exist in the wasm build; native builds keep the logic testable.
+        #[cfg(target_arch = "wasm32")]
+        $crate::plugin_world::export_plugin_world!(__ReasonixToolExport);
         #[cfg(target_arch = "wasm32")]
         $crate::tool_world::export_tool_world!(__ReasonixToolExport);
     };

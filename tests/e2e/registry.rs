@@ -88,6 +88,22 @@ fn hostile_plugin_is_stopped_and_the_process_keeps_serving() {
     still_serving();
 }
 
+fn endpoint(origins: &[&str]) -> reasonix_kernel::host::http::Endpoint {
+    reasonix_kernel::host::http::Endpoint {
+        provider: "local".into(),
+        origins: origins
+            .iter()
+            .map(|o| {
+                let (scheme, authority) = o.split_once("://").unwrap();
+                reasonix_kernel::host::http::Origin::new(scheme, authority).unwrap()
+            })
+            .collect(),
+        credential: None,
+        stall: std::time::Duration::from_secs(30),
+        cancel: reasonix_kernel::cancel::CancelToken::new(),
+    }
+}
+
 #[test]
 fn provider_stream_and_interceptor_adapters() {
     let env = Env::new();
@@ -113,7 +129,18 @@ fn provider_stream_and_interceptor_adapters() {
         max_output_tokens: None,
         options: "{}".into(),
     };
-    let mut stream = provider.open(&request).unwrap();
+    // The fixture asks for no network, so an endpoint with an origin is refused before it runs.
+    let denied = provider
+        .open(&request, endpoint(&["http://127.0.0.1:1"]))
+        .err()
+        .expect("an origin the plugin was not granted");
+    assert!(
+        denied
+            .to_string()
+            .contains("plugin `roles` was not granted network access to http://127.0.0.1:1"),
+        "{denied}"
+    );
+    let mut stream = provider.open(&request, endpoint(&[])).unwrap();
     let mut batches = Vec::new();
     loop {
         let batch = stream.next().unwrap();
@@ -148,7 +175,7 @@ fn provider_stream_and_interceptor_adapters() {
         ..request
     };
     assert!(matches!(
-        provider.open(&bad),
+        provider.open(&bad, endpoint(&[])),
         Err(CallError::Plugin(
             reasonix_kernel::PluginError::InvalidInput(_)
         ))

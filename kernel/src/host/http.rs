@@ -12,6 +12,11 @@
 //!    deadline: the plugin's call deadline, at most [`REQUEST_DEADLINE`].
 //!
 //! Every refusal is also written to the host log under the plugin's name, with the URL.
+//!
+//! A provider stream's store is tied to one [`Endpoint`] instead: it may reach only that
+//! provider's configured origins (which the user named, so private addresses are allowed
+//! there), the host adds the API key to those requests itself, silences longer than the
+//! provider's stall timeout fail the read, and a [`CancelToken`] aborts the exchange.
 
 mod allowed_hosts;
 mod blocked_networks;
@@ -21,6 +26,7 @@ pub use blocked_networks::blocked_reason;
 
 use super::bindings::reasonix::plugin::log::Level;
 use super::state::LogSink;
+use crate::cancel::CancelToken;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
@@ -43,6 +49,22 @@ pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(60);
 pub const BETWEEN_BYTES_TIMEOUT: Duration = Duration::from_secs(60);
 /// Longest a whole request may take; the plugin's call deadline can shorten it.
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(600);
+/// Longest a whole provider stream may take (long reasoning answers run for many minutes).
+pub const PROVIDER_REQUEST_DEADLINE: Duration = Duration::from_secs(3600);
+
+/// The one endpoint a provider stream may talk to.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// Name of the configured provider, for refusals.
+    pub provider: String,
+    /// The origins of its base URL (and request URL, when that differs).
+    pub origins: Vec<Origin>,
+    /// Header the host sets on every request to those origins; the component never sees it.
+    pub credential: Option<(http::HeaderName, http::HeaderValue)>,
+    /// Longest wait for the response head and longest silence inside the body.
+    pub stall: Duration,
+    pub cancel: CancelToken,
+}
 
 /// The `wasi:http` state of one store.
 pub struct HttpState {
@@ -51,12 +73,18 @@ pub struct HttpState {
 }
 
 impl HttpState {
-    pub fn new(plugin: Arc<str>, granted: &[String], log: Option<LogSink>) -> HttpState {
+    pub fn new(
+        plugin: Arc<str>,
+        granted: &[String],
+        endpoint: Option<Endpoint>,
+        log: Option<LogSink>,
+    ) -> HttpState {
         HttpState {
             ctx: WasiHttpCtx::new(),
             hooks: NetworkPolicy {
                 plugin,
                 allowed: AllowedHosts::new(granted),
+                endpoint,
                 log,
                 call_deadline: None,
             },
@@ -68,6 +96,8 @@ impl HttpState {
 pub struct NetworkPolicy {
     plugin: Arc<str>,
     allowed: AllowedHosts,
+    /// Set for provider streams: replaces `allowed` (see the module docs).
+    endpoint: Option<Endpoint>,
     log: Option<LogSink>,
     /// When the plugin's call runs out of time; no request outlives it.
     pub call_deadline: Option<std::time::Instant>,
@@ -107,6 +137,9 @@ impl WasiHttpHooks for NetworkPolicy {
             plugin: self.plugin.clone(),
             log: self.log.clone(),
         };
+        if let Some(endpoint) = &self.endpoint {
+            return endpoint_request(request, options, endpoint.clone(), refusals);
+        }
         let limits = Limits::new(options, self.call_deadline);
         let origin = request
             .uri()
@@ -138,9 +171,98 @@ impl WasiHttpHooks for NetworkPolicy {
         };
         Box::new(async move {
             let origin = checked?;
-            send(request, origin, limits, refusals).await
+            send(request, origin, limits, refusals, None).await
         })
     }
+}
+
+/// A provider stream's request: only to its endpoint, with the credential added.
+fn endpoint_request(
+    mut request: http::Request<WasiBody>,
+    options: Option<RequestOptions>,
+    endpoint: Endpoint,
+    refusals: Refusals,
+) -> Box<dyn Future<Output = SendResult> + Send> {
+    let origin = request
+        .uri()
+        .scheme_str()
+        .zip(request.uri().authority())
+        .ok_or_else(|| "the URL has no scheme or host".to_string())
+        .and_then(|(scheme, authority)| Origin::new(scheme, authority.as_str()));
+    let checked = match origin {
+        Err(why) => Err(refusals.refuse(
+            request.method(),
+            request.uri(),
+            &why,
+            Error::HttpRequestUriInvalid,
+        )),
+        Ok(origin) if !endpoint.origins.contains(&origin) => {
+            let allowed: Vec<String> = endpoint.origins.iter().map(|o| o.to_string()).collect();
+            let why = format!(
+                "provider `{}` may only reach its own endpoint ({}), not {origin}",
+                endpoint.provider,
+                allowed.join(", ")
+            );
+            Err(refusals.refuse(
+                request.method(),
+                request.uri(),
+                &why,
+                Error::HttpRequestDenied,
+            ))
+        }
+        Ok(origin) => Ok(origin),
+    };
+    if let Some((name, value)) = &endpoint.credential {
+        request.headers_mut().insert(name.clone(), value.clone());
+    }
+    let options = options.unwrap_or_default();
+    let pick = |asked: Option<Duration>, max: Duration| {
+        asked.unwrap_or(max).min(max).max(Duration::from_millis(1))
+    };
+    let limits = Limits {
+        connect: pick(options.connect_timeout, CONNECT_TIMEOUT),
+        first_byte: pick(options.first_byte_timeout, endpoint.stall),
+        between_bytes: pick(options.between_bytes_timeout, endpoint.stall),
+        deadline: Instant::now() + PROVIDER_REQUEST_DEADLINE,
+    };
+    let cancel = endpoint.cancel;
+    Box::new(async move {
+        let origin = checked?;
+        let exchange = pin!(send(
+            request,
+            origin,
+            limits,
+            refusals,
+            Some(cancel.clone())
+        ));
+        let cancelled = pin!(cancel.cancelled());
+        first_of(exchange, cancelled, || {
+            Error::InternalError(Some("cancelled".into()))
+        })
+        .await
+    })
+}
+
+/// The output of `work`, or `on_stop()` once `stop` resolves first.
+async fn first_of<T, W, S>(
+    mut work: Pin<&mut W>,
+    mut stop: Pin<&mut S>,
+    on_stop: impl Fn() -> Error,
+) -> Result<T, Error>
+where
+    W: Future<Output = Result<T, Error>>,
+    S: Future<Output = ()>,
+{
+    poll_fn(|cx| {
+        if let Poll::Ready(out) = work.as_mut().poll(cx) {
+            return Poll::Ready(out);
+        }
+        match stop.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(on_stop())),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
 }
 
 /// Timeouts of one request: the host's, shortened by the plugin's request options.
@@ -170,15 +292,19 @@ impl Limits {
     }
 }
 
+/// Send one request. `cancel` is set for provider endpoints, whose origins the user configured
+/// and may therefore be private addresses.
 async fn send(
     mut request: http::Request<WasiBody>,
     origin: Origin,
     limits: Limits,
     refusals: Refusals,
+    cancel: Option<CancelToken>,
 ) -> SendResult {
     let method = request.method().clone();
     let uri = request.uri().clone();
-    let stream = connect(&origin, &limits, &refusals, &method, &uri).await?;
+    let trusted = cancel.is_some();
+    let stream = connect(&origin, &limits, &refusals, &method, &uri, trusted).await?;
     let io = if origin.scheme == allowed_hosts::Scheme::Https {
         let tls = tls_connector()?;
         let name = server_name(&origin.host)?;
@@ -210,7 +336,7 @@ async fn send(
             .await
             .map_err(|_| Error::ConnectionReadTimeout)?
             .map_err(Error::from)?;
-        Ok::<_, Error>(response.map(|incoming| GuardedBody::new(incoming, &limits)))
+        Ok::<_, Error>(response.map(|incoming| GuardedBody::new(incoming, &limits, cancel)))
     };
     // Drive the connection while waiting for the response head.
     let mut first_byte = pin!(first_byte);
@@ -255,6 +381,7 @@ async fn connect(
     refusals: &Refusals,
     method: &http::Method,
     uri: &http::Uri,
+    trusted: bool,
 ) -> Result<TcpStream, Error> {
     let connect_by = Instant::now() + limits.connect;
     let resolved: Vec<SocketAddr> = tokio::time::timeout_at(
@@ -271,13 +398,15 @@ async fn connect(
     let mut refused = None;
     let permitted: Vec<SocketAddr> = resolved
         .into_iter()
-        .filter(|addr| match blocked_reason(addr.ip()) {
-            Some(why) => {
-                refused.get_or_insert((addr.ip(), why));
-                false
-            }
-            None => true,
-        })
+        .filter(
+            |addr| match blocked_reason(addr.ip()).filter(|_| !trusted) {
+                Some(why) => {
+                    refused.get_or_insert((addr.ip(), why));
+                    false
+                }
+                None => true,
+            },
+        )
         .collect();
     if permitted.is_empty() {
         let why = match refused {
@@ -348,15 +477,24 @@ struct GuardedBody {
     between_bytes: Duration,
     idle: Pin<Box<Sleep>>,
     deadline: Pin<Box<Sleep>>,
+    cancelled: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
 
 impl GuardedBody {
-    fn new(inner: hyper::body::Incoming, limits: &Limits) -> GuardedBody {
+    fn new(
+        inner: hyper::body::Incoming,
+        limits: &Limits,
+        cancel: Option<CancelToken>,
+    ) -> GuardedBody {
         GuardedBody {
             inner,
             between_bytes: limits.between_bytes,
             idle: Box::pin(tokio::time::sleep(limits.between_bytes)),
             deadline: Box::pin(tokio::time::sleep_until(limits.deadline)),
+            cancelled: cancel.map(|token| {
+                Box::pin(async move { token.cancelled().await })
+                    as Pin<Box<dyn Future<Output = ()> + Send>>
+            }),
         }
     }
 }
@@ -382,7 +520,10 @@ impl Body for GuardedBody {
             Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(Error::from(e)))),
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => {
-                if this.deadline.as_mut().poll(cx).is_ready() {
+                let cancelled = this.cancelled.as_mut();
+                if cancelled.is_some_and(|c| c.as_mut().poll(cx).is_ready()) {
+                    Poll::Ready(Some(Err(Error::InternalError(Some("cancelled".into())))))
+                } else if this.deadline.as_mut().poll(cx).is_ready() {
                     Poll::Ready(Some(Err(Error::HttpResponseTimeout)))
                 } else if this.idle.as_mut().poll(cx).is_ready() {
                     Poll::Ready(Some(Err(Error::ConnectionReadTimeout)))

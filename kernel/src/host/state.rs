@@ -94,6 +94,8 @@ pub struct StoreSpec<'a> {
     pub config: Arc<serde_json::Map<String, serde_json::Value>>,
     pub log: Option<LogSink>,
     pub progress: Option<ProgressSink>,
+    /// For a provider stream: the one endpoint it may reach (replaces the network grant).
+    pub endpoint: Option<super::http::Endpoint>,
 }
 
 impl PluginState {
@@ -136,6 +138,7 @@ impl PluginState {
         let http = super::http::HttpState::new(
             spec.plugin.clone(),
             &spec.capabilities.network,
+            spec.endpoint,
             spec.log.clone(),
         );
         Ok(PluginState {

@@ -10,6 +10,7 @@
 mod bwrap;
 mod jobs;
 
+pub use bwrap::self_check as os_sandbox_check;
 pub use jobs::OUTPUT_KEEP_BYTES;
 
 use super::bindings::reasonix::plugin::{log, process, types};

@@ -1,0 +1,201 @@
+//! `reasonix doctor`: check the installation and configuration, one line per finding, and exit
+//! 1 when anything would stop Reasonix from working.
+
+use crate::commands::providers::key_source;
+use crate::context;
+use crate::exit::{Code, Failure, Outcome};
+use reasonix_kernel::completion::served_kinds;
+use reasonix_kernel::config::ShellSandbox;
+use reasonix_kernel::providers;
+use serde_json::json;
+use std::path::Path;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+struct Finding {
+    status: Status,
+    area: &'static str,
+    message: String,
+}
+
+#[derive(Default)]
+struct Report(Vec<Finding>);
+
+impl Report {
+    fn add(&mut self, status: Status, area: &'static str, message: impl Into<String>) {
+        self.0.push(Finding {
+            status,
+            area,
+            message: message.into(),
+        });
+    }
+}
+
+pub fn run(as_json: bool) -> Outcome {
+    let cx = context::load()?;
+    let mut report = Report::default();
+
+    if cx.config.sources.is_empty() {
+        report.add(
+            Status::Warn,
+            "config",
+            format!(
+                "no config file found ({} or ./reasonix.toml)",
+                cx.paths.user_config().display()
+            ),
+        );
+    }
+    for source in &cx.config.sources {
+        report.add(Status::Ok, "config", format!("read {}", source.display()));
+    }
+    for warning in cx.config.warnings() {
+        report.add(Status::Warn, "config", warning);
+    }
+
+    let plugins = cx.registry.plugins();
+    report.add(
+        Status::Ok,
+        "plugins",
+        format!(
+            "{} loaded ({} built in)",
+            plugins.len(),
+            plugins
+                .iter()
+                .filter(|p| p.described.origin.is_builtin())
+                .count()
+        ),
+    );
+    for problem in cx.registry.problems() {
+        report.add(Status::Fail, "plugins", problem.to_string());
+    }
+
+    let served = served_kinds(&cx.registry);
+    match providers::resolve_providers(&cx.config) {
+        Err(e) => report.add(Status::Fail, "providers", e.to_string()),
+        Ok(resolved) => {
+            if resolved.is_empty() {
+                report.add(
+                    Status::Fail,
+                    "providers",
+                    "no [[providers]] configured; see `reasonix providers presets`",
+                );
+            }
+            for p in &resolved {
+                match cx.registry.provider(&p.kind) {
+                    Some(kind) => report.add(
+                        Status::Ok,
+                        "providers",
+                        format!("`{}`: kind {} served by {}", p.name, p.kind, kind.source()),
+                    ),
+                    None => report.add(
+                        Status::Fail,
+                        "providers",
+                        format!(
+                            "`{}`: kind `{}` is served by no loaded plugin; kinds served: {}",
+                            p.name,
+                            p.kind,
+                            served.join(", ")
+                        ),
+                    ),
+                }
+                match key_source(p, &cx.paths.home) {
+                    "missing" => report.add(
+                        Status::Fail,
+                        "providers",
+                        format!(
+                            "`{}`: API key {} is not set (environment or {})",
+                            p.name,
+                            p.api_key_env.as_deref().unwrap_or(""),
+                            cx.paths.home.join(".env").display()
+                        ),
+                    ),
+                    source => report.add(
+                        Status::Ok,
+                        "providers",
+                        format!("`{}`: API key: {source}", p.name),
+                    ),
+                }
+            }
+            if !resolved.is_empty() {
+                match providers::resolve_model(None, cx.config.default_model.as_deref(), &resolved)
+                {
+                    Ok((p, model)) => report.add(
+                        Status::Ok,
+                        "providers",
+                        format!("default model: {}/{model}", p.name),
+                    ),
+                    Err(e) => report.add(Status::Fail, "providers", e.to_string()),
+                }
+            }
+        }
+    }
+
+    let shell = cx.config.sandbox.bash.unwrap_or_default();
+    match (
+        shell,
+        reasonix_kernel::host::process::os_sandbox_check(),
+    ) {
+        (_, Ok(())) => report.add(Status::Ok, "sandbox", "bubblewrap works"),
+        (ShellSandbox::Enforce, Err(why)) => report.add(
+            Status::Fail,
+            "sandbox",
+            format!(
+                "{why}; shell commands will be refused. Install it (`apt install bubblewrap`, `dnf install bubblewrap`) or set `[sandbox] bash = \"off\"`"
+            ),
+        ),
+        (ShellSandbox::Off, Err(why)) => report.add(
+            Status::Warn,
+            "sandbox",
+            format!("{why}; shell commands run unconfined (`[sandbox] bash = \"off\"`)"),
+        ),
+    }
+
+    for (what, dir) in [("home", &cx.paths.home), ("cache", &cx.paths.cache)] {
+        match writable(dir) {
+            Ok(()) => report.add(Status::Ok, "paths", format!("{what} {}", dir.display())),
+            Err(e) => report.add(
+                Status::Fail,
+                "paths",
+                format!("{what} {} is not writable: {e}", dir.display()),
+            ),
+        }
+    }
+
+    let failed = report.0.iter().any(|f| f.status == Status::Fail);
+    if as_json {
+        let findings: Vec<serde_json::Value> = report
+            .0
+            .iter()
+            .map(|f| json!({"status": label(f.status), "area": f.area, "message": f.message}))
+            .collect();
+        let text = serde_json::to_string_pretty(&json!({"ok": !failed, "findings": findings}))
+            .map_err(Failure::runtime)?;
+        println!("{text}");
+    } else {
+        for f in &report.0 {
+            println!("{:<4} {:<9} {}", label(f.status), f.area, f.message);
+        }
+    }
+    Ok(if failed { Code::Failure } else { Code::Success })
+}
+
+fn label(status: Status) -> &'static str {
+    match status {
+        Status::Ok => "ok",
+        Status::Warn => "warn",
+        Status::Fail => "FAIL",
+    }
+}
+
+/// Create the directory if needed and prove a file can be written in it.
+fn writable(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".doctor-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"ok")?;
+    std::fs::remove_file(&probe)
+}

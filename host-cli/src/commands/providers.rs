@@ -1,0 +1,248 @@
+//! `reasonix providers …`: the configured providers, the presets, and a one-shot completion
+//! to try a provider end to end.
+
+use crate::context::{self, Context};
+use crate::exit::{Code, Failure, Outcome};
+use reasonix_kernel::cancel::CancelToken;
+use reasonix_kernel::completion::{ChatRequest, ProviderClient, served_kinds};
+use reasonix_kernel::providers::{self, ResolvedProvider, dotenv};
+use reasonix_kernel::types::{Message, Role, StreamEvent, Usage};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+
+/// Where a provider's API key was found. Never the key itself.
+pub fn key_source(provider: &ResolvedProvider, home: &Path) -> &'static str {
+    match &provider.api_key_env {
+        None => "none needed",
+        Some(name) if std::env::var_os(name).is_some_and(|v| !v.is_empty()) => "environment",
+        Some(name) if dotenv::secret(name, home).is_some() => "<home>/.env",
+        Some(_) => "missing",
+    }
+}
+
+pub fn list(as_json: bool) -> Outcome {
+    let cx = context::load()?;
+    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    for warning in cx.config.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    let served = served_kinds(&cx.registry);
+    let default = default_model(&cx, &resolved);
+    let unserved: Vec<&ResolvedProvider> = resolved
+        .iter()
+        .filter(|p| cx.registry.provider(&p.kind).is_none())
+        .collect();
+    if as_json {
+        let value = json!({
+            "providers": resolved.iter().map(|p| provider_json(&cx, p)).collect::<Vec<_>>(),
+            "default_model": match &default {
+                Ok((provider, model)) => json!({"provider": provider, "model": model}),
+                Err(e) => json!({"error": e}),
+            },
+            "kinds_served": served,
+        });
+        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
+        println!("{text}");
+    } else {
+        if resolved.is_empty() {
+            println!(
+                "no providers configured; add a [[providers]] entry to {} (see `reasonix providers presets`)",
+                cx.paths.user_config().display()
+            );
+        }
+        for p in &resolved {
+            print_provider(&cx, p);
+        }
+        match &default {
+            Ok((provider, model)) => println!("default model: {provider}/{model}"),
+            Err(e) if !resolved.is_empty() => println!("default model: none ({e})"),
+            Err(_) => {}
+        }
+        println!("kinds served: {}", served.join(", "));
+    }
+    for p in &unserved {
+        eprintln!(
+            "error: provider `{}` has kind `{}`, which no loaded plugin serves; kinds served: {}",
+            p.name,
+            p.kind,
+            served.join(", ")
+        );
+    }
+    Ok(if unserved.is_empty() {
+        Code::Success
+    } else {
+        Code::Failure
+    })
+}
+
+fn default_model(cx: &Context, resolved: &[ResolvedProvider]) -> Result<(String, String), String> {
+    providers::resolve_model(None, cx.config.default_model.as_deref(), resolved)
+        .map(|(p, model)| (p.name.clone(), model))
+        .map_err(|e| e.to_string())
+}
+
+fn print_provider(cx: &Context, p: &ResolvedProvider) {
+    let served_by = cx
+        .registry
+        .provider(&p.kind)
+        .map(|k| format!("served by {}", k.source()))
+        .unwrap_or_else(|| "NOT SERVED by any loaded plugin".to_string());
+    println!("{}  (kind {}, {served_by})", p.name, p.kind);
+    println!("  base_url:  {}", p.base_url);
+    if let Some(url) = &p.request_url {
+        println!("  request:   {url}");
+    }
+    let models: Vec<String> = p
+        .models
+        .iter()
+        .map(|m| {
+            if *m == p.default_model {
+                format!("{m} (default)")
+            } else {
+                m.clone()
+            }
+        })
+        .collect();
+    println!("  models:    {}", models.join(", "));
+    match &p.api_key_env {
+        Some(env) => println!("  api key:   {env} ({})", key_source(p, &cx.paths.home)),
+        None => println!("  api key:   none"),
+    }
+    println!(
+        "  reasoning: {}{}; stall {} s; retries {}",
+        p.reasoning_protocol,
+        p.effort
+            .as_deref()
+            .map(|e| format!(", effort {e}"))
+            .unwrap_or_default(),
+        p.stall_timeout.as_secs(),
+        p.max_retries
+    );
+}
+
+fn provider_json(cx: &Context, p: &ResolvedProvider) -> serde_json::Value {
+    json!({
+        "name": p.name,
+        "kind": p.kind,
+        "served_by": cx.registry.provider(&p.kind).map(|k| k.source().to_string()),
+        "base_url": p.base_url,
+        "request_url": p.request_url,
+        "models": p.models,
+        "default_model": p.default_model,
+        "api_key_env": p.api_key_env,
+        "api_key": key_source(p, &cx.paths.home),
+        "reasoning_protocol": p.reasoning_protocol,
+        "effort": p.effort,
+        "context_window": p.context_window,
+        "stall_timeout_seconds": p.stall_timeout.as_secs(),
+        "max_retries": p.max_retries,
+    })
+}
+
+pub fn presets(as_json: bool) -> Outcome {
+    let all = providers::presets();
+    if as_json {
+        let value: Vec<serde_json::Value> = all
+            .iter()
+            .map(|p| {
+                json!({
+                    "id": p.id, "kind": p.kind, "base_url": p.base_url, "models": p.models,
+                    "default": p.default, "api_key_env": p.api_key_env,
+                    "reasoning_protocol": p.reasoning_protocol, "description": p.description,
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
+        println!("{text}");
+        return Ok(Code::Success);
+    }
+    for p in all {
+        println!("{:<11} {:<9} {}", p.id, p.kind, p.base_url);
+        println!("            {}", p.description);
+    }
+    println!();
+    println!("Use one with:\n  [[providers]]\n  name = \"mine\"\n  preset = \"<id>\"");
+    Ok(Code::Success)
+}
+
+/// Stream one answer to `prompt`: text to stdout as it arrives, everything else to stderr.
+pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Outcome {
+    let cx = context::load()?;
+    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    let client = ProviderClient::new(
+        &cx.registry,
+        &resolved,
+        model,
+        cx.config.default_model.as_deref(),
+        &cx.paths.home,
+    )
+    .map_err(Failure::usage)?;
+    eprintln!(
+        "{}/{} (kind {}, served by {})",
+        client.provider().name,
+        client.model(),
+        client.provider().kind,
+        client.served_by()
+    );
+    let request = ChatRequest {
+        messages: vec![Message {
+            role: Role::User,
+            content: prompt.to_string(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+        }],
+        tools: vec![],
+        effort: effort.map(str::to_string),
+        max_output_tokens: None,
+    };
+    let cancel = CancelToken::new();
+    let mut completion = client
+        .stream(&request, &cancel, &mut |notice| {
+            eprintln!(
+                "retrying ({}/{}) in {:.1} s: {}",
+                notice.attempt,
+                notice.max_retries,
+                notice.delay.as_secs_f64(),
+                notice.reason
+            );
+        })
+        .map_err(Failure::runtime)?;
+    let mut stdout = std::io::stdout().lock();
+    loop {
+        let batch = completion.next_events().map_err(Failure::runtime)?;
+        if batch.is_empty() {
+            break;
+        }
+        for event in batch {
+            match event {
+                StreamEvent::Text(text) => {
+                    let _ = stdout.write_all(text.as_bytes());
+                    let _ = stdout.flush();
+                }
+                StreamEvent::Reasoning(text) => eprint!("{text}"),
+                StreamEvent::ToolCall(call) => {
+                    eprintln!("\ntool call {} {}({})", call.id, call.name, call.arguments)
+                }
+                StreamEvent::Usage(usage) => eprintln!("\n{}", usage_line(&usage)),
+                StreamEvent::Done(reason) => eprintln!("finish: {reason:?}"),
+                StreamEvent::ReasoningState(_) => {}
+            }
+        }
+    }
+    let _ = writeln!(stdout);
+    Ok(Code::Success)
+}
+
+fn usage_line(usage: &Usage) -> String {
+    format!(
+        "usage: prompt {} (cache hit {}, miss {}), completion {} (reasoning {})",
+        usage.prompt_tokens,
+        usage.cache_hit_tokens,
+        usage.cache_miss_tokens,
+        usage.completion_tokens,
+        usage.reasoning_tokens
+    )
+}

@@ -1,0 +1,451 @@
+//! The permission policy: static `allow` / `ask` / `deny` rules, a fallback, and the posture
+//! the session runs in. Pure: no I/O, no prompting — front ends resolve `Ask` through an
+//! [`Approver`]; headless runs through [`Policy::resolve_headless`], which fails closed.
+
+use super::rule::{FILE_WRITERS, Rule, RuleError, Use};
+use super::shell;
+use serde_json::Value;
+use std::path::Path;
+
+/// What the rules say about one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// Where a decision came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A rule from the named list (`allow`, `ask`, `deny`, or `session` for grants made while
+    /// running).
+    Rule { list: &'static str, rule: String },
+    /// No rule matched: readers are allowed, writers get the `mode`.
+    Fallback,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub decision: Decision,
+    pub source: Source,
+    /// The matching allow rule was an identical command literal (covers dynamic commands).
+    pub exact_literal: bool,
+}
+
+/// How a session treats calls the rules leave at `Ask` (`--permission-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Posture {
+    /// Prompt (interactive) or refuse (headless). `manual` and `ask`.
+    #[default]
+    Ask,
+    /// File writers run without asking; shell still asks. `acceptEdits`.
+    AcceptEdits,
+    /// Writers and shell run unless an explicit `ask` rule matches. `auto`, `--auto`, `-y`.
+    Auto,
+    /// Never prompt: anything not allowed is refused. `dontAsk`.
+    DontAsk,
+    /// Everything runs except what `deny` rules block. `bypassPermissions`, `--yolo`.
+    Yolo,
+}
+
+impl Posture {
+    /// Parse a `--permission-mode` value.
+    pub fn parse(text: &str) -> Result<Posture, String> {
+        match text {
+            "ask" | "manual" | "default" => Ok(Posture::Ask),
+            "acceptEdits" | "accept-edits" => Ok(Posture::AcceptEdits),
+            "auto" => Ok(Posture::Auto),
+            "dontAsk" | "dont-ask" => Ok(Posture::DontAsk),
+            "bypassPermissions" | "bypass-permissions" | "yolo" => Ok(Posture::Yolo),
+            "plan" => Err(
+                "`plan` needs an interactive session; headless runs cannot approve a plan".into(),
+            ),
+            other => Err(format!(
+                "unknown permission mode `{other}`; use ask, acceptEdits, auto, dontAsk or bypassPermissions"
+            )),
+        }
+    }
+}
+
+/// One tool call as the policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    pub tool: &'a str,
+    pub read_only: bool,
+    pub args: &'a Value,
+    pub workspace: &'a Path,
+}
+
+/// The rules of one session.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    /// Fallback for writers (`[permissions] mode`); `Ask` unless configured.
+    pub mode: Option<Decision>,
+    pub allow: Vec<Rule>,
+    pub ask: Vec<Rule>,
+    pub deny: Vec<Rule>,
+    /// Grants made during the session (approvals "for this session").
+    pub session: Vec<Rule>,
+    /// Let grants cover commands that build code at run time (`[permissions]
+    /// allow_dynamic_bash`).
+    pub allow_dynamic_bash: bool,
+}
+
+/// Parse rule texts, naming the list and position of a bad one.
+pub fn parse_rules(list: &str, texts: &[String]) -> Result<Vec<Rule>, RuleError> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            Rule::parse(text).map_err(|e| RuleError {
+                rule: e.rule,
+                reason: format!("{} (permissions.{list}[{i}])", e.reason),
+            })
+        })
+        .collect()
+}
+
+impl Policy {
+    /// deny > ask > allow (and session grants) > fallback.
+    pub fn decide(&self, call: &Call<'_>) -> Verdict {
+        fn find<'r>(rules: &'r [Rule], call: &Call<'_>, purpose: Use) -> Option<&'r Rule> {
+            rules
+                .iter()
+                .find(|r| r.matches(call.tool, call.args, call.workspace, purpose))
+        }
+        let verdict = |decision, list, rule: &Rule| Verdict {
+            decision,
+            source: Source::Rule {
+                list,
+                rule: rule.text().to_string(),
+            },
+            exact_literal: rule.is_exact_command(),
+        };
+        if let Some(rule) = find(&self.deny, call, Use::Deny) {
+            return verdict(Decision::Deny, "deny", rule);
+        }
+        if let Some(rule) = find(&self.ask, call, Use::Grant) {
+            return verdict(Decision::Ask, "ask", rule);
+        }
+        if let Some(rule) = find(&self.allow, call, Use::Grant) {
+            return verdict(Decision::Allow, "allow", rule);
+        }
+        if let Some(rule) = find(&self.session, call, Use::Grant) {
+            return verdict(Decision::Allow, "session", rule);
+        }
+        Verdict {
+            decision: if call.read_only {
+                Decision::Allow
+            } else {
+                self.mode.unwrap_or(Decision::Ask)
+            },
+            source: Source::Fallback,
+            exact_literal: false,
+        }
+    }
+
+    /// What a run that cannot prompt does with a call: `Ok` to run it, `Err` with the message
+    /// for the model (and the user) otherwise.
+    pub fn resolve_headless(&self, call: &Call<'_>, posture: Posture) -> Result<(), String> {
+        let verdict = self.decide(call);
+        if let (Decision::Deny, Source::Rule { rule, .. }) = (verdict.decision, &verdict.source) {
+            return Err(format!(
+                "Blocked: `{}` is denied by the rule `{rule}` in [permissions] deny. Do not retry it; find another way or ask the user.",
+                call.tool
+            ));
+        }
+        let explicit_ask = matches!(&verdict.source, Source::Rule { list: "ask", .. });
+        let runs = match (verdict.decision, posture) {
+            (Decision::Deny, Posture::Yolo) => true,
+            (Decision::Deny, _) => false,
+            (Decision::Allow, _) => true,
+            (Decision::Ask, Posture::Yolo) => true,
+            (Decision::Ask, Posture::Auto) => !explicit_ask,
+            (Decision::Ask, Posture::AcceptEdits) => {
+                !explicit_ask && FILE_WRITERS.contains(&call.tool)
+            }
+            (Decision::Ask, Posture::Ask | Posture::DontAsk) => false,
+        };
+        if !runs {
+            return Err(approval_needed(call, &verdict));
+        }
+        // Commands that build code at run time need a literal grant, YOLO, or opt-in.
+        if let Some(command) = call.args.get("command").and_then(|c| c.as_str())
+            && call.tool == "bash"
+            && posture != Posture::Yolo
+            && !self.allow_dynamic_bash
+            && !verdict.exact_literal
+            && shell::is_dynamic(command)
+        {
+            return Err(format!(
+                "Blocked: `{}` builds and runs code at run time (command substitution, eval, `sh -c` or inline interpreter code), which no prefix grant covers in a headless run. Run the commands directly instead, or the user can allow this exact command with `--allowed-tools 'Bash({})'`, set `[permissions] allow_dynamic_bash = true`, or use `--yolo`.",
+                shell::normalize(command),
+                shell::normalize(command)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Record an approval "for this session".
+    pub fn grant_for_session(&mut self, rule: Rule) {
+        self.session.push(rule);
+    }
+}
+
+fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
+    let why = match &verdict.source {
+        Source::Rule { list, rule } => {
+            format!("the rule `{rule}` in [permissions] {list} requires approval")
+        }
+        Source::Fallback => "writers and shell commands need approval".to_string(),
+    };
+    let suggestion = suggested_scopes(call)
+        .into_iter()
+        .last()
+        .unwrap_or_else(|| call.tool.to_string());
+    format!(
+        "Permission needed: `{}` was not run because {why}, and this headless run cannot ask. \
+         Tell the user what you wanted to do. To allow it they can rerun with `--auto` (or `-y`), \
+         `--permission-mode acceptEdits|auto|bypassPermissions`, `--yolo`, or \
+         `--allowed-tools '{suggestion}'`, or add it to `allow` under [permissions] in reasonix.toml.",
+        call.tool
+    )
+}
+
+/// Rules an approval of this call could be saved as, narrowest first: for a shell command the
+/// command itself, then (when it has no operators) a prefix of its first word(s); for a file
+/// writer the path; otherwise the tool.
+pub fn suggested_scopes(call: &Call<'_>) -> Vec<String> {
+    if call.tool == "bash" {
+        let Some(command) = call.args.get("command").and_then(|c| c.as_str()) else {
+            return vec!["Bash".to_string()];
+        };
+        let command = shell::normalize(command);
+        let mut scopes = vec![format!("Bash({command})")];
+        if !shell::has_operators(&command) {
+            let words: Vec<&str> = command.split(' ').collect();
+            // `cargo test`, `npm run build`: program plus a subcommand when there is one.
+            let take = if words.len() > 2 && !words[1].starts_with('-') {
+                2
+            } else {
+                1
+            };
+            let prefix = words[..take.min(words.len())].join(" ");
+            if prefix != command {
+                scopes.push(format!("Bash({prefix}:*)"));
+            }
+        }
+        return scopes;
+    }
+    if FILE_WRITERS.contains(&call.tool) {
+        if let Some(path) = ["path", "file_path", "source_path"]
+            .iter()
+            .find_map(|k| call.args.get(*k).and_then(|v| v.as_str()))
+        {
+            return vec![format!("Edit({path})")];
+        }
+        return vec!["Edit".to_string()];
+    }
+    vec![call.tool.to_string()]
+}
+
+/// An interactive front end's answer to an `Ask`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    Once,
+    /// Allow calls covered by this rule for the rest of the session.
+    Session(String),
+    /// Allow and save this rule to the config's `allow` list.
+    Persist(String),
+    Deny,
+}
+
+/// Implemented by front ends that can ask the user.
+pub trait Approver: Send + Sync {
+    /// `scopes` are [`suggested_scopes`] for the call.
+    fn approve(&self, call: &Call<'_>, verdict: &Verdict, scopes: &[String]) -> Approval;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    fn policy(allow: &[&str], ask: &[&str], deny: &[&str]) -> Policy {
+        let rules = |list: &[&str]| list.iter().map(|r| Rule::parse(r).unwrap()).collect();
+        Policy {
+            allow: rules(allow),
+            ask: rules(ask),
+            deny: rules(deny),
+            ..Policy::default()
+        }
+    }
+
+    fn decide(p: &Policy, tool: &str, read_only: bool, args: Value) -> Decision {
+        let ws = PathBuf::from("/w");
+        p.decide(&Call {
+            tool,
+            read_only,
+            args: &args,
+            workspace: &ws,
+        })
+        .decision
+    }
+
+    fn headless(p: &Policy, tool: &str, args: Value, posture: Posture) -> Result<(), String> {
+        let ws = PathBuf::from("/w");
+        let read_only = !matches!(tool, "bash") && !FILE_WRITERS.contains(&tool);
+        p.resolve_headless(
+            &Call {
+                tool,
+                read_only,
+                args: &args,
+                workspace: &ws,
+            },
+            posture,
+        )
+    }
+
+    #[test]
+    fn precedence_table() {
+        let cmd = json!({"command": "git push"});
+        // (allow, ask, deny) → decision for `bash git push`
+        type Row<'a> = (&'a [&'a str], &'a [&'a str], &'a [&'a str], Decision);
+        let table: &[Row] = &[
+            (&[], &[], &[], Decision::Ask),
+            (&["Bash"], &[], &[], Decision::Allow),
+            (&["Bash"], &["Bash(git push)"], &[], Decision::Ask),
+            (&["Bash"], &[], &["Bash(git push)"], Decision::Deny),
+            (&["Bash"], &["Bash"], &["Bash(git:*)"], Decision::Deny),
+            (&[], &["Bash(git:*)"], &[], Decision::Ask),
+            (&["Bash(git push)"], &[], &[], Decision::Allow),
+            (&["Bash(git:*)"], &[], &["Bash(git push)"], Decision::Deny),
+        ];
+        for (allow, ask, deny, expected) in table {
+            let p = policy(allow, ask, deny);
+            assert_eq!(
+                decide(&p, "bash", false, cmd.clone()),
+                *expected,
+                "allow {allow:?} ask {ask:?} deny {deny:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn fallback_allows_readers_and_gives_writers_the_mode() {
+        let mut p = Policy::default();
+        assert_eq!(
+            decide(&p, "read_file", true, json!({"path": "a"})),
+            Decision::Allow
+        );
+        assert_eq!(
+            decide(&p, "write_file", false, json!({"path": "a"})),
+            Decision::Ask
+        );
+        p.mode = Some(Decision::Allow);
+        assert_eq!(
+            decide(&p, "write_file", false, json!({"path": "a"})),
+            Decision::Allow
+        );
+        p.mode = Some(Decision::Deny);
+        assert_eq!(
+            decide(&p, "write_file", false, json!({"path": "a"})),
+            Decision::Deny
+        );
+        // A deny rule reaches readers too.
+        let p = policy(&[], &[], &["Read(secrets/**)"]);
+        assert_eq!(
+            decide(&p, "read_file", true, json!({"path": "secrets/k"})),
+            Decision::Deny
+        );
+    }
+
+    #[test]
+    fn headless_fails_closed_for_writers_and_shell_and_says_how_to_allow() {
+        let p = Policy::default();
+        let err = headless(&p, "write_file", json!({"path": "a.txt"}), Posture::Ask).unwrap_err();
+        assert!(err.contains("--auto") && err.contains("--yolo"), "{err}");
+        assert!(err.contains("--allowed-tools 'Edit(a.txt)'"), "{err}");
+        let err = headless(
+            &p,
+            "bash",
+            json!({"command": "cargo test --all"}),
+            Posture::Ask,
+        )
+        .unwrap_err();
+        assert!(err.contains("Bash(cargo test:*)"), "{err}");
+        assert!(headless(&p, "read_file", json!({"path": "a"}), Posture::Ask).is_ok());
+        assert!(headless(&p, "bash", json!({"command": "ls"}), Posture::DontAsk).is_err());
+    }
+
+    #[test]
+    fn postures() {
+        let p = policy(&[], &["Bash(git push:*)"], &["Bash(rm:*)"]);
+        let bash = |c: &str| json!({ "command": c });
+        // auto: fallback runs, explicit ask does not.
+        assert!(headless(&p, "bash", bash("cargo build"), Posture::Auto).is_ok());
+        assert!(headless(&p, "bash", bash("git push origin"), Posture::Auto).is_err());
+        // acceptEdits: writers run, shell does not.
+        assert!(headless(&p, "edit_file", json!({"path": "a"}), Posture::AcceptEdits).is_ok());
+        assert!(headless(&p, "bash", bash("cargo build"), Posture::AcceptEdits).is_err());
+        // yolo: ask rules run, deny still blocks.
+        assert!(headless(&p, "bash", bash("git push origin"), Posture::Yolo).is_ok());
+        let err = headless(&p, "bash", bash("ls && rm -rf /"), Posture::Yolo).unwrap_err();
+        assert!(err.contains("Bash(rm:*)") && err.contains("deny"), "{err}");
+    }
+
+    #[test]
+    fn allowed_tools_prefix_grant_does_not_stretch_over_operators() {
+        let p = policy(&["Bash(go test:*)"], &[], &[]);
+        let bash = |c: &str| json!({ "command": c });
+        assert!(headless(&p, "bash", bash("go test ./..."), Posture::Ask).is_ok());
+        assert!(headless(&p, "bash", bash("go test ./... && rm -rf x"), Posture::Ask).is_err());
+    }
+
+    #[test]
+    fn dynamic_commands_need_a_literal_grant_yolo_or_opt_in() {
+        let bash = |c: &str| json!({ "command": c });
+        let p = policy(&["Bash"], &[], &[]);
+        assert!(headless(&p, "bash", bash("sh -c 'make'"), Posture::Auto).is_err());
+        assert!(headless(&p, "bash", bash("sh -c 'make'"), Posture::Yolo).is_ok());
+        let literal = policy(&["Bash(sh -c 'make')"], &[], &[]);
+        assert!(headless(&literal, "bash", bash("sh -c 'make'"), Posture::Ask).is_ok());
+        let mut opted = policy(&["Bash"], &[], &[]);
+        opted.allow_dynamic_bash = true;
+        assert!(headless(&opted, "bash", bash("echo $(date)"), Posture::Ask).is_ok());
+    }
+
+    #[test]
+    fn session_grants_allow_but_never_beat_deny_or_ask() {
+        let mut p = policy(&[], &["Bash(git push:*)"], &["Bash(rm:*)"]);
+        p.grant_for_session(Rule::parse("Bash").unwrap());
+        assert_eq!(
+            decide(&p, "bash", false, json!({"command": "make"})),
+            Decision::Allow
+        );
+        assert_eq!(
+            decide(&p, "bash", false, json!({"command": "git push"})),
+            Decision::Ask
+        );
+        assert_eq!(
+            decide(&p, "bash", false, json!({"command": "rm x"})),
+            Decision::Deny
+        );
+    }
+
+    #[test]
+    fn parse_rules_names_the_list_and_index() {
+        let err = parse_rules("allow", &["Bash".into(), "Bash(".into()]).unwrap_err();
+        assert!(err.to_string().contains("permissions.allow[1]"), "{err}");
+    }
+
+    #[test]
+    fn posture_names() {
+        assert_eq!(Posture::parse("bypassPermissions"), Ok(Posture::Yolo));
+        assert_eq!(Posture::parse("manual"), Ok(Posture::Ask));
+        assert!(Posture::parse("plan").unwrap_err().contains("interactive"));
+        assert!(Posture::parse("nope").unwrap_err().contains("acceptEdits"));
+    }
+}

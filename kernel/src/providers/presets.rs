@@ -1,0 +1,138 @@
+//! Built-in provider presets, kept as data in `presets.toml` (embedded in the binary). An entry
+//! `[[providers]] preset = "kimi"` takes every key it leaves unset from the preset; the name
+//! defaults to the preset id.
+
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+const PRESETS_TOML: &str = include_str!("presets.toml");
+
+/// One preset.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    pub id: String,
+    pub kind: String,
+    pub base_url: String,
+    pub models: Vec<String>,
+    pub default: String,
+    /// `None` for local servers that need no key.
+    pub api_key_env: Option<String>,
+    /// `None` = detected from the base URL.
+    pub reasoning_protocol: Option<String>,
+    pub context_window: Option<u64>,
+    pub description: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetFile {
+    preset: Vec<Preset>,
+}
+
+fn parse(text: &str) -> Result<Vec<Preset>, toml::de::Error> {
+    toml::from_str::<PresetFile>(text).map(|file| file.preset)
+}
+
+/// Every built-in preset, in file order. The file is our own data and a unit test parses it,
+/// so a parse failure cannot ship; should it happen anyway, there are simply no presets.
+pub fn presets() -> &'static [Preset] {
+    static PRESETS: OnceLock<Vec<Preset>> = OnceLock::new();
+    PRESETS.get_or_init(|| parse(PRESETS_TOML).unwrap_or_default())
+}
+
+/// The preset with this id (case-insensitive).
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    let id = id.trim();
+    presets().iter().find(|p| p.id.eq_ignore_ascii_case(id))
+}
+
+/// The ids of every preset, for error messages.
+pub fn preset_ids() -> Vec<&'static str> {
+    presets().iter().map(|p| p.id.as_str()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::resolve::{KNOWN_PROTOCOLS, detect_protocol};
+
+    #[test]
+    fn embedded_presets_parse_and_are_consistent() {
+        let parsed = parse(PRESETS_TOML).unwrap();
+        assert_eq!(presets(), parsed.as_slice());
+        let ids: Vec<_> = parsed.iter().map(|p| p.id.as_str()).collect();
+        for wanted in [
+            "deepseek",
+            "openai",
+            "anthropic",
+            "kimi",
+            "qwen",
+            "glm",
+            "minimax",
+            "openrouter",
+            "ollama",
+            "llamacpp",
+        ] {
+            assert!(ids.contains(&wanted), "missing preset {wanted}");
+        }
+        let mut unique = ids.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "duplicate preset ids");
+        for p in &parsed {
+            assert!(!p.models.is_empty(), "{}: no models", p.id);
+            assert!(
+                p.models.contains(&p.default),
+                "{}: default not in models",
+                p.id
+            );
+            assert!(
+                p.base_url.starts_with("https://") || p.base_url.starts_with("http://localhost"),
+                "{}: {}",
+                p.id,
+                p.base_url
+            );
+            assert!(!p.base_url.ends_with('/'), "{}: trailing slash", p.id);
+            if let Some(proto) = &p.reasoning_protocol {
+                assert!(
+                    KNOWN_PROTOCOLS.contains(&proto.as_str()),
+                    "{}: {proto}",
+                    p.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn preset_keys_and_protocols() {
+        let deepseek = preset("DeepSeek").unwrap();
+        assert_eq!(deepseek.base_url, "https://api.deepseek.com");
+        assert_eq!(deepseek.api_key_env.as_deref(), Some("DEEPSEEK_API_KEY"));
+        assert_eq!(preset("anthropic").unwrap().kind, "anthropic");
+        assert_eq!(preset("ollama").unwrap().api_key_env, None);
+        assert_eq!(
+            preset("llamacpp").unwrap().base_url,
+            "http://localhost:8080/v1"
+        );
+        assert!(preset("nope").is_none());
+        // Presets that leave the protocol to detection detect what they should.
+        let kimi = preset("kimi").unwrap();
+        assert_eq!(kimi.reasoning_protocol, None);
+        assert_eq!(
+            detect_protocol(&kimi.kind, &kimi.base_url, "kimi-k3"),
+            "kimi-k3"
+        );
+        let qwen = preset("qwen").unwrap();
+        assert_eq!(
+            detect_protocol(&qwen.kind, &qwen.base_url, "qwen3.7-plus"),
+            "generic"
+        );
+    }
+
+    #[test]
+    fn bad_preset_text_is_an_error() {
+        assert!(parse("[[preset]]\nid = \"x\"\n").is_err());
+        assert!(parse("[[preset]]\nid=\"x\"\nkind=\"o\"\nbase_url=\"u\"\nmodels=[]\ndefault=\"d\"\ndescription=\"\"\nbogus=1\n").is_err());
+    }
+}

@@ -1,0 +1,866 @@
+//! From `[[providers]]` entries to [`ResolvedProvider`]s: presets applied, `${VAR}` expanded,
+//! everything validated, the reasoning protocol detected. Also model references
+//! (`--model`, `default_model`).
+
+use super::presets::{self, Preset};
+use super::settings::{ModelOverride, Price, ProviderSettings};
+use crate::config::{Config, expand_vars};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Reasoning protocols a resolved provider can have (`auto` is resolved away).
+pub const KNOWN_PROTOCOLS: &[&str] = &[
+    "deepseek",
+    "openai",
+    "glm",
+    "kimi-k3",
+    "minimax",
+    "anthropic",
+    "ollama",
+    "generic",
+    "none",
+];
+/// Values of `thinking`.
+pub const THINKING_VALUES: &[&str] = &["enabled", "disabled", "adaptive"];
+/// Every effort word some backend understands (`effort`, `default_effort`, `--effort`).
+pub const EFFORT_WORDS: &[&str] = &[
+    "auto", "none", "off", "disabled", "enabled", "adaptive", "minimal", "low", "medium", "high",
+    "xhigh", "max",
+];
+/// Default number of retries of the open phase.
+pub const DEFAULT_MAX_RETRIES: u32 = 10;
+
+/// A `[[providers]]` entry that cannot be used. Each names the provider and the key.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProviderConfigError {
+    #[error(
+        "[[providers]] entry #{index} has no `name`: add `name = \"…\"` (or `preset = \"…\"`, whose id then becomes the name)"
+    )]
+    MissingName { index: usize },
+    #[error(
+        "provider `{name}` is defined more than once in the same file: rename one of the entries or remove it"
+    )]
+    Duplicate { name: String },
+    #[error("provider `{provider}`: `{key}` {message}")]
+    Invalid {
+        provider: String,
+        key: String,
+        message: String,
+    },
+}
+
+fn invalid(provider: &str, key: &str, message: impl Into<String>) -> ProviderConfigError {
+    ProviderConfigError::Invalid {
+        provider: provider.to_string(),
+        key: key.to_string(),
+        message: message.into(),
+    }
+}
+
+/// A model reference (`--model`, `default_model`) that does not name a configured model.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ModelRefError {
+    #[error(
+        "no providers are configured: add a [[providers]] entry (for example `preset = \"deepseek\"`) to <home>/config.toml or ./reasonix.toml"
+    )]
+    NoProviders,
+    #[error(
+        "provider `{provider}` has no model `{model}`; its models: {available}. Pick one of those or add it to the provider's `models`"
+    )]
+    UnknownModel {
+        provider: String,
+        model: String,
+        available: String,
+    },
+    #[error("model `{model}` is served by several providers; choose one: {candidates}")]
+    Ambiguous { model: String, candidates: String },
+    #[error(
+        "`{reference}` is neither a provider name, `provider/model`, nor a configured model; configured: {configured}"
+    )]
+    Unknown {
+        reference: String,
+        configured: String,
+    },
+}
+
+/// A provider ready to use: every default applied, every value checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolvedProvider {
+    pub name: String,
+    /// The preset the entry started from, if any.
+    pub preset: Option<String>,
+    pub kind: String,
+    /// Without a trailing `/`.
+    pub base_url: String,
+    /// Full request URL (`request_url`, or the legacy `chat_url`).
+    pub request_url: Option<String>,
+    pub models_url: Option<String>,
+    /// Never empty; contains `default_model`.
+    pub models: Vec<String>,
+    pub default_model: String,
+    pub api_key_env: Option<String>,
+    /// Lowercase: `bearer`, `x-api-key` or another header name.
+    pub auth_header: Option<String>,
+    /// Resolved, never `auto`: one of [`KNOWN_PROTOCOLS`].
+    pub reasoning_protocol: String,
+    /// True when `reasoning_protocol` was detected from the base URL (not configured), so it is
+    /// detected again per model (Moonshot: only `kimi-k3*` models speak `kimi-k3`).
+    pub reasoning_protocol_detected: bool,
+    pub thinking: Option<String>,
+    pub effort: Option<String>,
+    pub default_effort: Option<String>,
+    /// Lowercase, without `auto`, deduplicated. Empty = the built-in table applies.
+    pub supported_efforts: Vec<String>,
+    pub temperature: Option<f64>,
+    /// Extra headers, `${VAR}` expanded. Serialized as names only: a value may hold a secret.
+    #[serde(serialize_with = "header_names")]
+    pub headers: BTreeMap<String, String>,
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
+    pub strip_chain_of_thought: bool,
+    pub context_window: Option<u64>,
+    pub max_output_tokens: Option<u32>,
+    pub model_overrides: BTreeMap<String, ModelOverride>,
+    pub prices: BTreeMap<String, Price>,
+    pub price: Option<Price>,
+    pub billing_currency: Option<String>,
+    pub billing_mode: Option<String>,
+    pub balance_url: Option<String>,
+    pub web_search: bool,
+    pub vision: Option<bool>,
+    pub vision_detail: Option<String>,
+    pub mode: Option<String>,
+    pub stateful: Option<bool>,
+    /// Seconds without stream data before the request is abandoned.
+    #[serde(serialize_with = "seconds")]
+    pub stall_timeout: Duration,
+    pub max_retries: u32,
+}
+
+fn header_names<S: serde::Serializer>(
+    headers: &BTreeMap<String, String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(headers.keys())
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_secs())
+}
+
+impl ResolvedProvider {
+    /// Whether `model` is one of this provider's models.
+    pub fn has_model(&self, model: &str) -> bool {
+        self.models.iter().any(|m| m == model)
+    }
+
+    /// `model_overrides.<model>`, if any.
+    pub fn override_for(&self, model: &str) -> Option<&ModelOverride> {
+        self.model_overrides.get(model)
+    }
+
+    /// The reasoning protocol for one model: its override, else (when detected) detection with
+    /// this model, else the provider's.
+    pub fn protocol_for(&self, model: &str) -> String {
+        if let Some(p) = self
+            .override_for(model)
+            .and_then(|o| o.reasoning_protocol.as_deref())
+            .filter(|p| *p != "auto")
+        {
+            return p.to_string();
+        }
+        if self.reasoning_protocol_detected {
+            return detect_protocol(&self.kind, &self.base_url, model).to_string();
+        }
+        self.reasoning_protocol.clone()
+    }
+
+    /// Declared effort levels for one model (override, else provider); empty = built-in table.
+    pub fn supported_efforts_for(&self, model: &str) -> Vec<String> {
+        match self
+            .override_for(model)
+            .and_then(|o| o.supported_efforts.as_ref())
+        {
+            Some(list) => normalize_levels(list),
+            None => self.supported_efforts.clone(),
+        }
+    }
+
+    /// Configured effort for one model (override, else provider).
+    pub fn effort_for(&self, model: &str) -> Option<String> {
+        self.override_for(model)
+            .and_then(|o| o.effort.clone())
+            .or_else(|| self.effort.clone())
+    }
+
+    /// Configured default effort for one model (override, else provider).
+    pub fn default_effort_for(&self, model: &str) -> Option<String> {
+        self.override_for(model)
+            .and_then(|o| o.default_effort.clone())
+            .or_else(|| self.default_effort.clone())
+    }
+
+    /// The price for `model`: `prices.<model>`, else the provider-wide `price`.
+    pub fn price_for(&self, model: &str) -> Option<&Price> {
+        self.prices.get(model).or(self.price.as_ref())
+    }
+
+    /// `model_overrides.<model>.context_window`, else the provider-wide value.
+    pub fn context_window_for(&self, model: &str) -> Option<u64> {
+        self.override_for(model)
+            .and_then(|o| o.context_window)
+            .or(self.context_window)
+    }
+
+    /// `model_overrides.<model>.max_output_tokens`, else the provider-wide value.
+    pub fn max_output_tokens_for(&self, model: &str) -> Option<u32> {
+        self.override_for(model)
+            .and_then(|o| o.max_output_tokens)
+            .or(self.max_output_tokens)
+    }
+
+    /// The `scheme://host:port` origins requests may go to (base URL, then request URL),
+    /// deduplicated. The host adds the credential only for these.
+    pub fn origins(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for url in std::iter::once(&self.base_url).chain(self.request_url.as_ref()) {
+            if let Ok(origin) = parse_http_url(url) {
+                let origin = origin.to_string();
+                if !out.contains(&origin) {
+                    out.push(origin);
+                }
+            }
+        }
+        out
+    }
+
+    /// The header (lowercase name, value prefix) the host fills with the API key: the kind's
+    /// own, unless `auth_header` overrides it (`bearer` → `authorization: Bearer …`,
+    /// `x-api-key` → `x-api-key: …`, any other name → that header, no prefix).
+    pub fn credential_header(&self, kind_header: &str, kind_prefix: &str) -> (String, String) {
+        match self.auth_header.as_deref() {
+            None => (kind_header.to_ascii_lowercase(), kind_prefix.to_string()),
+            Some("bearer") | Some("authorization") => {
+                ("authorization".to_string(), "Bearer ".to_string())
+            }
+            Some(name) => (name.to_string(), String::new()),
+        }
+    }
+}
+
+/// A parsed `http(s)` URL origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlOrigin {
+    pub scheme: String,
+    /// Lowercase; IPv6 in brackets.
+    pub host: String,
+    pub port: u16,
+}
+
+impl std::fmt::Display for UrlOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}://{}:{}", self.scheme, self.host, self.port)
+    }
+}
+
+/// Parse an absolute `http://` or `https://` URL with a host. The error completes a sentence
+/// starting with the key name.
+pub fn parse_http_url(text: &str) -> Result<UrlOrigin, String> {
+    let uri: http::Uri = text
+        .parse()
+        .map_err(|e| format!("= \"{text}\" is not a valid URL ({e})"))?;
+    let scheme = match uri.scheme_str().map(str::to_ascii_lowercase) {
+        Some(s) if s == "http" || s == "https" => s,
+        _ => {
+            return Err(format!(
+                "= \"{text}\" must be an absolute URL starting with https:// or http://"
+            ));
+        }
+    };
+    let authority = uri
+        .authority()
+        .ok_or_else(|| format!("= \"{text}\" has no host"))?;
+    if authority.as_str().contains('@') {
+        return Err(format!(
+            "= \"{text}\" must not contain credentials; put the key in the variable named by `api_key_env`"
+        ));
+    }
+    let host = authority.host().to_ascii_lowercase();
+    if host.is_empty() {
+        return Err(format!("= \"{text}\" has no host"));
+    }
+    let port = authority
+        .port_u16()
+        .unwrap_or(if scheme == "https" { 443 } else { 80 });
+    Ok(UrlOrigin { scheme, host, port })
+}
+
+/// The reasoning protocol of an endpoint, from its host (and the model, for Moonshot).
+pub fn detect_protocol(kind: &str, base_url: &str, model: &str) -> &'static str {
+    let Ok(origin) = parse_http_url(base_url) else {
+        return "generic";
+    };
+    let host = origin.host.as_str();
+    let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
+    let labels = || host.split('.');
+    if under("deepseek.com") {
+        "deepseek"
+    } else if under("anthropic.com") {
+        "anthropic"
+    } else if host == "api.openai.com" {
+        "openai"
+    } else if labels().any(|l| l == "moonshot") || under("kimi.com") {
+        // `kimi-k3` is an OpenAI-compatible chat shape; Kimi's Anthropic-compatible endpoint is
+        // a plain Anthropic gateway.
+        if kind != "anthropic" && model.to_ascii_lowercase().starts_with("kimi-k3") {
+            "kimi-k3"
+        } else {
+            "generic"
+        }
+    } else if under("bigmodel.cn") || host.contains("zhipu") || under("z.ai") {
+        "glm"
+    } else if host.contains("minimax") {
+        "minimax"
+    } else if under("ollama.com") || origin.port == 11434 {
+        "ollama"
+    } else {
+        "generic"
+    }
+}
+
+/// Resolve every `[[providers]]` entry, expanding `${VAR}` from the process environment.
+pub fn resolve_providers(config: &Config) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
+    resolve_providers_with(config, |name| std::env::var(name).ok())
+}
+
+/// [`resolve_providers`] with the variables of `${VAR}` expansion from `lookup`.
+pub fn resolve_providers_with(
+    config: &Config,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
+    let mut out: Vec<ResolvedProvider> = Vec::with_capacity(config.providers.len());
+    for (index, settings) in config.providers.iter().enumerate() {
+        let resolved = resolve_one(index + 1, settings, &lookup)?;
+        if out.iter().any(|p| p.name == resolved.name) {
+            return Err(ProviderConfigError::Duplicate {
+                name: resolved.name,
+            });
+        }
+        out.push(resolved);
+    }
+    Ok(out)
+}
+
+fn non_empty(value: Option<&String>) -> Option<String> {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn lower(value: Option<&String>) -> Option<String> {
+    non_empty(value).map(|v| v.to_ascii_lowercase())
+}
+
+pub(crate) fn normalize_levels(list: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for level in list {
+        let level = level.trim().to_ascii_lowercase();
+        if level.is_empty() || level == "auto" || out.contains(&level) {
+            continue;
+        }
+        out.push(level);
+    }
+    out
+}
+
+fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+}
+
+fn check_effort(
+    provider: &str,
+    key: &str,
+    value: Option<&String>,
+    supported: &[String],
+) -> Result<Option<String>, ProviderConfigError> {
+    let Some(level) = lower(value) else {
+        return Ok(None);
+    };
+    if EFFORT_WORDS.contains(&level.as_str()) || supported.contains(&level) {
+        return Ok(Some(level));
+    }
+    Err(invalid(
+        provider,
+        key,
+        format!(
+            "= \"{level}\" is not an effort level; use one of: {}{}",
+            EFFORT_WORDS.join(", "),
+            if supported.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (or a level declared in supported_efforts: {})",
+                    supported.join(", ")
+                )
+            }
+        ),
+    ))
+}
+
+fn check_protocol(
+    provider: &str,
+    key: &str,
+    value: Option<&String>,
+) -> Result<Option<String>, ProviderConfigError> {
+    let Some(proto) = lower(value) else {
+        return Ok(None);
+    };
+    if proto == "auto" || KNOWN_PROTOCOLS.contains(&proto.as_str()) {
+        return Ok(Some(proto));
+    }
+    Err(invalid(
+        provider,
+        key,
+        format!(
+            "= \"{proto}\" is not a reasoning protocol; use auto (detect from base_url) or one of: {}",
+            KNOWN_PROTOCOLS.join(", ")
+        ),
+    ))
+}
+
+fn expand(
+    provider: &str,
+    key: &str,
+    text: &str,
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<String, ProviderConfigError> {
+    expand_vars(text, lookup).map_err(|e| {
+        invalid(
+            provider,
+            key,
+            format!(
+                "cannot be expanded: {e}; set the variable or give a default with ${{VAR:-default}}"
+            ),
+        )
+    })
+}
+
+fn resolve_one(
+    index: usize,
+    s: &ProviderSettings,
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<ResolvedProvider, ProviderConfigError> {
+    let name = s.effective_name().to_string();
+    if name.is_empty() {
+        return Err(ProviderConfigError::MissingName { index });
+    }
+    if name.contains('/') || name.chars().any(char::is_whitespace) {
+        return Err(invalid(
+            &name,
+            "name",
+            "must not contain `/` or spaces (model references are written `provider/model`)",
+        ));
+    }
+    let n = name.as_str();
+    let preset: Option<&Preset> = match non_empty(s.preset.as_ref()) {
+        None => None,
+        Some(id) => Some(presets::preset(&id).ok_or_else(|| {
+            invalid(
+                n,
+                "preset",
+                format!(
+                    "= \"{id}\" is not a built-in preset; use one of: {}",
+                    presets::preset_ids().join(", ")
+                ),
+            )
+        })?),
+    };
+
+    let kind = lower(s.kind.as_ref())
+        .or_else(|| preset.map(|p| p.kind.clone()))
+        .ok_or_else(|| {
+            invalid(
+                n,
+                "kind",
+                "is missing: set kind = \"openai\" (OpenAI-compatible chat completions), \"anthropic\" or \"responses\", or start from a preset (preset = \"deepseek\")",
+            )
+        })?;
+
+    let base_raw = non_empty(s.base_url.as_ref())
+        .or_else(|| preset.map(|p| p.base_url.clone()))
+        .ok_or_else(|| {
+            invalid(
+                n,
+                "base_url",
+                "is missing: set base_url = \"https://…\" (the endpoint's API root), or start from a preset",
+            )
+        })?;
+    let mut base_url = expand(n, "base_url", &base_raw, lookup)?;
+    while base_url.ends_with('/') {
+        base_url.pop();
+    }
+    parse_http_url(&base_url).map_err(|e| invalid(n, "base_url", e))?;
+
+    let (request_key, request_raw) = match (
+        non_empty(s.request_url.as_ref()),
+        non_empty(s.chat_url.as_ref()),
+    ) {
+        (Some(url), _) => ("request_url", Some(url)),
+        (None, Some(url)) => ("chat_url", Some(url)),
+        (None, None) => ("request_url", None),
+    };
+    let request_url = match request_raw {
+        None => None,
+        Some(raw) => {
+            let url = expand(n, request_key, &raw, lookup)?;
+            parse_http_url(&url).map_err(|e| invalid(n, request_key, e))?;
+            Some(url)
+        }
+    };
+    let models_url = match non_empty(s.models_url.as_ref()) {
+        None => None,
+        Some(raw) => {
+            let url = expand(n, "models_url", &raw, lookup)?;
+            parse_http_url(&url).map_err(|e| invalid(n, "models_url", e))?;
+            Some(url)
+        }
+    };
+
+    // Models: `models`, plus `model` if it is not listed; else the preset's.
+    let single = non_empty(s.model.as_ref());
+    let mut models: Vec<String> = Vec::new();
+    let from_entry = s.models.is_some() || single.is_some();
+    if let Some(list) = &s.models {
+        for m in list {
+            let m = m.trim();
+            if m.is_empty() {
+                return Err(invalid(
+                    n,
+                    "models",
+                    "contains an empty model name: remove it",
+                ));
+            }
+            if !models.iter().any(|x| x == m) {
+                models.push(m.to_string());
+            }
+        }
+    }
+    if let Some(m) = &single
+        && !models.contains(m)
+    {
+        models.push(m.clone());
+    }
+    if !from_entry && let Some(p) = preset {
+        models = p.models.clone();
+    }
+    if models.is_empty() {
+        return Err(invalid(
+            n,
+            "models",
+            "is empty: set model = \"<model id>\" or models = [\"…\", \"…\"]",
+        ));
+    }
+    let default_model = non_empty(s.default.as_ref())
+        .or_else(|| single.clone())
+        .or_else(|| {
+            preset
+                .map(|p| p.default.clone())
+                .filter(|d| models.contains(d))
+        })
+        .unwrap_or_else(|| models[0].clone());
+    if !models.contains(&default_model) {
+        return Err(invalid(
+            n,
+            "default",
+            format!(
+                "= \"{default_model}\" is not one of models ({}): add it to models or pick one of them",
+                models.join(", ")
+            ),
+        ));
+    }
+
+    let api_key_env = match non_empty(s.api_key_env.as_ref()) {
+        Some(var) => Some(var),
+        None if s.api_key_env.is_some() => None, // explicitly "" = no key, even with a preset
+        None => preset.and_then(|p| p.api_key_env.clone()),
+    };
+    if let Some(var) = &api_key_env
+        && !is_var_name(var)
+    {
+        return Err(invalid(
+            n,
+            "api_key_env",
+            "must be the NAME of an environment variable (like DEEPSEEK_API_KEY), not the key itself; put the key in the environment or in <home>/.env",
+        ));
+    }
+
+    let auth_header = lower(s.auth_header.as_ref());
+    if let Some(h) = &auth_header
+        && !is_header_name(h)
+    {
+        return Err(invalid(
+            n,
+            "auth_header",
+            format!(
+                "= \"{h}\" is not a header name; use \"bearer\", \"x-api-key\" or a header name"
+            ),
+        ));
+    }
+
+    let configured_protocol =
+        check_protocol(n, "reasoning_protocol", s.reasoning_protocol.as_ref())?
+            .or_else(|| preset.and_then(|p| p.reasoning_protocol.clone()))
+            .filter(|p| p != "auto");
+    let (reasoning_protocol, reasoning_protocol_detected) = match configured_protocol {
+        Some(p) => (p, false),
+        None => (
+            detect_protocol(&kind, &base_url, &default_model).to_string(),
+            true,
+        ),
+    };
+
+    let thinking = lower(s.thinking.as_ref());
+    if let Some(t) = &thinking
+        && !THINKING_VALUES.contains(&t.as_str())
+    {
+        return Err(invalid(
+            n,
+            "thinking",
+            format!(
+                "= \"{t}\" is not valid; use one of: {}",
+                THINKING_VALUES.join(", ")
+            ),
+        ));
+    }
+
+    let supported_efforts = s
+        .supported_efforts
+        .as_deref()
+        .map(normalize_levels)
+        .unwrap_or_default();
+    let effort = check_effort(n, "effort", s.effort.as_ref(), &supported_efforts)?;
+    let default_effort = check_effort(
+        n,
+        "default_effort",
+        s.default_effort.as_ref(),
+        &supported_efforts,
+    )?;
+    if let Some(d) = &default_effort
+        && !supported_efforts.is_empty()
+        && d != "auto"
+        && !supported_efforts.contains(d)
+    {
+        return Err(invalid(
+            n,
+            "default_effort",
+            format!(
+                "= \"{d}\" is not one of supported_efforts ({})",
+                supported_efforts.join(", ")
+            ),
+        ));
+    }
+
+    let mut model_overrides = BTreeMap::new();
+    for (model, o) in &s.model_overrides {
+        let key = |k: &str| format!("model_overrides.\"{model}\".{k}");
+        let mut o = o.clone();
+        o.reasoning_protocol =
+            check_protocol(n, &key("reasoning_protocol"), o.reasoning_protocol.as_ref())?;
+        let declared = o
+            .supported_efforts
+            .as_deref()
+            .map(normalize_levels)
+            .unwrap_or_else(|| supported_efforts.clone());
+        o.effort = check_effort(n, &key("effort"), o.effort.as_ref(), &declared)?;
+        o.default_effort = check_effort(
+            n,
+            &key("default_effort"),
+            o.default_effort.as_ref(),
+            &declared,
+        )?;
+        model_overrides.insert(model.trim().to_string(), o);
+    }
+
+    let mut headers = BTreeMap::new();
+    for (header, value) in &s.headers {
+        let key = format!("headers.{header}");
+        if !is_header_name(header) {
+            return Err(invalid(n, &key, "is not a valid header name"));
+        }
+        let value = expand(n, &key, value, lookup)?;
+        if value.chars().any(|c| c.is_control() && c != '\t') {
+            return Err(invalid(
+                n,
+                &key,
+                "contains a control character (a line break?); header values are one line",
+            ));
+        }
+        headers.insert(header.clone(), value);
+    }
+
+    let extra_body = s
+        .extra_body
+        .iter()
+        .map(|(k, v)| (k.clone(), toml_to_json(v)))
+        .collect();
+
+    if let Some(t) = s.temperature
+        && !(t.is_finite() && t >= 0.0)
+    {
+        return Err(invalid(
+            n,
+            "temperature",
+            format!("= {t} must be a number ≥ 0"),
+        ));
+    }
+    if s.stall_timeout_seconds == Some(0) {
+        return Err(invalid(
+            n,
+            "stall_timeout_seconds",
+            "= 0 would abandon every request; use at least 1 (default 300 for openai, 120 otherwise)",
+        ));
+    }
+    let stall_timeout =
+        Duration::from_secs(s.stall_timeout_seconds.unwrap_or(if kind == "openai" {
+            300
+        } else {
+            120
+        }));
+
+    Ok(ResolvedProvider {
+        name: name.clone(),
+        preset: preset.map(|p| p.id.clone()),
+        kind,
+        base_url,
+        request_url,
+        models_url,
+        models,
+        default_model,
+        api_key_env,
+        auth_header,
+        reasoning_protocol,
+        reasoning_protocol_detected,
+        thinking,
+        effort,
+        default_effort,
+        supported_efforts,
+        temperature: s.temperature,
+        headers,
+        extra_body,
+        strip_chain_of_thought: s.strip_chain_of_thought.unwrap_or(false),
+        context_window: s
+            .context_window
+            .or_else(|| preset.and_then(|p| p.context_window)),
+        max_output_tokens: s.max_output_tokens,
+        model_overrides,
+        prices: s.prices.clone(),
+        price: s.price.clone(),
+        billing_currency: non_empty(s.billing_currency.as_ref()),
+        billing_mode: non_empty(s.billing_mode.as_ref()),
+        balance_url: non_empty(s.balance_url.as_ref()),
+        web_search: s.web_search.unwrap_or(false),
+        vision: s.vision,
+        vision_detail: non_empty(s.vision_detail.as_ref()),
+        mode: non_empty(s.mode.as_ref()),
+        stateful: s.stateful,
+        stall_timeout,
+        max_retries: s.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+    })
+}
+
+/// TOML to JSON; datetimes become strings, non-finite floats `null`.
+pub(crate) fn toml_to_json(value: &toml::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match value {
+        toml::Value::String(s) => J::String(s.clone()),
+        toml::Value::Integer(i) => J::from(*i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        toml::Value::Boolean(b) => J::Bool(*b),
+        toml::Value::Datetime(d) => J::String(d.to_string()),
+        toml::Value::Array(items) => J::Array(items.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => J::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+fn configured_summary(providers: &[ResolvedProvider]) -> String {
+    providers
+        .iter()
+        .map(|p| format!("{} ({})", p.name, p.models.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Resolve a model reference: `reference` (e.g. `--model`), else `default_model`, else the first
+/// provider's default model. A reference is a provider name (→ its default model),
+/// `provider/model` (split at the first `/` only when the part before it is a provider name, so
+/// `openrouter/anthropic/claude-…` works), or a bare model name that exactly one provider lists.
+pub fn resolve_model<'a>(
+    reference: Option<&str>,
+    default_model: Option<&str>,
+    providers: &'a [ResolvedProvider],
+) -> Result<(&'a ResolvedProvider, String), ModelRefError> {
+    let Some(first) = providers.first() else {
+        return Err(ModelRefError::NoProviders);
+    };
+    let reference = reference
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .or_else(|| default_model.map(str::trim).filter(|r| !r.is_empty()));
+    let Some(reference) = reference else {
+        return Ok((first, first.default_model.clone()));
+    };
+    let by_name = |name: &str| providers.iter().find(|p| p.name == name);
+    if let Some(p) = by_name(reference) {
+        return Ok((p, p.default_model.clone()));
+    }
+    let bare: Vec<&ResolvedProvider> = providers
+        .iter()
+        .filter(|p| p.has_model(reference))
+        .collect();
+    if let Some((prefix, model)) = reference.split_once('/')
+        && let Some(p) = by_name(prefix)
+    {
+        if model.is_empty() {
+            return Ok((p, p.default_model.clone()));
+        }
+        if p.has_model(model) {
+            return Ok((p, model.to_string()));
+        }
+        if bare.is_empty() {
+            return Err(ModelRefError::UnknownModel {
+                provider: p.name.clone(),
+                model: model.to_string(),
+                available: p.models.join(", "),
+            });
+        }
+    }
+    match bare.as_slice() {
+        [p] => Ok((p, reference.to_string())),
+        [] => Err(ModelRefError::Unknown {
+            reference: reference.to_string(),
+            configured: configured_summary(providers),
+        }),
+        many => Err(ModelRefError::Ambiguous {
+            model: reference.to_string(),
+            candidates: many
+                .iter()
+                .map(|p| format!("{}/{reference}", p.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+    }
+}

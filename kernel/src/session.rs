@@ -1,0 +1,603 @@
+//! Sessions: one append-only JSONL transcript per conversation, under
+//! `<state>/projects/<workspace key>/sessions/<id>.jsonl`.
+//!
+//! Every line is one complete [`Record`], written with a single `write` call as soon as it
+//! exists, so a killed process loses at most the line being written — and a torn last line is
+//! ignored on load and cut off before the next append. A lock file (`<id>.lock`, holding the
+//! writer's pid) keeps two live processes from appending to one transcript; a lock left by a
+//! dead process is taken over.
+
+use crate::types::{Message, Role, Usage};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+use thiserror::Error;
+
+/// Version of the transcript format, in the header line.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// One line of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    /// The first line.
+    Session {
+        version: u32,
+        id: String,
+        workspace: String,
+        provider: String,
+        model: String,
+        created_ms: u64,
+    },
+    /// A message of the conversation, in order.
+    Message {
+        #[serde(flatten)]
+        message: Message,
+        at_ms: u64,
+    },
+    /// Token usage of one model request.
+    Usage { usage: Usage, at_ms: u64 },
+}
+
+#[derive(Debug, Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path}: not a Reasonix transcript (line 1 is not a session header)")]
+    NotATranscript { path: PathBuf },
+    #[error(
+        "session {id} is open in another Reasonix process (pid {pid}); close it first, or start a new session"
+    )]
+    Locked { id: String, pid: u32 },
+    #[error("no session matches `{0}`; `reasonix sessions list` shows them")]
+    NotFound(String),
+    #[error("`{query}` matches several sessions: {}; give more of the id", matches.join(", "))]
+    Ambiguous { query: String, matches: Vec<String> },
+    #[error("no earlier session in this workspace to continue")]
+    NoneToContinue,
+}
+
+fn io_error(path: &Path) -> impl Fn(io::Error) -> SessionError + '_ {
+    move |source| SessionError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The sessions of one workspace.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+    workspace: PathBuf,
+}
+
+/// What `sessions list` shows about one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub id: String,
+    pub title: String,
+    pub provider: String,
+    pub model: String,
+    pub messages: usize,
+    pub created_ms: u64,
+    pub updated_ms: u64,
+    pub path: PathBuf,
+}
+
+/// A transcript read back.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub header: Record,
+    pub messages: Vec<Message>,
+    pub usage: Vec<Usage>,
+    /// Byte length of the complete lines; anything after is a torn write.
+    pub valid_len: u64,
+}
+
+impl SessionStore {
+    /// `state` is the state root; the workspace decides the directory.
+    pub fn new(state: &Path, workspace: &Path) -> SessionStore {
+        SessionStore {
+            dir: state
+                .join("projects")
+                .join(workspace_key(workspace))
+                .join("sessions"),
+            workspace: workspace.to_path_buf(),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Start a new session and write its header.
+    pub fn create(&self, provider: &str, model: &str) -> Result<SessionWriter, SessionError> {
+        std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+        let now = now_ms();
+        let id = new_id(model);
+        let path = self.dir.join(format!("{id}.jsonl"));
+        let lock = Lock::acquire(&self.dir, &id)?;
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        let mut writer = SessionWriter {
+            id: id.clone(),
+            path,
+            file,
+            _lock: lock,
+        };
+        writer.append(&Record::Session {
+            version: FORMAT_VERSION,
+            id,
+            workspace: self.workspace.display().to_string(),
+            provider: provider.to_string(),
+            model: model.to_string(),
+            created_ms: now,
+        })?;
+        Ok(writer)
+    }
+
+    /// Reopen a session to append to it; a torn last line is cut off first.
+    pub fn open(&self, id: &str) -> Result<(SessionWriter, Loaded), SessionError> {
+        let path = self.dir.join(format!("{id}.jsonl"));
+        let lock = Lock::acquire(&self.dir, id)?;
+        let loaded = load(&path)?;
+        let file = OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        file.set_len(loaded.valid_len).map_err(io_error(&path))?;
+        let mut file = file;
+        file.seek(SeekFrom::End(0)).map_err(io_error(&path))?;
+        Ok((
+            SessionWriter {
+                id: id.to_string(),
+                path,
+                file,
+                _lock: lock,
+            },
+            loaded,
+        ))
+    }
+
+    /// Every session of the workspace, most recently updated first.
+    pub fn list(&self) -> Result<Vec<Summary>, SessionError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(&self.dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+                continue;
+            }
+            // A file that is not a transcript is skipped, not fatal to the listing.
+            let Ok(loaded) = load(&path) else { continue };
+            let Record::Session {
+                id,
+                provider,
+                model,
+                created_ms,
+                ..
+            } = loaded.header
+            else {
+                continue;
+            };
+            let updated_ms = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+                .unwrap_or(created_ms);
+            out.push(Summary {
+                title: title(&loaded.messages),
+                messages: loaded.messages.len(),
+                id,
+                provider,
+                model,
+                created_ms,
+                updated_ms,
+                path,
+            });
+        }
+        out.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(b.id.cmp(&a.id)));
+        Ok(out)
+    }
+
+    /// The most recently updated session (`--continue`).
+    pub fn latest(&self) -> Result<Summary, SessionError> {
+        self.list()?
+            .into_iter()
+            .next()
+            .ok_or(SessionError::NoneToContinue)
+    }
+
+    /// A session by id, id prefix, or text in its title (`--resume`).
+    pub fn find(&self, query: &str) -> Result<Summary, SessionError> {
+        let all = self.list()?;
+        if let Some(exact) = all.iter().find(|s| s.id == query) {
+            return Ok(exact.clone());
+        }
+        let needle = query.to_lowercase();
+        let mut matches: Vec<Summary> = all
+            .iter()
+            .filter(|s| s.id.starts_with(query))
+            .cloned()
+            .collect();
+        if matches.is_empty() {
+            matches = all
+                .into_iter()
+                .filter(|s| s.title.to_lowercase().contains(&needle))
+                .collect();
+        }
+        match matches.len() {
+            0 => Err(SessionError::NotFound(query.to_string())),
+            1 => Ok(matches.remove(0)),
+            _ => Err(SessionError::Ambiguous {
+                query: query.to_string(),
+                matches: matches.into_iter().map(|s| s.id).collect(),
+            }),
+        }
+    }
+}
+
+/// Appends records to one transcript; holds its lock.
+#[derive(Debug)]
+pub struct SessionWriter {
+    id: String,
+    path: PathBuf,
+    file: File,
+    _lock: Lock,
+}
+
+impl SessionWriter {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write one record as one line, in one `write`.
+    pub fn append(&mut self, record: &Record) -> Result<(), SessionError> {
+        let mut line = serde_json::to_vec(record)
+            .map_err(|e| io_error(&self.path)(io::Error::new(io::ErrorKind::InvalidData, e)))?;
+        line.push(b'\n');
+        self.file.write_all(&line).map_err(io_error(&self.path))?;
+        self.file.flush().map_err(io_error(&self.path))
+    }
+
+    pub fn message(&mut self, message: &Message) -> Result<(), SessionError> {
+        self.append(&Record::Message {
+            message: message.clone(),
+            at_ms: now_ms(),
+        })
+    }
+
+    pub fn usage(&mut self, usage: &Usage) -> Result<(), SessionError> {
+        self.append(&Record::Usage {
+            usage: *usage,
+            at_ms: now_ms(),
+        })
+    }
+}
+
+/// Read a transcript. Lines after the first bad one are a torn tail and ignored.
+pub fn load(path: &Path) -> Result<Loaded, SessionError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut reader = BufReader::new(file);
+    let mut header = None;
+    let mut messages = Vec::new();
+    let mut usage = Vec::new();
+    let mut valid_len = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(io_error(path))?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break;
+        }
+        let Ok(record) = serde_json::from_slice::<Record>(&line) else {
+            break;
+        };
+        match record {
+            Record::Session { .. } if header.is_none() => header = Some(record),
+            Record::Message { message, .. } if header.is_some() => messages.push(message),
+            Record::Usage { usage: u, .. } if header.is_some() => usage.push(u),
+            _ => break,
+        }
+        valid_len += n as u64;
+    }
+    let header = header.ok_or_else(|| SessionError::NotATranscript {
+        path: path.to_path_buf(),
+    })?;
+    Ok(Loaded {
+        header,
+        messages,
+        usage,
+        valid_len,
+    })
+}
+
+/// The first user message, on one line, at most 80 characters.
+fn title(messages: &[Message]) -> String {
+    let text = messages
+        .iter()
+        .find(|m| m.role == Role::User)
+        .map(|m| m.content.split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    match text.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// A directory name for a workspace: its path made filename-safe, plus a short hash so two
+/// paths that sanitise alike stay apart.
+pub fn workspace_key(workspace: &Path) -> String {
+    let text = workspace.to_string_lossy();
+    let safe: String = text
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let safe: String = safe
+        .chars()
+        .rev()
+        .take(60)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let hash = Sha256::digest(text.as_bytes());
+    let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{safe}-{short}")
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// `YYYYMMDD-HHMMSS.<nanoseconds>-<model label>`, as the original names sessions.
+fn new_id(model: &str) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs();
+    let (y, m, d) = civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
+    let rem = secs % 86_400;
+    let label: String = model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect();
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}.{:09}-{label}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_nanos()
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// `<id>.lock` holding the writer's pid; removed on drop.
+#[derive(Debug)]
+struct Lock {
+    path: PathBuf,
+}
+
+impl Lock {
+    fn acquire(dir: &Path, id: &str) -> Result<Lock, SessionError> {
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let path = dir.join(format!("{id}.lock"));
+        for _ in 0..2 {
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    file.write_all(std::process::id().to_string().as_bytes())
+                        .map_err(io_error(&path))?;
+                    return Ok(Lock { path });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&path)
+                        .ok()
+                        .and_then(|t| t.trim().parse::<u32>().ok());
+                    match holder {
+                        Some(pid) if process_alive(pid) => {
+                            return Err(SessionError::Locked {
+                                id: id.to_string(),
+                                pid,
+                            });
+                        }
+                        // Left by a dead process (or unreadable): take it over.
+                        _ => {
+                            let _ = std::fs::remove_file(&path);
+                        }
+                    }
+                }
+                Err(e) => return Err(io_error(&path)(e)),
+            }
+        }
+        Err(SessionError::Locked {
+            id: id.to_string(),
+            pid: 0,
+        })
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn process_alive(pid: u32) -> bool {
+    Path::new("/proc").join(pid.to_string()).exists() || !Path::new("/proc/self").exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn msg(role: Role, text: &str) -> Message {
+        Message {
+            role,
+            content: text.into(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+        }
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn write_reopen_continue_and_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/work/proj"));
+        let mut w = store.create("deepseek", "deepseek-chat").unwrap();
+        w.message(&msg(Role::User, "fix the   failing\ntest"))
+            .unwrap();
+        w.message(&msg(Role::Assistant, "done")).unwrap();
+        w.usage(&Usage {
+            prompt_tokens: 10,
+            ..Usage::default()
+        })
+        .unwrap();
+        let id = w.id().to_string();
+        // Locked while the writer lives.
+        let err = store.open(&id).unwrap_err();
+        assert!(matches!(err, SessionError::Locked { .. }), "{err}");
+        drop(w);
+
+        let (mut w, loaded) = store.open(&id).unwrap();
+        assert_eq!(loaded.messages.len(), 2);
+        assert_eq!(loaded.usage[0].prompt_tokens, 10);
+        w.message(&msg(Role::User, "again")).unwrap();
+        drop(w);
+
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].title, "fix the failing test");
+        assert_eq!(list[0].messages, 3);
+        assert_eq!(store.latest().unwrap().id, id);
+        assert_eq!(store.find("failing").unwrap().id, id);
+        assert_eq!(store.find(&id[..8]).unwrap().id, id);
+        assert!(matches!(store.find("nope"), Err(SessionError::NotFound(_))));
+    }
+
+    #[test]
+    fn a_lock_left_by_a_dead_process_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        let w = store.create("p", "m").unwrap();
+        let id = w.id().to_string();
+        drop(w);
+        // A lock file left by a process that no longer exists.
+        std::fs::write(store.dir().join(format!("{id}.lock")), "999999999").unwrap();
+        assert!(store.open(&id).is_ok());
+    }
+
+    #[test]
+    fn a_torn_last_line_is_ignored_and_cut_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        let mut w = store.create("p", "m").unwrap();
+        w.message(&msg(Role::User, "complete")).unwrap();
+        let id = w.id().to_string();
+        let path = w.path().to_path_buf();
+        drop(w);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(br#"{"type":"message","role":"assis"#).unwrap();
+        drop(f);
+
+        let (mut w, loaded) = store.open(&id).unwrap();
+        assert_eq!(loaded.messages.len(), 1);
+        w.message(&msg(Role::Assistant, "after the tear")).unwrap();
+        drop(w);
+        let loaded = load(&path).unwrap();
+        assert_eq!(
+            loaded
+                .messages
+                .iter()
+                .map(|m| m.content.as_str())
+                .collect::<Vec<_>>(),
+            ["complete", "after the tear"]
+        );
+    }
+
+    #[test]
+    fn workspaces_get_separate_directories() {
+        assert_ne!(
+            workspace_key(Path::new("/a/b-c")),
+            workspace_key(Path::new("/a/b/c"))
+        );
+        assert!(workspace_key(Path::new("/a/b")).starts_with("-a-b-"));
+    }
+
+    proptest! {
+        #[test]
+        fn loading_garbage_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("x.jsonl");
+            std::fs::write(&path, &bytes).unwrap();
+            let _ = load(&path);
+        }
+
+        #[test]
+        fn messages_round_trip(texts in proptest::collection::vec("\\PC{0,40}", 0..8)) {
+            let dir = tempfile::tempdir().unwrap();
+            let store = SessionStore::new(dir.path(), Path::new("/w"));
+            let mut w = store.create("p", "m").unwrap();
+            for t in &texts {
+                w.message(&msg(Role::User, t)).unwrap();
+            }
+            let loaded = load(w.path()).unwrap();
+            let back: Vec<String> = loaded.messages.into_iter().map(|m| m.content).collect();
+            prop_assert_eq!(back, texts);
+        }
+    }
+}

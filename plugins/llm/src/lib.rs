@@ -1,0 +1,400 @@
+//! The built-in `llm` component: the provider kinds `openai` (Chat Completions), `anthropic`
+//! (Messages) and `responses` (OpenAI Responses).
+//!
+//! The kernel resolves everything (endpoint, model, effort, options) and adds the credential
+//! itself; this component does the wire mechanics only: it turns the request into the kind's
+//! HTTP request ([`wire::Protocol`]), sends it, maps a failed response head to the error cases
+//! of `docs/PROVIDERS.md`, and decodes the server-sent events into stream events
+//! ([`wire::Decoder`]). The transport is behind [`Transport`] so all of this is unit-tested
+//! natively with canned responses.
+
+pub mod anthropic;
+pub mod openai;
+pub mod responses;
+mod stream;
+pub mod wire;
+
+#[cfg(test)]
+mod tests;
+
+use reasonix_sdk::http::HttpError;
+use reasonix_sdk::{
+    CompletionRequest, CompletionStream, Error, PluginInfo, ProviderKind, ProviderPlugin,
+    RateLimit, plugin_info, provider_kind,
+};
+use serde_json::{Map, Value};
+use std::time::{Duration, SystemTime};
+use wire::{Message, Options, Protocol, ReasoningProtocol, Request, Role, Tool, ToolCall};
+
+pub use stream::LlmStream;
+
+/// Most of an error body that is read and reported.
+const ERROR_BODY_LIMIT: usize = 4096;
+
+/// The `llm` plugin.
+pub struct Llm;
+
+impl ProviderPlugin for Llm {
+    fn info() -> PluginInfo {
+        let mut info = plugin_info(
+            "llm",
+            env!("CARGO_PKG_VERSION"),
+            "Built-in provider kinds: openai, anthropic, responses",
+        );
+        // The kernel narrows each request to the provider instance's own origin.
+        info.capabilities.network = vec!["*".to_string()];
+        info
+    }
+
+    fn kinds() -> Vec<ProviderKind> {
+        vec![
+            provider_kind(
+                "openai",
+                "OpenAI Chat Completions (/chat/completions) and compatible endpoints",
+                "authorization",
+                "Bearer ",
+            ),
+            provider_kind(
+                "anthropic",
+                "Anthropic Messages (/v1/messages) and compatible endpoints",
+                "x-api-key",
+                "",
+            ),
+            provider_kind(
+                "responses",
+                "OpenAI Responses (/responses) and compatible endpoints",
+                "authorization",
+                "Bearer ",
+            ),
+        ]
+    }
+
+    fn open(request: CompletionRequest) -> Result<Box<dyn CompletionStream>, Error> {
+        open_with(request, &HostTransport)
+    }
+}
+
+reasonix_sdk::export_provider_plugin!(Llm);
+
+/// The wire protocol of a kind.
+fn protocol(kind: &str) -> Option<&'static dyn Protocol> {
+    match kind {
+        "openai" => Some(&openai::OpenAi),
+        "anthropic" => Some(&anthropic::Anthropic),
+        "responses" => Some(&responses::Responses),
+        _ => None,
+    }
+}
+
+/// A response whose head has arrived.
+pub trait Response {
+    fn status(&self) -> u16;
+    /// The first value of a header (case-insensitive).
+    fn header(&self, name: &str) -> Option<String>;
+    /// The next piece of the body; `None` at the end.
+    fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError>;
+}
+
+/// Sends a request and waits for the response head.
+pub trait Transport {
+    fn post(&self, request: &wire::HttpRequest) -> Result<Box<dyn Response>, HttpError>;
+}
+
+/// `wasi:http` through the host (only in the component).
+struct HostTransport;
+
+#[cfg(target_arch = "wasm32")]
+impl Transport for HostTransport {
+    fn post(&self, request: &wire::HttpRequest) -> Result<Box<dyn Response>, HttpError> {
+        // Timeouts are the host's: it applies the provider's stall timeout to the head and
+        // to every body read.
+        let response = reasonix_sdk::http::post_streaming(
+            &request.url,
+            &request.headers,
+            &request.body,
+            &reasonix_sdk::http::Timeouts::default(),
+        )?;
+        Ok(Box::new(response))
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Response for reasonix_sdk::http::StreamingResponse {
+    fn status(&self) -> u16 {
+        reasonix_sdk::http::StreamingResponse::status(self)
+    }
+    fn header(&self, name: &str) -> Option<String> {
+        reasonix_sdk::http::StreamingResponse::header(self, name).map(str::to_string)
+    }
+    fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+        reasonix_sdk::http::StreamingResponse::read_chunk(self)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Transport for HostTransport {
+    fn post(&self, _request: &wire::HttpRequest) -> Result<Box<dyn Response>, HttpError> {
+        Err(HttpError::Transport(
+            "HTTP is only available inside the wasm component".into(),
+        ))
+    }
+}
+
+/// `open`, with the transport given.
+pub fn open_with(
+    request: CompletionRequest,
+    transport: &dyn Transport,
+) -> Result<Box<dyn CompletionStream>, Error> {
+    let provider = request.provider.clone();
+    let protocol = protocol(&request.kind).ok_or_else(|| {
+        Error::Unsupported(format!(
+            "{provider}: the llm plugin serves the kinds openai, anthropic and responses, not `{}`",
+            request.kind
+        ))
+    })?;
+    let request = convert_request(request)?;
+    let mut http = protocol
+        .build(&request)
+        .map_err(|why| Error::InvalidInput(format!("{provider}: {why}")))?;
+    http.headers = with_standard_headers(http.headers);
+    let mut response = transport
+        .post(&http)
+        .map_err(|e| head_error(&provider, &http.url, e))?;
+    let status = response.status();
+    if !(200..300).contains(&status) {
+        return Err(status_error(
+            &provider,
+            response.as_mut(),
+            SystemTime::now(),
+        ));
+    }
+    Ok(Box::new(LlmStream::new(
+        provider,
+        response,
+        protocol.decoder(&request),
+    )))
+}
+
+/// `content-type` and `accept` unless the protocol or the config set them.
+fn with_standard_headers(headers: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut out = Vec::with_capacity(headers.len() + 2);
+    for (name, value) in [
+        ("content-type", "application/json"),
+        ("accept", "text/event-stream"),
+    ] {
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            out.push((name.to_string(), value.to_string()));
+        }
+    }
+    out.extend(headers);
+    out
+}
+
+/// A failure before the response head.
+fn head_error(provider: &str, url: &str, error: HttpError) -> Error {
+    match error {
+        HttpError::Denied(why) => Error::Denied(format!(
+            "{provider}: POST {url} was refused: {why}; a provider may reach only its own base_url / request_url"
+        )),
+        HttpError::InvalidRequest(why) => Error::InvalidInput(format!(
+            "{provider}: {why}; check base_url / request_url in the [[providers]] entry"
+        )),
+        HttpError::Cancelled => Error::Cancelled,
+        HttpError::Timeout(why) | HttpError::Transport(why) => {
+            Error::Other(reasonix_sdk::ErrorDetail {
+                code: "transport".into(),
+                message: format!(
+                    "{provider}: POST {url} failed before the response arrived: {why}"
+                ),
+                retryable: true,
+                detail: None,
+            })
+        }
+    }
+}
+
+/// The error for a non-2xx response head (docs/PROVIDERS.md, "Errors").
+fn status_error(provider: &str, response: &mut dyn Response, now: SystemTime) -> Error {
+    let status = response.status();
+    let retry_after = response
+        .header("retry-after")
+        .and_then(|value| retry_after_ms(&value, now));
+    let body = read_error_body(response);
+    match status {
+        401 | 403 => Error::Auth(format!("{provider}: HTTP {status}: {}", body.trim())),
+        429 => Error::RateLimited(RateLimit {
+            retry_after_ms: retry_after,
+            message: format!("{provider}: HTTP 429: {}", body.trim()),
+        }),
+        _ => Error::Http(reasonix_sdk::HttpFailure { status, body }),
+    }
+}
+
+/// At most [`ERROR_BODY_LIMIT`] bytes of the body, as text (cut at a character boundary).
+fn read_error_body(response: &mut dyn Response) -> String {
+    let mut data = Vec::new();
+    while data.len() < ERROR_BODY_LIMIT {
+        match response.read_chunk() {
+            Ok(Some(bytes)) => data.extend_from_slice(&bytes),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    data.truncate(ERROR_BODY_LIMIT);
+    let mut text = String::from_utf8_lossy(&data).into_owned();
+    // A multi-byte character cut at the limit decodes to one U+FFFD at the end; drop it.
+    if data.len() == ERROR_BODY_LIMIT && text.ends_with('\u{fffd}') {
+        text.pop();
+    }
+    text
+}
+
+/// `Retry-After` in milliseconds: delay seconds (fractions allowed) or an HTTP date.
+pub fn retry_after_ms(value: &str, now: SystemTime) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64);
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    let wait = at.duration_since(now).unwrap_or(Duration::ZERO);
+    Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The WIT request as the protocols' [`Request`]; bad options are `invalid-input`.
+fn convert_request(request: CompletionRequest) -> Result<Request, Error> {
+    let provider = request.provider;
+    let options = parse_options(&request.options)
+        .map_err(|why| Error::InvalidInput(format!("{provider}: {why}")))?;
+    let messages = request
+        .messages
+        .into_iter()
+        .map(|m| Message {
+            role: match m.role {
+                reasonix_sdk::Role::System => Role::System,
+                reasonix_sdk::Role::User => Role::User,
+                reasonix_sdk::Role::Assistant => Role::Assistant,
+                reasonix_sdk::Role::Tool => Role::Tool,
+            },
+            content: m.content,
+            reasoning: m.reasoning,
+            reasoning_state: m.reasoning_state,
+            tool_calls: m
+                .tool_calls
+                .into_iter()
+                .map(|c| ToolCall {
+                    id: c.id,
+                    name: c.name,
+                    arguments: c.arguments,
+                })
+                .collect(),
+            tool_call_id: m.tool_call_id,
+        })
+        .collect();
+    let tools = request
+        .tools
+        .into_iter()
+        .map(|t| Tool {
+            name: t.name,
+            description: t.description,
+            parameters: t.parameters,
+        })
+        .collect();
+    Ok(Request {
+        provider,
+        base_url: request.base_url.trim_end_matches('/').to_string(),
+        model: request.model,
+        messages,
+        tools,
+        effort: request.effort,
+        max_output_tokens: request.max_output_tokens,
+        options,
+    })
+}
+
+const REASONING_PROTOCOLS: &[&str] = &[
+    "deepseek",
+    "openai",
+    "glm",
+    "kimi-k3",
+    "minimax",
+    "anthropic",
+    "ollama",
+    "generic",
+    "none",
+];
+const THINKING_MODES: &[&str] = &["enabled", "disabled", "adaptive"];
+
+/// The `options` JSON (docs/PROVIDERS.md); the error names the key and what it must be.
+pub fn parse_options(text: &str) -> Result<Options, String> {
+    let mut options = Options::default();
+    if text.trim().is_empty() {
+        return Ok(options);
+    }
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("options is not valid JSON ({e})"))?;
+    let Value::Object(map) = value else {
+        return Err("options must be a JSON object".into());
+    };
+    let string = |key: &str| -> Result<Option<String>, String> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!("options.{key} must be a string, not {other}")),
+        }
+    };
+    let one_of = |key: &str, allowed: &[&str]| -> Result<Option<String>, String> {
+        let value = string(key)?;
+        if let Some(v) = &value
+            && !allowed.contains(&v.as_str())
+        {
+            return Err(format!(
+                "options.{key} is `{v}`; expected one of {}",
+                allowed.join(", ")
+            ));
+        }
+        Ok(value)
+    };
+    options.request_url = match string("request_url")? {
+        Some(url) => Some(url),
+        None => string("chat_url")?, // the legacy name
+    };
+    if let Some(protocol) = one_of("reasoning_protocol", REASONING_PROTOCOLS)? {
+        options.reasoning_protocol = ReasoningProtocol::parse(&protocol);
+    }
+    options.thinking = one_of("thinking", THINKING_MODES)?;
+    options.temperature = match map.get("temperature") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(other) => return Err(format!("options.temperature must be a number, not {other}")),
+    };
+    match map.get("headers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(headers)) => {
+            for (name, value) in headers {
+                let Value::String(value) = value else {
+                    return Err(format!(
+                        "options.headers.{name} must be a string, not {value}"
+                    ));
+                };
+                options.headers.push((name.clone(), value.clone()));
+            }
+        }
+        Some(other) => return Err(format!("options.headers must be an object, not {other}")),
+    }
+    options.extra_body = match map.get("extra_body") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(extra)) => extra.clone(),
+        Some(other) => {
+            return Err(format!("options.extra_body must be an object, not {other}"));
+        }
+    };
+    options.strip_chain_of_thought = match map.get("strip_chain_of_thought") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "options.strip_chain_of_thought must be true or false, not {other}"
+            ));
+        }
+    };
+    Ok(options)
+}
