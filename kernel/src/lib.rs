@@ -3,6 +3,7 @@
 //! WebAssembly components that the [`registry::Registry`] loads.
 #![deny(unsafe_code)]
 
+pub mod agent;
 pub mod cache;
 pub mod cancel;
 pub mod capability;

@@ -352,6 +352,27 @@ mod wasm {
             }
         }
 
+        /// The bytes that have already arrived, without waiting: `Ok(None)` when nothing is
+        /// ready (or the body has ended — the next [`read_chunk`](Self::read_chunk) says
+        /// which). Lets a reader batch what a fast stream has delivered into one call.
+        pub fn read_ready(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+            let Some(stream) = &self.stream else {
+                return Ok(None);
+            };
+            match stream.read(READ_SIZE) {
+                Ok(bytes) if bytes.is_empty() => Ok(None),
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(StreamError::Closed) => {
+                    self.close();
+                    Ok(None)
+                }
+                Err(error) => {
+                    self.close();
+                    Err(stream_error("reading the response body", error))
+                }
+            }
+        }
+
         /// Read the body up to `limit` bytes (for error bodies); stops early at the end, and
         /// returns what arrived before an error.
         pub fn read_at_most(&mut self, limit: usize) -> Vec<u8> {

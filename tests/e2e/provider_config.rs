@@ -92,7 +92,10 @@ allow = ["Bash(cargo test:*)"]
         .unwrap()
         .collect()
         .unwrap();
-    assert!(events.contains(&StreamEvent::Text("hi".into())), "{events:?}");
+    assert!(
+        events.contains(&StreamEvent::Text("hi".into())),
+        "{events:?}"
+    );
 
     let seen = mock.requests();
     assert_eq!(seen.len(), 1);

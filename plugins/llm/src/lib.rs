@@ -93,6 +93,10 @@ pub trait Response {
     fn header(&self, name: &str) -> Option<String>;
     /// The next piece of the body; `None` at the end.
     fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError>;
+    /// Bytes that have already arrived, without waiting; `None` when nothing is ready.
+    fn read_ready(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+        Ok(None)
+    }
 }
 
 /// Sends a request and waits for the response head.
@@ -128,6 +132,9 @@ impl Response for reasonix_sdk::http::StreamingResponse {
     }
     fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
         reasonix_sdk::http::StreamingResponse::read_chunk(self)
+    }
+    fn read_ready(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
+        reasonix_sdk::http::StreamingResponse::read_ready(self)
     }
 }
 

@@ -16,6 +16,8 @@ pub struct LlmStream {
     decoder: Box<dyn Decoder>,
     /// `Done` has been returned: every later `next` is empty.
     finished: bool,
+    /// A read error met while batching already-decoded events; returned by the next call.
+    pending: Option<Error>,
 }
 
 impl LlmStream {
@@ -26,6 +28,7 @@ impl LlmStream {
             parser: SseParser::new(),
             decoder,
             finished: false,
+            pending: None,
         }
     }
 
@@ -118,8 +121,46 @@ impl LlmStream {
     }
 }
 
+impl LlmStream {
+    /// Decode whatever else has already arrived, without waiting, so a fast stream crosses the
+    /// component boundary in a few large batches instead of one call per network chunk.
+    fn drain_ready(&mut self, out: &mut Vec<Event>) {
+        while !self.finished && !out.is_empty() && out.len() < MAX_BATCH {
+            let Some(response) = self.response.as_mut() else {
+                break;
+            };
+            match response.read_ready() {
+                Ok(Some(bytes)) => {
+                    let events = self.parser.push(&bytes);
+                    if let Err(failure) = self.decode(events, out) {
+                        let error = self.failure(failure);
+                        self.finished = false;
+                        self.pending = Some(error);
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    // Hand over what decoded; the error comes with the next call.
+                    let error = self.read_error(error);
+                    self.finished = false;
+                    self.pending = Some(error);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Events gathered into one `next` result at most (when more are ready).
+const MAX_BATCH: usize = 512;
+
 impl CompletionStream for LlmStream {
     fn next(&mut self) -> Result<Vec<StreamEvent>, Error> {
+        if let Some(error) = self.pending.take() {
+            self.finished = true;
+            return Err(error);
+        }
         let mut out = Vec::new();
         while out.is_empty() && !self.finished {
             let Some(response) = self.response.as_mut() else {
@@ -153,6 +194,7 @@ impl CompletionStream for LlmStream {
                 Err(error) => return Err(self.read_error(error)),
             }
         }
+        self.drain_ready(&mut out);
         Ok(out.into_iter().map(stream_event).collect())
     }
 }

@@ -1,0 +1,100 @@
+//! What the agent reports while it works, and what a run ends with. These are the kernel's
+//! internal events: front ends map them to their own output (the `stream-json` public schema is
+//! defined by the CLI, separately, so it can stay stable while these evolve).
+
+use crate::completion::RetryNotice;
+use crate::types::{Message, Usage};
+use serde::Serialize;
+
+/// One thing that happened during a run, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// A model request is about to be sent (1-based; counts toward `--max-steps`).
+    RequestStarted { step: u32 },
+    /// The request failed before streaming and will be retried after `notice.delay`.
+    Retry(RetryNotice),
+    /// A piece of answer text, as it streams.
+    TextDelta(String),
+    /// A piece of reasoning text, as it streams.
+    ReasoningDelta(String),
+    /// A complete message was appended to the conversation (the user task, an assistant
+    /// answer with its tool calls, or a tool result).
+    Message(Message),
+    /// A tool call is about to run (after the permission check passed).
+    ToolStarted {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    /// A tool call finished; `output` is exactly what the model receives.
+    ToolFinished {
+        id: String,
+        name: String,
+        is_error: bool,
+        output: String,
+        duration_ms: u64,
+    },
+    /// Token usage of one model request.
+    Usage(Usage),
+    /// Something the user should know that is not an error: a replay after a cut stream, a
+    /// loop guard firing, a tool blocked by permissions.
+    Notice(String),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The model answered without tool calls.
+    Success,
+    /// `--max-steps` model requests were made and the model still wanted tools.
+    MaxSteps,
+    /// Ctrl-C / SIGTERM.
+    Cancelled,
+    /// The provider failed for good, or the loop guard stopped a stuck run.
+    Error,
+}
+
+/// Token totals of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct UsageTotals {
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_miss_tokens: u64,
+    pub reasoning_tokens: u64,
+    /// Model requests that reported usage.
+    pub requests: u32,
+}
+
+impl UsageTotals {
+    pub fn add(&mut self, usage: &Usage) {
+        self.input_tokens += usage.prompt_tokens;
+        self.output_tokens += usage.completion_tokens;
+        self.cache_read_tokens += usage.cache_hit_tokens;
+        self.cache_miss_tokens += usage.cache_miss_tokens;
+        self.reasoning_tokens += usage.reasoning_tokens;
+        self.requests += 1;
+    }
+}
+
+/// Money spent, when the provider's prices are configured (per 1M tokens).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    pub total: f64,
+    pub currency: String,
+}
+
+/// What a run ends with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    /// The final answer text (the last assistant message), or the error message.
+    pub result: String,
+    /// Model requests made in this run.
+    pub steps: u32,
+    pub usage: UsageTotals,
+    pub cost: Option<Cost>,
+    pub session_id: Option<String>,
+}
