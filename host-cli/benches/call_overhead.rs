@@ -32,6 +32,7 @@ fn main() {
     let paths = Paths {
         home: dir.path().join("home"),
         cache: dir.path().join("cache"),
+        state: dir.path().join("home"),
     };
     let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
     let kernel_ctx = CallContext {

@@ -103,6 +103,7 @@ fn main() {
     let paths = Paths {
         home: dir.path().join("home"),
         cache: dir.path().join("cache"),
+        state: dir.path().join("home"),
     };
     let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
     let Some(grep) = registry.tool("grep") else {

@@ -54,6 +54,7 @@ fn main() {
     let paths = Paths {
         home: home.clone(),
         cache: cache.clone(),
+        state: home.clone(),
     };
     let config = Config::default();
     let load = || {

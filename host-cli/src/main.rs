@@ -40,6 +40,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run one task headless, to the end: the answer streams to stdout, tool activity to
+    /// stderr. Exit 0 on success, 1 when the run fails, 2 on a usage or configuration error.
+    Run(commands::run::RunArgs),
+    /// Saved sessions (transcripts) of a workspace.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// The sessions of the workspace, most recently updated first.
+    List {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Workspace root (default: `[sandbox] workspace_root`, else the current directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -125,6 +144,10 @@ fn main() -> ExitCode {
             commands::providers::try_prompt(model.as_deref(), effort.as_deref(), &prompt.join(" "))
         }
         Command::Doctor { json } => commands::doctor::run(json),
+        Command::Run(args) => commands::run::run(args),
+        Command::Sessions(SessionsCommand::List { json, dir }) => {
+            commands::sessions::list(json, dir.as_deref())
+        }
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,

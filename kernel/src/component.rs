@@ -319,6 +319,11 @@ impl LoadedPlugin {
         &self.described.info.name
     }
 
+    /// The component host this plugin runs on.
+    pub fn host(&self) -> &ComponentHost {
+        &self.host
+    }
+
     /// A store and instance for one call, built from this plugin's effective capabilities.
     pub(crate) fn instantiate(
         &self,

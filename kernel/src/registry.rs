@@ -264,6 +264,13 @@ impl Registry {
     }
 
     /// Components that failed to load, each naming its file and what was wrong.
+    /// Kill every process the plugins started (on cancellation). All plugins share one host.
+    pub fn stop_processes(&self, reason: &str) {
+        if let Some(plugin) = self.plugins.first() {
+            plugin.host().processes().kill_all(reason);
+        }
+    }
+
     pub fn problems(&self) -> &[LoadError] {
         &self.problems
     }

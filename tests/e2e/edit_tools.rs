@@ -94,6 +94,7 @@ fn registry(env: &Env) -> Registry {
     let paths = Paths {
         home: env.home(),
         cache: env.home().join("cache"),
+        state: env.home(),
     };
     Registry::load(BUILTINS, &paths, &config, None).unwrap()
 }

@@ -58,6 +58,7 @@ allow = ["Bash(cargo test:*)"]
     let paths = Paths {
         home: env.home(),
         cache: support::shared_artifact_cache(),
+        state: env.home(),
     };
     let registry = Registry::load(BUILTINS, &paths, &config, None).unwrap();
     let providers = resolve_providers(&config).unwrap();

@@ -30,6 +30,7 @@ fn registry() -> &'static Registry {
     REGISTRY.get_or_init(|| {
         let home = tempfile::tempdir().unwrap().keep();
         let paths = Paths {
+            state: home.clone(),
             home,
             cache: shared_artifact_cache(),
         };

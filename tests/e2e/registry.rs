@@ -21,6 +21,7 @@ fn paths(env: &Env) -> Paths {
     Paths {
         home: env.home(),
         cache: env.home().join("cache"),
+        state: env.home(),
     }
 }
 

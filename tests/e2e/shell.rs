@@ -24,6 +24,7 @@ fn load(env: &Env, config_text: &str) -> Registry {
     let paths = Paths {
         home: env.home(),
         cache: cache.path().to_path_buf(),
+        state: env.home(),
     };
     let registry = Registry::load(BUILTINS, &paths, &config, None).unwrap();
     assert!(registry.problems().is_empty(), "{:?}", registry.problems());

@@ -11,6 +11,7 @@
 
 mod events;
 mod history;
+pub mod prompt;
 mod tools;
 
 pub use events::{AgentEvent, Cost, RunOutcome, RunStatus, UsageTotals};

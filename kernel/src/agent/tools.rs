@@ -11,6 +11,25 @@ use std::time::Instant;
 
 /// The most read-only calls run at once.
 const MAX_PARALLEL: usize = 8;
+/// How often a running tool call checks for Ctrl-C.
+const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+fn invoke(call: &ToolCall, tool: &Arc<dyn Tool>, workspace: &std::path::Path) -> Outcome {
+    let started = Instant::now();
+    let context = CallContext {
+        call_id: call.id.clone(),
+        workspace: workspace.to_path_buf(),
+    };
+    let (output, is_error) = match tool.invoke(&call.arguments, &context, None) {
+        Ok(output) => (output, false),
+        Err(e) => (format!("Error: {e}"), true),
+    };
+    Outcome {
+        output,
+        is_error,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }
+}
 
 /// A call ready to run, or already answered (refused, malformed, unknown).
 enum Prepared {
@@ -55,7 +74,7 @@ impl Agent<'_> {
                     });
                 }
             }
-            let outcomes = self.execute(&group, prepared);
+            let outcomes = self.execute(&group, prepared, cancel);
             for (call, mut outcome) in group.iter().zip(outcomes) {
                 if let Some(message) = self.guard(call, &mut outcome) {
                     stuck.get_or_insert(message);
@@ -197,53 +216,56 @@ impl Agent<'_> {
         }
     }
 
-    /// Run the group's runnable calls: alone inline, several on threads.
-    fn execute(&self, group: &[&ToolCall], prepared: Vec<Prepared>) -> Vec<Outcome> {
+    /// Run the group's runnable calls, each on its own thread, while this thread watches for
+    /// cancellation: on Ctrl-C every process the plugins started is killed, so a foreground
+    /// command the tool is waiting on returns at once.
+    fn execute(
+        &self,
+        group: &[&ToolCall],
+        prepared: Vec<Prepared>,
+        cancel: &CancelToken,
+    ) -> Vec<Outcome> {
         let workspace = &self.config.workspace;
-        let run = |call: &ToolCall, tool: &Arc<dyn Tool>| {
-            let started = Instant::now();
-            let context = CallContext {
-                call_id: call.id.clone(),
-                workspace: workspace.clone(),
-            };
-            let (output, is_error) = match tool.invoke(&call.arguments, &context, None) {
-                Ok(output) => (output, false),
-                Err(e) => (format!("Error: {e}"), true),
-            };
-            Outcome {
-                output,
-                is_error,
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            }
-        };
-        let answered = |text: String| Outcome {
-            output: text,
-            is_error: true,
-            duration_ms: 0,
-        };
-        let runnable = prepared
-            .iter()
-            .filter(|p| matches!(p, Prepared::Run(_)))
-            .count();
-        if runnable <= 1 {
-            return group
-                .iter()
-                .zip(prepared)
-                .map(|(call, p)| match p {
-                    Prepared::Run(tool) => run(call, &tool),
-                    Prepared::Answered(text) => answered(text),
-                })
-                .collect();
-        }
+        let registry = self.registry;
         std::thread::scope(|scope| {
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+            let mut running = 0usize;
             let handles: Vec<_> = group
                 .iter()
                 .zip(prepared)
                 .map(|(call, p)| match p {
-                    Prepared::Run(tool) => Ok(scope.spawn(move || run(call, &tool))),
-                    Prepared::Answered(text) => Err(answered(text)),
+                    Prepared::Run(tool) => {
+                        running += 1;
+                        let done = done_tx.clone();
+                        Ok(scope.spawn(move || {
+                            let outcome = invoke(call, &tool, workspace);
+                            let _ = done.send(());
+                            outcome
+                        }))
+                    }
+                    Prepared::Answered(text) => Err(Outcome {
+                        output: text,
+                        is_error: true,
+                        duration_ms: 0,
+                    }),
                 })
                 .collect();
+            // Only the workers hold senders now: a worker that panics disconnects instead of
+            // leaving this loop waiting.
+            drop(done_tx);
+            let mut stopped = false;
+            while running > 0 {
+                match done_rx.recv_timeout(CANCEL_POLL) {
+                    Ok(()) => running -= 1,
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        if cancel.is_cancelled() && !stopped {
+                            stopped = true;
+                            registry.stop_processes("cancelled by the user");
+                        }
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
             handles
                 .into_iter()
                 .map(|h| match h {

@@ -65,6 +65,11 @@ impl ComponentHost {
         &self.cache
     }
 
+    /// The job table of the `process` service.
+    pub fn processes(&self) -> &process::ProcessHost {
+        &self.processes
+    }
+
     pub fn log_sink(&self) -> Option<LogSink> {
         self.log.clone()
     }

@@ -168,6 +168,7 @@ fn project_entries_replace_user_entries_by_name() {
     let paths = crate::config::Paths {
         home: home.path().to_path_buf(),
         cache: home.path().join("cache"),
+        state: home.path().to_path_buf(),
     };
     let cfg = Config::load(&paths, project.path()).unwrap();
     let names: Vec<_> = cfg.providers.iter().map(|p| p.effective_name()).collect();

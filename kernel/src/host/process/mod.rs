@@ -90,6 +90,15 @@ impl ProcessHost {
         ProcessHost::default()
     }
 
+    /// Kill every job of every plugin (Ctrl-C, SIGTERM): a foreground command the agent is
+    /// waiting on returns at once, and nothing outlives the run.
+    pub fn kill_all(&self, reason: &str) {
+        let jobs: Vec<Arc<Job>> = self.jobs().by_id.values().cloned().collect();
+        for job in jobs {
+            job.kill(reason);
+        }
+    }
+
     fn jobs(&self) -> MutexGuard<'_, Jobs> {
         self.jobs.lock().unwrap_or_else(PoisonError::into_inner)
     }

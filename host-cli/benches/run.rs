@@ -1,0 +1,187 @@
+//! A headless `reasonix run` of four model turns against the mock LLM server (loopback, no
+//! delays), run as a child process N times: wall time, CPU time and peak RSS of the child (from
+//! `wait4`'s rusage), and the time from spawning the process to the mock receiving its first
+//! request.
+//!
+//! Turns: `read_file` → `write_file` → `ls` (or `bash` in the second row) → the answer, with
+//! `--yolo` so nothing is refused. Every run uses a warm compiled-artifact cache (one warm-up
+//! run first) and a fresh session.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{median, ms};
+use reasonix_mock_llm::{MockLlm, Reply};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 20;
+
+/// What one child cost.
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    cpu: Duration,
+    /// Peak resident set, KiB.
+    max_rss_kib: u64,
+    first_request: Duration,
+}
+
+/// Reap `pid` and return its exit status and resource usage.
+#[allow(unsafe_code)]
+fn wait4(pid: u32) -> (i32, libc::rusage) {
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals of the right type; `pid` is our own child that
+    // nothing else waits for (the `Child` handle is never waited on).
+    let rc = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(rc, pid as libc::pid_t, "wait4 failed");
+    (status, usage)
+}
+
+fn timeval(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}
+
+fn script(mock: &MockLlm, with_bash: bool) {
+    let third = if with_bash {
+        Reply::tool_calls(&[("c3", "bash", r#"{"command":"wc -c < upper.txt"}"#)], 1)
+    } else {
+        Reply::tool_calls(&[("c3", "ls", "{}")], 1)
+    };
+    mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "read_file", r#"{"path":"notes.txt"}"#)], 1),
+        Reply::tool_calls(
+            &[(
+                "c2",
+                "write_file",
+                r#"{"path":"upper.txt","content":"HELLO BENCH\n"}"#,
+            )],
+            1,
+        ),
+        third,
+        Reply::text(&["Wrote upper.txt."]),
+    ]);
+}
+
+struct Bench {
+    root: tempfile::TempDir,
+    mock: MockLlm,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let root = tempfile::tempdir().unwrap();
+        let mock = MockLlm::start().unwrap();
+        for dir in ["home", "project", "workspace", "cache", "state"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        std::fs::write(root.path().join("home/.env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
+        std::fs::write(
+            root.path().join("project/reasonix.toml"),
+            format!(
+                "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
+                 base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
+                mock.base_url()
+            ),
+        )
+        .unwrap();
+        Bench { root, mock }
+    }
+
+    fn path(&self, p: &str) -> std::path::PathBuf {
+        self.root.path().join(p)
+    }
+
+    // The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    fn once(&self, with_bash: bool) -> Sample {
+        let ws = self.path("workspace");
+        std::fs::write(ws.join("notes.txt"), "hello bench\n").unwrap();
+        let _ = std::fs::remove_file(ws.join("upper.txt"));
+        script(&self.mock, with_bash);
+        let seen = self.mock.requests().len();
+        let out = std::fs::File::create(self.path("stdout")).unwrap();
+        let err = std::fs::File::create(self.path("stderr")).unwrap();
+        let start = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_reasonix"))
+            .args(["run", "--yolo", "--dir"])
+            .arg(&ws)
+            .arg("Uppercase notes.txt into upper.txt")
+            .current_dir(self.path("project"))
+            .env("REASONIX_HOME", self.path("home"))
+            .env("REASONIX_CACHE_HOME", self.path("cache"))
+            .env("REASONIX_STATE_HOME", self.path("state"))
+            .env_remove("REASONIX_LOG")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap();
+        let (status, usage) = wait4(child.id());
+        let wall = start.elapsed();
+        let show = |p: &str| std::fs::read_to_string(self.path(p)).unwrap_or_default();
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "reasonix run failed (status {status}):\n{}\n{}",
+            show("stdout"),
+            show("stderr")
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join("upper.txt")).unwrap(),
+            "HELLO BENCH\n"
+        );
+        let requests = self.mock.requests();
+        assert_eq!(requests.len() - seen, 4, "four model requests");
+        assert_eq!(self.mock.pending(), 0);
+        Sample {
+            wall,
+            cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+            max_rss_kib: usage.ru_maxrss as u64,
+            first_request: requests[seen].at.duration_since(start),
+        }
+    }
+}
+
+fn median_of(samples: &[Sample], f: impl Fn(&Sample) -> Duration) -> (Duration, Duration) {
+    let mut v: Vec<Duration> = samples.iter().map(f).collect();
+    v.sort();
+    (median(&v), v[v.len() - 1])
+}
+
+fn main() {
+    let bench = Bench::new();
+    // Warm-up: compiles the built-ins into the artifact cache.
+    bench.once(false);
+    bench.once(true);
+    println!("| run | measurement | median | max |");
+    println!("|---|---|---|---|");
+    for (label, with_bash) in [
+        ("read, write, ls, answer", false),
+        ("read, write, bash, answer", true),
+    ] {
+        let samples: Vec<Sample> = (0..RUNS).map(|_| bench.once(with_bash)).collect();
+        let (wall, wall_max) = median_of(&samples, |s| s.wall);
+        let (cpu, cpu_max) = median_of(&samples, |s| s.cpu);
+        let (first, first_max) = median_of(&samples, |s| s.first_request);
+        let mut rss: Vec<u64> = samples.iter().map(|s| s.max_rss_kib).collect();
+        rss.sort();
+        println!(
+            "| {label} | start → first request ms | {} | {} |",
+            ms(first),
+            ms(first_max)
+        );
+        println!("| {label} | wall ms | {} | {} |", ms(wall), ms(wall_max));
+        println!(
+            "| {label} | CPU (user+sys) ms | {} | {} |",
+            ms(cpu),
+            ms(cpu_max)
+        );
+        println!(
+            "| {label} | peak RSS MiB | {:.1} | {:.1} |",
+            rss[rss.len() / 2] as f64 / 1024.0,
+            rss[rss.len() - 1] as f64 / 1024.0
+        );
+    }
+}

@@ -1,0 +1,365 @@
+//! `reasonix run`: one task, headless, to the end. Flags and their precedence, the session
+//! (new, `--continue`, `--resume`), the permission posture, and the output formats
+//! (docs/RUN.md).
+
+pub mod output;
+mod signals;
+
+use crate::context::{self, Context};
+use crate::exit::{Code, Failure, Outcome};
+use anyhow::anyhow;
+use output::{Format, Init, Printer};
+use reasonix_kernel::agent::{Agent, AgentConfig, RunStatus, prompt};
+use reasonix_kernel::cancel::CancelToken;
+use reasonix_kernel::completion::{CompletionError, ProviderClient};
+use reasonix_kernel::permissions::{Posture, Rule};
+use reasonix_kernel::providers;
+use reasonix_kernel::session::{SessionError, SessionStore};
+use reasonix_kernel::types::ToolSpec;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
+pub const DEFAULT_MAX_STEPS: u32 = 100;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The task. Without it, the task is read from stdin (when stdin is not a terminal).
+    #[arg(value_name = "TASK")]
+    pub task: Vec<String>,
+    /// Model reference: a provider name, `provider/model`, or a bare model name
+    /// (default: the session's model when resuming, else `default_model`).
+    #[arg(long, short)]
+    pub model: Option<String>,
+    /// Model requests at most (default: `[agent] max_steps`, else 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: Option<u32>,
+    /// Workspace root (default: `[sandbox] workspace_root`, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Reasoning effort (e.g. low, high, max; default: the provider's).
+    #[arg(long, value_name = "LEVEL")]
+    pub effort: Option<String>,
+    /// ask (default), acceptEdits, auto, dontAsk or bypassPermissions. `plan` needs an
+    /// interactive session.
+    #[arg(long, value_name = "MODE", conflicts_with_all = ["auto", "yolo"])]
+    pub permission_mode: Option<String>,
+    /// Let file writers and shell commands run unless an `ask` rule matches
+    /// (= `--permission-mode auto`).
+    #[arg(long, short = 'y', conflicts_with = "yolo")]
+    pub auto: bool,
+    /// Run everything except what `[permissions] deny` blocks
+    /// (= `--permission-mode bypassPermissions`).
+    #[arg(long, alias = "dangerously-skip-permissions")]
+    pub yolo: bool,
+    /// Allow rules for this run, comma- or space-separated (e.g. `Edit,Bash(cargo test:*)`).
+    /// Repeatable.
+    #[arg(long, value_name = "RULES", alias = "allowedTools")]
+    pub allowed_tools: Vec<String>,
+    /// text (default), json (one result object) or stream-json (one JSON event per line).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
+    pub output_format: Format,
+    /// Text output: print only the final answer.
+    #[arg(long, short)]
+    pub print: bool,
+    /// Text output: show the model's reasoning on stderr.
+    #[arg(long)]
+    pub show_thinking: bool,
+    /// Continue the latest session of this workspace.
+    #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// Continue a session: its id, an id prefix, or text from its title.
+    #[arg(long, value_name = "ID|TEXT")]
+    pub resume: Option<String>,
+}
+
+pub fn run(args: RunArgs) -> Outcome {
+    let started = Instant::now();
+    let posture = posture(&args)?;
+    let task = task(&args.task)?;
+    let extra_allow = allowed_tools(&args.allowed_tools)?;
+
+    let cx = context::load()?;
+    let workspace = resolve_workspace(
+        args.dir.as_deref(),
+        cx.config.sandbox.workspace_root.as_deref(),
+    )?;
+    for warning in cx.config.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    let store = SessionStore::new(&cx.paths.state, &workspace);
+
+    // The session to continue decides the default model.
+    let resume = match (&args.resume, args.continue_latest) {
+        (Some(query), _) => Some(store.find(query).map_err(session_failure)?),
+        (None, true) => Some(store.latest().map_err(session_failure)?),
+        (None, false) => None,
+    };
+    let session_model = resume
+        .as_ref()
+        .map(|s| format!("{}/{}", s.provider, s.model))
+        .filter(|r| providers::resolve_model(Some(r), None, &resolved).is_ok());
+    let reference = args.model.as_deref().or(session_model.as_deref());
+    let client = ProviderClient::new(
+        &cx.registry,
+        &resolved,
+        reference,
+        cx.config.default_model.as_deref(),
+        &cx.paths.home,
+    )
+    .map_err(client_failure)?;
+
+    let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
+    policy.allow.extend(extra_allow);
+    let enabled_tools = cx.config.tools.enabled_tools();
+    let specs = offered_tools(&cx, enabled_tools.as_deref());
+    let config_prompt = cx.config.system_prompt().map_err(Failure::usage)?;
+    let system_prompt = prompt::system_prompt(config_prompt.as_deref(), &workspace, &specs);
+    let max_steps = args
+        .max_steps
+        .or(cx.config.agent.max_steps)
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_MAX_STEPS);
+    let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
+
+    let (writer, history) = match &resume {
+        Some(summary) => {
+            let (writer, loaded) = store.open(&summary.id).map_err(session_failure)?;
+            (writer, loaded.messages)
+        }
+        None => (
+            store
+                .create(&client.provider().name, client.model())
+                .map_err(session_failure)?,
+            Vec::new(),
+        ),
+    };
+    let resumed_messages = history.len();
+    let provider_name = client.provider().name.clone();
+    let model = client.model().to_string();
+    let agent_config = AgentConfig {
+        workspace: workspace.clone(),
+        system_prompt,
+        max_steps,
+        posture,
+        policy,
+        effort: args.effort.clone(),
+        max_output_tokens,
+        enabled_tools,
+    };
+    let mut agent = Agent::new(&cx.registry, client, agent_config).with_session(writer, history);
+
+    let cancel = CancelToken::new();
+    if let Err(e) = signals::install(cancel.clone()) {
+        eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}");
+    }
+    let mut printer = Printer::new(args.output_format, args.print, args.show_thinking);
+    printer.init(Init {
+        session_id: agent.session_id().unwrap_or_default().to_string(),
+        model,
+        provider: provider_name,
+        cwd: workspace.display().to_string(),
+        tools: agent.tool_specs().iter().map(|t| t.name.clone()).collect(),
+        permission_mode: mode_name(posture).to_string(),
+        resumed_messages,
+    });
+    let outcome = agent.run(&task, &cancel, &mut |event| printer.event(&event));
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    printer.finish(&outcome, duration_ms);
+    Ok(match outcome.status {
+        RunStatus::Success => Code::Success,
+        RunStatus::MaxSteps | RunStatus::Cancelled | RunStatus::Error => Code::Failure,
+    })
+}
+
+/// The posture from `--permission-mode`, `--auto`, `--yolo` (clap rejects combinations).
+fn posture(args: &RunArgs) -> Result<Posture, Failure> {
+    if args.yolo {
+        return Ok(Posture::Yolo);
+    }
+    if args.auto {
+        return Ok(Posture::Auto);
+    }
+    match &args.permission_mode {
+        Some(mode) => {
+            Posture::parse(mode).map_err(|e| Failure::usage(anyhow!("--permission-mode: {e}")))
+        }
+        None => Ok(Posture::Ask),
+    }
+}
+
+/// The `--permission-mode` spelling of a posture.
+pub fn mode_name(posture: Posture) -> &'static str {
+    match posture {
+        Posture::Ask => "ask",
+        Posture::AcceptEdits => "acceptEdits",
+        Posture::Auto => "auto",
+        Posture::DontAsk => "dontAsk",
+        Posture::Yolo => "bypassPermissions",
+    }
+}
+
+/// The task from the arguments, else from stdin when it is not a terminal.
+fn task(words: &[String]) -> Result<String, Failure> {
+    let text = if words.is_empty() {
+        let mut stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return Err(Failure::usage(anyhow!(
+                "no task: give it as arguments (`reasonix run \"fix the failing test\"`) or pipe it on stdin"
+            )));
+        }
+        let mut text = String::new();
+        stdin
+            .read_to_string(&mut text)
+            .map_err(|e| Failure::usage(anyhow!("cannot read the task from stdin: {e}")))?;
+        text
+    } else {
+        words.join(" ")
+    };
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(Failure::usage(anyhow!(
+            "the task is empty: give it as arguments or pipe it on stdin"
+        )));
+    }
+    Ok(text.to_string())
+}
+
+/// `--allowed-tools` values: rules separated by commas or whitespace outside parentheses, so
+/// `Bash(npm run build), Edit` is two rules.
+fn allowed_tools(values: &[String]) -> Result<Vec<Rule>, Failure> {
+    split_rules(values)
+        .iter()
+        .map(|text| {
+            Rule::parse(text).map_err(|e| {
+                Failure::usage(anyhow!(
+                    "--allowed-tools: `{}`: {}; rules look like `Edit`, `Edit(src/**)`, `Bash(cargo test:*)` or `web_fetch`",
+                    e.rule,
+                    e.reason
+                ))
+            })
+        })
+        .collect()
+}
+
+fn split_rules(values: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for value in values {
+        let mut depth = 0usize;
+        let mut current = String::new();
+        for c in value.chars() {
+            match c {
+                '(' => {
+                    depth += 1;
+                    current.push(c);
+                }
+                ')' => {
+                    depth = depth.saturating_sub(1);
+                    current.push(c);
+                }
+                c if depth == 0 && (c == ',' || c.is_whitespace()) => {
+                    if !current.is_empty() {
+                        out.push(std::mem::take(&mut current));
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            out.push(current);
+        }
+    }
+    out
+}
+
+/// The tools the agent will offer, in its order (sorted by name), for the system prompt.
+fn offered_tools(cx: &Context, enabled: Option<&[String]>) -> Vec<ToolSpec> {
+    let mut specs: Vec<ToolSpec> = cx
+        .registry
+        .tools()
+        .map(|t| t.spec().clone())
+        .filter(|s| enabled.is_none_or(|names| names.contains(&s.name)))
+        .collect();
+    specs.sort_by(|a, b| a.name.cmp(&b.name));
+    specs
+}
+
+/// `--dir`, else `[sandbox] workspace_root`, else the current directory; canonicalized.
+pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result<PathBuf, Failure> {
+    let chosen = match (dir, configured.filter(|s| !s.is_empty())) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(root)) => PathBuf::from(root),
+        (None, None) => std::env::current_dir()
+            .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?,
+    };
+    let canonical = std::fs::canonicalize(&chosen)
+        .map_err(|e| Failure::usage(anyhow!("workspace {}: {e}", chosen.display())))?;
+    if !canonical.is_dir() {
+        return Err(Failure::usage(anyhow!(
+            "workspace {} is not a directory",
+            canonical.display()
+        )));
+    }
+    Ok(canonical)
+}
+
+/// Finding the session is a usage problem (wrong id, nothing to continue); reading or
+/// locking it is a runtime one.
+fn session_failure(e: SessionError) -> Failure {
+    match e {
+        SessionError::NotFound(_)
+        | SessionError::Ambiguous { .. }
+        | SessionError::NoneToContinue => Failure::usage(e),
+        _ => Failure::runtime(e),
+    }
+}
+
+/// A client that cannot be built is a configuration problem.
+fn client_failure(e: CompletionError) -> Failure {
+    Failure::usage(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_split_outside_parentheses() {
+        let values = vec![
+            "Edit, Bash(npm run build)".to_string(),
+            "Bash(go test:*) web_fetch".to_string(),
+        ];
+        assert_eq!(
+            split_rules(&values),
+            [
+                "Edit",
+                "Bash(npm run build)",
+                "Bash(go test:*)",
+                "web_fetch"
+            ]
+        );
+        assert!(split_rules(&[" , ".to_string()]).is_empty());
+    }
+
+    #[test]
+    fn bad_rules_are_usage_errors() {
+        let err = allowed_tools(&["Bash(".to_string()]).unwrap_err();
+        assert_eq!(err.exit_code(), Code::Usage);
+        assert!(err.to_string().contains("--allowed-tools"), "{err}");
+    }
+
+    #[test]
+    fn mode_names_parse_back() {
+        for posture in [
+            Posture::Ask,
+            Posture::AcceptEdits,
+            Posture::Auto,
+            Posture::DontAsk,
+            Posture::Yolo,
+        ] {
+            assert_eq!(Posture::parse(mode_name(posture)), Ok(posture));
+        }
+    }
+}

@@ -1,0 +1,661 @@
+//! What `reasonix run` prints, per `--output-format`.
+//!
+//! The `stream-json` lines and the result object are a PUBLIC schema (docs/RUN.md,
+//! `schema_version` 1): the types here are separate from the kernel's `AgentEvent`, which may
+//! change; a field is only ever added to them, never renamed or removed, without a new
+//! `schema_version`.
+
+use reasonix_kernel::agent::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
+use reasonix_kernel::types::{Message, Role, Usage};
+use serde::Serialize;
+use serde_json::Value;
+use std::io::Write;
+
+/// The version of the `stream-json` schema, on the first line.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `--output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Streamed answer on stdout; tool activity, notices and retries on stderr.
+    Text,
+    /// One result object at the end.
+    Json,
+    /// One JSON event per line, the result object last.
+    StreamJson,
+}
+
+/// The first `stream-json` line.
+#[derive(Debug, Clone, Serialize)]
+pub struct Init {
+    pub session_id: String,
+    pub model: String,
+    pub provider: String,
+    pub cwd: String,
+    pub tools: Vec<String>,
+    pub permission_mode: String,
+    /// The session already held this many messages (`--continue` / `--resume`).
+    pub resumed_messages: usize,
+}
+
+/// Token counts with Anthropic's meaning, as Claude Code–style consumers expect:
+/// `input_tokens` are the prompt tokens NOT read from the cache; the whole prompt is
+/// `input_tokens + cache_read_input_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PublicUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    /// Always 0: no supported backend bills cache writes separately in what it reports.
+    pub cache_creation_input_tokens: u64,
+    /// Part of `output_tokens`.
+    pub reasoning_tokens: u64,
+}
+
+impl PublicUsage {
+    fn of_request(u: &Usage) -> PublicUsage {
+        PublicUsage {
+            input_tokens: u.prompt_tokens.saturating_sub(u.cache_hit_tokens),
+            output_tokens: u.completion_tokens,
+            cache_read_input_tokens: u.cache_hit_tokens,
+            cache_creation_input_tokens: 0,
+            reasoning_tokens: u.reasoning_tokens,
+        }
+    }
+
+    fn of_run(u: &UsageTotals) -> PublicUsage {
+        PublicUsage {
+            input_tokens: u.input_tokens.saturating_sub(u.cache_read_tokens),
+            output_tokens: u.output_tokens,
+            cache_read_input_tokens: u.cache_read_tokens,
+            cache_creation_input_tokens: 0,
+            reasoning_tokens: u.reasoning_tokens,
+        }
+    }
+}
+
+/// The result object: the whole `json` output and the last `stream-json` line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultObject {
+    /// `success`, `error_max_turns`, `error_during_execution` or `cancelled`.
+    pub subtype: &'static str,
+    pub is_error: bool,
+    pub duration_ms: u64,
+    /// Model requests made in this run.
+    pub num_turns: u32,
+    /// The final answer, or what went wrong.
+    pub result: String,
+    pub session_id: Option<String>,
+    pub usage: PublicUsage,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_cost: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+}
+
+impl ResultObject {
+    pub fn new(outcome: &RunOutcome, duration_ms: u64) -> ResultObject {
+        ResultObject {
+            subtype: subtype(&outcome.status),
+            is_error: outcome.status != RunStatus::Success,
+            duration_ms,
+            num_turns: outcome.steps,
+            result: outcome.result.clone(),
+            session_id: outcome.session_id.clone(),
+            usage: PublicUsage::of_run(&outcome.usage),
+            total_cost: outcome.cost.as_ref().map(|c| c.total),
+            currency: outcome.cost.as_ref().map(|c| c.currency.clone()),
+        }
+    }
+}
+
+pub fn subtype(status: &RunStatus) -> &'static str {
+    match status {
+        RunStatus::Success => "success",
+        RunStatus::MaxSteps => "error_max_turns",
+        RunStatus::Error => "error_during_execution",
+        RunStatus::Cancelled => "cancelled",
+    }
+}
+
+/// A tool call inside an `assistant` line.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublicToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments parsed as JSON; the raw text when they are not valid JSON.
+    pub input: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AssistantMessage {
+    pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    pub tool_calls: Vec<PublicToolCall>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UserMessage {
+    pub content: String,
+}
+
+/// One `stream-json` line.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Line {
+    System {
+        subtype: &'static str,
+        schema_version: u32,
+        #[serde(flatten)]
+        init: Init,
+    },
+    /// A model request starts (1-based).
+    Turn {
+        turn: u32,
+    },
+    Text {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    User {
+        message: UserMessage,
+    },
+    Assistant {
+        message: AssistantMessage,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        id: String,
+        name: String,
+        is_error: bool,
+        content: String,
+        duration_ms: u64,
+    },
+    Retry {
+        provider: String,
+        attempt: u32,
+        max_retries: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    Notice {
+        message: String,
+    },
+    Usage {
+        usage: PublicUsage,
+    },
+    Result(ResultObject),
+}
+
+impl Line {
+    /// The public line for an internal event; `None` for events the schema does not carry
+    /// (tool messages: `tool_result` already has them).
+    pub fn from_event(event: &AgentEvent) -> Option<Line> {
+        Some(match event {
+            AgentEvent::RequestStarted { step } => Line::Turn { turn: *step },
+            AgentEvent::Retry(n) => Line::Retry {
+                provider: n.provider.clone(),
+                attempt: n.attempt,
+                max_retries: n.max_retries,
+                delay_ms: u64::try_from(n.delay.as_millis()).unwrap_or(u64::MAX),
+                reason: n.reason.clone(),
+            },
+            AgentEvent::TextDelta(text) => Line::Text { text: text.clone() },
+            AgentEvent::ReasoningDelta(text) => Line::Reasoning { text: text.clone() },
+            AgentEvent::Message(m) => match m.role {
+                Role::User => Line::User {
+                    message: UserMessage {
+                        content: m.content.clone(),
+                    },
+                },
+                Role::Assistant => Line::Assistant {
+                    message: assistant(m),
+                },
+                Role::Tool | Role::System => return None,
+            },
+            AgentEvent::ToolStarted {
+                id,
+                name,
+                arguments,
+            } => Line::ToolUse {
+                id: id.clone(),
+                name: name.clone(),
+                input: input(arguments),
+            },
+            AgentEvent::ToolFinished {
+                id,
+                name,
+                is_error,
+                output,
+                duration_ms,
+            } => Line::ToolResult {
+                id: id.clone(),
+                name: name.clone(),
+                is_error: *is_error,
+                content: output.clone(),
+                duration_ms: *duration_ms,
+            },
+            AgentEvent::Usage(u) => Line::Usage {
+                usage: PublicUsage::of_request(u),
+            },
+            AgentEvent::Notice(message) => Line::Notice {
+                message: message.clone(),
+            },
+        })
+    }
+}
+
+fn assistant(m: &Message) -> AssistantMessage {
+    AssistantMessage {
+        content: m.content.clone(),
+        reasoning: m.reasoning.clone(),
+        tool_calls: m
+            .tool_calls
+            .iter()
+            .map(|c| PublicToolCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                input: input(&c.arguments),
+            })
+            .collect(),
+    }
+}
+
+fn input(arguments: &str) -> Value {
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()))
+}
+
+/// Writes one run's output. Write errors (a closed pipe) are ignored: the run and its
+/// session go on, and the exit code still tells how it ended.
+pub struct Printer {
+    format: Format,
+    /// `-p`: text mode prints only the final answer.
+    print_only: bool,
+    /// `--show-thinking`: reasoning to stderr in text mode.
+    show_thinking: bool,
+    /// Text mode: the last byte written to stdout was a newline (or nothing was written).
+    stdout_at_line_start: bool,
+    stderr_at_line_start: bool,
+    /// Text mode: tool calls started and not finished yet, in order.
+    started: Vec<String>,
+    /// Text mode: the last notice shown (a refusal is not shown twice).
+    last_notice: Option<String>,
+}
+
+impl Printer {
+    pub fn new(format: Format, print_only: bool, show_thinking: bool) -> Printer {
+        Printer {
+            format,
+            print_only,
+            show_thinking,
+            stdout_at_line_start: true,
+            stderr_at_line_start: true,
+            started: Vec::new(),
+            last_notice: None,
+        }
+    }
+
+    pub fn init(&mut self, init: Init) {
+        if self.format == Format::StreamJson {
+            self.line(&Line::System {
+                subtype: "init",
+                schema_version: SCHEMA_VERSION,
+                init,
+            });
+        }
+    }
+
+    pub fn event(&mut self, event: &AgentEvent) {
+        match self.format {
+            Format::StreamJson => {
+                if let Some(line) = Line::from_event(event) {
+                    self.line(&line);
+                }
+            }
+            Format::Json => self.stderr_notice(event),
+            Format::Text => self.text(event),
+        }
+    }
+
+    /// The end of the run: the result object, or the answer / error in text mode.
+    pub fn finish(&mut self, outcome: &RunOutcome, duration_ms: u64) {
+        let result = ResultObject::new(outcome, duration_ms);
+        match self.format {
+            Format::StreamJson | Format::Json => self.line(&Line::Result(result)),
+            Format::Text => {
+                if outcome.status == RunStatus::Success {
+                    if self.print_only {
+                        let mut text = outcome.result.clone();
+                        if !text.ends_with('\n') {
+                            text.push('\n');
+                        }
+                        self.stdout(&text);
+                    } else {
+                        self.end_stdout_line();
+                    }
+                } else {
+                    self.end_stdout_line();
+                    self.stderr(&format!("error: {}\n", outcome.result));
+                }
+                if !self.print_only {
+                    self.stderr(&format!("{}\n", summary(&result)));
+                }
+            }
+        }
+    }
+
+    fn text(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::TextDelta(text) if !self.print_only => {
+                // Shown reasoning ends its line before the answer starts.
+                if !self.stderr_at_line_start {
+                    self.stderr("\n");
+                }
+                self.stdout(text);
+            }
+            AgentEvent::ReasoningDelta(text) if self.show_thinking && !self.print_only => {
+                self.stderr(text)
+            }
+            AgentEvent::Message(m) if m.role == Role::Assistant && !self.print_only => {
+                self.end_stdout_line();
+                if !self.stderr_at_line_start {
+                    self.stderr("\n");
+                }
+            }
+            AgentEvent::ToolStarted {
+                id,
+                name,
+                arguments,
+            } if !self.print_only => {
+                let args = input(arguments);
+                let args = match &args {
+                    Value::String(raw) => raw.clone(),
+                    other => other.to_string(),
+                };
+                self.stderr_fresh(&format!("→ {name} {}\n", clip(&args, 160)));
+                self.started.push(id.clone());
+            }
+            AgentEvent::ToolFinished {
+                id,
+                name,
+                is_error,
+                output,
+                ..
+            } if !self.print_only => {
+                let first = clip(output.lines().next().unwrap_or(""), 200);
+                let ran = self.started.iter().any(|s| s == id);
+                // Calls refused before running were already explained by a notice.
+                if !ran
+                    && self
+                        .last_notice
+                        .as_deref()
+                        .is_some_and(|n| n.contains(output.as_str()))
+                {
+                    return;
+                }
+                // Name the call unless its `→` line is right above.
+                let who = if self.started.last() == Some(id) && self.started.len() == 1 {
+                    String::new()
+                } else {
+                    format!("{name}: ")
+                };
+                let line = match (ran, *is_error) {
+                    (false, _) => format!("✗ {name} not run: {first}\n"),
+                    (true, true) => format!("← {who}error: {first}\n"),
+                    (true, false) => {
+                        let n = output.lines().count();
+                        format!("← {who}ok {n} line{}\n", if n == 1 { "" } else { "s" })
+                    }
+                };
+                self.stderr_fresh(&line);
+                self.started.retain(|s| s != id);
+            }
+            _ => self.stderr_notice(event),
+        }
+    }
+
+    /// Retries and notices go to stderr in text and json mode.
+    fn stderr_notice(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::Retry(n) => {
+                let line = format!(
+                    "retrying ({}/{}) in {:.1} s: {}\n",
+                    n.attempt,
+                    n.max_retries,
+                    n.delay.as_secs_f64(),
+                    n.reason
+                );
+                self.stderr_fresh(&line);
+            }
+            AgentEvent::Notice(message) => {
+                self.stderr_fresh(&format!("note: {message}\n"));
+                self.last_notice = Some(message.clone());
+            }
+            _ => {}
+        }
+    }
+
+    fn line(&mut self, line: &Line) {
+        match serde_json::to_string(line) {
+            Ok(text) => self.stdout_line(&text),
+            Err(e) => self.stderr(&format!("error: cannot encode an event: {e}\n")),
+        }
+    }
+
+    fn stdout_line(&mut self, text: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    }
+
+    fn stdout(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        self.stdout_at_line_start = text.ends_with('\n');
+    }
+
+    fn end_stdout_line(&mut self) {
+        if !self.stdout_at_line_start {
+            self.stdout("\n");
+        }
+    }
+
+    fn stderr(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.flush();
+        self.stderr_at_line_start = text.ends_with('\n');
+    }
+
+    /// On a line of its own, even after streamed reasoning.
+    fn stderr_fresh(&mut self, text: &str) {
+        if !self.stderr_at_line_start {
+            self.stderr("\n");
+        }
+        self.stderr(text);
+    }
+}
+
+/// `3 turns · 1200 in + 800 cached · 56 out · 0.0012 USD · session <id>`.
+fn summary(r: &ResultObject) -> String {
+    let mut parts = vec![format!(
+        "{} turn{}",
+        r.num_turns,
+        if r.num_turns == 1 { "" } else { "s" }
+    )];
+    parts.push(format!(
+        "{} in + {} cached · {} out tokens",
+        r.usage.input_tokens, r.usage.cache_read_input_tokens, r.usage.output_tokens
+    ));
+    if let (Some(cost), Some(currency)) = (r.total_cost, &r.currency) {
+        parts.push(format!("{cost:.4} {currency}"));
+    }
+    if let Some(id) = &r.session_id {
+        parts.push(format!("session {id}"));
+    }
+    format!("[{}]", parts.join(" · "))
+}
+
+/// At most `max` characters, with `…` when cut.
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reasonix_kernel::agent::Cost;
+    use reasonix_kernel::types::ToolCall;
+
+    fn outcome(status: RunStatus) -> RunOutcome {
+        RunOutcome {
+            status,
+            result: "done".into(),
+            steps: 2,
+            usage: UsageTotals {
+                input_tokens: 1000,
+                output_tokens: 50,
+                cache_read_tokens: 800,
+                cache_miss_tokens: 200,
+                reasoning_tokens: 5,
+                requests: 2,
+            },
+            cost: None,
+            session_id: Some("s1".into()),
+        }
+    }
+
+    #[test]
+    fn result_object_fields() {
+        let value = serde_json::to_value(Line::Result(ResultObject::new(
+            &outcome(RunStatus::Success),
+            12,
+        )))
+        .unwrap();
+        assert_eq!(value["type"], "result");
+        assert_eq!(value["subtype"], "success");
+        assert_eq!(value["is_error"], false);
+        assert_eq!(value["duration_ms"], 12);
+        assert_eq!(value["num_turns"], 2);
+        assert_eq!(value["result"], "done");
+        assert_eq!(value["session_id"], "s1");
+        assert_eq!(value["usage"]["input_tokens"], 200);
+        assert_eq!(value["usage"]["cache_read_input_tokens"], 800);
+        assert_eq!(value["usage"]["cache_creation_input_tokens"], 0);
+        assert_eq!(value["usage"]["output_tokens"], 50);
+        assert!(value.get("total_cost").is_none());
+        assert!(value.get("currency").is_none());
+
+        let mut priced = outcome(RunStatus::MaxSteps);
+        priced.cost = Some(Cost {
+            total: 0.5,
+            currency: "CNY".into(),
+        });
+        let value = serde_json::to_value(ResultObject::new(&priced, 1)).unwrap();
+        assert_eq!(value["subtype"], "error_max_turns");
+        assert_eq!(value["is_error"], true);
+        assert_eq!(value["total_cost"], 0.5);
+        assert_eq!(value["currency"], "CNY");
+        assert_eq!(subtype(&RunStatus::Error), "error_during_execution");
+        assert_eq!(subtype(&RunStatus::Cancelled), "cancelled");
+    }
+
+    #[test]
+    fn events_map_to_public_lines() {
+        let message = Message {
+            role: Role::Assistant,
+            content: "writing".into(),
+            reasoning: None,
+            reasoning_state: Some("opaque".into()),
+            tool_calls: vec![
+                ToolCall {
+                    id: "c1".into(),
+                    name: "write_file".into(),
+                    arguments: r#"{"path":"a"}"#.into(),
+                },
+                ToolCall {
+                    id: "c2".into(),
+                    name: "ls".into(),
+                    arguments: "{cut".into(),
+                },
+            ],
+            tool_call_id: None,
+        };
+        let line = Line::from_event(&AgentEvent::Message(message)).unwrap();
+        let value = serde_json::to_value(line).unwrap();
+        assert_eq!(value["type"], "assistant");
+        assert_eq!(value["message"]["content"], "writing");
+        assert_eq!(value["message"]["tool_calls"][0]["input"]["path"], "a");
+        assert_eq!(value["message"]["tool_calls"][1]["input"], "{cut");
+        // The provider's opaque reasoning state is not part of the public schema.
+        assert!(!value.to_string().contains("opaque"));
+
+        let tool_message = Message {
+            role: Role::Tool,
+            content: "x".into(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: Some("c1".into()),
+        };
+        assert!(Line::from_event(&AgentEvent::Message(tool_message)).is_none());
+
+        let value = serde_json::to_value(
+            Line::from_event(&AgentEvent::ToolFinished {
+                id: "c1".into(),
+                name: "write_file".into(),
+                is_error: true,
+                output: "Permission needed".into(),
+                duration_ms: 0,
+            })
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(value["type"], "tool_result");
+        assert_eq!(value["is_error"], true);
+        assert_eq!(value["content"], "Permission needed");
+
+        let value = serde_json::to_value(Line::System {
+            subtype: "init",
+            schema_version: SCHEMA_VERSION,
+            init: Init {
+                session_id: "s".into(),
+                model: "m".into(),
+                provider: "p".into(),
+                cwd: "/w".into(),
+                tools: vec!["ls".into()],
+                permission_mode: "ask".into(),
+                resumed_messages: 0,
+            },
+        })
+        .unwrap();
+        assert_eq!(value["type"], "system");
+        assert_eq!(value["subtype"], "init");
+        assert_eq!(value["schema_version"], 1);
+        assert_eq!(value["tools"][0], "ls");
+    }
+
+    #[test]
+    fn clip_counts_characters() {
+        assert_eq!(clip("héllo", 2), "hé…");
+        assert_eq!(clip("hi", 2), "hi");
+    }
+}
