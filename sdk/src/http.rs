@@ -373,6 +373,44 @@ mod wasm {
             }
         }
 
+        /// Read and discard the rest of the body for at most `wait`; true when its end was
+        /// reached. A stream that has delivered its last event usually has only the body's
+        /// terminator left; reading it lets the host reuse the connection for the next request.
+        pub fn finish_within(&mut self, wait: Duration) -> bool {
+            let Some(stream) = &self.stream else {
+                return true;
+            };
+            let nanos = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+            let timer = wasip2::clocks::monotonic_clock::subscribe_duration(nanos);
+            let mut discarded = 0u64;
+            loop {
+                match stream.read(READ_SIZE) {
+                    Ok(bytes) if bytes.is_empty() => {
+                        let body = stream.subscribe();
+                        let ready = wasip2::io::poll::poll(&[&body, &timer]);
+                        if !ready.contains(&0) {
+                            return false;
+                        }
+                    }
+                    Ok(bytes) => {
+                        discarded += bytes.len() as u64;
+                        // Something much larger than a terminator: not worth waiting for.
+                        if discarded > READ_SIZE {
+                            return false;
+                        }
+                    }
+                    Err(StreamError::Closed) => {
+                        self.close();
+                        return true;
+                    }
+                    Err(_) => {
+                        self.close();
+                        return false;
+                    }
+                }
+            }
+        }
+
         /// Read the body up to `limit` bytes (for error bodies); stops early at the end, and
         /// returns what arrived before an error.
         pub fn read_at_most(&mut self, limit: usize) -> Vec<u8> {

@@ -847,3 +847,32 @@ fn a_component_sending_elsewhere_than_its_endpoint_is_refused_by_the_host() {
     assert!(text.contains("mock"), "{text}");
     assert!(mock.requests().is_empty() && elsewhere.requests().is_empty());
 }
+
+#[test]
+fn consecutive_requests_reuse_the_connection_unless_a_stream_was_abandoned() {
+    for kind in KINDS {
+        let setup = Setup::new(kind, "");
+        setup.mock.enqueue(Reply::text(&["one"]));
+        setup.mock.enqueue(Reply::text(&["two"]));
+        setup
+            .mock
+            .enqueue(Reply::text(&["a", "b", "c"]).with_fault(Fault::CutAfter { events: 2 }));
+        setup.mock.enqueue(Reply::text(&["four"]));
+        let client = setup.client();
+        let ask_once = || {
+            client
+                .stream(&ask("hi"), &CancelToken::new(), &mut |_| {})
+                .unwrap()
+                .collect()
+        };
+        assert_eq!(text_of(&ask_once().unwrap()), "one", "{kind}");
+        assert_eq!(text_of(&ask_once().unwrap()), "two", "{kind}");
+        assert!(ask_once().is_err(), "{kind}: the cut stream fails");
+        assert_eq!(text_of(&ask_once().unwrap()), "four", "{kind}");
+        let connections: Vec<u64> = setup.mock.requests().iter().map(|r| r.connection).collect();
+        // The first two share one connection (no new TCP/TLS handshake per turn); the cut one
+        // was closed by the server, so the next request opens a fresh connection.
+        assert_eq!(connections[0], connections[1], "{kind}: {connections:?}");
+        assert_ne!(connections[2], connections[3], "{kind}: {connections:?}");
+    }
+}

@@ -20,6 +20,7 @@
 
 mod allowed_hosts;
 mod blocked_networks;
+mod pool;
 
 pub use allowed_hosts::{AllowedHosts, Origin, Pattern};
 pub use blocked_networks::blocked_reason;
@@ -228,12 +229,12 @@ fn endpoint_request(
     let cancel = endpoint.cancel;
     Box::new(async move {
         let origin = checked?;
-        let exchange = pin!(send(
+        let exchange = pin!(send_pooled(
             request,
             origin,
             limits,
             refusals,
-            Some(cancel.clone())
+            cancel.clone()
         ));
         let cancelled = pin!(cancel.cancelled());
         first_of(exchange, cancelled, || {
@@ -304,31 +305,9 @@ async fn send(
     let method = request.method().clone();
     let uri = request.uri().clone();
     let trusted = cancel.is_some();
-    let stream = connect(&origin, &limits, &refusals, &method, &uri, trusted).await?;
-    let io = if origin.scheme == allowed_hosts::Scheme::Https {
-        let tls = tls_connector()?;
-        let name = server_name(&origin.host)?;
-        let stream = tokio::time::timeout(limits.connect, tls.connect(name, stream))
-            .await
-            .map_err(|_| Error::ConnectionTimeout)?
-            .map_err(Error::Tls)?;
-        Box::new(stream) as Box<dyn Stream>
-    } else {
-        Box::new(stream) as Box<dyn Stream>
-    };
-    let (mut sender, conn) = tokio::time::timeout(
-        limits.connect,
-        hyper::client::conn::http1::Builder::new().handshake(TokioIo::new(io)),
-    )
-    .await
-    .map_err(|_| Error::ConnectionTimeout)??;
-
-    // On the wire the request line carries only the path; scheme and authority were for us.
-    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    *request.uri_mut() = http::Uri::builder()
-        .path_and_query(path)
-        .build()
-        .map_err(|_| Error::HttpRequestUriInvalid)?;
+    let (mut sender, conn) =
+        open_connection(&origin, &limits, &refusals, &method, &uri, trusted).await?;
+    origin_form(&mut request)?;
 
     let deadline = limits.deadline;
     let first_byte = async move {
@@ -371,6 +350,110 @@ async fn send(
             Err(_) => Err(Error::HttpResponseTimeout),
         }
     });
+    Ok((response.map(|body| body.boxed_unsync()), io))
+}
+
+type Connection = hyper::client::conn::http1::Connection<TokioIo<Box<dyn Stream>>, WasiBody>;
+type Sender = hyper::client::conn::http1::SendRequest<WasiBody>;
+
+/// Connect (TCP, then TLS for https) and do the HTTP/1 handshake.
+async fn open_connection(
+    origin: &Origin,
+    limits: &Limits,
+    refusals: &Refusals,
+    method: &http::Method,
+    uri: &http::Uri,
+    trusted: bool,
+) -> Result<(Sender, Connection), Error> {
+    let stream = connect(origin, limits, refusals, method, uri, trusted).await?;
+    let io = if origin.scheme == allowed_hosts::Scheme::Https {
+        let tls = tls_connector()?;
+        let name = server_name(&origin.host)?;
+        let stream = tokio::time::timeout(limits.connect, tls.connect(name, stream))
+            .await
+            .map_err(|_| Error::ConnectionTimeout)?
+            .map_err(Error::Tls)?;
+        Box::new(stream) as Box<dyn Stream>
+    } else {
+        Box::new(stream) as Box<dyn Stream>
+    };
+    tokio::time::timeout(
+        limits.connect,
+        hyper::client::conn::http1::Builder::new().handshake(TokioIo::new(io)),
+    )
+    .await
+    .map_err(|_| Error::ConnectionTimeout)?
+    .map_err(Error::from)
+}
+
+/// On the wire the request line carries only the path; scheme and authority were for us.
+fn origin_form(request: &mut http::Request<WasiBody>) -> Result<(), Error> {
+    let path = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".to_string());
+    *request.uri_mut() = http::Uri::builder()
+        .path_and_query(path)
+        .build()
+        .map_err(|_| Error::HttpRequestUriInvalid)?;
+    Ok(())
+}
+
+/// A provider endpoint's request: on an idle pooled connection when there is one, else on a
+/// new one whose driver runs as its own task (so the connection can outlive this exchange).
+/// The connection returns to the pool when the body has been read to the end.
+async fn send_pooled(
+    mut request: http::Request<WasiBody>,
+    origin: Origin,
+    limits: Limits,
+    refusals: Refusals,
+    cancel: CancelToken,
+) -> SendResult {
+    let key = origin.to_string();
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    origin_form(&mut request)?;
+    let fresh = || async {
+        let (sender, conn) =
+            open_connection(&origin, &limits, &refusals, &method, &uri, true).await?;
+        tokio::spawn(async move {
+            // Ends when the server closes, or when the last sender is dropped.
+            let _ = conn.await;
+        });
+        Ok::<_, Error>(sender)
+    };
+    let exchange = async {
+        let pooled = pool::pool().take(&key);
+        let reused = pooled.is_some();
+        let mut sender = match pooled {
+            Some(sender) => sender,
+            None => fresh().await?,
+        };
+        match sender.try_send_request(request).await {
+            Ok(response) => Ok((response, sender)),
+            // An idle connection the server had already closed: the request was not sent, so
+            // send it again on a new connection.
+            Err(mut e) if reused && e.message().is_some() => {
+                let request = e.take_message().ok_or(Error::HttpProtocolError)?;
+                let mut sender = fresh().await?;
+                let response = sender.send_request(request).await.map_err(Error::from)?;
+                Ok((response, sender))
+            }
+            Err(e) => Err(Error::from(e.into_error())),
+        }
+    };
+    let (response, sender) = tokio::time::timeout_at(
+        limits.deadline,
+        tokio::time::timeout(limits.first_byte, exchange),
+    )
+    .await
+    .map_err(|_| Error::HttpResponseTimeout)?
+    .map_err(|_| Error::ConnectionReadTimeout)??;
+    let response = response.map(|incoming| {
+        GuardedBody::new(incoming, &limits, Some(cancel)).returning_to_pool(key, sender)
+    });
+    let io: IoFuture = Box::new(async { Ok(()) });
     Ok((response.map(|body| body.boxed_unsync()), io))
 }
 
@@ -478,6 +561,8 @@ struct GuardedBody {
     idle: Pin<Box<Sleep>>,
     deadline: Pin<Box<Sleep>>,
     cancelled: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// Where the connection goes once the body has been read to the end.
+    reuse: Option<(String, Sender)>,
 }
 
 impl GuardedBody {
@@ -495,6 +580,18 @@ impl GuardedBody {
                 Box::pin(async move { token.cancelled().await })
                     as Pin<Box<dyn Future<Output = ()> + Send>>
             }),
+            reuse: None,
+        }
+    }
+
+    fn returning_to_pool(mut self, origin: String, sender: Sender) -> GuardedBody {
+        self.reuse = Some((origin, sender));
+        self
+    }
+
+    fn finished(&mut self) {
+        if let Some((origin, sender)) = self.reuse.take() {
+            pool::pool().put(origin, sender);
         }
     }
 }
@@ -518,7 +615,10 @@ impl Body for GuardedBody {
                 Poll::Ready(Some(Err(Error::HttpResponseTimeout)))
             }
             Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(Error::from(e)))),
-            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Ready(None) => {
+                this.finished();
+                Poll::Ready(None)
+            }
             Poll::Pending => {
                 let cancelled = this.cancelled.as_mut();
                 if cancelled.is_some_and(|c| c.as_mut().poll(cx).is_ready()) {

@@ -97,6 +97,9 @@ pub trait Response {
     fn read_ready(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
         Ok(None)
     }
+    /// The stream is complete: read what is left of the body for a moment, so the host can
+    /// reuse the connection.
+    fn finish(&mut self) {}
 }
 
 /// Sends a request and waits for the response head.
@@ -136,7 +139,18 @@ impl Response for reasonix_sdk::http::StreamingResponse {
     fn read_ready(&mut self) -> Result<Option<Vec<u8>>, HttpError> {
         reasonix_sdk::http::StreamingResponse::read_ready(self)
     }
+    fn finish(&mut self) {
+        reasonix_sdk::http::StreamingResponse::finish_within(
+            self,
+            std::time::Duration::from_millis(FINISH_WAIT_MS),
+        );
+    }
 }
+
+/// How long a completed stream waits for the end of its body (the connection is reused only
+/// when the end is read).
+#[cfg(target_arch = "wasm32")]
+const FINISH_WAIT_MS: u64 = 100;
 
 #[cfg(not(target_arch = "wasm32"))]
 impl Transport for HostTransport {

@@ -46,6 +46,9 @@ impl LlmStream {
             let done = decoded.iter().any(|e| matches!(e, Event::Done(_)));
             out.extend(decoded);
             if done {
+                if let Some(response) = self.response.as_mut() {
+                    response.finish();
+                }
                 self.end();
                 break;
             }

@@ -60,6 +60,8 @@ pub struct RecordedRequest {
     pub wire: Option<Wire>,
     /// When the request head arrived.
     pub at: Instant,
+    /// Which TCP connection it came on (numbered from 1 in accept order), to see reuse.
+    pub connection: u64,
 }
 
 impl RecordedRequest {
@@ -220,6 +222,7 @@ impl std::fmt::Debug for MockLlm {
 }
 
 async fn serve(listener: TcpListener, shared: Arc<Shared>, mut shutdown: oneshot::Receiver<()>) {
+    let mut accepted_count = 0u64;
     loop {
         tokio::select! {
             _ = &mut shutdown => break,
@@ -233,6 +236,8 @@ async fn serve(listener: TcpListener, shared: Arc<Shared>, mut shutdown: oneshot
                     }
                 };
                 let _ = stream.set_nodelay(true);
+                accepted_count += 1;
+                let connection = accepted_count;
                 let shared = Arc::clone(&shared);
                 // `Fault::CutAfter` fires `kill`: the connection is dropped mid-body (hyper
                 // itself would still end a failed chunked body cleanly).
@@ -240,7 +245,7 @@ async fn serve(listener: TcpListener, shared: Arc<Shared>, mut shutdown: oneshot
                 let cut = Arc::clone(&kill);
                 tokio::spawn(async move {
                     let service = service_fn(move |req| {
-                        handle(Arc::clone(&shared), Arc::clone(&cut), req)
+                        handle(Arc::clone(&shared), Arc::clone(&cut), connection, req)
                     });
                     let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
                     tokio::select! {
@@ -301,6 +306,7 @@ fn json_response(status: u16, body: String, retry_after: Option<&str>) -> Respon
 async fn handle(
     shared: Arc<Shared>,
     kill: Arc<Notify>,
+    connection: u64,
     req: Request<Incoming>,
 ) -> Result<Response<MockBody>, Infallible> {
     let at = Instant::now();
@@ -347,6 +353,7 @@ async fn handle(
             body: body.clone(),
             wire,
             at,
+            connection,
         });
         let seq = state.requests.len();
         let reply = match (wire, &method) {
