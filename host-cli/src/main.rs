@@ -100,6 +100,47 @@ enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Install a component from a .wasm file or a directory (a cargo crate is built first),
+    /// after showing what it asks for and getting the grant.
+    Install(commands::plugins::InstallArgs),
+    /// Reinstall a plugin from its recorded source (or a new one); asks again only when it
+    /// requests more than it was granted.
+    Update(commands::plugins::UpdateArgs),
+    /// Everything about one plugin: description, tools, kinds, capabilities, limits, index entry.
+    Info {
+        name: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove an installed plugin: its file, index entry and compiled artifacts.
+    Remove { name: String },
+    /// Enable an installed plugin.
+    Enable { name: String },
+    /// Disable an installed plugin (it is kept but not loaded).
+    Disable { name: String },
+    /// Scaffold a plugin crate (Rust, reasonix-sdk) that builds with
+    /// `cargo build --release --target wasm32-wasip2`.
+    New {
+        /// Plugin (and crate) name: lowercase letters, digits, `-`, `_`, starting with a letter.
+        name: String,
+        /// What the plugin serves.
+        #[arg(long, value_enum, default_value = "tool")]
+        kind: commands::plugin_new::Kind,
+        /// Directory to create (default: ./<name>); must be missing or empty.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The reasonix-sdk crate to depend on (default: the sdk/ of the tree this binary was
+        /// built from).
+        #[arg(long)]
+        sdk_path: Option<PathBuf>,
+    },
+    /// Write the plugin contract (the WIT package) for components in other languages.
+    Wit {
+        /// Directory to write the .wit files to (default: ./wit).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -130,6 +171,23 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Version => commands::version::run(),
         Command::Plugin(PluginCommand::List { json }) => commands::plugins::list(json),
+        Command::Plugin(PluginCommand::Install(args)) => commands::plugins::install(args),
+        Command::Plugin(PluginCommand::Update(args)) => commands::plugins::update(args),
+        Command::Plugin(PluginCommand::Info { name, json }) => commands::plugins::info(&name, json),
+        Command::Plugin(PluginCommand::Remove { name }) => commands::plugins::remove(&name),
+        Command::Plugin(PluginCommand::Enable { name }) => {
+            commands::plugins::set_enabled(&name, true)
+        }
+        Command::Plugin(PluginCommand::Disable { name }) => {
+            commands::plugins::set_enabled(&name, false)
+        }
+        Command::Plugin(PluginCommand::New {
+            name,
+            kind,
+            dir,
+            sdk_path,
+        }) => commands::plugin_new::run(&name, kind, dir.as_deref(), sdk_path.as_deref()),
+        Command::Plugin(PluginCommand::Wit { out }) => commands::plugin_wit::run(out.as_deref()),
         Command::Tools(ToolsCommand::List { json }) => commands::tools::list(json),
         Command::Tools(ToolsCommand::Doc) => commands::tools::doc(),
         Command::Providers(ProvidersCommand::List { json }) => commands::providers::list(json),

@@ -14,6 +14,7 @@ mod convert;
 pub mod error;
 pub mod host;
 pub mod index;
+pub mod install;
 pub mod interceptor;
 pub mod permissions;
 pub mod provider;

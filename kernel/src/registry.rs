@@ -154,7 +154,8 @@ impl Registry {
             }
         };
         // Disabled plugins were skipped above, so they never cause a clash.
-        if let Some(clash) = self.find_clash(&described) {
+        let prefer = settings.prefer == Some(true);
+        if let Some(clash) = self.find_clash(&described, prefer) {
             self.problems.push(clash);
             return;
         }
@@ -177,6 +178,9 @@ impl Registry {
             sandbox.clone(),
             host.clone(),
         ));
+        if prefer {
+            self.note_replacements(&plugin.described);
+        }
         for spec in &plugin.described.tools {
             self.tools.insert(
                 spec.name.clone(),
@@ -196,7 +200,37 @@ impl Registry {
         self.plugins.push(plugin);
     }
 
-    fn find_clash(&self, d: &Described) -> Option<LoadError> {
+    /// With `[plugin.<name>] prefer = true`, say which tools and kinds the plugin takes over.
+    fn note_replacements(&mut self, d: &Described) {
+        let mut notes = Vec::new();
+        for spec in &d.tools {
+            if let Some(existing) = self.tools.get(&spec.name) {
+                notes.push(format!(
+                    "tool `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
+                    spec.name,
+                    self.describe_source(existing.source()),
+                    d.info.name,
+                    d.info.name
+                ));
+            }
+        }
+        for kind in &d.provider_kinds {
+            if let Some(existing) = self.providers.get(&kind.name) {
+                notes.push(format!(
+                    "provider kind `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
+                    kind.name,
+                    self.describe_source(existing.source()),
+                    d.info.name,
+                    d.info.name
+                ));
+            }
+        }
+        self.notices.extend(notes);
+    }
+
+    /// A clash of `d` with what is loaded. `prefer` allows tool and kind clashes (the plugin
+    /// replaces them), never a second plugin of the same name.
+    fn find_clash(&self, d: &Described, prefer: bool) -> Option<LoadError> {
         let clash = |what, name: &str, first: String| LoadError::Clash {
             what,
             name: name.to_string(),
@@ -207,13 +241,13 @@ impl Registry {
         if let Some(p) = self.plugins.iter().find(|p| p.name() == d.info.name) {
             return Some(clash("plugin name", &d.info.name, describe(p)));
         }
-        for spec in &d.tools {
+        for spec in d.tools.iter().filter(|_| !prefer) {
             if let Some(existing) = self.tools.get(&spec.name) {
                 let first = self.describe_source(existing.source());
                 return Some(clash("tool", &spec.name, first));
             }
         }
-        for kind in &d.provider_kinds {
+        for kind in d.provider_kinds.iter().filter(|_| !prefer) {
             if let Some(existing) = self.providers.get(&kind.name) {
                 let first = self.describe_source(existing.source());
                 return Some(clash("provider kind", &kind.name, first));

@@ -15,7 +15,7 @@
 //! }
 //! ```
 //!
-//! [`post_streaming`] and [`StreamingResponse`] exist only in the wasm build; [`HttpError`],
+//! `post_streaming` and `StreamingResponse` exist only in the wasm build; [`HttpError`],
 //! [`Timeouts`] and [`split_url`] compile everywhere so plugin logic around them stays
 //! unit-testable natively.
 

@@ -1,32 +1,63 @@
-//! The Reasonix plugin SDK: write a tool plugin ([`ToolPlugin`]) or a provider plugin
-//! ([`ProviderPlugin`], with [`http`] and [`sse`]) in Rust and build it with
-//! `cargo build --release --target wasm32-wasip2`.
+//! The Reasonix plugin SDK: write a tool plugin ([`ToolPlugin`]), a provider plugin
+//! ([`ProviderPlugin`], with [`http`] and [`sse`]) or an interceptor ([`InterceptorPlugin`]) in
+//! Rust and build it with `cargo build --release --target wasm32-wasip2`.
+//!
+//! A complete tool plugin (what `reasonix plugin new <name>` generates). The argument schema the
+//! model sees is derived from `Args` ([`typed_tool`]), and [`parse_args`] turns a bad call into
+//! `invalid-input` naming the field:
 //!
 //! ```ignore
-//! struct Hello;
-//! impl reasonix_sdk::ToolPlugin for Hello {
-//!     fn info() -> reasonix_sdk::PluginInfo { reasonix_sdk::plugin_info("hello", "0.1.0", "Greets") }
-//!     fn tools() -> Vec<reasonix_sdk::ToolSpec> { /* … */ vec![] }
-//!     fn invoke(name: &str, args: &str, cx: &reasonix_sdk::CallContext) -> Result<String, reasonix_sdk::Error> {
-//!         Ok(format!("hello from {name}"))
+//! use reasonix_sdk::{CallContext, Error, PluginInfo, ToolPlugin, ToolSpec};
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct Args {
+//!     /// The text whose words to count.
+//!     text: String,
+//! }
+//!
+//! struct WordCount;
+//! impl ToolPlugin for WordCount {
+//!     fn info() -> PluginInfo { reasonix_sdk::plugin_info("word-count", "0.1.0", "Counts words") }
+//!     fn tools() -> Vec<ToolSpec> {
+//!         vec![reasonix_sdk::typed_tool::<Args>("word_count", "Count the words in a text.", true)]
+//!     }
+//!     fn invoke(name: &str, arguments: &str, _cx: &CallContext) -> Result<String, Error> {
+//!         let args: Args = reasonix_sdk::parse_args(name, arguments)?;
+//!         Ok(args.text.split_whitespace().count().to_string())
 //!     }
 //! }
-//! reasonix_sdk::export_tool_plugin!(Hello);
+//! reasonix_sdk::export_tool_plugin!(WordCount);
 //! ```
 //!
+//! Errors: [`Error::invalid`], [`Error::denied`], [`Error::not_found`], [`Error::other`] …;
+//! host services: [`host`] (log, progress, config), [`process`] (commands in the OS sandbox,
+//! needs the `process` capability), [`http`] (needs `network`).
+//!
 //! Everything here also compiles natively, so a plugin's logic is unit-tested with plain
-//! `cargo test`; host services (log, progress, config) become no-ops outside wasm.
+//! `cargo test`; host services (log, progress, config) become no-ops outside wasm and
+//! `process` calls return `unsupported`.
 #![deny(unsafe_code)]
 
 mod args;
+mod error;
 pub mod host;
 pub mod http;
+pub mod interceptor;
+pub mod process;
 pub mod provider;
+mod schema;
 pub mod sse;
 
 pub use args::parse_args;
+pub use interceptor::{Decision, InterceptorPlugin};
 pub use provider::{CompletionStream, ProviderPlugin, provider_kind};
 pub use provider_world::exports::reasonix::plugin::provider::{CompletionRequest, ProviderKind};
+pub use schema::{schema_for, typed_tool};
+/// Re-exported so plugins can name the derive without their own dependency:
+/// `#[derive(reasonix_sdk::JsonSchema)] #[schemars(crate = "reasonix_sdk::schemars")]`.
+/// The scaffold (`reasonix plugin new`) simply depends on `schemars` itself.
+pub use schemars::{self, JsonSchema};
 
 // Bindings. A component's world is the union of the `component-type` sections linked into it,
 // so each exported interface is generated exactly once, in its own world: `plugin` (every
@@ -100,6 +131,30 @@ pub mod provider_world {
         pub_export_macro: true,
         export_macro_name: "export_provider_world",
         default_bindings_module: "reasonix_sdk::provider_world",
+        additional_derives: [PartialEq],
+        with: {
+            "reasonix:plugin/types@0.1.0": crate::tool_world::reasonix::plugin::types,
+        },
+    });
+}
+
+/// Generated bindings for the `reasonix:plugin/interceptor` export, sharing [`tool_world`]'s
+/// types. Plugin code uses [`InterceptorPlugin`] and [`export_interceptor_plugin!`] instead.
+#[doc(hidden)]
+#[allow(unsafe_code, clippy::all)]
+pub mod interceptor_world {
+    wit_bindgen::generate!({
+        path: "../wit",
+        inline: "
+            package reasonix:sdk;
+            world interceptor-role {
+                export reasonix:plugin/interceptor@0.1.0;
+            }
+        ",
+        world: "reasonix:sdk/interceptor-role",
+        pub_export_macro: true,
+        export_macro_name: "export_interceptor_world",
+        default_bindings_module: "reasonix_sdk::interceptor_world",
         additional_derives: [PartialEq],
         with: {
             "reasonix:plugin/types@0.1.0": crate::tool_world::reasonix::plugin::types,

@@ -1,4 +1,6 @@
 pub mod doctor;
+pub mod plugin_new;
+pub mod plugin_wit;
 pub mod plugins;
 pub mod providers;
 pub mod run;

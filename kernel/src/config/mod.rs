@@ -76,6 +76,9 @@ impl Paths {
 pub struct PluginSettings {
     /// `false` keeps the plugin from loading.
     pub enabled: Option<bool>,
+    /// `true` lets this plugin's tools and provider kinds replace those of the same name
+    /// served by another plugin (a notice says so) instead of being refused as a clash.
+    pub prefer: Option<bool>,
     /// Narrow the workspace grant (`none`, `read`, `read-write`).
     pub workspace: Option<WorkspaceAccess>,
     /// Narrow the network grant to these patterns.
@@ -118,6 +121,7 @@ impl PluginSettings {
         }
         take!(
             enabled,
+            prefer,
             workspace,
             network,
             env,
