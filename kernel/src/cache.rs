@@ -93,6 +93,26 @@ impl ArtifactCache {
         Ok((component, Provenance::Compiled))
     }
 
+    fn description_path(&self, sha256: &str) -> PathBuf {
+        self.dir
+            .join(format!("{sha256}-{}.describe.json", self.engine_tag))
+    }
+
+    /// What a component said about itself last time (`describe` and the listings are
+    /// deterministic for given bytes), so a warm start need not instantiate it. `None` when
+    /// missing or unreadable (then it is described again).
+    pub fn load_description<T: serde::de::DeserializeOwned>(&self, sha256: &str) -> Option<T> {
+        let text = std::fs::read(self.description_path(sha256)).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// Keep a component's self-description; a cache that cannot be written is not an error.
+    pub fn store_description<T: serde::Serialize>(&self, sha256: &str, description: &T) {
+        if let Ok(json) = serde_json::to_vec(description) {
+            let _ = self.store(&self.description_path(sha256), &json);
+        }
+    }
+
     fn store(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;

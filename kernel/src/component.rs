@@ -47,7 +47,7 @@ impl Origin {
 }
 
 /// A plugin's self-description.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PluginInfo {
     pub name: String,
     pub version: String,
@@ -75,7 +75,18 @@ pub struct Described {
     pub provider_kinds: Vec<ProviderKind>,
     pub interception_points: Vec<String>,
     pub roles: Roles,
+    /// The self-description came from the cache (the component was not instantiated).
+    pub description_cached: bool,
     pre: InstancePre<PluginState>,
+}
+
+/// What `describe` and the listing calls returned, as kept in the artifact cache.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Description {
+    info: PluginInfo,
+    tools: Vec<ToolSpec>,
+    provider_kinds: Vec<ProviderKind>,
+    interception_points: Vec<String>,
 }
 
 /// A plugin ready to serve calls with its effective capabilities and limits.
@@ -136,6 +147,22 @@ pub fn describe(
         interceptor: interceptor::GuestIndices::new(&pre).ok(),
     };
 
+    if let Some(cached) = host.cache().load_description::<Description>(&sha256)
+        && validate_name(&cached.info.name).is_ok()
+    {
+        return Ok(Described {
+            origin,
+            sha256,
+            provenance,
+            info: cached.info,
+            tools: cached.tools,
+            provider_kinds: cached.provider_kinds,
+            interception_points: cached.interception_points,
+            roles,
+            description_cached: true,
+            pre,
+        });
+    }
     let describe_err = |source: CallError| LoadError::Describe {
         origin: label.clone(),
         source,
@@ -214,15 +241,23 @@ pub fn describe(
             credential_prefix: k.credential_prefix,
         })
         .collect();
-    Ok(Described {
-        origin,
-        sha256,
-        provenance,
+    let description = Description {
         info,
         tools,
         provider_kinds,
         interception_points: points,
+    };
+    host.cache().store_description(&sha256, &description);
+    Ok(Described {
+        origin,
+        sha256,
+        provenance,
+        info: description.info,
+        tools: description.tools,
+        provider_kinds: description.provider_kinds,
+        interception_points: description.interception_points,
         roles,
+        description_cached: false,
         pre,
     })
 }

@@ -460,13 +460,16 @@ pub fn remove(paths: &Paths, name: &str, builtin: bool) -> Result<IndexEntry, In
     Ok(entry)
 }
 
-/// Delete the compiled artifacts of a component (`<sha256>-<engine>.cwasm`).
+/// Delete the compiled artifacts of a component (`<sha256>-<engine>.cwasm`) and its cached
+/// self-description.
 fn remove_artifacts(cache: &Path, sha256: &str) {
     let prefix = format!("{sha256}-");
     if let Ok(entries) = std::fs::read_dir(cache) {
         for e in entries.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with(&prefix) && name.ends_with(".cwasm") {
+            if name.starts_with(&prefix)
+                && (name.ends_with(".cwasm") || name.ends_with(".describe.json"))
+            {
                 let _ = std::fs::remove_file(e.path());
             }
         }

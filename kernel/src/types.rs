@@ -105,7 +105,7 @@ pub enum StreamEvent {
 }
 
 /// A provider kind served by a plugin.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProviderKind {
     pub name: String,
     pub description: String,

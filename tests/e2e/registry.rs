@@ -272,12 +272,33 @@ fn warm_start_compiles_nothing_and_a_damaged_artifact_is_recompiled() {
             .iter()
             .all(|p| p.described.provenance == Provenance::Compiled)
     );
+    assert!(
+        cold.plugins()
+            .iter()
+            .all(|p| !p.described.description_cached)
+    );
     let warm = load(&env, "");
     assert!(
         warm.plugins()
             .iter()
             .all(|p| p.described.provenance == Provenance::Cached)
     );
+    // Nor does it instantiate anything to learn what the plugins serve: the descriptions come
+    // from the cache, identical to what the components said.
+    assert!(
+        warm.plugins()
+            .iter()
+            .all(|p| p.described.description_cached)
+    );
+    let specs = |r: &Registry| r.tools().map(|t| t.spec().clone()).collect::<Vec<_>>();
+    assert_eq!(specs(&cold), specs(&warm));
+    let infos = |r: &Registry| {
+        r.plugins()
+            .iter()
+            .map(|p| (p.described.info.clone(), p.described.provider_kinds.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(infos(&cold), infos(&warm));
 
     // Artifacts are mapped, so damage them only once nothing maps them any more.
     drop((cold, warm));
@@ -293,4 +314,11 @@ fn warm_start_compiles_nothing_and_a_damaged_artifact_is_recompiled() {
             .all(|p| p.described.provenance == Provenance::Compiled)
     );
     assert!(healed.tool("ls").is_some());
+    // Damaged descriptions are not trusted: every component was described again.
+    assert!(
+        healed
+            .plugins()
+            .iter()
+            .all(|p| !p.described.description_cached)
+    );
 }
