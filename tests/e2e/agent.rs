@@ -162,37 +162,8 @@ fn policy(allow: &[&str], deny: &[&str]) -> Policy {
     }
 }
 
-/// Every tool result in a request body, `(call id, content)` in order, read the way each wire
-/// carries them: OpenAI `{"role":"tool","tool_call_id","content"}` messages, Anthropic
-/// `tool_result` blocks inside user messages, Responses `function_call_output` input items.
 fn tool_results(kind: &str, request: &RecordedRequest) -> Vec<(String, String)> {
-    let body = request.json();
-    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    match kind {
-        "openai" => body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "tool")
-            .map(|m| (s(&m["tool_call_id"]), s(&m["content"])))
-            .collect(),
-        "anthropic" => body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "user")
-            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| (s(&b["tool_use_id"]), s(&b["content"])))
-            .collect(),
-        _ => body["input"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|i| i["type"] == "function_call_output")
-            .map(|i| (s(&i["call_id"]), s(&i["output"])))
-            .collect(),
-    }
+    support::tool_results(kind, &request.json())
 }
 
 /// The key of the conversation array in each wire's body.

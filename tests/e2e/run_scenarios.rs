@@ -82,36 +82,6 @@ stall_timeout_seconds = 30
     }
 }
 
-/// `(call id, content)` of every tool result in a request body, in each wire's shape.
-fn tool_results(kind: &str, body: &Value) -> Vec<(String, String)> {
-    let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    match kind {
-        "openai" => body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "tool")
-            .map(|m| (s(&m["tool_call_id"]), s(&m["content"])))
-            .collect(),
-        "anthropic" => body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] == "user")
-            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| (s(&b["tool_use_id"]), s(&b["content"])))
-            .collect(),
-        _ => body["input"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|i| i["type"] == "function_call_output")
-            .map(|i| (s(&i["call_id"]), s(&i["output"])))
-            .collect(),
-    }
-}
-
 /// The user texts of a request body, in order.
 fn user_texts(kind: &str, body: &Value) -> Vec<String> {
     let list = if kind == "responses" {
@@ -282,7 +252,7 @@ fn sigkill_mid_run_then_continue_keeps_every_completed_message() {
         let requests = setup.mock.requests();
         assert_eq!(requests.len(), 4, "{kind}");
         let body = requests[3].json();
-        let results = tool_results(kind, &body);
+        let results = support::tool_results(kind, &body);
         let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(ids, ["call_1", "call_2"], "{kind}: {body}");
         assert!(results[0].1.contains("hello run"), "{kind}");
@@ -494,6 +464,6 @@ fn sigterm_mid_stream_cancels_cleanly_and_the_session_continues() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "alpha");
     let body = setup.mock.requests()[2].json();
-    assert_eq!(tool_results("anthropic", &body)[0].0, "call_1");
+    assert_eq!(support::tool_results("anthropic", &body)[0].0, "call_1");
     assert_eq!(user_texts("anthropic", &body), ["Read a.txt", "and now?"]);
 }

@@ -19,7 +19,7 @@ pub use history::repair_history;
 
 use crate::cancel::CancelToken;
 use crate::completion::{ChatRequest, CompletionError, ProviderClient};
-use crate::permissions::{Approver, Policy, Posture};
+use crate::permissions::{Approver, Policy, Posture, ToolKind};
 use crate::registry::Registry;
 use crate::session::SessionWriter;
 use crate::tool::Tool;
@@ -61,6 +61,8 @@ pub struct Agent<'r> {
     /// Sorted by name: the order is part of the cached prefix.
     tools: Vec<Arc<dyn Tool>>,
     specs: Vec<ToolSpec>,
+    /// What each tool is to the permission rules, from its spec, worked out once.
+    kinds: HashMap<String, ToolKind>,
     history: Vec<Message>,
     session: Option<SessionWriter>,
     approver: Option<Arc<dyn Approver>>,
@@ -80,12 +82,17 @@ impl<'r> Agent<'r> {
             .cloned()
             .collect();
         tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
-        let specs = tools.iter().map(|t| t.spec().clone()).collect();
+        let specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
+        let kinds = specs
+            .iter()
+            .map(|s| (s.name.clone(), ToolKind::of(s)))
+            .collect();
         Agent {
             client,
             config,
             tools,
             specs,
+            kinds,
             history: Vec::new(),
             session: None,
             approver: None,

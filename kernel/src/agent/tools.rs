@@ -3,7 +3,7 @@
 
 use super::{Agent, AgentEvent, REPEAT_LIMIT, REPEAT_WARNING};
 use crate::cancel::CancelToken;
-use crate::permissions::{Approval, Call, Decision, FILE_WRITERS, Posture, Rule, Source};
+use crate::permissions::{Approval, Call, Decision, Posture, Rule, Source, ToolKind};
 use crate::tool::Tool;
 use crate::types::{CallContext, Message, Role, ToolCall, canonical_json};
 use std::sync::Arc;
@@ -165,8 +165,14 @@ impl Agent<'_> {
     /// The permission decision; `Err` holds the message for the model.
     fn gate(&mut self, tool: &dyn Tool, args: &serde_json::Value) -> Result<(), String> {
         let spec = tool.spec();
+        let kind = self
+            .kinds
+            .get(&spec.name)
+            .copied()
+            .unwrap_or_else(|| ToolKind::of(spec));
         let call = Call {
             tool: &spec.name,
+            kind,
             read_only: spec.read_only,
             args,
             workspace: &self.config.workspace,
@@ -187,9 +193,7 @@ impl Agent<'_> {
                 let posture_allows = match self.config.posture {
                     Posture::Yolo => true,
                     Posture::Auto => !explicit_ask,
-                    Posture::AcceptEdits => {
-                        !explicit_ask && FILE_WRITERS.contains(&spec.name.as_str())
-                    }
+                    Posture::AcceptEdits => !explicit_ask && call.kind == ToolKind::FileWriter,
                     Posture::Ask | Posture::DontAsk => false,
                 };
                 if posture_allows {

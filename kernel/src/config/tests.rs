@@ -428,6 +428,7 @@ fn permissions_merge_allow_replaces_ask_and_deny_are_joined() {
     let args = serde_json::json!({ "command": "rm -rf target" });
     let call = crate::permissions::Call {
         tool: "bash",
+        kind: crate::permissions::ToolKind::Shell,
         read_only: false,
         args: &args,
         workspace: &ws,

@@ -9,4 +9,4 @@ pub use policy::{
     Approval, Approver, Call, Decision, Policy, Posture, Source, Verdict, parse_rules,
     suggested_scopes,
 };
-pub use rule::{FILE_WRITERS, Rule, RuleError};
+pub use rule::{Rule, RuleError, ToolKind};

@@ -2,7 +2,7 @@
 //! the session runs in. Pure: no I/O, no prompting — front ends resolve `Ask` through an
 //! [`Approver`]; headless runs through [`Policy::resolve_headless`], which fails closed.
 
-use super::rule::{FILE_WRITERS, Rule, RuleError, Use};
+use super::rule::{Rule, RuleError, ToolKind, Use};
 use super::shell;
 use serde_json::Value;
 use std::path::Path;
@@ -72,6 +72,8 @@ impl Posture {
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
     pub tool: &'a str,
+    /// [`ToolKind::of`] the tool's spec; computed once per tool, not per call.
+    pub kind: ToolKind,
     pub read_only: bool,
     pub args: &'a Value,
     pub workspace: &'a Path,
@@ -112,7 +114,7 @@ impl Policy {
         fn find<'r>(rules: &'r [Rule], call: &Call<'_>, purpose: Use) -> Option<&'r Rule> {
             rules
                 .iter()
-                .find(|r| r.matches(call.tool, call.args, call.workspace, purpose))
+                .find(|r| r.matches(call.tool, call.kind, call.args, call.workspace, purpose))
         }
         let verdict = |decision, list, rule: &Rule| Verdict {
             decision,
@@ -163,7 +165,7 @@ impl Policy {
             (Decision::Ask, Posture::Yolo) => true,
             (Decision::Ask, Posture::Auto) => !explicit_ask,
             (Decision::Ask, Posture::AcceptEdits) => {
-                !explicit_ask && FILE_WRITERS.contains(&call.tool)
+                !explicit_ask && call.kind == ToolKind::FileWriter
             }
             (Decision::Ask, Posture::Ask | Posture::DontAsk) => false,
         };
@@ -172,7 +174,7 @@ impl Policy {
         }
         // Commands that build code at run time need a literal grant, YOLO, or opt-in.
         if let Some(command) = call.args.get("command").and_then(|c| c.as_str())
-            && call.tool == "bash"
+            && call.kind == ToolKind::Shell
             && posture != Posture::Yolo
             && !self.allow_dynamic_bash
             && !verdict.exact_literal
@@ -217,7 +219,7 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
 /// command itself, then (when it has no operators) a prefix of its first word(s); for a file
 /// writer the path; otherwise the tool.
 pub fn suggested_scopes(call: &Call<'_>) -> Vec<String> {
-    if call.tool == "bash" {
+    if call.kind == ToolKind::Shell {
         let Some(command) = call.args.get("command").and_then(|c| c.as_str()) else {
             return vec!["Bash".to_string()];
         };
@@ -238,7 +240,7 @@ pub fn suggested_scopes(call: &Call<'_>) -> Vec<String> {
         }
         return scopes;
     }
-    if FILE_WRITERS.contains(&call.tool) {
+    if call.kind == ToolKind::FileWriter {
         if let Some(path) = ["path", "file_path", "source_path"]
             .iter()
             .find_map(|k| call.args.get(*k).and_then(|v| v.as_str()))
@@ -270,6 +272,7 @@ pub trait Approver: Send + Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::permissions::rule::tests::kind;
     use serde_json::json;
     use std::path::PathBuf;
 
@@ -287,6 +290,7 @@ mod tests {
         let ws = PathBuf::from("/w");
         p.decide(&Call {
             tool,
+            kind: kind(tool),
             read_only,
             args: &args,
             workspace: &ws,
@@ -296,10 +300,11 @@ mod tests {
 
     fn headless(p: &Policy, tool: &str, args: Value, posture: Posture) -> Result<(), String> {
         let ws = PathBuf::from("/w");
-        let read_only = !matches!(tool, "bash") && !FILE_WRITERS.contains(&tool);
+        let read_only = !matches!(kind(tool), ToolKind::Shell | ToolKind::FileWriter);
         p.resolve_headless(
             &Call {
                 tool,
+                kind: kind(tool),
                 read_only,
                 args: &args,
                 workspace: &ws,

@@ -6,27 +6,20 @@
 //!   Prefix and glob grants never cover a command with shell operators, so
 //!   `Bash(go test:*)` does not allow `go test ./... && rm -rf x`. A deny rule matches if any
 //!   command of the line matches.
-//! - `Edit(docs/**)` (also `Write`, `MultiEdit`, `NotebookEdit`) covers every file writer; the
-//!   glob is relative to the workspace unless it starts with `/`; a pattern without glob
-//!   characters covers that path and everything under it.
-//! - `Read`, `Grep`, `Glob`, `LS`, `WebFetch`, `TodoWrite`, `BashOutput`, `KillShell` name the
-//!   built-in tools; any other name is matched against the tool name exactly
-//!   (`mcp__github__create_issue`), and `mcp__server` covers all tools of that server.
+//! - The families cover tools by what they are, read from their spec (see [`ToolKind`]), not
+//!   by name: `Bash` every shell tool; `Edit(docs/**)` (also `Write`, `MultiEdit`,
+//!   `NotebookEdit`) every file writer, the glob relative to the workspace unless it starts
+//!   with `/`, a pattern without glob characters covering that path and everything under it;
+//!   `Read`, `LS` (paths), `Grep`, `Glob` (patterns) every reader; `WebFetch(domain:…)` every
+//!   fetcher.
+//! - Any other name is matched against the tool name exactly (`mcp__github__create_issue`,
+//!   `todo_write`), and `mcp__server` covers all tools of that server.
 
 use super::shell;
+use crate::types::ToolSpec;
 use globset::{GlobBuilder, GlobMatcher};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
-
-/// The built-in tools that change files; `Edit(…)` rules cover all of them.
-pub const FILE_WRITERS: &[&str] = &[
-    "write_file",
-    "edit_file",
-    "multi_edit",
-    "move_file",
-    "delete_range",
-    "notebook_edit",
-];
 
 /// Argument keys that hold a path the call touches.
 const PATH_KEYS: &[&str] = &[
@@ -37,11 +30,43 @@ const PATH_KEYS: &[&str] = &[
     "notebook_path",
 ];
 
+/// What a tool does, as far as rule families care. It is derived from the tool's spec (its
+/// read-only flag and argument names), never from its name, so `Bash(…)` and `Edit(…)` cover
+/// an installed plugin's shell or file tools exactly like the built-in ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Runs a `command` and may change things.
+    Shell,
+    /// May change the files its path arguments name.
+    FileWriter,
+    /// Only reads the files or patterns it is given.
+    FileReader,
+    /// Reads a `url`.
+    Fetcher,
+    Other,
+}
+
+impl ToolKind {
+    pub fn of(spec: &ToolSpec) -> ToolKind {
+        let schema: serde_json::Value =
+            serde_json::from_str(&spec.parameters).unwrap_or(serde_json::Value::Null);
+        let has = |key: &str| schema.get("properties").and_then(|p| p.get(key)).is_some();
+        let has_path = PATH_KEYS.iter().any(|k| has(k));
+        match spec.read_only {
+            false if has("command") => ToolKind::Shell,
+            false if has_path => ToolKind::FileWriter,
+            true if has_path || has("pattern") => ToolKind::FileReader,
+            _ if has("url") => ToolKind::Fetcher,
+            _ => ToolKind::Other,
+        }
+    }
+}
+
 /// Which calls a rule is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Family {
-    Bash,
-    FileWriters,
+    /// Every tool of a kind (`Bash`, `Edit`, `Read`, `WebFetch` …).
+    Kind(ToolKind),
     /// One tool by exact name.
     Tool(String),
     /// Every tool of one MCP server (`mcp__server`).
@@ -50,32 +75,24 @@ enum Family {
 
 impl Family {
     fn parse(name: &str) -> Family {
-        let builtin = match name {
-            "Bash" | "bash" => return Family::Bash,
-            "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => return Family::FileWriters,
-            "Read" => "read_file",
-            "Grep" => "grep",
-            "Glob" => "glob",
-            "LS" => "ls",
-            "WebFetch" => "web_fetch",
-            "TodoWrite" => "todo_write",
-            "BashOutput" => "bash_output",
-            "KillShell" => "kill_shell",
+        match name {
+            "Bash" => Family::Kind(ToolKind::Shell),
+            "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => Family::Kind(ToolKind::FileWriter),
+            "Read" | "LS" | "Grep" | "Glob" => Family::Kind(ToolKind::FileReader),
+            "WebFetch" => Family::Kind(ToolKind::Fetcher),
             other => {
                 let parts: Vec<&str> = other.split("__").collect();
                 if parts.len() == 2 && parts[0] == "mcp" {
                     return Family::McpServer(format!("{other}__"));
                 }
-                other
+                Family::Tool(other.to_string())
             }
-        };
-        Family::Tool(builtin.to_string())
+        }
     }
 
-    fn covers(&self, tool: &str) -> bool {
+    fn covers(&self, tool: &str, kind: ToolKind) -> bool {
         match self {
-            Family::Bash => tool == "bash",
-            Family::FileWriters => FILE_WRITERS.contains(&tool),
+            Family::Kind(k) => *k == kind,
             Family::Tool(name) => name == tool,
             Family::McpServer(prefix) => tool.starts_with(prefix.as_str()),
         }
@@ -98,6 +115,8 @@ enum Spec {
     Subject(GlobMatcher),
     /// `WebFetch(domain:docs.rs)`: the URL's host.
     Domain(String),
+    /// The original's legacy `tool=literal`: the command, or a path, exactly.
+    Literal(String),
 }
 
 #[derive(Debug, Clone)]
@@ -177,11 +196,8 @@ impl Rule {
                     "the specifier in `()` is empty; write just the tool name to cover every call",
                 ));
             }
-            Some(spec) if legacy_literal => Some(match family {
-                Family::Bash => Spec::CommandExact(shell::normalize(spec)),
-                _ => Spec::Path(path_pattern(spec).map_err(|e| fail(&e))?),
-            }),
-            Some(spec) => Some(parse_spec(&family, spec).map_err(|e| fail(&e))?),
+            Some(spec) if legacy_literal => Some(Spec::Literal(shell::normalize(spec))),
+            Some(spec) => Some(parse_spec(name, &family, spec).map_err(|e| fail(&e))?),
         };
         Ok(Rule {
             text: trimmed.to_string(),
@@ -195,20 +211,22 @@ impl Rule {
         &self.text
     }
 
-    /// True for a `Bash(<exact command>)` rule (an identical literal grant).
+    /// True for a `Bash(<exact command>)` or legacy `tool=literal` rule (an identical
+    /// literal grant).
     pub fn is_exact_command(&self) -> bool {
-        matches!(self.spec, Some(Spec::CommandExact(_)))
+        matches!(self.spec, Some(Spec::CommandExact(_) | Spec::Literal(_)))
     }
 
     /// Does this rule cover a call of `tool` with `args` in `workspace`?
     pub fn matches(
         &self,
         tool: &str,
+        kind: ToolKind,
         args: &serde_json::Value,
         workspace: &Path,
         purpose: Use,
     ) -> bool {
-        if !self.family.covers(tool) {
+        if !self.family.covers(tool, kind) {
             return false;
         }
         let Some(spec) = &self.spec else {
@@ -241,6 +259,21 @@ impl Rule {
                 .iter()
                 .filter_map(|k| args.get(*k).and_then(|v| v.as_str()))
                 .any(|s| glob.is_match(s)),
+            Spec::Literal(literal) => {
+                let command = args.get("command").and_then(|c| c.as_str());
+                let command_hit = command.is_some_and(|c| match purpose {
+                    Use::Grant => shell::normalize(c) == *literal,
+                    Use::Deny => shell::segments(c)
+                        .iter()
+                        .chain([&shell::normalize(c)])
+                        .any(|s| s == literal),
+                });
+                command_hit
+                    || PATH_KEYS
+                        .iter()
+                        .filter_map(|k| args.get(*k).and_then(|v| v.as_str()))
+                        .any(|p| p == literal)
+            }
             Spec::Domain(domain) => args
                 .get("url")
                 .and_then(|v| v.as_str())
@@ -250,9 +283,9 @@ impl Rule {
     }
 }
 
-fn parse_spec(family: &Family, spec: &str) -> Result<Spec, String> {
+fn parse_spec(name: &str, family: &Family, spec: &str) -> Result<Spec, String> {
     match family {
-        Family::Bash => {
+        Family::Kind(ToolKind::Shell) => {
             let spec = shell::normalize(spec);
             if let Some(prefix) = spec.strip_suffix(":*").or_else(|| spec.strip_suffix(" *")) {
                 let prefix = prefix.trim();
@@ -266,13 +299,13 @@ fn parse_spec(family: &Family, spec: &str) -> Result<Spec, String> {
                 Ok(Spec::CommandExact(spec))
             }
         }
-        Family::Tool(name) if name == "web_fetch" => match spec.strip_prefix("domain:") {
-            Some(domain) => Ok(Spec::Domain(domain.trim().to_ascii_lowercase())),
-            None => Ok(Spec::Subject(glob(spec, false)?)),
-        },
-        Family::Tool(name) if name == "grep" || name == "glob" => {
-            Ok(Spec::Subject(glob(spec, false)?))
-        }
+        _ if spec.starts_with("domain:") => Ok(Spec::Domain(
+            spec.trim_start_matches("domain:")
+                .trim()
+                .to_ascii_lowercase(),
+        )),
+        Family::Kind(ToolKind::Fetcher) => Ok(Spec::Subject(glob(spec, false)?)),
+        _ if name == "Grep" || name == "Glob" => Ok(Spec::Subject(glob(spec, false)?)),
         _ => Ok(Spec::Path(path_pattern(spec)?)),
     }
 }
@@ -376,7 +409,7 @@ fn url_host(url: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
@@ -385,16 +418,101 @@ mod tests {
         PathBuf::from("/work/project")
     }
 
+    /// Tools shaped like the built-in file writers.
+    pub(crate) const WRITERS: &[&str] = &[
+        "write_file",
+        "edit_file",
+        "multi_edit",
+        "move_file",
+        "delete_range",
+        "notebook_edit",
+    ];
+
+    /// The kind of a tool shaped like the built-in of that name, classified from its spec.
+    pub(crate) fn kind(tool: &str) -> ToolKind {
+        let (read_only, props) = match tool {
+            "bash" => (false, r#"{"command":{"type":"string"}}"#),
+            "read_file" | "ls" => (true, r#"{"path":{"type":"string"}}"#),
+            "grep" | "glob" => (true, r#"{"pattern":{"type":"string"}}"#),
+            "web_fetch" => (true, r#"{"url":{"type":"string"}}"#),
+            "move_file" => (false, r#"{"destination_path":{},"source_path":{}}"#),
+            t if WRITERS.contains(&t) => (false, r#"{"path":{"type":"string"}}"#),
+            _ => (false, "{}"),
+        };
+        ToolKind::of(&ToolSpec {
+            name: tool.into(),
+            description: String::new(),
+            parameters: format!(r#"{{"properties":{props},"type":"object"}}"#),
+            read_only,
+        })
+    }
+
     fn grant(rule: &str, tool: &str, args: serde_json::Value) -> bool {
         Rule::parse(rule)
             .unwrap()
-            .matches(tool, &args, &ws(), Use::Grant)
+            .matches(tool, kind(tool), &args, &ws(), Use::Grant)
     }
 
     fn deny(rule: &str, tool: &str, args: serde_json::Value) -> bool {
         Rule::parse(rule)
             .unwrap()
-            .matches(tool, &args, &ws(), Use::Deny)
+            .matches(tool, kind(tool), &args, &ws(), Use::Deny)
+    }
+
+    #[test]
+    fn kinds_come_from_the_spec_not_the_name() {
+        assert_eq!(kind("bash"), ToolKind::Shell);
+        assert_eq!(kind("move_file"), ToolKind::FileWriter);
+        assert_eq!(kind("grep"), ToolKind::FileReader);
+        assert_eq!(kind("web_fetch"), ToolKind::Fetcher);
+        assert_eq!(kind("todo_write"), ToolKind::Other);
+        // An installed plugin's shell tool is a shell tool, whatever its name.
+        let spec = ToolSpec {
+            name: "run_in_container".into(),
+            description: String::new(),
+            parameters: r#"{"properties":{"command":{"type":"string"}}}"#.into(),
+            read_only: false,
+        };
+        assert_eq!(ToolKind::of(&spec), ToolKind::Shell);
+        let bash = Rule::parse("Bash(ls:*)").unwrap();
+        let args = json!({"command": "ls -l"});
+        assert!(bash.matches(
+            "run_in_container",
+            ToolKind::of(&spec),
+            &args,
+            &ws(),
+            Use::Grant
+        ));
+        assert!(!bash.matches("todo_write", ToolKind::Other, &args, &ws(), Use::Grant));
+    }
+
+    #[test]
+    fn legacy_literals_match_a_command_or_a_path_exactly() {
+        assert!(grant(
+            "bash=npm run build",
+            "bash",
+            json!({"command": "npm  run build"})
+        ));
+        assert!(!grant(
+            "bash=npm run build",
+            "bash",
+            json!({"command": "npm run build && x"})
+        ));
+        assert!(deny(
+            "bash=rm -rf /",
+            "bash",
+            json!({"command": "ls; rm -rf /"})
+        ));
+        assert!(grant(
+            "write_file=a.txt",
+            "write_file",
+            json!({"path": "a.txt"})
+        ));
+        assert!(!grant(
+            "write_file=a.txt",
+            "write_file",
+            json!({"path": "b.txt"})
+        ));
     }
 
     #[test]
@@ -478,7 +596,7 @@ mod tests {
 
     #[test]
     fn edit_covers_every_file_writer_by_path() {
-        for tool in FILE_WRITERS {
+        for tool in WRITERS {
             let args = json!({"path": "docs/guide/intro.md"});
             assert!(grant("Edit(docs/**)", tool, args), "{tool}");
         }
@@ -614,7 +732,7 @@ mod tests {
         #[test]
         fn parsing_never_panics(text in "\\PC{0,40}") {
             if let Ok(rule) = Rule::parse(&text) {
-                let _ = rule.matches("bash", &json!({"command": text.clone(), "path": text}), &ws(), Use::Grant);
+                let _ = rule.matches("bash", ToolKind::Shell, &json!({"command": text.clone(), "path": text}), &ws(), Use::Grant);
             }
         }
 
