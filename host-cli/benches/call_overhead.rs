@@ -19,6 +19,12 @@ fn per_call(samples: &[Duration], batch: usize) -> Duration {
     median(samples) / u32::try_from(batch).unwrap()
 }
 
+/// `REASONIX_BENCH_ONLY=<text>` runs only the rows whose label contains the text (for profiling
+/// one row under `perf`).
+fn selected(label: &str) -> bool {
+    std::env::var("REASONIX_BENCH_ONLY").map_or(true, |only| label.contains(&only))
+}
+
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = std::fs::canonicalize(dir.path()).unwrap();
@@ -31,7 +37,9 @@ fn main() {
 
     let paths = Paths {
         home: dir.path().join("home"),
-        cache: dir.path().join("cache"),
+        // A kept cache lets `perf` see only the calls, not the one-time compile.
+        cache: std::env::var_os("REASONIX_BENCH_CACHE")
+            .map_or_else(|| dir.path().join("cache"), std::path::PathBuf::from),
         state: dir.path().join("home"),
     };
     let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
@@ -70,6 +78,9 @@ fn main() {
         ),
         ("ls, 2 entries", "ls", r#"{}"#, BATCH, 30),
     ] {
+        if !selected(label) {
+            continue;
+        }
         let wasm_tool = registry.tool(tool).unwrap();
         let expected = reasonix_fs_core::invoke(tool, args, &sdk_ctx).unwrap();
         assert_eq!(wasm_tool.invoke(args, &kernel_ctx, None).unwrap(), expected);
@@ -106,6 +117,9 @@ fn main() {
         };
         format!(r#"{{"path":"edit.txt","old_string":"MARKER_{from}","new_string":"MARKER_{to}"}}"#)
     };
+    if !selected("edit_file") {
+        return;
+    }
     let edit = registry.tool("edit_file").unwrap();
     const EDITS: usize = 4;
     let wasm = sample(15, || {

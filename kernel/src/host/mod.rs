@@ -3,6 +3,7 @@
 //! and an epoch deadline.
 
 pub mod bindings;
+mod engine;
 pub mod http;
 pub mod process;
 mod services;
@@ -15,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Config, Engine, Store, Trap};
+use wasmtime::{Engine, Store, Trap};
 
 /// How often the epoch advances; deadlines are counted in these ticks.
 const EPOCH_TICK: Duration = Duration::from_millis(5);
@@ -34,9 +35,7 @@ pub struct ComponentHost {
 impl ComponentHost {
     /// A host whose compiled artifacts live in `cache_dir`; plugin log lines go to `log`.
     pub fn new(cache_dir: PathBuf, log: Option<LogSink>) -> wasmtime::Result<ComponentHost> {
-        let mut config = Config::new();
-        config.epoch_interruption(true);
-        let engine = Engine::new(&config)?;
+        let engine = Engine::new(&engine::config())?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         // Outbound HTTP; every request is checked against the grant (`http.rs`).

@@ -129,21 +129,30 @@ pub fn read_window(path: &Path, display: &str, offset: u64, limit: u64) -> Resul
 }
 
 /// Collect the window from a line source and format it.
+///
+/// The kept lines go back to back into one buffer and the output is built in one string sized
+/// up front: a 1 MiB window costs a few large copies, not an allocation and a formatting call
+/// per line (which matters most inside a wasm instance, where every allocation is fresh memory).
 fn scan<R: BufRead>(mut lines: LineScanner<R>, offset: u64, limit: u64) -> io::Result<String> {
-    let mut collected: Vec<String> = Vec::new();
+    let mut kept = Vec::new();
+    let mut shown: Vec<ShownLine> = Vec::new();
     let mut line_no: u64 = 0;
     let mut has_more = false;
     loop {
-        let wanted = line_no >= offset && (collected.len() as u64) < limit;
-        let Some(line) = lines.next_line(wanted)? else {
+        let wanted = line_no >= offset && (shown.len() as u64) < limit;
+        let from = kept.len();
+        let Some(line) = lines.next_line(wanted.then_some(&mut kept))? else {
             break;
         };
         line_no += 1;
         if line_no <= offset {
             continue;
         }
-        if (collected.len() as u64) < limit {
-            collected.push(line.render());
+        if (shown.len() as u64) < limit {
+            shown.push(ShownLine {
+                bytes: from..kept.len(),
+                line,
+            });
             continue;
         }
         // A line past the window exists: no need to read further.
@@ -153,16 +162,19 @@ fn scan<R: BufRead>(mut lines: LineScanner<R>, offset: u64, limit: u64) -> io::R
     if line_no == 0 {
         return Ok("(empty file)".to_string());
     }
-    if collected.is_empty() {
+    if shown.is_empty() {
         return Ok(format!(
             "(offset {offset} is past EOF — file has {line_no} lines)"
         ));
     }
-    let max_shown = offset + collected.len() as u64;
-    let width = max_shown.to_string().len();
-    let mut out = String::new();
-    for (i, line) in collected.iter().enumerate() {
-        let _ = writeln!(out, "{:>width$}→{line}", offset + i as u64 + 1);
+    let max_shown = offset + shown.len() as u64;
+    let width = decimal_digits(max_shown);
+    let mut out = String::with_capacity(kept.len() + shown.len() * (width + 4) + 64);
+    for (i, line) in shown.iter().enumerate() {
+        push_padded(&mut out, offset + i as u64 + 1, width);
+        out.push('→');
+        line.line.render_into(&kept[line.bytes.clone()], &mut out);
+        out.push('\n');
     }
     if has_more {
         let _ = writeln!(
@@ -173,9 +185,15 @@ fn scan<R: BufRead>(mut lines: LineScanner<R>, offset: u64, limit: u64) -> io::R
     Ok(out)
 }
 
-/// One line as read: its first bytes (at most [`MAX_LINE_BYTES`] + 1 of them) and its length.
+/// A line of the window: where its kept bytes are in the shared buffer, and what it was.
+struct ShownLine {
+    bytes: std::ops::Range<usize>,
+    line: RawLine,
+}
+
+/// One line as read: its length, and its last byte. Its first bytes (at most
+/// [`MAX_LINE_BYTES`] + 1 of them) were appended to the caller's buffer.
 struct RawLine {
-    bytes: Vec<u8>,
     /// Length of the whole line in bytes, without the `\n`.
     len: u64,
     /// The line's last byte, to recognise a CRLF ending even when the line was cut.
@@ -183,36 +201,66 @@ struct RawLine {
 }
 
 impl RawLine {
-    /// The line as text: `\r` of a CRLF ending removed, invalid UTF-8 replaced, cut with a
-    /// marker past [`MAX_LINE_BYTES`].
-    fn render(self) -> String {
-        let RawLine {
-            mut bytes,
-            mut len,
-            last,
-        } = self;
-        if last == Some(b'\r') {
+    /// Append the line as text: `\r` of a CRLF ending removed, invalid UTF-8 replaced, cut
+    /// with a marker past [`MAX_LINE_BYTES`].
+    fn render_into(&self, mut bytes: &[u8], out: &mut String) {
+        let mut len = self.len;
+        if self.last == Some(b'\r') {
             len -= 1;
             if bytes.len() as u64 > len {
-                bytes.truncate(bytes.len() - 1);
+                bytes = &bytes[..bytes.len() - 1];
             }
         }
         if len <= MAX_LINE_BYTES as u64 {
-            return String::from_utf8_lossy(&bytes).into_owned();
+            push_lossy(out, bytes);
+            return;
         }
         // Cut on a character boundary: back off over UTF-8 continuation bytes.
         let mut cut = MAX_LINE_BYTES.min(bytes.len());
         while cut > 0 && bytes.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
             cut -= 1;
         }
-        bytes.truncate(cut);
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        push_lossy(out, &bytes[..cut]);
         let _ = write!(
-            text,
+            out,
             " [… line truncated: {len} bytes long, first {cut} shown]"
         );
-        text
     }
+}
+
+/// Append `bytes` as text, invalid UTF-8 replaced. Valid text (nearly every line) takes the
+/// vectorised validator instead of the byte-at-a-time lossy decoder.
+fn push_lossy(out: &mut String, bytes: &[u8]) {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
+}
+
+fn decimal_digits(mut n: u64) -> usize {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+/// Append `n` right-aligned in `width` columns.
+fn push_padded(out: &mut String, mut n: u64, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let used = digits.len() - at;
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Splits a UTF-8 byte stream into `\n`-terminated lines without holding more than
@@ -226,20 +274,20 @@ impl<R: BufRead> LineScanner<R> {
         LineScanner { inner }
     }
 
-    /// The next line, or `None` at the end. When `keep` is false the line's bytes are skipped,
-    /// not stored.
-    fn next_line(&mut self, keep: bool) -> io::Result<Option<RawLine>> {
-        let mut bytes = Vec::new();
+    /// The next line, or `None` at the end. Its first bytes are appended to `keep` when given;
+    /// otherwise they are skipped, not stored.
+    fn next_line(&mut self, mut keep: Option<&mut Vec<u8>>) -> io::Result<Option<RawLine>> {
         let mut len: u64 = 0;
+        let mut stored = 0usize;
         let mut last = None;
         let mut started = false;
         loop {
             let available = self.inner.fill_buf()?;
             if available.is_empty() {
-                return Ok(started.then_some(RawLine { bytes, len, last }));
+                return Ok(started.then_some(RawLine { len, last }));
             }
             started = true;
-            let (end, found) = match available.iter().position(|&b| b == b'\n') {
+            let (end, found) = match memchr::memchr(b'\n', available) {
                 Some(i) => (i, true),
                 None => (available.len(), false),
             };
@@ -248,13 +296,16 @@ impl<R: BufRead> LineScanner<R> {
                 last = Some(b);
             }
             len += chunk.len() as u64;
-            if keep && bytes.len() <= MAX_LINE_BYTES {
-                let room = MAX_LINE_BYTES + 1 - bytes.len();
-                bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if let Some(buffer) = keep.as_deref_mut()
+                && stored <= MAX_LINE_BYTES
+            {
+                let take = chunk.len().min(MAX_LINE_BYTES + 1 - stored);
+                buffer.extend_from_slice(&chunk[..take]);
+                stored += take;
             }
             self.inner.consume(end + usize::from(found));
             if found {
-                return Ok(Some(RawLine { bytes, len, last }));
+                return Ok(Some(RawLine { len, last }));
             }
         }
     }
