@@ -13,6 +13,9 @@
 //!
 //! Every refusal is also written to the host log under the plugin's name, with the URL.
 //!
+//! Requests may go through an HTTP proxy named by the environment ([`proxy`]); the checks
+//! above still apply to the request's own URL, the proxy being the user's configuration.
+//!
 //! A provider stream's store is tied to one [`Endpoint`] instead: it may reach only that
 //! provider's configured origins (which the user named, so private addresses are allowed
 //! there), the host adds the API key to those requests itself, silences longer than the
@@ -21,6 +24,7 @@
 mod allowed_hosts;
 mod blocked_networks;
 mod pool;
+mod proxy;
 
 pub use allowed_hosts::{AllowedHosts, Origin, Pattern};
 pub use blocked_networks::blocked_reason;
@@ -31,6 +35,7 @@ use crate::cancel::CancelToken;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
+use proxy::{ProxyConfig, Route};
 use std::future::{Future, poll_fn};
 use std::net::SocketAddr;
 use std::pin::{Pin, pin};
@@ -305,9 +310,10 @@ async fn send(
     let method = request.method().clone();
     let uri = request.uri().clone();
     let trusted = cancel.is_some();
+    let route = ProxyConfig::global().route(&origin);
     let (mut sender, conn) =
-        open_connection(&origin, &limits, &refusals, &method, &uri, trusted).await?;
-    origin_form(&mut request)?;
+        open_connection(&origin, &route, &limits, &refusals, &method, &uri, trusted).await?;
+    request_form(&mut request, &origin, &route)?;
 
     let deadline = limits.deadline;
     let first_byte = async move {
@@ -356,16 +362,54 @@ async fn send(
 type Connection = hyper::client::conn::http1::Connection<TokioIo<Box<dyn Stream>>, WasiBody>;
 type Sender = hyper::client::conn::http1::SendRequest<WasiBody>;
 
-/// Connect (TCP, then TLS for https) and do the HTTP/1 handshake.
+/// Connect (TCP, then TLS for https) and do the HTTP/1 handshake. Through a proxy, an http
+/// connection goes to the proxy itself and an https one is a `CONNECT` tunnel to the origin,
+/// with TLS to the origin inside it.
 async fn open_connection(
     origin: &Origin,
+    route: &Route<'_>,
     limits: &Limits,
     refusals: &Refusals,
     method: &http::Method,
     uri: &http::Uri,
     trusted: bool,
 ) -> Result<(Sender, Connection), Error> {
-    let stream = connect(origin, limits, refusals, method, uri, trusted).await?;
+    let failed = |why: String| {
+        let error = Error::InternalError(Some(why.clone()));
+        refusals.refuse(method, uri, &why, error)
+    };
+    let stream = match route {
+        Route::Direct => connect(origin, limits, refusals, method, uri, trusted).await?,
+        Route::Unusable(why) => return Err(failed(why.to_string())),
+        Route::Via(proxy) => {
+            let connect_by = Instant::now() + limits.connect;
+            // The origin is not dialled here, so check where its name points before handing
+            // it to the proxy.
+            if !trusted {
+                permitted_addresses(origin, connect_by, refusals, method, uri, false).await?;
+            }
+            let addresses = tokio::time::timeout_at(
+                connect_by,
+                tokio::net::lookup_host((proxy.host.as_str(), proxy.port)),
+            )
+            .await
+            .map_err(|_| Error::DnsTimeout)?
+            .map_err(|e| failed(format!("{}: cannot resolve: {e}", proxy.describe())))?;
+            let stream = dial(addresses, connect_by).await.map_err(|e| match e {
+                Error::ConnectionTimeout => e,
+                e => failed(format!("{}: cannot connect: {e}", proxy.describe())),
+            })?;
+            if origin.scheme == allowed_hosts::Scheme::Https {
+                proxy::tunnel(&stream, proxy, origin, connect_by)
+                    .await
+                    .map_err(|e| match e {
+                        Error::InternalError(Some(why)) => failed(why),
+                        e => e,
+                    })?;
+            }
+            stream
+        }
+    };
     let io = if origin.scheme == allowed_hosts::Scheme::Https {
         let tls = tls_connector()?;
         let name = server_name(&origin.host)?;
@@ -384,6 +428,35 @@ async fn open_connection(
     .await
     .map_err(|_| Error::ConnectionTimeout)?
     .map_err(Error::from)
+}
+
+/// Through a proxy, an http request carries the whole URL in its request line (absolute-form)
+/// and the proxy's credentials; otherwise see [`origin_form`].
+fn request_form(
+    request: &mut http::Request<WasiBody>,
+    origin: &Origin,
+    route: &Route<'_>,
+) -> Result<(), Error> {
+    let Route::Via(proxy) = route else {
+        return origin_form(request);
+    };
+    if origin.scheme == allowed_hosts::Scheme::Https {
+        return origin_form(request);
+    }
+    let path = request
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".to_string());
+    *request.uri_mut() = format!("{origin}{path}")
+        .parse()
+        .map_err(|_| Error::HttpRequestUriInvalid)?;
+    if let Some(credentials) = &proxy.authorization {
+        request
+            .headers_mut()
+            .insert(http::header::PROXY_AUTHORIZATION, credentials.clone());
+    }
+    Ok(())
 }
 
 /// On the wire the request line carries only the path; scheme and authority were for us.
@@ -410,13 +483,14 @@ async fn send_pooled(
     refusals: Refusals,
     cancel: CancelToken,
 ) -> SendResult {
-    let key = origin.to_string();
+    let route = ProxyConfig::global().route(&origin);
+    let key = route.pool_key(&origin);
     let method = request.method().clone();
     let uri = request.uri().clone();
-    origin_form(&mut request)?;
+    request_form(&mut request, &origin, &route)?;
     let fresh = || async {
         let (sender, conn) =
-            open_connection(&origin, &limits, &refusals, &method, &uri, true).await?;
+            open_connection(&origin, &route, &limits, &refusals, &method, &uri, true).await?;
         tokio::spawn(async move {
             // Ends when the server closes, or when the last sender is dropped.
             let _ = conn.await;
@@ -467,6 +541,20 @@ async fn connect(
     trusted: bool,
 ) -> Result<TcpStream, Error> {
     let connect_by = Instant::now() + limits.connect;
+    let permitted = permitted_addresses(origin, connect_by, refusals, method, uri, trusted).await?;
+    dial(permitted, connect_by).await
+}
+
+/// The origin's addresses a request may connect to: all of them when `trusted`, else those
+/// outside the blocked ranges; a refusal when none is left.
+async fn permitted_addresses(
+    origin: &Origin,
+    connect_by: Instant,
+    refusals: &Refusals,
+    method: &http::Method,
+    uri: &http::Uri,
+    trusted: bool,
+) -> Result<Vec<SocketAddr>, Error> {
     let resolved: Vec<SocketAddr> = tokio::time::timeout_at(
         connect_by,
         tokio::net::lookup_host((origin.host.as_str(), origin.port)),
@@ -509,8 +597,16 @@ async fn connect(
         };
         return Err(refusals.refuse(method, uri, &why, error));
     }
+    Ok(permitted)
+}
+
+/// Connect to the first of `addresses` that answers.
+async fn dial(
+    addresses: impl IntoIterator<Item = SocketAddr>,
+    connect_by: Instant,
+) -> Result<TcpStream, Error> {
     let mut last = Error::ConnectionRefused;
-    for addr in permitted {
+    for addr in addresses {
         match tokio::time::timeout_at(connect_by, TcpStream::connect(addr)).await {
             Ok(Ok(stream)) => return Ok(stream),
             Ok(Err(e)) => last = Error::Connect(e),

@@ -1,5 +1,6 @@
 //! The host `process` service: commands run for plugins granted `process`, confined by the
-//! workspace's sandbox policy (bubblewrap on Linux when `[sandbox] bash = "enforce"`).
+//! workspace's sandbox policy (under `[sandbox] bash = "enforce"`: bubblewrap on Linux, Seatbelt
+//! on macOS).
 //!
 //! Jobs live in a table owned by the [`ComponentHost`](super::ComponentHost), so a background
 //! job outlives the call (and the instance) that started it. Each job runs in a process group
@@ -7,11 +8,17 @@
 //! are `<program>-<n>`, numbered from 1 per plugin and program and never reused in a session;
 //! a plugin sees only its own jobs.
 
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod bwrap;
 mod jobs;
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod seatbelt;
 
+#[cfg(not(target_os = "macos"))]
 pub use bwrap::self_check as os_sandbox_check;
 pub use jobs::OUTPUT_KEEP_BYTES;
+#[cfg(target_os = "macos")]
+pub use seatbelt::self_check as os_sandbox_check;
 
 use super::bindings::reasonix::plugin::{log, process, types};
 use super::state::PluginState;
@@ -76,13 +83,13 @@ struct SpawnRequest {
 }
 
 /// The job table and what every job shares: the spawner thread, the session temp directory and
-/// the bubblewrap self-check.
+/// the OS sandbox self-check.
 #[derive(Default)]
 pub struct ProcessHost {
     jobs: Mutex<Jobs>,
     spawner: Mutex<Option<mpsc::Sender<SpawnRequest>>>,
     temp: OnceLock<Result<tempfile::TempDir, String>>,
-    bwrap: OnceLock<Result<(), String>>,
+    os_sandbox: OnceLock<Result<(), String>>,
 }
 
 impl ProcessHost {
@@ -129,14 +136,15 @@ impl ProcessHost {
         }
     }
 
-    /// Whether jobs under `policy` run inside bubblewrap; an error when they must but cannot.
+    /// Whether jobs under `policy` run inside the OS sandbox (bubblewrap, Seatbelt); an error
+    /// when they must but cannot.
     fn confined(&self, policy: &SandboxPolicy) -> Result<bool, types::Error> {
         if policy.shell == ShellSandbox::Off {
             return Ok(false);
         }
         #[cfg(target_os = "linux")]
         {
-            match self.bwrap.get_or_init(bwrap::self_check) {
+            match self.os_sandbox.get_or_init(bwrap::self_check) {
                 Ok(()) => Ok(true),
                 Err(reason) => Err(types::Error::Denied(format!(
                     "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but {reason}. \
@@ -148,12 +156,15 @@ impl ProcessHost {
         }
         #[cfg(target_os = "macos")]
         {
-            Err(types::Error::Denied(
-                "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but the macOS \
-                 Seatbelt sandbox is not supported yet; set `[sandbox] bash = \"off\"` in \
-                 reasonix.toml to run commands unconfined"
-                    .to_string(),
-            ))
+            match self.os_sandbox.get_or_init(seatbelt::self_check) {
+                Ok(()) => Ok(true),
+                Err(reason) => Err(types::Error::Denied(format!(
+                    "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but {reason}. \
+                     `/usr/bin/sandbox-exec` is part of macOS; it also refuses when Reasonix itself \
+                     runs inside a sandbox. Set `[sandbox] bash = \"off\"` in reasonix.toml to run \
+                     commands unconfined"
+                ))),
+            }
         }
         #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         {
@@ -243,14 +254,30 @@ impl ProcessHost {
         let temp = self.temp_dir()?;
 
         let mut cmd = if confined {
-            let mut cmd = Command::new("bwrap");
-            cmd.args(bwrap::args(
-                policy,
-                &temp,
-                &cwd,
-                &command.program,
-                &command.args,
-            ));
+            #[cfg(target_os = "macos")]
+            let cmd = {
+                let mut cmd = Command::new(seatbelt::SANDBOX_EXEC);
+                cmd.args(seatbelt::args(
+                    policy,
+                    &temp,
+                    &command.program,
+                    &command.args,
+                ))
+                .current_dir(&cwd);
+                cmd
+            };
+            #[cfg(not(target_os = "macos"))]
+            let cmd = {
+                let mut cmd = Command::new("bwrap");
+                cmd.args(bwrap::args(
+                    policy,
+                    &temp,
+                    &cwd,
+                    &command.program,
+                    &command.args,
+                ));
+                cmd
+            };
             cmd
         } else {
             let mut cmd = Command::new(&command.program);

@@ -1,0 +1,477 @@
+//! Outbound HTTP through a proxy named by the environment (`HTTP_PROXY`, `HTTPS_PROXY`,
+//! `NO_PROXY`), end to end: the real `reasonix` binary, the real `web` component and `llm`
+//! provider, and a real tiny HTTP proxy in this file that forwards absolute-form requests,
+//! splices `CONNECT` tunnels and records what it was asked.
+//!
+//! The targets are on 127.0.0.1, which is reached directly by default; the tests set
+//! `NO_PROXY` (which replaces that default) to send loopback through the proxy.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use reasonix_mock_llm::{MockLlm, Reply};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::{Env, shared_artifact_cache, stderr, stdout};
+
+const PROXY_VARS: [&str; 8] = [
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+];
+
+/// What the proxy was asked, one entry per connection.
+#[derive(Debug, Clone)]
+struct Seen {
+    request_line: String,
+    proxy_authorization: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Forward,
+    /// Answer every `CONNECT` with 403.
+    RefuseConnect,
+}
+
+struct Proxy {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Proxy {
+    fn start(mode: Mode) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(16) {
+                let Ok(stream) = stream else { continue };
+                let record = record.clone();
+                std::thread::spawn(move || proxy_connection(stream, mode, &record));
+            }
+        });
+        Proxy { port, seen }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// Read up to the end of a request or response head; the head and whatever followed it.
+fn read_head(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(end) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&data[..end + 4]).into_owned();
+            return Some((head, data[end + 4..].to_vec()));
+        }
+        if data.len() > 64 * 1024 {
+            return None;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => data.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().skip(1).find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim()
+            .eq_ignore_ascii_case(name)
+            .then_some(value.trim())
+    })
+}
+
+/// Copy bytes both ways until both sides are done.
+fn splice(client: TcpStream, upstream: TcpStream) {
+    let (mut c_read, mut u_write) = (client.try_clone().unwrap(), upstream.try_clone().unwrap());
+    let up = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut c_read, &mut u_write);
+        let _ = u_write.shutdown(Shutdown::Write);
+    });
+    let (mut u_read, mut c_write) = (upstream, client);
+    let _ = std::io::copy(&mut u_read, &mut c_write);
+    let _ = c_write.shutdown(Shutdown::Write);
+    let _ = up.join();
+}
+
+fn proxy_connection(mut client: TcpStream, mode: Mode, record: &Mutex<Vec<Seen>>) {
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let Some((head, rest)) = read_head(&mut client) else {
+        return;
+    };
+    let request_line = head.lines().next().unwrap_or_default().to_string();
+    record.lock().unwrap().push(Seen {
+        request_line: request_line.clone(),
+        proxy_authorization: header(&head, "proxy-authorization").map(str::to_string),
+    });
+    let mut parts = request_line.split_whitespace();
+    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    if method == "CONNECT" {
+        if mode == Mode::RefuseConnect {
+            let _ = client.write_all(b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n");
+            return;
+        }
+        let Ok(upstream) = TcpStream::connect(target) else {
+            let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n");
+            return;
+        };
+        client
+            .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            .unwrap();
+        splice(client, upstream);
+        return;
+    }
+    // Absolute-form: `GET http://host:port/path HTTP/1.1`.
+    let Some(rest_of_url) = target.strip_prefix("http://") else {
+        let _ = client.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        return;
+    };
+    let (authority, path) = match rest_of_url.find('/') {
+        Some(i) => (&rest_of_url[..i], &rest_of_url[i..]),
+        None => (rest_of_url, "/"),
+    };
+    let Ok(mut upstream) = TcpStream::connect(authority) else {
+        let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n");
+        return;
+    };
+    let mut forwarded = format!("{method} {path} HTTP/1.1\r\n");
+    for line in head.lines().skip(1).filter(|l| !l.is_empty()) {
+        if !line.to_ascii_lowercase().starts_with("proxy-") {
+            forwarded.push_str(line);
+            forwarded.push_str("\r\n");
+        }
+    }
+    forwarded.push_str("\r\n");
+    upstream.write_all(forwarded.as_bytes()).unwrap();
+    upstream.write_all(&rest).unwrap();
+    splice(client, upstream);
+}
+
+/// An origin server: answers every request with a fixed text and records its request lines.
+struct Origin {
+    port: u16,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Origin {
+    fn start() -> Origin {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(16) {
+                let Ok(mut stream) = stream else { continue };
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(10)))
+                    .unwrap();
+                let Some((head, _)) = read_head(&mut stream) else {
+                    continue;
+                };
+                let line = head.lines().next().unwrap_or_default().to_string();
+                record.lock().unwrap().push(line);
+                let body = "hello through the proxy\n";
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Origin { port, seen }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// A plain TCP server that records the first bytes it receives, then hangs up: what arrives
+/// through a `CONNECT` tunnel when the client starts TLS.
+fn first_bytes_server() -> (u16, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let record = got.clone();
+    std::thread::spawn(move || {
+        if let Some(Ok(mut stream)) = listener.incoming().next() {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut buf = [0u8; 512];
+            if let Ok(n) = stream.read(&mut buf) {
+                record.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        }
+    });
+    (port, got)
+}
+
+/// `reasonix <args>` with exactly the given proxy variables set.
+fn reasonix(env: &Env, vars: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_reasonix"));
+    command
+        .args(args)
+        .current_dir(env.project())
+        .env("REASONIX_HOME", env.home())
+        .env("REASONIX_CACHE_HOME", shared_artifact_cache())
+        .env_remove("REASONIX_LOG");
+    for name in PROXY_VARS {
+        command.env_remove(name);
+    }
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+fn fetch(env: &Env, vars: &[(&str, &str)], url: &str) -> Output {
+    let ws = env.workspace();
+    let args = serde_json::json!({ "url": url }).to_string();
+    reasonix(
+        env,
+        vars,
+        &[
+            "tools",
+            "call",
+            "web_fetch",
+            &args,
+            "--dir",
+            ws.to_str().unwrap(),
+        ],
+    )
+}
+
+#[test]
+fn web_fetch_goes_through_the_proxy_with_its_credentials() {
+    let proxy = Proxy::start(Mode::Forward);
+    let origin = Origin::start();
+    let env = Env::new();
+    let proxy_url = format!("http://alice:s%40cret@127.0.0.1:{}", proxy.port);
+    let out = fetch(
+        &env,
+        &[("HTTP_PROXY", &proxy_url), ("NO_PROXY", "")],
+        &origin.url("/page?q=1"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("hello through the proxy"),
+        "{}",
+        stdout(&out)
+    );
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        seen[0].request_line,
+        format!("GET http://127.0.0.1:{}/page?q=1 HTTP/1.1", origin.port)
+    );
+    // base64("alice:s@cret"): percent-decoded before encoding.
+    assert_eq!(
+        seen[0].proxy_authorization.as_deref(),
+        Some("Basic YWxpY2U6c0BjcmV0")
+    );
+    assert_eq!(origin.seen(), vec!["GET /page?q=1 HTTP/1.1".to_string()]);
+}
+
+#[test]
+fn no_proxy_and_the_loopback_default_bypass_the_proxy() {
+    let proxy = Proxy::start(Mode::Forward);
+    let origin = Origin::start();
+    let env = Env::new();
+    let url = proxy.url();
+    // A matching NO_PROXY entry, and no NO_PROXY at all (loopback is direct by default).
+    for vars in [
+        vec![
+            ("HTTP_PROXY", url.as_str()),
+            ("NO_PROXY", "example.com,127.0.0.1"),
+        ],
+        vec![("http_proxy", url.as_str())],
+    ] {
+        let out = fetch(&env, &vars, &origin.url("/direct"));
+        assert_eq!(out.status.code(), Some(0), "{vars:?}: {}", stderr(&out));
+        assert!(stdout(&out).contains("hello through the proxy"));
+    }
+    assert!(proxy.seen().is_empty(), "{:?}", proxy.seen());
+    assert_eq!(origin.seen().len(), 2);
+
+    // A NO_PROXY that does not match sends loopback through the proxy again.
+    let out = fetch(
+        &env,
+        &[("HTTP_PROXY", &url), ("NO_PROXY", "example.com")],
+        &origin.url("/proxied"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(proxy.seen().len(), 1);
+}
+
+#[test]
+fn https_goes_through_a_connect_tunnel_and_tls_is_to_the_target() {
+    let proxy = Proxy::start(Mode::Forward);
+    let (port, first_bytes) = first_bytes_server();
+    let env = Env::new();
+    // A bare host:port proxy means http://.
+    let bare = format!("127.0.0.1:{}", proxy.port);
+    let out = fetch(
+        &env,
+        &[("HTTPS_PROXY", &bare), ("NO_PROXY", "")],
+        &format!("https://127.0.0.1:{port}/secret"),
+    );
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        seen[0].request_line,
+        format!("CONNECT 127.0.0.1:{port} HTTP/1.1")
+    );
+    assert_eq!(seen[0].proxy_authorization, None);
+    // The TLS ClientHello arrived at the target through the tunnel: a handshake record (0x16)
+    // carrying a ClientHello (handshake type 1).
+    let bytes = first_bytes.lock().unwrap().clone();
+    assert!(
+        bytes.len() > 5 && bytes[0] == 0x16 && bytes[5] == 0x01,
+        "{bytes:?}"
+    );
+    // The backend is no TLS server, so the handshake fails: a TLS error, not a proxy one.
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("TLS handshake failed"), "{err}");
+    assert!(!err.contains("proxy"), "{err}");
+}
+
+#[test]
+fn a_refused_connect_names_the_proxy_and_status_but_not_the_password() {
+    let proxy = Proxy::start(Mode::RefuseConnect);
+    let env = Env::new();
+    let proxy_url = format!("http://bob:hunter2@127.0.0.1:{}", proxy.port);
+    let out = fetch(
+        &env,
+        &[("HTTPS_PROXY", &proxy_url), ("NO_PROXY", "")],
+        "https://127.0.0.1:9/",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "proxy http://127.0.0.1:{} (from HTTPS_PROXY): refused CONNECT 127.0.0.1:9: `HTTP/1.1 403 Forbidden`",
+            proxy.port
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].request_line, "CONNECT 127.0.0.1:9 HTTP/1.1");
+    // base64("bob:hunter2")
+    assert_eq!(
+        seen[0].proxy_authorization.as_deref(),
+        Some("Basic Ym9iOmh1bnRlcjI=")
+    );
+}
+
+#[test]
+fn an_unsupported_proxy_scheme_fails_the_request_and_says_why() {
+    let env = Env::new();
+    let origin = Origin::start();
+    let out = fetch(
+        &env,
+        &[("ALL_PROXY", "socks5://127.0.0.1:1080"), ("NO_PROXY", "")],
+        &origin.url("/"),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ALL_PROXY=`socks5://127.0.0.1:1080` cannot be used"),
+        "{err}"
+    );
+    assert!(err.contains("only `http://` ones"), "{err}");
+    // Not silently sent direct either.
+    assert!(origin.seen().is_empty());
+}
+
+#[test]
+fn private_targets_are_still_refused_through_a_proxy() {
+    let proxy = Proxy::start(Mode::Forward);
+    let env = Env::new();
+    for url in ["http://10.0.0.1/admin", "https://169.254.169.254/latest/"] {
+        let out = fetch(
+            &env,
+            &[
+                ("HTTP_PROXY", &proxy.url()),
+                ("HTTPS_PROXY", &proxy.url()),
+                ("NO_PROXY", ""),
+            ],
+            url,
+        );
+        assert_eq!(out.status.code(), Some(1), "{url}: {}", stdout(&out));
+        let err = stderr(&out);
+        assert!(err.contains("may not reach"), "{url}: {err}");
+    }
+    assert!(proxy.seen().is_empty(), "{:?}", proxy.seen());
+}
+
+#[test]
+fn a_provider_stream_goes_through_the_proxy_with_its_key() {
+    const KEY: &str = "sk-proxy-test-key";
+    let proxy = Proxy::start(Mode::Forward);
+    let mock = MockLlm::start().unwrap();
+    mock.enqueue(Reply::text(&["Hello", " via", " proxy"]));
+    let env = Env::new();
+    std::fs::write(env.home().join(".env"), format!("MOCK_LLM_KEY={KEY}\n")).unwrap();
+    env.project_config(&format!(
+        r#"default_model = "mock"
+[[providers]]
+name = "mock"
+kind = "openai"
+base_url = "{}"
+model = "mock-model"
+api_key_env = "MOCK_LLM_KEY"
+"#,
+        mock.base_url()
+    ));
+    let out = reasonix(
+        &env,
+        &[("HTTP_PROXY", &proxy.url()), ("NO_PROXY", "")],
+        &["providers", "try", "say", "hello"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Hello via proxy");
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let base = mock.base_url();
+    assert!(
+        seen[0].request_line.starts_with(&format!("POST {base}"))
+            || seen[0]
+                .request_line
+                .starts_with(&format!("POST http://{}", mock.addr())),
+        "{seen:?} (mock at {base})"
+    );
+    let sent = &mock.requests()[0];
+    assert_eq!(
+        sent.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}
