@@ -30,6 +30,7 @@ pub fn load() -> Result<Context, Failure> {
     let sandbox = reasonix_kernel::sandbox::SandboxConfig {
         settings: config.sandbox.clone(),
         tools: config.tools.clone(),
+        always_forbidden: Vec::new(),
     };
     for warning in sandbox.resolve(&cwd).warnings {
         eprintln!("warning: {warning}");

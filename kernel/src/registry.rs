@@ -107,6 +107,7 @@ impl Registry {
         let sandbox = Arc::new(SandboxConfig {
             settings: config.sandbox.clone(),
             tools: config.tools.clone(),
+            always_forbidden: vec![crate::providers::dotenv::path(&paths.home)],
         });
         let described = describe_all(&host, candidates, index.as_ref());
         for result in described {

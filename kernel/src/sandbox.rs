@@ -15,6 +15,9 @@ pub const DEFAULT_BASH_TIMEOUT_SECS: u64 = 120;
 pub struct SandboxConfig {
     pub settings: SandboxSettings,
     pub tools: ToolsSettings,
+    /// Forbidden whatever the config says: Reasonix's own credentials file (`<home>/.env`,
+    /// where the provider keys live). A project config cannot open it up.
+    pub always_forbidden: Vec<PathBuf>,
 }
 
 /// The resolved policy for one workspace. All paths are absolute and lexically normalised.
@@ -58,7 +61,13 @@ impl SandboxConfig {
                 .collect()
         };
         let allow_write = paths(&self.settings.allow_write, "allow_write");
-        let forbid_read = paths(&self.settings.forbid_read, "forbid_read");
+        let mut forbid_read = paths(&self.settings.forbid_read, "forbid_read");
+        for path in &self.always_forbidden {
+            let path = normalize(path);
+            if !forbid_read.contains(&path) {
+                forbid_read.push(path);
+            }
+        }
         SandboxPolicy {
             workspace: normalize(workspace),
             allow_write,
@@ -114,7 +123,24 @@ mod tests {
                 ..Default::default()
             },
             tools: ToolsSettings::default(),
+            always_forbidden: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_credentials_file_stays_forbidden_whatever_the_config_says() {
+        let mut c = config(&[], &["/home/me/.reasonix/.env"]);
+        c.always_forbidden = vec![PathBuf::from("/home/me/.reasonix/./.env")];
+        let p = c.resolve_with(Path::new("/ws"), |_| None);
+        assert_eq!(
+            p.forbid_read,
+            vec![PathBuf::from("/home/me/.reasonix/.env")]
+        );
+        let mut c = config(&[], &[]);
+        c.settings.forbid_read = None;
+        c.always_forbidden = vec![PathBuf::from("/h/.env")];
+        let p = c.resolve_with(Path::new("/ws"), |_| None);
+        assert!(p.is_forbidden(Path::new("/h/.env")));
     }
 
     #[test]

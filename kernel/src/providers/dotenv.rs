@@ -169,9 +169,14 @@ pub fn render_line(key: &str, value: &str) -> String {
     out
 }
 
+/// Where the provider keys are kept: `<home>/.env`.
+pub fn path(home: &Path) -> std::path::PathBuf {
+    home.join(".env")
+}
+
 /// Read `<home>/.env`; a missing file is an empty one.
 pub fn load(home: &Path) -> std::io::Result<DotEnv> {
-    match std::fs::read_to_string(home.join(".env")) {
+    match std::fs::read_to_string(path(home)) {
         Ok(text) => Ok(parse(&text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(DotEnv::default()),
         Err(e) => Err(e),
