@@ -26,7 +26,14 @@ fn selected(label: &str) -> bool {
 }
 
 fn main() {
-    let dir = tempfile::tempdir().unwrap();
+    // On tmpfs when there is one: the native editor syncs its temp file before renaming it
+    // (the component writes in place), and a disk's sync time would swamp what is compared.
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
     let workspace = std::fs::canonicalize(dir.path()).unwrap();
     let small: String = (1..=20).map(|i| format!("line {i}\n")).collect();
     std::fs::write(workspace.join("small.txt"), &small).unwrap();

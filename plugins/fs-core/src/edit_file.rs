@@ -124,7 +124,7 @@ fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
 /// Run the tool.
 pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
     let plan = plan(arguments, cx)?;
-    if plan.new_text == plan.file.text() {
+    if encoding::same_bytes(plan.new_text.as_bytes(), plan.file.text().as_bytes()) {
         return Ok(format!(
             "unchanged {} (with the file's line endings the replacement equals the text it \
              replaces)",
@@ -324,7 +324,7 @@ impl TextFile {
         };
         // Editing must not alter the bytes it does not touch: refuse files whose decoded text
         // does not encode back to the same bytes (invalid UTF-8, stray bytes in GB18030).
-        if file.encode(file.text()) != file.current.bytes {
+        if !file.round_trips() {
             return Err(Error::InvalidInput(format!(
                 "{} is not valid {} text (it has bytes that cannot be decoded), so an edit \
                  would alter other parts of it; rewrite the whole file with write_file if that \
@@ -334,6 +334,20 @@ impl TextFile {
             )));
         }
         Ok(file)
+    }
+
+    /// Whether the decoded text encodes back to exactly the file's bytes. UTF-8 is compared in
+    /// place (no re-encoded copy of the file).
+    fn round_trips(&self) -> bool {
+        let bytes = &self.current.bytes;
+        match self.encoding {
+            // The sniff validated the whole file as UTF-8, so decoding it lost nothing.
+            TextEncoding::Utf8 => true,
+            TextEncoding::Utf8Bom => bytes
+                .get(self.encoding.bom_len()..)
+                .is_some_and(|body| encoding::same_bytes(body, self.text().as_bytes())),
+            _ => encoding::same_bytes(&self.encode(self.text()), bytes),
+        }
     }
 
     /// The file's decoded text.
@@ -358,8 +372,11 @@ impl TextFile {
 
     /// Write `new_text` back (nothing when it encodes to the current bytes).
     pub(crate) fn write(&self, new_text: &str, call_id: &str) -> Result<(), Error> {
-        let bytes = self.encode(new_text);
-        if bytes == self.current.bytes {
+        let bytes: std::borrow::Cow<'_, [u8]> = match self.encoding {
+            TextEncoding::Utf8 => new_text.as_bytes().into(),
+            _ => self.encode(new_text).into(),
+        };
+        if encoding::same_bytes(&bytes, &self.current.bytes) {
             return Ok(());
         }
         let how = write_file::strategy(true, self.symlink);
@@ -368,7 +385,7 @@ impl TextFile {
 
     /// The change writing `new_text` makes: one modify, or none when nothing changes.
     pub(crate) fn changes(&self, new_text: &str) -> Vec<FileChange> {
-        if new_text == self.text() {
+        if encoding::same_bytes(new_text.as_bytes(), self.text().as_bytes()) {
             return Vec::new();
         }
         vec![FileChange {
@@ -406,9 +423,10 @@ pub(crate) fn occurrences(haystack: &str, needle: &str, limit: usize) -> Vec<usi
     if needle.is_empty() {
         return out;
     }
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let mut from = 0;
     while out.len() < limit {
-        let Some(i) = haystack.get(from..).and_then(|h| h.find(needle)) else {
+        let Some(i) = haystack.as_bytes().get(from..).and_then(|h| finder.find(h)) else {
             break;
         };
         out.push(from + i);
@@ -471,8 +489,8 @@ pub(crate) fn find_exact(text: &str, old: &str) -> Search {
 
 /// Whether the text's line breaks are mostly CRLF.
 fn crlf_dominant(text: &str) -> bool {
-    let crlf = text.matches("\r\n").count();
-    let lf = text.matches('\n').count();
+    let crlf = memchr::memmem::find_iter(text.as_bytes(), b"\r\n").count();
+    let lf = memchr::memchr_iter(b'\n', text.as_bytes()).count();
     crlf > 0 && crlf * 2 >= lf
 }
 

@@ -168,11 +168,12 @@ pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
     let display = &plan.file.target.display;
     let edits = plural(plan.edits, "edit", "edits");
     let replacements = plural(plan.replacements, "replacement", "replacements");
-    let unchanged = if plan.new_text == plan.file.text() {
-        "; the content is unchanged"
-    } else {
-        ""
-    };
+    let unchanged =
+        if crate::encoding::same_bytes(plan.new_text.as_bytes(), plan.file.text().as_bytes()) {
+            "; the content is unchanged"
+        } else {
+            ""
+        };
     Ok(format!(
         "edited {display}: {edits} applied ({replacements}){unchanged}"
     ))

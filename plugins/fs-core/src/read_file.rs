@@ -17,6 +17,10 @@ use crate::policy::Policy;
 pub const NAME: &str = "read_file";
 /// Lines returned when `limit` is not given.
 pub const DEFAULT_LIMIT: u64 = 2000;
+/// Most bytes reserved up front for the lines kept from a file.
+const KEEP_RESERVE_MAX: usize = 8 * 1024 * 1024;
+/// Line length assumed when sizing that reservation from `limit`.
+const LIKELY_LINE_BYTES: u64 = 1024;
 /// Longest line shown in full, in UTF-8 bytes; longer lines are cut with a marker.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 
@@ -120,10 +124,20 @@ pub fn read_window(path: &Path, display: &str, offset: u64, limit: u64) -> Resul
     let mut start = Cursor::new(head);
     start.set_position(enc.bom_len() as u64);
     let source = encoding::utf8_reader(start.chain(file), enc);
+    // Room up front for what a window from the start will likely keep (bounded): the kept
+    // bytes rarely reallocate, so a component's memory grows once instead of doubling its way
+    // up. A window further in cannot be sized from the file's length.
+    let expected = if offset == 0 {
+        let window = limit.saturating_mul(LIKELY_LINE_BYTES).min(meta.len());
+        usize::try_from(window).map_or(KEEP_RESERVE_MAX, |n| n.min(KEEP_RESERVE_MAX))
+    } else {
+        0
+    };
     scan(
         LineScanner::new(BufReader::with_capacity(64 * 1024, source)),
         offset,
         limit,
+        expected,
     )
     .map_err(|e| io_error("read", display, &e))
 }
@@ -133,8 +147,13 @@ pub fn read_window(path: &Path, display: &str, offset: u64, limit: u64) -> Resul
 /// The kept lines go back to back into one buffer and the output is built in one string sized
 /// up front: a 1 MiB window costs a few large copies, not an allocation and a formatting call
 /// per line (which matters most inside a wasm instance, where every allocation is fresh memory).
-fn scan<R: BufRead>(mut lines: LineScanner<R>, offset: u64, limit: u64) -> io::Result<String> {
-    let mut kept = Vec::new();
+fn scan<R: BufRead>(
+    mut lines: LineScanner<R>,
+    offset: u64,
+    limit: u64,
+    expected: usize,
+) -> io::Result<String> {
+    let mut kept = Vec::with_capacity(expected);
     let mut shown: Vec<ShownLine> = Vec::new();
     let mut line_no: u64 = 0;
     let mut has_more = false;
