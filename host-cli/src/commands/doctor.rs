@@ -136,16 +136,17 @@ pub fn run(as_json: bool) -> Outcome {
     }
 
     let shell = cx.config.sandbox.bash.unwrap_or_default();
+    let (sandbox, how) = reasonix_kernel::host::process::OS_SANDBOX;
     match (
         shell,
         reasonix_kernel::host::process::os_sandbox_check(),
     ) {
-        (_, Ok(())) => report.add(Status::Ok, "sandbox", "bubblewrap works"),
+        (_, Ok(())) => report.add(Status::Ok, "sandbox", format!("{sandbox} works")),
         (ShellSandbox::Enforce, Err(why)) => report.add(
             Status::Fail,
             "sandbox",
             format!(
-                "{why}; shell commands will be refused. Install it (`apt install bubblewrap`, `dnf install bubblewrap`) or set `[sandbox] bash = \"off\"`"
+                "{why}; shell commands will be refused. To fix: {how}, or set `[sandbox] bash = \"off\"`"
             ),
         ),
         (ShellSandbox::Off, Err(why)) => report.add(

@@ -20,6 +20,19 @@ pub use jobs::OUTPUT_KEEP_BYTES;
 #[cfg(target_os = "macos")]
 pub use seatbelt::self_check as os_sandbox_check;
 
+/// The OS sandbox commands run in here, and how to get it, for messages.
+#[cfg(target_os = "macos")]
+pub const OS_SANDBOX: (&str, &str) = (
+    "Seatbelt (`sandbox-exec`)",
+    "`/usr/bin/sandbox-exec` ships with macOS; check that it runs",
+);
+/// The OS sandbox commands run in here, and how to get it, for messages.
+#[cfg(not(target_os = "macos"))]
+pub const OS_SANDBOX: (&str, &str) = (
+    "bubblewrap",
+    "install it (`apt install bubblewrap`, `dnf install bubblewrap`)",
+);
+
 use super::bindings::reasonix::plugin::{log, process, types};
 use super::state::PluginState;
 use crate::config::ShellSandbox;
