@@ -8,11 +8,16 @@
 //! with `memset` instead of being handed back to the kernel, so the next call into the same
 //! component finds its pages already present.
 
-use wasmtime::{Config, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-/// Linear memory kept resident per slot: covers a tool working on a few MiB of text. Only
-/// pages a call touched are reset, so a small call pays for its own pages, not for this.
+/// Linear memory kept resident per slot: covers a tool working on a few MiB of text. Where the
+/// kernel can report which pages a call dirtied (`PAGEMAP_SCAN`, Linux 6.7+), only those are
+/// reset, so a small call pays for its own pages, not for this.
 const KEEP_RESIDENT: usize = 16 << 20;
+
+/// Without `PAGEMAP_SCAN` every kept byte is reset with `memset` on every call, dirty or not,
+/// so keep little: the built-ins start with 8 MiB of linear memory.
+const KEEP_RESIDENT_WITHOUT_PAGEMAP: usize = 1 << 20;
 
 /// Instances that can be alive at once: parallel tool calls (up to 8), a provider stream,
 /// interceptors and the nested instances components are made of, with room to spare.
@@ -29,6 +34,11 @@ const MAX_MEMORY_BYTES: usize = (crate::capability::Limits::MAX_MEMORY_MIB as us
 pub fn config() -> Config {
     let mut config = Config::new();
     config.epoch_interruption(true);
+    let keep_resident = if PoolingAllocationConfig::is_pagemap_scan_available() {
+        KEEP_RESIDENT
+    } else {
+        KEEP_RESIDENT_WITHOUT_PAGEMAP
+    };
     let mut pool = PoolingAllocationConfig::new();
     pool.total_component_instances(MAX_LIVE_INSTANCES)
         .total_core_instances(MAX_LIVE_INSTANCES * 4)
@@ -38,7 +48,8 @@ pub fn config() -> Config {
         .max_tables_per_module(4)
         .table_elements(TABLE_ELEMENTS)
         .max_memory_size(MAX_MEMORY_BYTES)
-        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .pagemap_scan(Enabled::Auto)
+        .linear_memory_keep_resident(keep_resident)
         .table_keep_resident(64 << 10);
     config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     // Developers profiling plugins with `perf` get names for the compiled wasm functions.
