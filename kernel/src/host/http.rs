@@ -608,7 +608,12 @@ async fn dial(
     let mut last = Error::ConnectionRefused;
     for addr in addresses {
         match tokio::time::timeout_at(connect_by, TcpStream::connect(addr)).await {
-            Ok(Ok(stream)) => return Ok(stream),
+            Ok(Ok(stream)) => {
+                // A request often leaves in two writes (head, then body); Nagle would hold the
+                // second until the first is acknowledged, and delayed ACKs make that ~40 ms.
+                let _ = stream.set_nodelay(true);
+                return Ok(stream);
+            }
             Ok(Err(e)) => last = Error::Connect(e),
             Err(_) => return Err(Error::ConnectionTimeout),
         }
