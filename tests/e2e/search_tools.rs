@@ -111,6 +111,54 @@ fn grep_caps_at_200_matches() {
     assert_eq!(lines[200], "... (truncated at 200 matches)");
 }
 
+/// The component reads files in 64 KiB chunks straight through WASI and streams those over
+/// 16 MiB; ignore files above the searched directory still apply.
+#[test]
+fn grep_reads_files_across_chunks_and_honours_ignore_files_above_the_path() {
+    let env = Env::new();
+    let ws = env.workspace();
+    let chunk = 64 * 1024;
+    // Exactly one chunk, the match on its last line.
+    let mut exact = vec![b'.'; chunk - 7];
+    exact.extend_from_slice(b"\nneedle");
+    put(&ws, "sub/exact.txt", &exact);
+    // A match straddling the first chunk boundary and one at the very end.
+    let mut spans = vec![b'.'; chunk - 3];
+    spans.extend_from_slice(b"\nneedle one\n");
+    spans.extend(std::iter::repeat_n(b'-', 3 * chunk));
+    spans.extend_from_slice(b"\nneedle two\n");
+    put(&ws, "sub/spans.txt", &spans);
+    // A NUL in the third chunk makes the whole file binary.
+    let mut late = b"needle\n".repeat(chunk / 7 * 2);
+    late.push(0);
+    put(&ws, "sub/late.bin", &late);
+    // Past the whole-file limit: streamed.
+    let mut huge = vec![b'x'; 17 << 20];
+    huge.extend_from_slice(b"\nneedle huge\n");
+    put(&ws, "sub/huge.txt", &huge);
+    put(&ws, ".gitignore", b"*.gen\n");
+    put(&ws, "sub/x.gen", b"needle\n");
+    put(&ws, "sub/.ignore", b"skip/\n");
+    put(&ws, "sub/skip/s.txt", b"needle\n");
+    assert_eq!(
+        ok(&env, "grep", r#"{"pattern":"needle","path":"sub"}"#),
+        "sub/exact.txt:2:needle\nsub/huge.txt:2:needle huge\nsub/spans.txt:2:needle one\n\
+         sub/spans.txt:4:needle two"
+    );
+    // A link named as the path is followed (a link met during the walk is not).
+    // Relative targets: the sandbox refuses absolute ones.
+    std::os::unix::fs::symlink("sub/skip", ws.join("alias")).unwrap();
+    std::os::unix::fs::symlink("sub/skip/s.txt", ws.join("alias.txt")).unwrap();
+    assert_eq!(
+        ok(&env, "grep", r#"{"pattern":"needle","path":"alias"}"#),
+        "alias/s.txt:1:needle"
+    );
+    assert_eq!(
+        ok(&env, "grep", r#"{"pattern":"needle","path":"alias.txt"}"#),
+        "alias.txt:1:needle"
+    );
+}
+
 #[test]
 fn grep_rejects_bad_input_and_paths_outside_the_workspace() {
     let env = Env::new();

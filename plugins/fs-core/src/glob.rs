@@ -2,14 +2,14 @@
 //!
 //! Patterns are matched with `globset` against paths relative to the workspace root, `/`
 //! separated: `*` and `?` stay within one path component, `**` spans any number of them, `[...]`
-//! is a character class and `{a,b}` an alternation. The walk (`ignore`'s sequential walker with
-//! its filters off) starts at the pattern's literal leading directories, skips the noise
-//! directories `ls` skips and every `forbid_read` root.
+//! is a character class and `{a,b}` an alternation. The walk ([`crate::walk`] with its filters
+//! off) starts at the pattern's literal leading directories, skips the noise directories `ls`
+//! skips and every `forbid_read` root.
 
+use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
 use reasonix_sdk::{CallContext, Error, ToolSpec, parse_args, tool_spec};
 use serde::Deserialize;
 use serde_json::json;
@@ -17,6 +17,7 @@ use serde_json::json;
 use crate::ls::SKIPPED;
 use crate::paths;
 use crate::policy::Policy;
+use crate::walk::{self, Kind, Options};
 
 /// Tool name.
 pub const NAME: &str = "glob";
@@ -165,34 +166,39 @@ fn matches(pattern: &str, workspace: &Path, policy: &Policy) -> Result<Vec<Strin
     if policy.hides(&root) || !root.is_dir() {
         return Ok(Vec::new());
     }
-    let walk_policy = policy.clone();
-    let walker = WalkBuilder::new(&root)
-        .standard_filters(false)
-        .follow_links(false)
-        .max_depth(max_depth)
-        .filter_entry(move |entry| {
-            let name = entry.file_name().to_string_lossy();
-            !SKIPPED.contains(&name.as_ref()) && !walk_policy.forbids(entry.path())
-        })
-        .build();
     let mut found = Vec::new();
-    for entry in walker {
-        let Ok(entry) = entry else { continue };
-        if entry.depth() == 0 {
-            continue;
-        }
-        let Some(rel) = relative(entry.path(), workspace) else {
-            continue;
-        };
-        if matcher.is_match(&rel) {
-            // A link into a forbidden root is as invisible as the root itself.
-            if entry.path_is_symlink() && policy.hides(entry.path()) {
-                continue;
+    let walk_policy = policy.below(&root);
+    walk::walk(
+        &walk::host_fs(),
+        workspace,
+        &root,
+        Options {
+            standard_filters: false,
+            max_depth,
+        },
+        &mut |entry| {
+            let name = entry.name.to_string_lossy();
+            !SKIPPED.contains(&name.as_ref()) && !walk_policy.forbids(&entry.path)
+        },
+        &mut |entry| {
+            if entry.depth == 0 {
+                return ControlFlow::Continue(());
             }
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            found.push(if is_dir { format!("{rel}/") } else { rel });
-        }
-    }
+            let Some(rel) = relative(&entry.path, workspace) else {
+                return ControlFlow::Continue(());
+            };
+            // A link into a forbidden root is as invisible as the root itself.
+            if matcher.is_match(&rel) && !(entry.kind == Kind::Symlink && policy.hides(&entry.path))
+            {
+                found.push(if entry.kind == Kind::Dir {
+                    format!("{rel}/")
+                } else {
+                    rel
+                });
+            }
+            ControlFlow::Continue(())
+        },
+    );
     Ok(found)
 }
 

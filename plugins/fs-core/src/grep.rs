@@ -1,25 +1,25 @@
 //! `grep`: search file contents for a regular expression.
 //!
-//! The walk is `ignore`'s sequential walker (its parallel one needs threads, which a
-//! wasm32-wasip2 component does not have): it honours `.gitignore`/`.ignore` (also outside a git
-//! repository), skips hidden entries, `node_modules`, credential files and `forbid_read` roots.
+//! The walk is [`crate::walk`] (sequential: a wasm32-wasip2 component has no threads): it
+//! honours `.gitignore`/`.ignore` (also outside a git repository), skips hidden entries,
+//! `node_modules`, credential files and `forbid_read` roots.
 //! Files are searched line by line with `grep-searcher`; a file with a NUL byte is binary and
 //! contributes nothing.
 
 use std::fmt::Write as _;
-use std::io::Read as _;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
-use ignore::{DirEntry, WalkBuilder};
 use reasonix_sdk::{CallContext, Error, ToolSpec, parse_args, tool_spec};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::paths::{self, io_error};
 use crate::policy::Policy;
+use crate::walk::{self, Entry, Fs, Kind, Options};
 
 /// Tool name.
 pub const NAME: &str = "grep";
@@ -33,6 +33,8 @@ pub const MAX_TIMEOUT_SECS: u64 = 300;
 pub const MAX_LINE_BYTES: usize = 1000;
 /// Largest file read whole before searching; larger ones are streamed.
 pub const WHOLE_FILE_LIMIT: u64 = 16 * 1024 * 1024;
+/// Files searched between two looks at the clock (the first file is always checked).
+const CLOCK_EVERY_FILES: usize = 16;
 /// Directory names never descended into (besides hidden ones).
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules"];
 
@@ -150,35 +152,51 @@ pub fn search(query: &Query<'_>, policy: &Policy) -> Result<String, Error> {
         .build();
     let mut out = Collector::new(query.workspace, started + query.timeout);
     let mut buffer = Vec::new();
-    let walk_policy = policy.clone();
-    let walker = WalkBuilder::new(query.root)
-        .standard_filters(true)
-        .require_git(false)
-        .git_global(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(move |entry| keep_entry(entry, &walk_policy))
-        .build();
-    for entry in walker {
-        if out.stopped.is_some() {
-            break;
-        }
-        if Instant::now() >= out.deadline {
-            out.stopped = Some(Stop::Timeout);
-            break;
-        }
-        // Unreadable directories and entries are skipped, as ripgrep does.
-        let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        out.begin_file(entry.path());
-        // A file that cannot be read is skipped; its partial matches are dropped.
-        if search_file(&mut searcher, &matcher, entry.path(), &mut buffer, &mut out).is_err() {
-            out.pending.clear();
-        }
-        out.end_file();
-    }
+    let fs = walk::host_fs();
+    let policy = policy.below(query.root);
+    let mut files = 0_usize;
+    walk::walk(
+        &fs,
+        query.workspace,
+        query.root,
+        Options {
+            standard_filters: true,
+            max_depth: None,
+        },
+        &mut |entry| keep_entry(entry, &policy),
+        &mut |entry| {
+            if entry.kind != Kind::File {
+                return ControlFlow::Continue(());
+            }
+            // Reading the clock is a host call in a component: look every few files.
+            files += 1;
+            if files % CLOCK_EVERY_FILES == 1 && Instant::now() >= out.deadline {
+                out.stopped = Some(Stop::Timeout);
+                return ControlFlow::Break(());
+            }
+            out.begin_file(&entry.path);
+            // A file that cannot be read is skipped, as ripgrep does; its partial matches are
+            // dropped.
+            if search_file(
+                &fs,
+                &mut searcher,
+                &matcher,
+                &entry.path,
+                &mut buffer,
+                &mut out,
+            )
+            .is_err()
+            {
+                out.pending.clear();
+            }
+            out.end_file();
+            if out.stopped.is_some() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
 
     let mut text = if out.lines.is_empty() {
         format!("(no matches for {:?} in {})", query.pattern, query.display)
@@ -205,23 +223,24 @@ pub fn search(query: &Query<'_>, policy: &Policy) -> Result<String, Error> {
 /// Search one file. Files up to [`WHOLE_FILE_LIMIT`] are read whole into `buffer` (reused from
 /// file to file) and searched as one slice: inside a component every read is a host call, so
 /// few large reads beat the searcher's 64 KiB refills. Larger files are streamed.
-fn search_file(
+fn search_file<F: Fs>(
+    fs: &F,
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     path: &Path,
     buffer: &mut Vec<u8>,
     out: &mut Collector<'_>,
 ) -> std::io::Result<()> {
-    let mut file = std::fs::File::open(path)?;
-    let len = file.metadata()?.len();
-    if len > WHOLE_FILE_LIMIT {
-        return searcher.search_file(matcher, &file, out);
-    }
+    let mut file = fs.open(path)?;
     buffer.clear();
-    buffer.reserve(usize::try_from(len).unwrap_or(0));
-    file.read_to_end(buffer)?;
+    let limit = usize::try_from(WHOLE_FILE_LIMIT).unwrap_or(usize::MAX);
+    if !walk::read_up_to(fs, &mut file, buffer, limit)? {
+        let head = std::mem::take(buffer);
+        return searcher.search_reader(matcher, walk::Reader::new(fs, file, head), out);
+    }
     // The searcher only looks for NUL near the start of a slice; a binary file is skipped whole.
-    if buffer.contains(&0) {
+    // `memchr` is SIMD in wasm too, unlike `<[u8]>::contains`.
+    if memchr::memchr(0, buffer).is_some() {
         out.binary = true;
         return Ok(());
     }
@@ -241,26 +260,34 @@ fn build_matcher(pattern: &str) -> Result<RegexMatcher, Error> {
 }
 
 /// Whether the walk keeps `entry` (the root is always kept by the walker).
-fn keep_entry(entry: &DirEntry, policy: &Policy) -> bool {
-    if policy.forbids(entry.path()) {
+fn keep_entry(entry: &Entry, policy: &Policy) -> bool {
+    if policy.forbids(&entry.path) {
         return false;
     }
-    let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-    let name = entry.file_name().to_string_lossy();
-    if is_dir {
-        !SKIPPED_DIRS.contains(&name.as_ref()) && name != ".ssh"
+    let name = entry.name.as_encoded_bytes();
+    if entry.kind == Kind::Dir {
+        !SKIPPED_DIRS.iter().any(|d| d.as_bytes() == name) && name != b".ssh"
     } else {
-        !is_sensitive_name(&name)
+        !is_sensitive_bytes(name)
     }
 }
 
 /// Whether a file name is on the credentials denylist.
 pub fn is_sensitive_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    matches!(lower.as_str(), ".env" | ".git-credentials" | ".netrc")
-        || [".pem", ".key", ".p12", ".pfx"]
-            .iter()
-            .any(|ext| lower.ends_with(ext))
+    is_sensitive_bytes(name.as_bytes())
+}
+
+/// [`is_sensitive_name`] on raw bytes, without allocating: it runs for every file walked.
+fn is_sensitive_bytes(name: &[u8]) -> bool {
+    [".env", ".git-credentials", ".netrc"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+        || [".pem", ".key", ".p12", ".pfx"].iter().any(|ext| {
+            name.len()
+                .checked_sub(ext.len())
+                .and_then(|start| name.get(start..))
+                .is_some_and(|tail| tail.eq_ignore_ascii_case(ext.as_bytes()))
+        })
 }
 
 /// Whether the file at `path` is on the credentials denylist (by name, or inside `.ssh/`).
@@ -305,10 +332,19 @@ impl<'a> Collector<'a> {
     }
 
     fn begin_file(&mut self, path: &Path) {
-        self.current = path.strip_prefix(self.workspace).map_or_else(
-            |_| path.to_string_lossy().into_owned(),
-            |rel| rel.to_string_lossy().into_owned(),
-        );
+        // The walk's paths are normalised: comparing bytes gives what `strip_prefix` gives
+        // without parsing components for every file.
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let ws = self.workspace.as_os_str().as_encoded_bytes();
+        let ws = ws.strip_suffix(b"/").unwrap_or(ws);
+        self.current = match bytes.strip_prefix(ws) {
+            Some([]) => String::new(),
+            Some([b'/', rel @ ..]) => String::from_utf8_lossy(rel).into_owned(),
+            _ => path.strip_prefix(self.workspace).map_or_else(
+                |_| path.to_string_lossy().into_owned(),
+                |rel| rel.to_string_lossy().into_owned(),
+            ),
+        };
         if self.current.is_empty() {
             self.current = path
                 .file_name()

@@ -2,7 +2,8 @@
 //! served by the `fs-read` component) and `write_file` (served by the `fs-write` component).
 //!
 //! Everything here is plain `std::fs`, so it runs natively in unit tests and inside a
-//! wasm32-wasip2 component, where the workspace is preopened at its real absolute path.
+//! wasm32-wasip2 component, where the workspace is preopened at its real absolute path; only
+//! the walk of `grep` and `glob` talks to WASI directly in a component ([`walk`]).
 //! Path handling is lexical (no `canonicalize`, which WASI lacks); the sandbox refuses
 //! anything a symlink would reach outside the grant.
 #![forbid(unsafe_code)]
@@ -19,6 +20,7 @@ pub mod notebook_edit;
 pub mod paths;
 pub mod policy;
 pub mod read_file;
+pub mod walk;
 pub mod write_file;
 
 use reasonix_sdk::{CallContext, Error, FileChange, ToolSpec};

@@ -64,6 +64,20 @@ impl Policy {
         }
     }
 
+    /// The roots that can forbid something below the absolute, normalised `dir`: those inside
+    /// it. A walk of `dir` (whose own access was checked) asks only these, and asks nothing
+    /// per entry when none is left.
+    pub fn below(&self, dir: &Path) -> Policy {
+        Policy {
+            forbid_read: self
+                .forbid_read
+                .iter()
+                .filter(|root| root.starts_with(dir))
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Whether nothing is forbidden.
     pub fn is_empty(&self) -> bool {
         self.forbid_read.is_empty()
@@ -181,6 +195,21 @@ mod tests {
     }
 
     #[cfg(unix)]
+    #[test]
+    fn below_keeps_only_roots_inside_the_directory() {
+        let p = Policy::forbidding(&[
+            Path::new("/ws/a/secret"),
+            Path::new("/ws/ab"),
+            Path::new("/home/.ssh"),
+            Path::new("/ws/a"),
+        ]);
+        assert_eq!(
+            p.below(Path::new("/ws/a")).forbid_read,
+            [PathBuf::from("/ws/a/secret"), PathBuf::from("/ws/a")]
+        );
+        assert!(p.below(Path::new("/ws/c")).is_empty());
+    }
+
     #[test]
     fn symlinks_into_a_forbidden_root_are_hidden() {
         let dir = tempfile::tempdir().unwrap();
