@@ -432,6 +432,32 @@ mod wasi {
         }
     }
 
+    impl WasiFs {
+        /// Write `bytes` over the file at `path` (created if missing) from its start, then cut
+        /// it to their length. One host call for the data: through wasi-libc a write is split
+        /// into stream chunks, each handed to a host thread.
+        pub fn overwrite(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            let (base, rel) = self.locate(path)?;
+            let file = base
+                .open_at(
+                    PathFlags::SYMLINK_FOLLOW,
+                    rel,
+                    OpenFlags::CREATE,
+                    DescriptorFlags::WRITE,
+                )
+                .map_err(error)?;
+            let mut done = 0usize;
+            while done < bytes.len() {
+                let written = file.write(&bytes[done..], done as u64).map_err(error)?;
+                if written == 0 {
+                    return Err(io::ErrorKind::WriteZero.into());
+                }
+                done += usize::try_from(written).map_err(|_| io::Error::other("write overflow"))?;
+            }
+            file.set_size(bytes.len() as u64).map_err(error)
+        }
+    }
+
     impl Fs for WasiFs {
         type File = WasiFile;
 

@@ -278,7 +278,27 @@ pub(crate) fn write_bytes(
     if how == Strategy::Atomic && write_atomic(path, bytes, call_id).is_ok() {
         return Ok(());
     }
-    fs::write(path, bytes).map_err(|e| io_error("write", display, &e))
+    overwrite(path, bytes).map_err(|e| io_error("write", display, &e))
+}
+
+/// Write `bytes` over the file at `path` from its start, then cut it to their length (created
+/// when missing). Unlike truncating first, the file never passes through empty, and the
+/// filesystem keeps the blocks it reuses.
+fn overwrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    #[cfg(target_os = "wasi")]
+    {
+        crate::walk::host_fs().overwrite(path, bytes)
+    }
+    #[cfg(not(target_os = "wasi"))]
+    {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        file.write_all(bytes)?;
+        file.set_len(bytes.len() as u64)
+    }
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
