@@ -135,6 +135,49 @@ fn edit_file_replaces_one_unique_occurrence() {
     assert_eq!(get(&env, "src/lib.rs"), b"fn a() -> u32 {\n    2\n}\n");
 }
 
+/// The component writes existing files in place (over the old bytes, then cut to length): a
+/// file that shrinks keeps nothing of its old tail, one that grows keeps all of the new text,
+/// and an executable file stays executable.
+#[test]
+fn in_place_edits_shrink_and_grow_files_exactly_and_keep_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = new_env();
+    let big = "x".repeat(70 * 1024);
+    put(
+        &env,
+        "run.sh",
+        format!(
+            "#!/bin/sh
+BEGIN{big}END
+echo done
+"
+        )
+        .as_bytes(),
+    );
+    let path = env.workspace().join("run.sh");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    ok(
+        &env,
+        "edit_file",
+        json!({"path": "run.sh", "old_string": format!("BEGIN{big}END"), "new_string": "short"}),
+    );
+    assert_eq!(get(&env, "run.sh"), b"#!/bin/sh\nshort\necho done\n");
+
+    let grown = "y".repeat(100 * 1024);
+    ok(
+        &env,
+        "edit_file",
+        json!({"path": "run.sh", "old_string": "short", "new_string": grown}),
+    );
+    assert_eq!(
+        get(&env, "run.sh"),
+        format!("#!/bin/sh\n{grown}\necho done\n").as_bytes()
+    );
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+}
+
 #[test]
 fn edit_file_with_zero_matches_is_diagnosed_and_changes_nothing() {
     let env = new_env();
