@@ -34,7 +34,9 @@ fn main() {
     } else {
         tempfile::tempdir().unwrap()
     };
-    let workspace = std::fs::canonicalize(dir.path()).unwrap();
+    // The Reasonix home (whose `.env` is always forbidden) beside the workspace, as in real use.
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    let workspace = std::fs::canonicalize(dir.path().join("ws")).unwrap();
     let small: String = (1..=20).map(|i| format!("line {i}\n")).collect();
     std::fs::write(workspace.join("small.txt"), &small).unwrap();
     let long_line = "x".repeat(1023) + "\n";

@@ -53,6 +53,10 @@ impl Policy {
             .filter(|s| !s.is_empty())
             .map(|s| normalize(&base.join(s)))
             .filter(|p| p.is_absolute())
+            // A root neither inside the workspace nor above it is out of the readers' reach
+            // anyway (the workspace is all they are given); keeping it would only make every
+            // check follow links for nothing. `<home>/.env` is always such a root.
+            .filter(|p| p.starts_with(base) || base.starts_with(p))
             .collect();
         Policy { forbid_read }
     }
@@ -156,6 +160,18 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn roots_out_of_the_workspaces_reach_are_dropped() {
+        let p = Policy::from_json(
+            &json!({"workspace": "/ws/proj", "forbid_read": ["/home/me/.reasonix/.env", "/ws", "/ws/proj/secret", "/ws/other"]}),
+            "/ws/proj",
+        );
+        assert_eq!(
+            p.forbid_read,
+            vec![PathBuf::from("/ws"), PathBuf::from("/ws/proj/secret")]
+        );
+    }
+
+    #[test]
     fn absent_or_malformed_policy_forbids_nothing() {
         assert!(Policy::current("/ws").is_empty());
         assert!(Policy::from_json(&json!({}), "/ws").is_empty());
@@ -168,13 +184,13 @@ mod tests {
     #[test]
     fn parses_absolute_and_relative_roots() {
         let p = Policy::from_json(
-            &json!({"workspace": "/ws/proj", "forbid_read": ["/home/me/.ssh", "secret", "a/../b"], "allow_write": []}),
+            &json!({"workspace": "/ws/proj", "forbid_read": ["/ws/proj/keys", "secret", "a/../b"], "allow_write": []}),
             "/other",
         );
         assert_eq!(
             p.forbid_read,
             vec![
-                PathBuf::from("/home/me/.ssh"),
+                PathBuf::from("/ws/proj/keys"),
                 PathBuf::from("/ws/proj/secret"),
                 PathBuf::from("/ws/proj/b")
             ]
