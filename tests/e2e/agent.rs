@@ -59,19 +59,11 @@ impl Setup {
     fn with(kind: &'static str, extra: &str) -> Setup {
         let env = Env::new();
         let mock = MockLlm::start().unwrap();
-        std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
-        let text = format!(
-            r#"default_model = "mock"
-[[providers]]
-name = "mock"
-kind = "{kind}"
-base_url = "{}"
-model = "mock-model"
-api_key_env = "MOCK_LLM_KEY"
-stall_timeout_seconds = 5
-{extra}
-"#,
-            mock.base_url()
+        let text = env.mock_provider(
+            kind,
+            &mock.base_url(),
+            "sk-test",
+            &format!("stall_timeout_seconds = 5\n{extra}"),
         );
         let config = Config::parse(&env.project().join("reasonix.toml"), &text).unwrap();
         let providers = resolve_providers(&config).unwrap();

@@ -175,18 +175,11 @@ fn the_model_calls_the_scaffolded_tool_in_a_run() {
     let env = Env::new();
     install(&env, &built().tool);
     let mock = MockLlm::start().unwrap();
-    std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
-    env.project_config(&format!(
-        r#"default_model = "mock"
-[[providers]]
-name = "mock"
-kind = "openai"
-base_url = "{}"
-model = "mock-model"
-api_key_env = "MOCK_LLM_KEY"
-stall_timeout_seconds = 5
-"#,
-        mock.base_url()
+    env.project_config(&env.mock_provider(
+        "openai",
+        &mock.base_url(),
+        "sk-test",
+        "stall_timeout_seconds = 5",
     ));
     mock.enqueue(Reply::tool_calls(
         &[(

@@ -79,17 +79,10 @@ impl Setup {
 }
 
 fn provider_config(kind: &str, base_url: &str, extra: &str) -> String {
-    format!(
-        r#"default_model = "mock"
-[[providers]]
-name = "mock"
-kind = "{kind}"
-base_url = "{base_url}"
-model = "mock-model"
-api_key_env = "MOCK_LLM_KEY"
-stall_timeout_seconds = 2
-{extra}
-"#
+    support::mock_provider_config(
+        kind,
+        base_url,
+        &format!("stall_timeout_seconds = 2\n{extra}"),
     )
 }
 

@@ -440,18 +440,7 @@ fn a_provider_stream_goes_through_the_proxy_with_its_key() {
     let mock = MockLlm::start().unwrap();
     mock.enqueue(Reply::text(&["Hello", " via", " proxy"]));
     let env = Env::new();
-    std::fs::write(env.home().join(".env"), format!("MOCK_LLM_KEY={KEY}\n")).unwrap();
-    env.project_config(&format!(
-        r#"default_model = "mock"
-[[providers]]
-name = "mock"
-kind = "openai"
-base_url = "{}"
-model = "mock-model"
-api_key_env = "MOCK_LLM_KEY"
-"#,
-        mock.base_url()
-    ));
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), KEY, ""));
     let out = reasonix(
         &env,
         &[("HTTP_PROXY", &proxy.url()), ("NO_PROXY", "")],

@@ -29,19 +29,11 @@ impl Setup {
     fn with_extra(extra: &str) -> Setup {
         let env = Env::new();
         let mock = MockLlm::start().unwrap();
-        std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
-        env.project_config(&format!(
-            r#"default_model = "mock"
-[[providers]]
-name = "mock"
-kind = "openai"
-base_url = "{}"
-model = "mock-model"
-api_key_env = "MOCK_LLM_KEY"
-stall_timeout_seconds = 5
-{extra}
-"#,
-            mock.base_url()
+        env.project_config(&env.mock_provider(
+            "openai",
+            &mock.base_url(),
+            "sk-test",
+            &format!("stall_timeout_seconds = 5\n{extra}"),
         ));
         Setup { env, mock }
     }

@@ -26,18 +26,11 @@ impl Setup {
     fn new(kind: &'static str) -> Setup {
         let env = Env::new();
         let mock = MockLlm::start().unwrap();
-        std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
-        env.project_config(&format!(
-            r#"default_model = "mock"
-[[providers]]
-name = "mock"
-kind = "{kind}"
-base_url = "{}"
-model = "mock-model"
-api_key_env = "MOCK_LLM_KEY"
-stall_timeout_seconds = 30
-"#,
-            mock.base_url()
+        env.project_config(&env.mock_provider(
+            kind,
+            &mock.base_url(),
+            "sk-test",
+            "stall_timeout_seconds = 30",
         ));
         Setup { env, mock }
     }

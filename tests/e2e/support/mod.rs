@@ -136,6 +136,31 @@ impl Env {
     }
 }
 
+/// A `reasonix.toml` whose default model is provider `mock` (of `kind`, at `base_url`, its key
+/// in `MOCK_LLM_KEY`); `extra` lines are appended to the `[[providers]]` entry.
+pub fn mock_provider_config(kind: &str, base_url: &str, extra: &str) -> String {
+    format!(
+        r#"default_model = "mock"
+[[providers]]
+name = "mock"
+kind = "{kind}"
+base_url = "{base_url}"
+model = "mock-model"
+api_key_env = "MOCK_LLM_KEY"
+{extra}
+"#
+    )
+}
+
+impl Env {
+    /// Save `key` as `MOCK_LLM_KEY` in `<home>/.env` and return the config of
+    /// [`mock_provider_config`], for the caller to write or parse.
+    pub fn mock_provider(&self, kind: &str, base_url: &str, key: &str, extra: &str) -> String {
+        std::fs::write(self.home().join(".env"), format!("MOCK_LLM_KEY={key}\n")).unwrap();
+        mock_provider_config(kind, base_url, extra)
+    }
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
