@@ -5,6 +5,7 @@ use crate::exit::Failure;
 use reasonix_kernel::Registry;
 use reasonix_kernel::config::{Config, Paths};
 use reasonix_kernel::host::bindings::reasonix::plugin::log::Level;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub struct Context {
@@ -83,4 +84,24 @@ fn rank_name(value: &str) -> u8 {
         "error" => 4,
         _ => 3,
     }
+}
+
+/// `--dir`, else `[sandbox] workspace_root`, else the current directory; canonicalized.
+pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result<PathBuf, Failure> {
+    let chosen = match (dir, configured.filter(|s| !s.is_empty())) {
+        (Some(dir), _) => dir.to_path_buf(),
+        (None, Some(root)) => PathBuf::from(root),
+        (None, None) => std::env::current_dir().map_err(|e| {
+            Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}"))
+        })?,
+    };
+    let canonical = std::fs::canonicalize(&chosen)
+        .map_err(|e| Failure::usage(anyhow::anyhow!("workspace {}: {e}", chosen.display())))?;
+    if !canonical.is_dir() {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "workspace {} is not a directory",
+            canonical.display()
+        )));
+    }
+    Ok(canonical)
 }

@@ -10,7 +10,7 @@ use reasonix_mock_llm::{MockLlm, Reply, Step, Usage};
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use support::{Env, shared_artifact_cache, stderr, stdout};
 
@@ -49,6 +49,19 @@ impl Setup {
             .env_remove("REASONIX_LOG")
             .env_remove("MOCK_LLM_KEY");
         command
+    }
+
+    /// `reasonix run --dir <workspace> <args…>` started in the background, output piped.
+    fn spawn_run(&self, args: &[&str]) -> Child {
+        let ws = self.env.workspace();
+        let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.command(&all)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 
     /// `reasonix run --dir <workspace> <args…>`.
@@ -517,36 +530,10 @@ fn sigterm_cancels_the_run_and_keeps_the_session() {
             .then(Step::Gate("hold".into()))
             .then(Step::Text("never".into())),
     );
-    let ws = s.env.workspace();
-    let child = s
-        .command(&[
-            "run",
-            "--dir",
-            ws.to_str().unwrap(),
-            "--output-format",
-            "stream-json",
-            "wait for me",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = s.spawn_run(&["--output-format", "stream-json", "wait for me"]);
     s.mock.wait_for_requests(1, Duration::from_secs(60));
     // Let the first delta arrive, then ask the process to stop.
-    std::thread::sleep(Duration::from_millis(300));
-    let started = Instant::now();
-    let kill = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
+    let out = terminate_after(child, Duration::from_millis(300));
     assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
     let last: Value = serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
     assert_eq!(last["subtype"], "cancelled");
@@ -577,21 +564,7 @@ fn a_second_signal_exits_at_once_with_130() {
     let chunk = "x".repeat(1024);
     let chunks: Vec<&str> = std::iter::repeat_n(chunk.as_str(), 200).collect();
     s.mock.enqueue(Reply::text(&chunks));
-    let ws = s.env.workspace();
-    let mut child = s
-        .command(&[
-            "run",
-            "--dir",
-            ws.to_str().unwrap(),
-            "--output-format",
-            "stream-json",
-            "talk a lot",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = s.spawn_run(&["--output-format", "stream-json", "talk a lot"]);
     s.mock.wait_for_requests(1, Duration::from_secs(60));
     std::thread::sleep(Duration::from_millis(1500));
     let pid = child.id().to_string();
@@ -630,36 +603,9 @@ fn a_signal_stops_a_running_command_and_the_run() {
         &[("c1", "bash", r#"{"command":"sleep 30"}"#)],
         1,
     ));
-    let ws = s.env.workspace();
-    let child = s
-        .command(&[
-            "run",
-            "--dir",
-            ws.to_str().unwrap(),
-            "--yolo",
-            "--output-format",
-            "json",
-            "sleep",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = s.spawn_run(&["--yolo", "--output-format", "json", "sleep"]);
     s.mock.wait_for_requests(1, Duration::from_secs(60));
-    std::thread::sleep(Duration::from_millis(700));
-    let started = Instant::now();
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
+    let out = terminate_after(child, Duration::from_millis(700));
     assert_eq!(exit_code(&out), 1, "{}", stderr(&out));
     let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(r["subtype"], "cancelled");
@@ -744,4 +690,22 @@ fn sessions_live_under_the_state_home() {
             .unwrap()
             .starts_with(state.to_str().unwrap())
     );
+}
+
+/// After `settle`, send SIGTERM to `child` and collect it; it must be gone within 10 s.
+fn terminate_after(child: Child, settle: Duration) -> Output {
+    std::thread::sleep(settle);
+    let started = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    out
 }

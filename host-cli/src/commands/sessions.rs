@@ -1,7 +1,7 @@
 //! `reasonix sessions list`: the saved sessions of one workspace, most recently updated first.
 //! Loads no plugins.
 
-use crate::commands::run::resolve_workspace;
+use crate::context::resolve_workspace;
 use crate::exit::{Code, Failure, Outcome};
 use anyhow::anyhow;
 use reasonix_kernel::config::{Config, Paths};

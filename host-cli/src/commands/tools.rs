@@ -73,7 +73,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
             known.join(", ")
         )));
     };
-    let workspace = resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
+    let workspace = context::resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
     let context = CallContext {
         call_id: "cli-1".to_string(),
         workspace,
@@ -86,25 +86,4 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
         Err(CallError::Unknown(message)) => Err(Failure::usage(anyhow!(message))),
         Err(e) => Err(Failure::runtime(anyhow!("{name}: {e}"))),
     }
-}
-
-fn resolve_workspace(
-    dir: Option<&Path>,
-    configured: Option<&str>,
-) -> Result<std::path::PathBuf, Failure> {
-    let chosen = match (dir, configured.filter(|s| !s.is_empty())) {
-        (Some(dir), _) => dir.to_path_buf(),
-        (None, Some(root)) => Path::new(root).to_path_buf(),
-        (None, None) => std::env::current_dir()
-            .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?,
-    };
-    let canonical = std::fs::canonicalize(&chosen)
-        .map_err(|e| Failure::usage(anyhow!("workspace {}: {e}", chosen.display())))?;
-    if !canonical.is_dir() {
-        return Err(Failure::usage(anyhow!(
-            "workspace {} is not a directory",
-            canonical.display()
-        )));
-    }
-    Ok(canonical)
 }

@@ -347,8 +347,9 @@ impl<R: Read> Read for DecodeReader<R> {
 }
 
 #[cfg(test)]
-mod same_bytes_tests {
-    use super::same_bytes;
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
     use proptest::prelude::*;
 
     proptest! {
@@ -368,12 +369,6 @@ mod same_bytes_tests {
             prop_assert!(same_bytes(&a, &a));
         }
     }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
 
     fn utf16le(s: &str, bom: bool) -> Vec<u8> {
         encode_for(s, Some(TextEncoding::Utf16Le { bom }))

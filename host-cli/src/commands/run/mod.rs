@@ -17,7 +17,7 @@ use reasonix_kernel::providers;
 use reasonix_kernel::session::{SessionError, SessionStore};
 use reasonix_kernel::types::ToolSpec;
 use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
@@ -81,7 +81,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let extra_allow = allowed_tools(&args.allowed_tools)?;
 
     let cx = context::load()?;
-    let workspace = resolve_workspace(
+    let workspace = context::resolve_workspace(
         args.dir.as_deref(),
         cx.config.sandbox.workspace_root.as_deref(),
     )?;
@@ -284,25 +284,6 @@ fn offered_tools(cx: &Context, enabled: Option<&[String]>) -> Vec<ToolSpec> {
         .collect();
     specs.sort_by(|a, b| a.name.cmp(&b.name));
     specs
-}
-
-/// `--dir`, else `[sandbox] workspace_root`, else the current directory; canonicalized.
-pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result<PathBuf, Failure> {
-    let chosen = match (dir, configured.filter(|s| !s.is_empty())) {
-        (Some(dir), _) => dir.to_path_buf(),
-        (None, Some(root)) => PathBuf::from(root),
-        (None, None) => std::env::current_dir()
-            .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?,
-    };
-    let canonical = std::fs::canonicalize(&chosen)
-        .map_err(|e| Failure::usage(anyhow!("workspace {}: {e}", chosen.display())))?;
-    if !canonical.is_dir() {
-        return Err(Failure::usage(anyhow!(
-            "workspace {} is not a directory",
-            canonical.display()
-        )));
-    }
-    Ok(canonical)
 }
 
 /// Finding the session is a usage problem (wrong id, nothing to continue); reading or
