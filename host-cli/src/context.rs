@@ -32,6 +32,7 @@ pub fn load() -> Result<Context, Failure> {
         settings: config.sandbox.clone(),
         tools: config.tools.clone(),
         always_forbidden: Vec::new(),
+        hidden: Vec::new(),
     };
     for warning in sandbox.resolve(&cwd).warnings {
         eprintln!("warning: {warning}");

@@ -108,6 +108,7 @@ impl Registry {
             settings: config.sandbox.clone(),
             tools: config.tools.clone(),
             always_forbidden: vec![crate::providers::dotenv::path(&paths.home)],
+            hidden: paths.kernel_dirs(),
         });
         let described = describe_all(&host, candidates, index.as_ref());
         for result in described {

@@ -10,6 +10,22 @@ use std::path::{Component, Path, PathBuf};
 /// Default foreground timeout for shell commands.
 pub const DEFAULT_BASH_TIMEOUT_SECS: u64 = 120;
 
+/// Paths, relative to the workspace root, that the kernel (or tools users run beside it) reads
+/// as configuration. Whoever can write them can widen what runs next time, so they are
+/// read-only for jobs and third-party plugins and a tool write to them always asks.
+pub const PROTECTED_CONFIG: &[&str] = &[
+    "reasonix.toml",
+    ".reasonix",
+    ".mcp.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+];
+
+/// [`PROTECTED_CONFIG`] under `workspace`.
+pub fn protected_paths(workspace: &Path) -> Vec<PathBuf> {
+    PROTECTED_CONFIG.iter().map(|p| workspace.join(p)).collect()
+}
+
 /// What the config says about confinement, before a workspace is known.
 #[derive(Debug, Clone, Default)]
 pub struct SandboxConfig {
@@ -18,6 +34,9 @@ pub struct SandboxConfig {
     /// Forbidden whatever the config says: Reasonix's own credentials file (`<home>/.env`,
     /// where the provider keys live). A project config cannot open it up.
     pub always_forbidden: Vec<PathBuf>,
+    /// Reasonix's own directories (`<home>`, state, cache): never visible to plugins or jobs,
+    /// wherever they lie (also inside the workspace). See [`SandboxPolicy::hidden`].
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The resolved policy for one workspace. All paths are absolute and lexically normalised.
@@ -29,6 +48,14 @@ pub struct SandboxPolicy {
     pub shell: ShellSandbox,
     pub network: bool,
     pub bash_timeout_secs: u64,
+    /// Reasonix's own directories (home, state, cache), absolute and normalised. Plugins and
+    /// jobs never see them: the host's filesystem guard refuses them, jobs get them masked.
+    /// They are in `forbid_read` too, so the built-in readers skip them quietly.
+    pub hidden: Vec<PathBuf>,
+    /// Files and directories in the workspace the kernel reads as configuration
+    /// ([`PROTECTED_CONFIG`]): read-only for jobs and third-party plugins, and a tool write to
+    /// them always needs an explicit approval.
+    pub protected: Vec<PathBuf>,
     /// Entries that could not be resolved (unset variables), reported to the user.
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -62,14 +89,17 @@ impl SandboxConfig {
         };
         let allow_write = paths(&self.settings.allow_write, "allow_write");
         let mut forbid_read = paths(&self.settings.forbid_read, "forbid_read");
-        for path in &self.always_forbidden {
+        let hidden: Vec<PathBuf> = self.hidden.iter().map(|p| normalize(p)).collect();
+        for path in self.always_forbidden.iter().chain(&hidden) {
             let path = normalize(path);
             if !forbid_read.contains(&path) {
                 forbid_read.push(path);
             }
         }
+        let workspace = normalize(workspace);
+        let protected = protected_paths(&workspace);
         SandboxPolicy {
-            workspace: normalize(workspace),
+            workspace,
             allow_write,
             forbid_read,
             shell: self.settings.bash.unwrap_or_default(),
@@ -78,6 +108,8 @@ impl SandboxConfig {
                 .tools
                 .bash_timeout_seconds
                 .unwrap_or(DEFAULT_BASH_TIMEOUT_SECS),
+            hidden,
+            protected,
             warnings,
         }
     }
@@ -88,6 +120,18 @@ impl SandboxPolicy {
     pub fn is_forbidden(&self, path: &Path) -> bool {
         let path = normalize(path);
         self.forbid_read.iter().any(|root| path.starts_with(root))
+    }
+
+    /// Whether `path` (absolute) is one of Reasonix's own directories or lies under one.
+    pub fn is_hidden(&self, path: &Path) -> bool {
+        let path = normalize(path);
+        self.hidden.iter().any(|root| path.starts_with(root))
+    }
+
+    /// Whether `path` (absolute) is a protected configuration path or lies under one.
+    pub fn is_protected(&self, path: &Path) -> bool {
+        let path = normalize(path);
+        self.protected.iter().any(|root| path.starts_with(root))
     }
 
     /// The JSON plugins see under the reserved config key `sandbox`.
@@ -124,6 +168,7 @@ mod tests {
             },
             tools: ToolsSettings::default(),
             always_forbidden: Vec::new(),
+            hidden: Vec::new(),
         }
     }
 
@@ -141,6 +186,26 @@ mod tests {
         c.always_forbidden = vec![PathBuf::from("/h/.env")];
         let p = c.resolve_with(Path::new("/ws"), |_| None);
         assert!(p.is_forbidden(Path::new("/h/.env")));
+    }
+
+    #[test]
+    fn kernel_dirs_are_hidden_and_config_files_protected() {
+        let mut c = config(&[], &[]);
+        c.hidden = vec![PathBuf::from("/ws/proj/.reasonix/../.reasonix")];
+        let p = c.resolve_with(Path::new("/ws/proj"), |_| None);
+        assert!(p.is_hidden(Path::new("/ws/proj/.reasonix/plugins/index.json")));
+        assert!(p.is_forbidden(Path::new("/ws/proj/.reasonix/cache")));
+        assert!(!p.is_hidden(Path::new("/ws/proj/.reasonixx")));
+        for path in [
+            "reasonix.toml",
+            ".reasonix/commands/x.md",
+            ".mcp.json",
+            ".claude/settings.local.json",
+        ] {
+            assert!(p.is_protected(&Path::new("/ws/proj").join(path)), "{path}");
+        }
+        assert!(!p.is_protected(Path::new("/ws/proj/.claude/commands/x.md")));
+        assert!(!p.is_protected(Path::new("/ws/proj/src/reasonix.toml")));
     }
 
     #[test]

@@ -64,6 +64,21 @@ impl Paths {
         self.home.join("plugins")
     }
 
+    /// Reasonix's own directories (home, cache, state; each once), which plugins and jobs never
+    /// see. Absolute: a relative home is taken against the current directory.
+    pub fn kernel_dirs(&self) -> Vec<PathBuf> {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for dir in [&self.home, &self.cache, &self.state] {
+            let dir = crate::sandbox::normalize(&cwd.join(dir));
+            if !dirs.iter().any(|d| dir.starts_with(d)) {
+                dirs.retain(|d| !d.starts_with(&dir));
+                dirs.push(dir);
+            }
+        }
+        dirs
+    }
+
     pub fn user_config(&self) -> PathBuf {
         self.home.join("config.toml")
     }

@@ -124,6 +124,8 @@ mod tests {
             shell: ShellSandbox::Enforce,
             network,
             bash_timeout_secs: 1,
+            hidden: vec![],
+            protected: vec![],
             warnings: vec![],
         }
     }

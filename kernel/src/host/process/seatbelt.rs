@@ -375,6 +375,8 @@ mod tests {
             shell: ShellSandbox::Enforce,
             network: false,
             bash_timeout_secs: 1,
+            hidden: vec![],
+            protected: vec![],
             warnings: vec![],
         }
     }
