@@ -14,12 +14,26 @@ pub struct Context {
     pub registry: Registry,
 }
 
+static TRUST_FOR_THIS_RUN: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// `--trust-workspace`: trust the project file for this run (set once, from `main`).
+pub fn trust_workspace_for_this_run(trust: bool) {
+    TRUST_FOR_THIS_RUN.store(trust, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The merged config for `project_dir`, honouring `--trust-workspace`.
+pub fn load_config(paths: &Paths, project_dir: &Path) -> Result<Config, Failure> {
+    let trust = TRUST_FOR_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed);
+    Config::load_trusting(paths, project_dir, trust).map_err(Failure::usage)
+}
+
 /// Load config and registry; print load problems and notices on stderr.
 pub fn load() -> Result<Context, Failure> {
     let paths = Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
-    let config = Config::load(&paths, &cwd).map_err(Failure::usage)?;
+    let config = load_config(&paths, &cwd)?;
     let registry =
         Registry::load(BUILTINS, &paths, &config, Some(log_sink())).map_err(Failure::runtime)?;
     for problem in registry.problems() {

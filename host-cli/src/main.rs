@@ -17,6 +17,10 @@ use std::process::ExitCode;
     about = "A coding agent for the terminal where every capability is a sandboxed WebAssembly plugin"
 )]
 struct Cli {
+    /// Trust this workspace's reasonix.toml for this run: settings that widen what plugins,
+    /// commands or credentials reach take effect (see `reasonix trust`).
+    #[arg(long, global = true)]
+    trust_workspace: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -46,6 +50,10 @@ enum Command {
     /// Saved sessions (transcripts) of a workspace.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// Trust a workspace: its reasonix.toml may then widen what plugins, commands and
+    /// credentials reach (sandbox roots, network, permissions, providers). Without arguments,
+    /// trusts the current directory.
+    Trust(commands::trust::TrustArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -168,6 +176,7 @@ enum ToolsCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    context::trust_workspace_for_this_run(cli.trust_workspace);
     let result = match cli.command {
         Command::Version => commands::version::run(),
         Command::Plugin(PluginCommand::List { json }) => commands::plugins::list(json),
@@ -203,6 +212,7 @@ fn main() -> ExitCode {
         }
         Command::Doctor { json } => commands::doctor::run(json),
         Command::Run(args) => commands::run::run(args),
+        Command::Trust(args) => commands::trust::run(args),
         Command::Sessions(SessionsCommand::List { json, dir }) => {
             commands::sessions::list(json, dir.as_deref())
         }

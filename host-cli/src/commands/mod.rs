@@ -7,4 +7,5 @@ pub mod run;
 pub mod sessions;
 pub mod tool_doc;
 pub mod tools;
+pub mod trust;
 pub mod version;

@@ -4,7 +4,7 @@
 use crate::context::resolve_workspace;
 use crate::exit::{Code, Failure, Outcome};
 use anyhow::anyhow;
-use reasonix_kernel::config::{Config, Paths};
+use reasonix_kernel::config::Paths;
 use reasonix_kernel::session::{SessionStore, Summary};
 use serde_json::json;
 use std::io::Write;
@@ -14,7 +14,7 @@ pub fn list(as_json: bool, dir: Option<&Path>) -> Outcome {
     let paths = Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?;
-    let config = Config::load(&paths, &cwd).map_err(Failure::usage)?;
+    let config = crate::context::load_config(&paths, &cwd)?;
     let workspace = resolve_workspace(dir, config.sandbox.workspace_root.as_deref())?;
     let store = SessionStore::new(&paths.state, &workspace);
     let sessions = store.list().map_err(Failure::runtime)?;

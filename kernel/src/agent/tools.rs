@@ -3,7 +3,7 @@
 
 use super::{Agent, AgentEvent, REPEAT_LIMIT, REPEAT_WARNING};
 use crate::cancel::CancelToken;
-use crate::permissions::{Approval, Call, Decision, Posture, Rule, Source, ToolKind};
+use crate::permissions::{Approval, Call, Decision, Posture, Rule, ToolKind};
 use crate::tool::Tool;
 use crate::types::{CallContext, Message, Role, ToolCall, canonical_json};
 use std::sync::Arc;
@@ -184,7 +184,7 @@ impl Agent<'_> {
                 .resolve_headless(&call, self.config.posture);
         };
         let verdict = self.config.policy.decide(&call);
-        let explicit_ask = matches!(verdict.source, Source::Rule { list: "ask", .. });
+        let explicit_ask = verdict.needs_explicit_approval();
         match verdict.decision {
             // The headless path words a deny the same way and lets nothing else through.
             Decision::Deny => self.config.policy.resolve_headless(&call, Posture::Yolo),

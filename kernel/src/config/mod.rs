@@ -8,6 +8,9 @@
 mod check;
 #[cfg(test)]
 mod tests;
+mod trust;
+
+pub use trust::{ProjectTrust, TRUST_FILE, TrustStore};
 
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::error::StateError;
@@ -342,17 +345,52 @@ pub struct Config {
     /// `[[providers]]`, in file order. A project entry replaces the user entry with the same
     /// name (the whole entry, in its place); other project entries are appended.
     pub providers: Vec<ProviderSettings>,
+    /// Whether the project file's widening settings took effect (`None` when no project file
+    /// was considered, as with [`Config::parse`]).
+    pub project_trust: Option<ProjectTrust>,
 }
 
 impl Config {
     /// Read `<home>/config.toml` then `<project_dir>/reasonix.toml`; missing files are fine.
+    /// The project file is trusted only when `<home>/trust.json` lists the project directory
+    /// (or one above it); otherwise what it would widen is dropped with a warning.
     pub fn load(paths: &Paths, project_dir: &Path) -> Result<Config, StateError> {
+        Config::load_trusting(paths, project_dir, false)
+    }
+
+    /// [`Config::load`], with `trust_for_this_run` (`--trust-workspace`) trusting the project
+    /// file whatever the trust list says.
+    pub fn load_trusting(
+        paths: &Paths,
+        project_dir: &Path,
+        trust_for_this_run: bool,
+    ) -> Result<Config, StateError> {
         let mut config = Config::default();
-        for path in [paths.user_config(), project_dir.join("reasonix.toml")] {
-            if let Some(file) = read_file(&path)? {
-                config.sources.push(path);
-                config.merge(file);
+        let user = paths.user_config();
+        if let Some(text) = read_text(&user)? {
+            config.merge(parse_file(&user, &text)?);
+            config.sources.push(user);
+        }
+        let project = project_dir.join("reasonix.toml");
+        if let Some(text) = read_text(&project)? {
+            let trust = if trust_for_this_run || TrustStore::load(&paths.home)?.trusts(project_dir)
+            {
+                ProjectTrust::Trusted
+            } else {
+                ProjectTrust::Untrusted
+            };
+            let mut parsed = parse_file(&project, &text)?;
+            if trust == ProjectTrust::Untrusted {
+                let dropped =
+                    trust::restrict_untrusted(&project, &text, &mut parsed.file, &config.providers);
+                if parsed.file.agent.system_prompt_file.is_none() {
+                    parsed.system_prompt_file = None;
+                }
+                parsed.warnings.extend(dropped);
             }
+            config.project_trust = Some(trust);
+            config.merge(parsed);
+            config.sources.push(project);
         }
         Ok(config)
     }
@@ -386,10 +424,16 @@ impl Config {
             sandbox,
             workspace_root,
             allow_write,
-            forbid_read,
             bash,
             network
         );
+        // Joined, like `deny` rules: a later file can hide more, never un-hide.
+        for entry in sandbox.forbid_read.into_iter().flatten() {
+            let list = self.sandbox.forbid_read.get_or_insert_with(Vec::new);
+            if !list.contains(&entry) {
+                list.push(entry);
+            }
+        }
         take!(self.tools, file.tools, bash_timeout_seconds, enabled);
         if file.default_model.is_some() {
             self.default_model = file.default_model;
@@ -579,9 +623,9 @@ impl Config {
     }
 }
 
-fn read_file(path: &Path) -> Result<Option<ParsedFile>, StateError> {
+fn read_text(path: &Path) -> Result<Option<String>, StateError> {
     match std::fs::read_to_string(path) {
-        Ok(text) => parse_file(path, &text).map(Some),
+        Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(StateError::Io {
             path: path.to_path_buf(),

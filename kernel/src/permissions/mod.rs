@@ -1,7 +1,9 @@
 //! Per-call permission gating: Claude Code–style rules ([`rule`]), the shell facts they need
-//! ([`shell`]), and the policy with its postures ([`policy`]). Pure: no I/O.
+//! ([`shell`]), and the policy with its postures ([`policy`]). Pure, except for
+//! [`protected`], which resolves symlinks to see whether a writer targets a configuration file.
 
 pub mod policy;
+pub mod protected;
 pub mod rule;
 pub mod shell;
 

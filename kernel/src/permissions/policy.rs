@@ -23,6 +23,9 @@ pub enum Source {
     Rule { list: &'static str, rule: String },
     /// No rule matched: readers are allowed, writers get the `mode`.
     Fallback,
+    /// A writer names a configuration file of the workspace (as the model wrote it): asks
+    /// whatever the rules, session grants and posture say, except `bypassPermissions`.
+    Protected { path: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +34,17 @@ pub struct Verdict {
     pub source: Source,
     /// The matching allow rule was an identical command literal (covers dynamic commands).
     pub exact_literal: bool,
+}
+
+impl Verdict {
+    /// An `Ask` that only an explicit answer (or `bypassPermissions`) resolves: an `ask` rule,
+    /// or a write to a protected configuration file. `auto` and `acceptEdits` do not cover it.
+    pub fn needs_explicit_approval(&self) -> bool {
+        matches!(
+            self.source,
+            Source::Rule { list: "ask", .. } | Source::Protected { .. }
+        )
+    }
 }
 
 /// How a session treats calls the rules leave at `Ask` (`--permission-mode`).
@@ -127,6 +141,15 @@ impl Policy {
         if let Some(rule) = find(&self.deny, call, Use::Deny) {
             return verdict(Decision::Deny, "deny", rule);
         }
+        if call.kind == ToolKind::FileWriter
+            && let Some(path) = super::protected::protected_target(call.args, call.workspace)
+        {
+            return Verdict {
+                decision: Decision::Ask,
+                source: Source::Protected { path },
+                exact_literal: false,
+            };
+        }
         if let Some(rule) = find(&self.ask, call, Use::Grant) {
             return verdict(Decision::Ask, "ask", rule);
         }
@@ -157,7 +180,7 @@ impl Policy {
                 call.tool
             ));
         }
-        let explicit_ask = matches!(&verdict.source, Source::Rule { list: "ask", .. });
+        let explicit_ask = verdict.needs_explicit_approval();
         let runs = match (verdict.decision, posture) {
             (Decision::Deny, Posture::Yolo) => true,
             (Decision::Deny, _) => false,
@@ -201,6 +224,12 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
             format!("the rule `{rule}` in [permissions] {list} requires approval")
         }
         Source::Fallback => "writers and shell commands need approval".to_string(),
+        Source::Protected { path } => {
+            return format!(
+                "Permission needed: `{}` was not run because `{path}` is a configuration file of this workspace (it can change what Reasonix and other tools run), and every write to one needs the user's explicit approval, which this headless run cannot ask for. Do not try to change it another way; tell the user what you wanted to change. They can make the change themselves, or rerun with `--permission-mode bypassPermissions`.",
+                call.tool
+            );
+        }
     };
     let suggestion = suggested_scopes(call)
         .into_iter()
@@ -311,6 +340,51 @@ mod tests {
             },
             posture,
         )
+    }
+
+    #[test]
+    fn writes_to_configuration_files_always_ask() {
+        let mut p = policy(&["Edit", "Write(reasonix.toml)"], &[], &[]);
+        p.mode = Some(Decision::Allow);
+        p.grant_for_session(Rule::parse("Edit(.mcp.json)").unwrap());
+        for path in [
+            "reasonix.toml",
+            ".mcp.json",
+            ".reasonix/commands/a.md",
+            ".claude/settings.json",
+        ] {
+            let args = json!({"path": path, "content": "x"});
+            assert_eq!(
+                decide(&p, "write_file", false, args.clone()),
+                Decision::Ask,
+                "{path}"
+            );
+            for posture in [
+                Posture::Ask,
+                Posture::AcceptEdits,
+                Posture::Auto,
+                Posture::DontAsk,
+            ] {
+                let err = headless(&p, "write_file", args.clone(), posture).unwrap_err();
+                assert!(err.contains("configuration file"), "{posture:?}: {err}");
+            }
+            assert!(headless(&p, "write_file", args, Posture::Yolo).is_ok());
+        }
+        // A deny rule still wins; other files follow the rules as before.
+        let deny = policy(&[], &[], &["Write(reasonix.toml)"]);
+        assert_eq!(
+            decide(&deny, "write_file", false, json!({"path": "reasonix.toml"})),
+            Decision::Deny
+        );
+        assert_eq!(
+            decide(&p, "write_file", false, json!({"path": "src/a.rs"})),
+            Decision::Allow
+        );
+        // Readers are not writes.
+        assert_eq!(
+            decide(&p, "read_file", true, json!({"path": "reasonix.toml"})),
+            Decision::Allow
+        );
     }
 
     #[test]

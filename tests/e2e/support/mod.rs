@@ -70,7 +70,18 @@ pub struct Env {
 }
 
 impl Env {
+    /// A home whose trust list (`<home>/trust.json`) trusts the project directory, so its
+    /// `reasonix.toml` applies in full, as for a user who ran `reasonix trust` there.
     pub fn new() -> Env {
+        let env = Env::untrusted();
+        let project = std::fs::canonicalize(env.project()).unwrap();
+        let trust = serde_json::json!({"version": 1, "workspaces": [project]});
+        std::fs::write(env.home().join("trust.json"), trust.to_string()).unwrap();
+        env
+    }
+
+    /// Like [`Env::new`], but nothing is trusted: the project's `reasonix.toml` can only narrow.
+    pub fn untrusted() -> Env {
         let env = Env {
             root: tempfile::tempdir().unwrap(),
         };

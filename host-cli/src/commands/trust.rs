@@ -1,0 +1,69 @@
+//! `reasonix trust`: the user-level list of workspaces whose project file may widen what
+//! plugins, commands and credentials reach (`<home>/trust.json`).
+
+use crate::exit::{Code, Failure, Outcome};
+use anyhow::anyhow;
+use reasonix_kernel::config::{Paths, TrustStore};
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct TrustArgs {
+    /// The workspace to trust (default: the current directory). Directories below it are
+    /// trusted too.
+    dir: Option<PathBuf>,
+    /// Stop trusting the directory instead.
+    #[arg(long, conflicts_with = "list")]
+    remove: bool,
+    /// Print the trusted directories.
+    #[arg(long)]
+    list: bool,
+}
+
+pub fn run(args: TrustArgs) -> Outcome {
+    let paths = Paths::from_env();
+    let mut store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
+    if args.list {
+        if store.workspaces.is_empty() {
+            println!("no trusted workspaces; `reasonix trust [DIR]` adds one");
+        }
+        for dir in &store.workspaces {
+            println!("{}", dir.display());
+        }
+        return Ok(Code::Success);
+    }
+    let dir = match args.dir {
+        Some(dir) => dir,
+        None => std::env::current_dir()
+            .map_err(|e| Failure::usage(anyhow!("cannot read the current directory: {e}")))?,
+    };
+    if !args.remove && !dir.is_dir() {
+        return Err(Failure::usage(anyhow!(
+            "{} is not a directory; name the workspace to trust",
+            dir.display()
+        )));
+    }
+    let changed = if args.remove {
+        store.remove(&dir)
+    } else {
+        store.add(&dir)
+    };
+    match (args.remove, changed) {
+        (false, false) => println!("{} is already trusted", dir.display()),
+        (true, false) => {
+            return Err(Failure::usage(anyhow!(
+                "{} is not in the trust list (see `reasonix trust --list`; a directory above it may be)",
+                dir.display()
+            )));
+        }
+        (remove, true) => {
+            store.save(&paths.home).map_err(Failure::runtime)?;
+            let verb = if remove {
+                "no longer trusted"
+            } else {
+                "trusted: its reasonix.toml may now widen the sandbox, permissions and providers"
+            };
+            println!("{}: {verb}", dir.display());
+        }
+    }
+    Ok(Code::Success)
+}

@@ -1,0 +1,110 @@
+//! Writes to the workspace's configuration files ([`crate::sandbox::PROTECTED_CONFIG`]): who can
+//! write them can widen what runs from the next start (a trusted workspace's sandbox, hooks,
+//! MCP servers), so a tool write to one always needs an explicit approval — no `allow` rule,
+//! session grant, `acceptEdits` or `auto` posture covers it; only `bypassPermissions` does.
+//!
+//! Unlike the rest of the policy this looks at the filesystem: a path is judged by where it
+//! really leads, so `notes.md -> reasonix.toml` is a write to `reasonix.toml`.
+
+use crate::sandbox::{normalize, protected_paths};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Argument keys that name files a writer changes.
+fn is_path_key(key: &str) -> bool {
+    key == "path" || key.ends_with("_path")
+}
+
+/// The first protected path among the call's path arguments, as the model wrote it.
+pub fn protected_target(args: &Value, workspace: &Path) -> Option<String> {
+    let object = args.as_object()?;
+    let workspace_real = std::fs::canonicalize(workspace).unwrap_or_else(|_| normalize(workspace));
+    let protected: Vec<PathBuf> = protected_paths(&workspace_real)
+        .into_iter()
+        .chain(protected_paths(&normalize(workspace)))
+        .collect();
+    object
+        .iter()
+        .filter(|(key, _)| is_path_key(key))
+        .filter_map(|(_, value)| value.as_str())
+        .find(|text| {
+            let lexical = normalize(&workspace.join(text));
+            let real = real_path(&lexical);
+            [lexical, real]
+                .iter()
+                .any(|p| protected.iter().any(|root| p.starts_with(root)))
+        })
+        .map(str::to_string)
+}
+
+/// `path` with every symlink along it replaced by its target (dangling ones included, since a
+/// write through a dangling link creates its target), lexically normalised. Bounded: a loop of
+/// links ends after a fixed number of hops, with the path as far as it got.
+fn real_path(path: &Path) -> PathBuf {
+    const MAX_HOPS: usize = 40;
+    let mut current = normalize(path);
+    let mut hops = 0;
+    'restart: loop {
+        let mut prefix = PathBuf::new();
+        let mut components = current.components();
+        while let Some(component) = components.next() {
+            prefix.push(component.as_os_str());
+            let is_link = std::fs::symlink_metadata(&prefix)
+                .map(|m| m.file_type().is_symlink())
+                .unwrap_or(false);
+            if !is_link {
+                continue;
+            }
+            let Ok(target) = std::fs::read_link(&prefix) else {
+                return current;
+            };
+            hops += 1;
+            if hops > MAX_HOPS {
+                return current;
+            }
+            let mut next = prefix.parent().map(Path::to_path_buf).unwrap_or_default();
+            next.push(target);
+            next.push(components.as_path());
+            current = normalize(&next);
+            continue 'restart;
+        }
+        return current;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn config_files_are_found_by_name_and_through_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir_all(ws.join(".claude")).unwrap();
+        std::fs::create_dir_all(ws.join("docs")).unwrap();
+        std::os::unix::fs::symlink("../reasonix.toml", ws.join("docs/notes.md")).unwrap();
+        std::os::unix::fs::symlink(".claude", ws.join("c")).unwrap();
+        for (args, hit) in [
+            (json!({"path": "reasonix.toml"}), true),
+            (json!({"path": "./src/../reasonix.toml"}), true),
+            (json!({"file_path": ".reasonix/commands/x.md"}), true),
+            (json!({"path": ".mcp.json"}), true),
+            (json!({"path": ".claude/settings.json"}), true),
+            (json!({"path": "c/settings.local.json"}), true),
+            (json!({"path": "docs/notes.md"}), true),
+            (
+                json!({"source_path": "a.txt", "destination_path": "reasonix.toml"}),
+                true,
+            ),
+            (json!({"path": ".claude/commands/x.md"}), false),
+            (json!({"path": "src/reasonix.toml"}), false),
+            (json!({"content": "reasonix.toml"}), false),
+        ] {
+            assert_eq!(protected_target(&args, ws).is_some(), hit, "{args}");
+        }
+        let abs = ws.join("reasonix.toml").display().to_string();
+        assert!(protected_target(&json!({ "path": abs }), ws).is_some());
+    }
+}
