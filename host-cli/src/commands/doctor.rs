@@ -53,6 +53,19 @@ pub fn run(as_json: bool) -> Outcome {
     for source in &cx.config.sources {
         report.add(Status::Ok, "config", format!("read {}", source.display()));
     }
+    match cx.config.project_trust {
+        Some(reasonix_kernel::config::ProjectTrust::Trusted) => report.add(
+            Status::Ok,
+            "trust",
+            "this workspace is trusted: its reasonix.toml applies in full".to_string(),
+        ),
+        Some(reasonix_kernel::config::ProjectTrust::Untrusted) => report.add(
+            Status::Ok,
+            "trust",
+            "this workspace is not trusted: its reasonix.toml can only narrow your settings (`reasonix trust` to change that)".to_string(),
+        ),
+        None => {}
+    }
     for warning in cx.config.warnings() {
         report.add(Status::Warn, "config", warning);
     }
