@@ -118,5 +118,19 @@ pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result
             canonical.display()
         )));
     }
+    // Plugins and commands never see Reasonix's own directories, so a workspace inside one
+    // would be empty to every tool; say so instead.
+    for dir in Paths::from_env().kernel_dirs() {
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        if canonical.starts_with(&dir) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "workspace {} lies inside Reasonix's own directory {}, which no tool may see; \
+                 work in a project directory, or move REASONIX_HOME (REASONIX_STATE_HOME, \
+                 REASONIX_CACHE_HOME) elsewhere",
+                canonical.display(),
+                dir.display()
+            )));
+        }
+    }
     Ok(canonical)
 }

@@ -95,30 +95,73 @@ fn an_unindexed_plugin_gets_no_filesystem() {
     );
 }
 
-/// The provider keys in `<home>/.env` stay out of reach even when the home is inside the
-/// workspace and the config forbids nothing: readers, search and the shell all miss them.
+/// Reasonix's own directory stays out of reach even when it lies inside the workspace and the
+/// config forbids nothing: the provider keys in `<home>/.env`, the plugin index with its
+/// grants, the cache. Readers, search and the shell all miss them.
 #[test]
-fn the_credentials_file_is_forbidden_even_inside_the_workspace() {
+fn the_home_is_invisible_even_inside_the_workspace() {
     let env = Env::new();
     let home = env.home();
+    let workspace = home.parent().unwrap().to_path_buf();
     std::fs::write(home.join(".env"), "DEEPSEEK_API_KEY=sk-very-secret\n").unwrap();
-    std::fs::write(home.join("notes.txt"), "sk-very-secret is not here\n").unwrap();
+    std::fs::write(
+        home.join("plugins/index.json"),
+        "{\"version\": 1, \"plugins\": [], \"sk-very-secret\": 1}",
+    )
+    .unwrap();
+    std::fs::write(workspace.join("notes.txt"), "sk-very-secret is not here\n").unwrap();
     let call = |tool: &str, args: &str| {
-        env.reasonix(&["tools", "call", tool, args, "--dir", home.to_str().unwrap()])
+        env.reasonix(&[
+            "tools",
+            "call",
+            tool,
+            args,
+            "--dir",
+            workspace.to_str().unwrap(),
+        ])
     };
 
-    let out = call("read_file", r#"{"path":".env"}"#);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(!stdout(&out).contains("sk-very"));
+    for path in ["home/.env", "home/plugins/index.json"] {
+        let out = call("read_file", &format!(r#"{{"path":"{path}"}}"#));
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stdout(&out));
+        assert!(!stdout(&out).contains("sk-very"), "{path}");
+    }
 
     let out = call("grep", r#"{"pattern":"sk-very-secret"}"#);
     let found = stdout(&out);
     assert!(found.contains("notes.txt"), "{found}{}", stderr(&out));
-    let out = call("grep", r#"{"pattern":"sk-very-secret","path":".env"}"#);
+    assert!(!found.contains("home/"), "{found}");
+    let out = call("grep", r#"{"pattern":"sk-very-secret","path":"home"}"#);
     assert!(!stdout(&out).contains("DEEPSEEK"), "{}", stdout(&out));
 
-    let out = call("bash", r#"{"command":"cat .env; echo done"}"#);
+    let out = call(
+        "bash",
+        r#"{"command":"cat home/.env home/plugins/index.json; echo done"}"#,
+    );
     let text = stdout(&out);
     assert!(text.contains("done"), "{text}{}", stderr(&out));
     assert!(!text.contains("sk-very"), "{text}");
+}
+
+/// A workspace inside Reasonix's own directory would be invisible to every tool: refused with
+/// a message that says why.
+#[test]
+fn a_workspace_inside_the_home_is_refused() {
+    let env = Env::new();
+    let inside = env.home().join("project");
+    std::fs::create_dir_all(&inside).unwrap();
+    let out = env.reasonix(&[
+        "tools",
+        "call",
+        "ls",
+        "{}",
+        "--dir",
+        inside.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("inside Reasonix's own directory"),
+        "{}",
+        stderr(&out)
+    );
 }
