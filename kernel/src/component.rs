@@ -20,6 +20,7 @@ use wasmtime::component::{Component, Instance, InstancePre};
 const DESCRIBE_LIMITS: Limits = Limits {
     memory_mib: 128,
     call_timeout_ms: 5_000,
+    host: crate::capability::HostLimits::DEFAULT,
 };
 
 /// Where a component came from.
@@ -173,6 +174,7 @@ pub fn describe(
         workspace: None,
         sandbox: None,
         memory_mib: DESCRIBE_LIMITS.memory_mib,
+        host_limits: DESCRIBE_LIMITS.host,
         config: Arc::default(),
         log: host.log_sink(),
         progress: None,
@@ -382,6 +384,7 @@ impl LoadedPlugin {
             workspace,
             sandbox: workspace.map(|ws| Arc::new(self.sandbox.resolve(ws))),
             memory_mib: self.limits.memory_mib,
+            host_limits: self.limits.host,
             config: self.config.clone(),
             log: self.host.log_sink(),
             progress,
@@ -407,8 +410,10 @@ impl LoadedPlugin {
     pub(crate) fn rearm_deadline_ms(&self, store: &mut Store<PluginState>, timeout_ms: u64) {
         store.set_epoch_deadline(self.host.new_store_deadline_ticks(timeout_ms));
         // Host services bound their own waits by the same deadline.
-        store.data_mut().call_deadline =
+        let state = store.data_mut();
+        state.call_deadline =
             std::time::Instant::now().checked_add(std::time::Duration::from_millis(timeout_ms));
+        state.usage.reset();
     }
 
     pub(crate) fn classify(&self, error: wasmtime::Error, store: &Store<PluginState>) -> CallError {

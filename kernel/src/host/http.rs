@@ -133,6 +133,16 @@ type SendResult = Result<(http::Response<WasiBody>, IoFuture), Error>;
 type IoFuture = Box<dyn Future<Output = Result<(), Error>> + Send>;
 
 impl WasiHttpHooks for NetworkPolicy {
+    /// Keep what the host buffers for each outgoing body small; the number of bodies per call
+    /// is limited (`HostLimits::http_bodies`).
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        1
+    }
+
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        crate::capability::HostLimits::BODY_CHUNK_BYTES
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
