@@ -16,6 +16,8 @@ use std::sync::Arc;
 use wasmtime::Store;
 use wasmtime::component::{Component, Instance, InstancePre};
 
+pub mod validate;
+
 /// Limits for `describe` and the listing calls at load time, before any grant applies.
 const DESCRIBE_LIMITS: Limits = Limits {
     memory_mib: 128,
@@ -82,12 +84,12 @@ pub struct Described {
 }
 
 /// What `describe` and the listing calls returned, as kept in the artifact cache.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Description {
-    info: PluginInfo,
-    tools: Vec<ToolSpec>,
-    provider_kinds: Vec<ProviderKind>,
-    interception_points: Vec<String>,
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Description {
+    pub info: PluginInfo,
+    pub tools: Vec<ToolSpec>,
+    pub provider_kinds: Vec<ProviderKind>,
+    pub interception_points: Vec<String>,
 }
 
 /// A plugin ready to serve calls with its effective capabilities and limits.
@@ -109,13 +111,52 @@ impl fmt::Debug for LoadedPlugin {
     }
 }
 
-/// Compile (or fetch from cache), check and describe a component.
+/// Compile (or fetch from cache), check and describe a component. A component whose
+/// description failed before (same bytes, same Reasonix) is refused from the remembered
+/// failure without being run again.
 pub fn describe(
     host: &ComponentHost,
     origin: Origin,
     bytes: &[u8],
     sha256: String,
 ) -> Result<Described, LoadError> {
+    if let Some(message) = host.cache().load_failure(&sha256) {
+        return Err(LoadError::RememberedFailure {
+            origin: origin.to_string(),
+            message,
+        });
+    }
+    let result = describe_now(host, origin, bytes, &sha256);
+    match &result {
+        Err(LoadError::Describe { source, .. }) => {
+            host.cache()
+                .store_failure(&sha256, &format!("failed to describe itself: {source}"));
+        }
+        Err(LoadError::BadMetadata { message, .. }) => host.cache().store_failure(&sha256, message),
+        _ => {}
+    }
+    result
+}
+
+/// [`describe`], trying again even when the same bytes failed before (an explicit install or
+/// update).
+pub fn describe_again(
+    host: &ComponentHost,
+    origin: Origin,
+    bytes: &[u8],
+    sha256: String,
+) -> Result<Described, LoadError> {
+    host.cache().forget_failure(&sha256);
+    describe(host, origin, bytes, sha256)
+}
+
+fn describe_now(
+    host: &ComponentHost,
+    origin: Origin,
+    bytes: &[u8],
+    sha256: &str,
+) -> Result<Described, LoadError> {
+    let sha256 = sha256.to_string();
     let label = origin.to_string();
     if let Some(reason) = wasm_format::not_a_component_reason(bytes) {
         return Err(LoadError::NotAComponent {
@@ -150,6 +191,7 @@ pub fn describe(
 
     if let Some(cached) = host.cache().load_description::<Description>(&sha256)
         && validate_name(&cached.info.name).is_ok()
+        && validate::check(&cached).is_ok()
     {
         return Ok(Described {
             origin,
@@ -249,6 +291,10 @@ pub fn describe(
         provider_kinds,
         interception_points: points,
     };
+    validate::check(&description).map_err(|message| LoadError::BadMetadata {
+        origin: label.clone(),
+        message: format!("plugin `{}`: {message}", description.info.name),
+    })?;
     host.cache().store_description(&sha256, &description);
     Ok(Described {
         origin,

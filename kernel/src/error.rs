@@ -98,6 +98,11 @@ pub enum LoadError {
     },
     #[error("{origin}: {message}")]
     BadMetadata { origin: String, message: String },
+    /// The same bytes failed to describe themselves on an earlier start.
+    #[error(
+        "{origin}: {message} (remembered from an earlier start: it is described again when the file changes, or by `reasonix plugin install`/`update`)"
+    )]
+    RememberedFailure { origin: String, message: String },
     #[error(
         "{what} `{name}` is served by both {first} and {second}; the second was not loaded (disable one of them)"
     )]
