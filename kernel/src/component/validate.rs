@@ -217,7 +217,7 @@ mod tests {
             let mut d = description();
             d.tools = (0..tools).map(|i| ToolSpec { description: "x".repeat(len), ..tool(&format!("t{i}")) }).collect();
             if check(&d).is_ok() {
-                prop_assert!(tools <= MAX_TOOLS && len <= MAX_DESCRIPTION_BYTES);
+                prop_assert!(tools <= MAX_TOOLS && (tools == 0 || len <= MAX_DESCRIPTION_BYTES));
                 prop_assert!(total_bytes(&d) <= MAX_TOTAL_BYTES);
             }
         }
