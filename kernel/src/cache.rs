@@ -114,7 +114,8 @@ impl ArtifactCache {
     }
 
     fn failure_path(&self, sha256: &str) -> PathBuf {
-        self.dir.join(format!("{sha256}-{}.failed", self.engine_tag))
+        self.dir
+            .join(format!("{sha256}-{}.failed", self.engine_tag))
     }
 
     /// Why the component with this hash failed to describe itself last time, if it did: a

@@ -26,12 +26,6 @@ pub const MAX_TOTAL_BYTES: usize = 1 << 20;
 
 /// Check every count and size of `d`; the error says which limit and where.
 pub fn check(d: &Description) -> Result<(), String> {
-    let total = total_bytes(d);
-    if total > MAX_TOTAL_BYTES {
-        return Err(format!(
-            "its self-description is {total} bytes, over the limit of {MAX_TOTAL_BYTES} bytes"
-        ));
-    }
     count("tools", d.tools.len(), MAX_TOOLS)?;
     count("provider kinds", d.provider_kinds.len(), MAX_PROVIDER_KINDS)?;
     count(
@@ -39,6 +33,12 @@ pub fn check(d: &Description) -> Result<(), String> {
         d.interception_points.len(),
         MAX_INTERCEPTION_POINTS,
     )?;
+    let total = total_bytes(d);
+    if total > MAX_TOTAL_BYTES {
+        return Err(format!(
+            "its self-description is {total} bytes, over the limit of {MAX_TOTAL_BYTES} bytes"
+        ));
+    }
     let info = &d.info;
     size("its version", &info.version, MAX_SHORT_BYTES)?;
     size("its description", &info.description, MAX_DESCRIPTION_BYTES)?;
@@ -56,20 +56,44 @@ pub fn check(d: &Description) -> Result<(), String> {
         size("a requested network pattern", pattern, MAX_SHORT_BYTES)?;
     }
     for name in &info.requested.env {
-        size("a requested environment variable name", name, MAX_SHORT_BYTES)?;
+        size(
+            "a requested environment variable name",
+            name,
+            MAX_SHORT_BYTES,
+        )?;
     }
     for tool in &d.tools {
         name("tool", &tool.name, false)?;
         let what = format!("tool `{}`", tool.name);
-        size(&format!("{what}: description"), &tool.description, MAX_DESCRIPTION_BYTES)?;
-        size(&format!("{what}: parameter schema"), &tool.parameters, MAX_SCHEMA_BYTES)?;
+        size(
+            &format!("{what}: description"),
+            &tool.description,
+            MAX_DESCRIPTION_BYTES,
+        )?;
+        size(
+            &format!("{what}: parameter schema"),
+            &tool.parameters,
+            MAX_SCHEMA_BYTES,
+        )?;
     }
     for kind in &d.provider_kinds {
         name("provider kind", &kind.name, true)?;
         let what = format!("provider kind `{}`", kind.name);
-        size(&format!("{what}: description"), &kind.description, MAX_DESCRIPTION_BYTES)?;
-        size(&format!("{what}: credential header"), &kind.credential_header, MAX_SHORT_BYTES)?;
-        size(&format!("{what}: credential prefix"), &kind.credential_prefix, MAX_SHORT_BYTES)?;
+        size(
+            &format!("{what}: description"),
+            &kind.description,
+            MAX_DESCRIPTION_BYTES,
+        )?;
+        size(
+            &format!("{what}: credential header"),
+            &kind.credential_header,
+            MAX_SHORT_BYTES,
+        )?;
+        size(
+            &format!("{what}: credential prefix"),
+            &kind.credential_prefix,
+            MAX_SHORT_BYTES,
+        )?;
     }
     for point in &d.interception_points {
         name("interception point", point, true)?;
@@ -80,7 +104,12 @@ pub fn check(d: &Description) -> Result<(), String> {
 fn total_bytes(d: &Description) -> usize {
     let info = &d.info;
     let mut total = info.name.len() + info.version.len() + info.description.len();
-    total += info.requested.network.iter().map(String::len).sum::<usize>();
+    total += info
+        .requested
+        .network
+        .iter()
+        .map(String::len)
+        .sum::<usize>();
     total += info.requested.env.iter().map(String::len).sum::<usize>();
     total += d
         .tools
@@ -91,7 +120,10 @@ fn total_bytes(d: &Description) -> usize {
         .provider_kinds
         .iter()
         .map(|k| {
-            k.name.len() + k.description.len() + k.credential_header.len() + k.credential_prefix.len()
+            k.name.len()
+                + k.description.len()
+                + k.credential_header.len()
+                + k.credential_prefix.len()
         })
         .sum::<usize>();
     total + d.interception_points.iter().map(String::len).sum::<usize>()
@@ -125,8 +157,16 @@ fn name(what: &str, text: &str, dots: bool) -> Result<(), String> {
     if ok {
         return Ok(());
     }
-    let allowed = if dots { "`-`, `_` or `.`" } else { "`-` or `_`" };
-    let shown: String = text.chars().take(MAX_NAME_LEN).flat_map(char::escape_debug).collect();
+    let allowed = if dots {
+        "`-`, `_` or `.`"
+    } else {
+        "`-` or `_`"
+    };
+    let shown: String = text
+        .chars()
+        .take(MAX_NAME_LEN)
+        .flat_map(char::escape_debug)
+        .collect();
     Err(format!(
         "{what} name \"{shown}\" is invalid: use 1–{MAX_NAME_LEN} ASCII letters, digits, {allowed}"
     ))
@@ -174,22 +214,45 @@ mod tests {
     fn each_limit_is_enforced_and_named() {
         type Mutate = fn(&mut Description);
         let cases: [(Mutate, &str); 10] = [
-            (|d| d.tools = (0..=MAX_TOOLS).map(|i| tool(&format!("t{i}"))).collect(), "257 tools"),
-            (|d| d.info.description = "x".repeat(MAX_TOTAL_BYTES + 1), "self-description is"),
-            (|d| d.info.description = "x".repeat(MAX_DESCRIPTION_BYTES + 1), "its description is"),
-            (|d| d.tools[0].name = "a b".into(), "tool name \"a b\" is invalid"),
+            (
+                |d| d.tools = (0..=MAX_TOOLS).map(|i| tool(&format!("t{i}"))).collect(),
+                "257 tools",
+            ),
+            (
+                |d| d.info.description = "x".repeat(MAX_TOTAL_BYTES + 1),
+                "self-description is",
+            ),
+            (
+                |d| d.info.description = "x".repeat(MAX_DESCRIPTION_BYTES + 1),
+                "its description is",
+            ),
+            (
+                |d| d.tools[0].name = "a b".into(),
+                "tool name \"a b\" is invalid",
+            ),
             (|d| d.tools[0].name = "x".repeat(65), "tool name"),
             (|d| d.tools[0].name = "tool.x".into(), "tool name"),
-            (|d| d.tools[0].parameters = " ".repeat(MAX_SCHEMA_BYTES + 1), "parameter schema"),
-            (|d| d.interception_points[0] = "\u{1b}[2J".into(), "interception point name"),
-            (|d| d.info.requested.env = vec!["E".into(); MAX_REQUESTED + 1], "environment variables"),
             (
-                |d| d.provider_kinds = vec![ProviderKind {
-                    name: "k".into(),
-                    description: String::new(),
-                    credential_header: "h".repeat(MAX_SHORT_BYTES + 1),
-                    credential_prefix: String::new(),
-                }],
+                |d| d.tools[0].parameters = " ".repeat(MAX_SCHEMA_BYTES + 1),
+                "parameter schema",
+            ),
+            (
+                |d| d.interception_points[0] = "\u{1b}[2J".into(),
+                "interception point name",
+            ),
+            (
+                |d| d.info.requested.env = vec!["E".into(); MAX_REQUESTED + 1],
+                "environment variables",
+            ),
+            (
+                |d| {
+                    d.provider_kinds = vec![ProviderKind {
+                        name: "k".into(),
+                        description: String::new(),
+                        credential_header: "h".repeat(MAX_SHORT_BYTES + 1),
+                        credential_prefix: String::new(),
+                    }]
+                },
                 "credential header",
             ),
         ];

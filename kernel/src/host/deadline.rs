@@ -31,8 +31,7 @@ pub fn shadow_blocking_io(linker: &mut Linker<PluginState>) -> wasmtime::Result<
     let mut poll_instance = linker.instance(POLL)?;
     poll_instance.func_wrap(
         "poll",
-        |mut store: StoreContextMut<'_, PluginState>,
-         (list,): (Vec<Resource<DynPollable>>,)| {
+        |mut store: StoreContextMut<'_, PluginState>, (list,): (Vec<Resource<DynPollable>>,)| {
             let (table, deadline) = parts(&mut store);
             let ready = bounded(deadline, poll::Host::poll(table, list))??;
             Ok((ready,))
@@ -144,10 +143,8 @@ fn bounded<F: Future>(
         return Ok(wasmtime_wasi::runtime::in_tokio(work));
     };
     let deadline = tokio::time::Instant::from_std(deadline);
-    wasmtime_wasi::runtime::in_tokio(async move {
-        tokio::time::timeout_at(deadline, work).await
-    })
-    .map_err(|_| DeadlinePassed)
+    wasmtime_wasi::runtime::in_tokio(async move { tokio::time::timeout_at(deadline, work).await })
+        .map_err(|_| DeadlinePassed)
 }
 
 /// [`bounded`] for stream operations: a passed deadline is a trap.

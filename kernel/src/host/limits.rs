@@ -42,9 +42,12 @@ pub struct LimitExceeded {
 impl LimitExceeded {
     /// The limit a failed table insertion ran into, when it was the table's capacity.
     pub fn from_table_error(error: &wasmtime::Error, limits: &HostLimits) -> Option<LimitExceeded> {
-        let full = error
-            .chain()
-            .any(|e| matches!(e.downcast_ref::<ResourceTableError>(), Some(ResourceTableError::Full)));
+        let full = error.chain().any(|e| {
+            matches!(
+                e.downcast_ref::<ResourceTableError>(),
+                Some(ResourceTableError::Full)
+            )
+        });
         full.then_some(LimitExceeded {
             what: "live handles (resource-table entries) at once",
             limit: u64::from(limits.table_entries),
@@ -145,8 +148,7 @@ pub fn shadow_counted(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> 
     let mut types = linker.instance(HTTP_TYPES)?;
     types.func_wrap(
         "[static]fields.from-list",
-        |mut store: StoreContextMut<'_, PluginState>,
-         (entries,): (Vec<(String, Vec<u8>)>,)| {
+        |mut store: StoreContextMut<'_, PluginState>, (entries,): (Vec<(String, Vec<u8>)>,)| {
             let bytes = header_bytes(entries.iter().map(|(n, v)| (n.as_bytes(), v.as_slice())));
             let state = store.data_mut();
             state.usage.add_header_bytes(bytes)?;
@@ -188,7 +190,10 @@ pub fn shadow_counted(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> 
             let bytes = {
                 let view = state.http();
                 let map = view.table.get(&fields)?;
-                header_bytes(map.iter().map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())))
+                header_bytes(
+                    map.iter()
+                        .map(|(n, v)| (n.as_str().as_bytes(), v.as_bytes())),
+                )
             };
             state.usage.add_header_bytes(bytes)?;
             let mut view = state.http();
@@ -269,7 +274,10 @@ mod tests {
         assert!(usage.add_header_bytes(60).is_ok());
         let err = usage.add_header_bytes(41).unwrap_err();
         assert_eq!(err.what, "HTTP header bytes per call");
-        assert!(err.to_string().contains("limit of 100 HTTP header bytes"), "{err}");
+        assert!(
+            err.to_string().contains("limit of 100 HTTP header bytes"),
+            "{err}"
+        );
         usage.reset();
         assert!(usage.add_header_bytes(100).is_ok());
     }
