@@ -74,6 +74,8 @@ fn with_causes(error: &anyhow::Error) -> String {
     message
 }
 
+pub type Outcome = Result<Code, Failure>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,4 +111,3 @@ mod tests {
     }
 }
 
-pub type Outcome = Result<Code, Failure>;
