@@ -110,4 +110,3 @@ mod tests {
         assert_eq!(format!("{:#}", Failure::runtime(error)), "outer: inner");
     }
 }
-
