@@ -49,13 +49,64 @@ impl Failure {
 }
 
 impl fmt::Display for Failure {
+    /// `{:#}` adds the causes, each once: most of our errors already quote their source in
+    /// their own message (`{path}: cannot read: {source}`), and repeating it made every such
+    /// error print twice.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.alternate() {
-            write!(f, "{:#}", self.error)
+            f.write_str(&with_causes(&self.error))
         } else {
             write!(f, "{}", self.error)
         }
     }
 }
 
+/// The error's message followed by each cause that it does not already contain.
+fn with_causes(error: &anyhow::Error) -> String {
+    let mut message = error.to_string();
+    for cause in error.chain().skip(1) {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
+}
+
 pub type Outcome = Result<Code, Failure>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Quotes its source in its own message, as most kernel errors do.
+    #[derive(Debug)]
+    struct Quoting(std::io::Error);
+
+    impl fmt::Display for Quoting {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "/x.wasm: cannot read: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Quoting {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn causes_already_in_the_message_are_not_repeated() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let error = anyhow::Error::new(Quoting(io));
+        let shown = format!("{:#}", Failure::runtime(error));
+        assert_eq!(shown, "/x.wasm: cannot read: no such file");
+    }
+
+    #[test]
+    fn causes_not_in_the_message_are_added() {
+        let error = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(format!("{:#}", Failure::runtime(error)), "outer: inner");
+    }
+}

@@ -113,6 +113,28 @@ impl ArtifactCache {
         }
     }
 
+    fn failure_path(&self, sha256: &str) -> PathBuf {
+        self.dir
+            .join(format!("{sha256}-{}.failed", self.engine_tag))
+    }
+
+    /// Why the component with this hash failed to describe itself last time, if it did: a
+    /// component whose `describe` blocks or breaks the limits would otherwise cost every start
+    /// the whole describe deadline again.
+    pub fn load_failure(&self, sha256: &str) -> Option<String> {
+        std::fs::read_to_string(self.failure_path(sha256)).ok()
+    }
+
+    /// Remember a failed description (best effort, like every cache write).
+    pub fn store_failure(&self, sha256: &str, message: &str) {
+        let _ = self.store(&self.failure_path(sha256), message.as_bytes());
+    }
+
+    /// Forget a remembered failure, so the next load describes the component again.
+    pub fn forget_failure(&self, sha256: &str) {
+        let _ = std::fs::remove_file(self.failure_path(sha256));
+    }
+
     fn store(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;

@@ -102,6 +102,51 @@ impl Capabilities {
 pub struct Limits {
     pub memory_mib: u64,
     pub call_timeout_ms: u64,
+    /// What the host may hold on the plugin's behalf during one call.
+    pub host: HostLimits,
+}
+
+/// Host-side resources one call may make the host hold. Linear memory is capped by
+/// `memory_mib`, but headers, buffers, descriptors and log lines live in the host's own memory
+/// and descriptor table: without these a plugin with no capabilities could raise the host to
+/// gigabytes or exhaust its descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HostLimits {
+    /// Live handles (files, streams, pollables, HTTP fields, requests…) in the call's resource
+    /// table. Real plugins hold tens; each handle costs host memory.
+    pub table_entries: u32,
+    /// Bytes of HTTP header names and values written into `wasi:http` fields during one call
+    /// (counted as written, not released on drop: it bounds what the host can be made to
+    /// hold). Typical requests carry under 2 KiB of headers.
+    pub header_bytes: u64,
+    /// Outgoing HTTP bodies one call may open; the host buffers up to
+    /// [`HostLimits::BODY_BUFFER_BYTES`] for each.
+    pub http_bodies: u32,
+    /// Files and directories open at once (each is a host descriptor).
+    pub open_files: u32,
+    /// Bytes of log lines and progress messages one call may send to the host; beyond it lines
+    /// are dropped (with one notice), the call goes on.
+    pub log_bytes: u64,
+}
+
+impl HostLimits {
+    pub const DEFAULT: HostLimits = HostLimits {
+        table_entries: 10_000,
+        header_bytes: 8 << 20,
+        http_bodies: 64,
+        open_files: 256,
+        log_bytes: 1 << 20,
+    };
+    /// What the host buffers for one outgoing body that the far end has not taken yet.
+    pub const BODY_BUFFER_BYTES: usize = 256 << 10;
+    /// Chunk size of outgoing body writes; two chunks are buffered per body.
+    pub const BODY_CHUNK_BYTES: usize = Self::BODY_BUFFER_BYTES / 2;
+}
+
+impl Default for HostLimits {
+    fn default() -> HostLimits {
+        HostLimits::DEFAULT
+    }
 }
 
 impl Limits {
@@ -129,6 +174,7 @@ impl Limits {
         Limits {
             memory_mib: memory,
             call_timeout_ms: timeout,
+            host: HostLimits::DEFAULT,
         }
     }
 }

@@ -16,10 +16,13 @@ use std::sync::Arc;
 use wasmtime::Store;
 use wasmtime::component::{Component, Instance, InstancePre};
 
+pub mod validate;
+
 /// Limits for `describe` and the listing calls at load time, before any grant applies.
 const DESCRIBE_LIMITS: Limits = Limits {
     memory_mib: 128,
     call_timeout_ms: 5_000,
+    host: crate::capability::HostLimits::DEFAULT,
 };
 
 /// Where a component came from.
@@ -81,12 +84,12 @@ pub struct Described {
 }
 
 /// What `describe` and the listing calls returned, as kept in the artifact cache.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Description {
-    info: PluginInfo,
-    tools: Vec<ToolSpec>,
-    provider_kinds: Vec<ProviderKind>,
-    interception_points: Vec<String>,
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Description {
+    pub info: PluginInfo,
+    pub tools: Vec<ToolSpec>,
+    pub provider_kinds: Vec<ProviderKind>,
+    pub interception_points: Vec<String>,
 }
 
 /// A plugin ready to serve calls with its effective capabilities and limits.
@@ -108,13 +111,52 @@ impl fmt::Debug for LoadedPlugin {
     }
 }
 
-/// Compile (or fetch from cache), check and describe a component.
+/// Compile (or fetch from cache), check and describe a component. A component whose
+/// description failed before (same bytes, same Reasonix) is refused from the remembered
+/// failure without being run again.
 pub fn describe(
     host: &ComponentHost,
     origin: Origin,
     bytes: &[u8],
     sha256: String,
 ) -> Result<Described, LoadError> {
+    if let Some(message) = host.cache().load_failure(&sha256) {
+        return Err(LoadError::RememberedFailure {
+            origin: origin.to_string(),
+            message,
+        });
+    }
+    let result = describe_now(host, origin, bytes, &sha256);
+    match &result {
+        Err(LoadError::Describe { source, .. }) => {
+            host.cache()
+                .store_failure(&sha256, &format!("failed to describe itself: {source}"));
+        }
+        Err(LoadError::BadMetadata { message, .. }) => host.cache().store_failure(&sha256, message),
+        _ => {}
+    }
+    result
+}
+
+/// [`describe`], trying again even when the same bytes failed before (an explicit install or
+/// update).
+pub fn describe_again(
+    host: &ComponentHost,
+    origin: Origin,
+    bytes: &[u8],
+    sha256: String,
+) -> Result<Described, LoadError> {
+    host.cache().forget_failure(&sha256);
+    describe(host, origin, bytes, sha256)
+}
+
+fn describe_now(
+    host: &ComponentHost,
+    origin: Origin,
+    bytes: &[u8],
+    sha256: &str,
+) -> Result<Described, LoadError> {
+    let sha256 = sha256.to_string();
     let label = origin.to_string();
     if let Some(reason) = wasm_format::not_a_component_reason(bytes) {
         return Err(LoadError::NotAComponent {
@@ -149,6 +191,7 @@ pub fn describe(
 
     if let Some(cached) = host.cache().load_description::<Description>(&sha256)
         && validate_name(&cached.info.name).is_ok()
+        && validate::check(&cached).is_ok()
     {
         return Ok(Described {
             origin,
@@ -173,6 +216,7 @@ pub fn describe(
         workspace: None,
         sandbox: None,
         memory_mib: DESCRIBE_LIMITS.memory_mib,
+        host_limits: DESCRIBE_LIMITS.host,
         config: Arc::default(),
         log: host.log_sink(),
         progress: None,
@@ -247,6 +291,10 @@ pub fn describe(
         provider_kinds,
         interception_points: points,
     };
+    validate::check(&description).map_err(|message| LoadError::BadMetadata {
+        origin: label.clone(),
+        message: format!("plugin `{}`: {message}", description.info.name),
+    })?;
     host.cache().store_description(&sha256, &description);
     Ok(Described {
         origin,
@@ -382,6 +430,7 @@ impl LoadedPlugin {
             workspace,
             sandbox: workspace.map(|ws| Arc::new(self.sandbox.resolve(ws))),
             memory_mib: self.limits.memory_mib,
+            host_limits: self.limits.host,
             config: self.config.clone(),
             log: self.host.log_sink(),
             progress,
@@ -407,8 +456,10 @@ impl LoadedPlugin {
     pub(crate) fn rearm_deadline_ms(&self, store: &mut Store<PluginState>, timeout_ms: u64) {
         store.set_epoch_deadline(self.host.new_store_deadline_ticks(timeout_ms));
         // Host services bound their own waits by the same deadline.
-        store.data_mut().call_deadline =
+        let state = store.data_mut();
+        state.call_deadline =
             std::time::Instant::now().checked_add(std::time::Duration::from_millis(timeout_ms));
+        state.usage.reset();
     }
 
     pub(crate) fn classify(&self, error: wasmtime::Error, store: &Store<PluginState>) -> CallError {

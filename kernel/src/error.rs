@@ -48,6 +48,16 @@ pub enum CallError {
     /// The plugin tried to use more memory than its limit.
     #[error("plugin `{plugin}` was stopped after exceeding its memory limit of {limit_mib} MiB")]
     Memory { plugin: String, limit_mib: u64 },
+    /// The plugin made the host hold more than one of its host limits allows (header bytes,
+    /// handles, open files…).
+    #[error("plugin `{plugin}` was stopped after it {exceeded}")]
+    HostLimit {
+        plugin: String,
+        exceeded: crate::host::limits::LimitExceeded,
+    },
+    /// The plugin called `exit` (`wasi:cli/exit`).
+    #[error("plugin `{plugin}` exited with status {status}")]
+    Exited { plugin: String, status: i32 },
     /// The plugin trapped (a panic, an out-of-bounds access, an unreachable).
     #[error("plugin `{plugin}` crashed: {message}")]
     Crashed { plugin: String, message: String },
@@ -88,6 +98,11 @@ pub enum LoadError {
     },
     #[error("{origin}: {message}")]
     BadMetadata { origin: String, message: String },
+    /// The same bytes failed to describe themselves on an earlier start.
+    #[error(
+        "{origin}: {message} (remembered from an earlier start: it is described again when the file changes, or by `reasonix plugin install`/`update`)"
+    )]
+    RememberedFailure { origin: String, message: String },
     #[error(
         "{what} `{name}` is served by both {first} and {second}; the second was not loaded (disable one of them)"
     )]

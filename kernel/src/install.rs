@@ -262,7 +262,7 @@ pub fn check(
     }
     let host = ComponentHost::new(paths.cache.clone(), None)
         .map_err(|e| InstallError::Engine(format!("{e:#}")))?;
-    let described = component::describe(
+    let described = component::describe_again(
         &host,
         Origin::Installed(PathBuf::from(&fetched.source)),
         &fetched.bytes,

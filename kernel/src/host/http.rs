@@ -133,6 +133,16 @@ type SendResult = Result<(http::Response<WasiBody>, IoFuture), Error>;
 type IoFuture = Box<dyn Future<Output = Result<(), Error>> + Send>;
 
 impl WasiHttpHooks for NetworkPolicy {
+    /// Keep what the host buffers for each outgoing body small; the number of bodies per call
+    /// is limited (`HostLimits::http_bodies`).
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        1
+    }
+
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        crate::capability::HostLimits::BODY_CHUNK_BYTES
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
@@ -384,10 +394,17 @@ async fn open_connection(
         Route::Via(proxy) => {
             let connect_by = Instant::now() + limits.connect;
             // The origin is not dialled here, so check where its name points before handing
-            // it to the proxy.
-            if !trusted {
-                permitted_addresses(origin, connect_by, refusals, method, uri, false).await?;
-            }
+            // it to the proxy. An https tunnel is then opened to the checked address itself;
+            // a plain-http request names its host in the request line and the proxy resolves
+            // it (the proxy's own policy governs that second lookup).
+            let checked = if trusted {
+                None
+            } else {
+                permitted_addresses(origin, connect_by, refusals, method, uri, false)
+                    .await?
+                    .first()
+                    .copied()
+            };
             let addresses = tokio::time::timeout_at(
                 connect_by,
                 tokio::net::lookup_host((proxy.host.as_str(), proxy.port)),
@@ -400,7 +417,7 @@ async fn open_connection(
                 e => failed(format!("{}: cannot connect: {e}", proxy.describe())),
             })?;
             if origin.scheme == allowed_hosts::Scheme::Https {
-                proxy::tunnel(&stream, proxy, origin, connect_by)
+                proxy::tunnel(&stream, proxy, origin, checked, connect_by)
                     .await
                     .map_err(|e| match e {
                         Error::InternalError(Some(why)) => failed(why),

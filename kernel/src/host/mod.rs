@@ -3,8 +3,10 @@
 //! and an epoch deadline.
 
 pub mod bindings;
+mod deadline;
 mod engine;
 pub mod http;
+pub mod limits;
 pub mod process;
 mod services;
 pub mod state;
@@ -41,6 +43,9 @@ impl ComponentHost {
         // Outbound HTTP; every request is checked against the grant (`http.rs`).
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
         bindings::AllRoles::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+        // Blocking waits end at the call's deadline; host-held resources are counted.
+        deadline::shadow_blocking_io(&mut linker)?;
+        limits::shadow_counted(&mut linker)?;
         let cache = ArtifactCache::new(cache_dir, &engine);
         Ok(ComponentHost {
             engine,
@@ -126,11 +131,31 @@ pub fn classify_trap(
             limit_mib: memory_mib,
         };
     }
-    if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt) {
+    if error.downcast_ref::<Trap>() == Some(&Trap::Interrupt)
+        || error.chain().any(|e| e.is::<deadline::DeadlinePassed>())
+    {
         return CallError::Deadline { plugin, timeout_ms };
     }
+    let exceeded = error
+        .chain()
+        .find_map(|e| e.downcast_ref::<limits::LimitExceeded>().cloned())
+        .or_else(|| limits::LimitExceeded::from_table_error(&error, &store.data().usage.limits));
+    if let Some(exceeded) = exceeded {
+        return CallError::HostLimit { plugin, exceeded };
+    }
+    if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        return CallError::Exited {
+            plugin,
+            status: exit.0,
+        };
+    }
+    // A trap's own text already starts with "wasm trap:".
     let mut message = match error.downcast_ref::<Trap>() {
-        Some(trap) => format!("wasm trap: {trap}"),
+        Some(Trap::StackOverflow) => "stack overflow (wasm trap: call stack exhausted)".to_string(),
+        Some(Trap::MemoryOutOfBounds) if recursed(&error) => {
+            "stack overflow: it recursed without end until its stack ran out (wasm trap: out of bounds memory access)".to_string()
+        }
+        Some(trap) => trap.to_string(),
         None => format!("{error:#}"),
     };
     let stderr = store.data().stderr_tail();
@@ -138,4 +163,23 @@ pub fn classify_trap(
         message.push_str(&format!("; it printed: {stderr}"));
     }
     CallError::Crashed { plugin, message }
+}
+
+/// Whether a trap's backtrace is one function (or a short cycle) calling itself over and over.
+/// Compilers for wasm keep large locals on a stack in linear memory; overflowing that stack is
+/// an out-of-bounds access, not wasm's own stack-overflow trap, so the backtrace is the tell.
+fn recursed(error: &wasmtime::Error) -> bool {
+    let Some(trace) = error.downcast_ref::<wasmtime::WasmBacktrace>() else {
+        return false;
+    };
+    let frames = trace.frames();
+    // The engine keeps the innermost frames only (20 by default): all of them from at most
+    // two functions means a cycle, not an ordinary call chain.
+    if frames.len() < 16 {
+        return false;
+    }
+    let mut functions: Vec<u32> = frames.iter().map(|f| f.func_index()).collect();
+    functions.sort_unstable();
+    functions.dedup();
+    functions.len() <= 2
 }

@@ -8,6 +8,10 @@ impl types::Host for PluginState {}
 
 impl log::Host for PluginState {
     fn write(&mut self, level: log::Level, message: String) {
+        // Past the call's log budget lines are dropped (counted, one notice at the end).
+        if self.log.is_some() && !self.usage.admit_log(message.len()) {
+            return;
+        }
         if let Some(sink) = &self.log {
             sink(&self.plugin, level, &message);
         }
@@ -16,6 +20,9 @@ impl log::Host for PluginState {
 
 impl progress::Host for PluginState {
     fn report(&mut self, message: String, fraction: Option<f32>) {
+        if self.progress.is_some() && !self.usage.admit_log(message.len()) {
+            return;
+        }
         if let Some(sink) = &self.progress {
             sink(
                 &message,

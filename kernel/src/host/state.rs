@@ -78,6 +78,8 @@ pub struct PluginState {
     /// calls return before it.
     pub call_deadline: Option<std::time::Instant>,
     pub limiter: MemoryLimiter,
+    /// Host-side resources of the call so far, against the plugin's host limits.
+    pub usage: super::limits::Usage,
     wasi: WasiCtx,
     table: ResourceTable,
     http: super::http::HttpState,
@@ -91,6 +93,7 @@ pub struct StoreSpec<'a> {
     pub workspace: Option<&'a Path>,
     pub sandbox: Option<Arc<SandboxPolicy>>,
     pub memory_mib: u64,
+    pub host_limits: crate::capability::HostLimits,
     pub config: Arc<serde_json::Map<String, serde_json::Value>>,
     pub log: Option<LogSink>,
     pub progress: Option<ProgressSink>,
@@ -151,11 +154,39 @@ impl PluginState {
             processes: None,
             call_deadline: None,
             limiter: MemoryLimiter::new(spec.memory_mib),
+            usage: super::limits::Usage::new(spec.host_limits),
             wasi: wasi.build(),
-            table: ResourceTable::new(),
+            table: bounded_table(&spec.host_limits),
             http,
             stderr,
         })
+    }
+}
+
+/// A resource table that refuses entries beyond the plugin's limit (the trap is reported as
+/// that limit by `classify_trap`).
+fn bounded_table(limits: &crate::capability::HostLimits) -> ResourceTable {
+    let mut table = ResourceTable::new();
+    table.set_max_capacity(usize::try_from(limits.table_entries).unwrap_or(usize::MAX));
+    table
+}
+
+impl Drop for PluginState {
+    /// The one notice for the log lines a call had dropped past its log limit.
+    fn drop(&mut self) {
+        let dropped = self.usage.dropped_lines;
+        if dropped > 0
+            && let Some(sink) = &self.log
+        {
+            sink(
+                &self.plugin,
+                super::bindings::reasonix::plugin::log::Level::Warn,
+                &format!(
+                    "… {dropped} log lines and progress reports dropped: the call exceeded its limit of {} bytes of log output",
+                    self.usage.limits.log_bytes
+                ),
+            );
+        }
     }
 }
 

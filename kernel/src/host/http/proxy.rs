@@ -198,11 +198,16 @@ pub async fn tunnel(
     stream: &TcpStream,
     proxy: &Proxy,
     origin: &Origin,
+    checked: Option<std::net::SocketAddr>,
     by: Instant,
 ) -> Result<(), Error> {
-    let target = match origin.host.parse::<IpAddr>() {
-        Ok(IpAddr::V6(_)) => format!("[{}]:{}", origin.host, origin.port),
-        _ => format!("{}:{}", origin.host, origin.port),
+    // A plugin's tunnel goes to the address the host checked, not to the name: a proxy that
+    // resolved the name again could be handed a private address by a rebinding DNS server.
+    // TLS inside the tunnel still verifies the certificate against the name.
+    let target = match (checked, origin.host.parse::<IpAddr>()) {
+        (Some(addr), _) => addr.to_string(),
+        (None, Ok(IpAddr::V6(_))) => format!("[{}]:{}", origin.host, origin.port),
+        (None, _) => format!("{}:{}", origin.host, origin.port),
     };
     let fail = |why: String| Error::InternalError(Some(format!("{}: {why}", proxy.describe())));
     let mut request = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n").into_bytes();
@@ -774,6 +779,15 @@ mod tests {
     /// Run `tunnel` against a one-connection server that answers the CONNECT with `answer`;
     /// the result and the request the server read.
     fn tunnel_against(answer: &'static [u8]) -> (Result<(), Error>, String) {
+        tunnel_to(answer, "https://[2001:db8::1]:8443", None)
+    }
+
+    /// Like [`tunnel_against`] for `url`, with the address the host checked.
+    fn tunnel_to(
+        answer: &'static [u8],
+        url: &str,
+        checked: Option<std::net::SocketAddr>,
+    ) -> (Result<(), Error>, String) {
         use std::io::{Read, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
@@ -800,7 +814,7 @@ mod tests {
         let result = runtime.block_on(async {
             let stream = TcpStream::connect(addr).await.unwrap();
             let by = Instant::now() + std::time::Duration::from_secs(5);
-            tunnel(&stream, &proxy, &origin("https://[2001:db8::1]:8443"), by).await
+            tunnel(&stream, &proxy, &origin(url), checked, by).await
         });
         (result, server.join().unwrap())
     }
@@ -810,6 +824,22 @@ mod tests {
             Err(Error::InternalError(Some(why))) => why,
             other => panic!("expected a proxy error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn tunnel_goes_to_the_checked_address_not_the_name() {
+        let checked = "93.184.216.34:443".parse().unwrap();
+        let (result, request) = tunnel_to(
+            b"HTTP/1.1 200 OK\r\n\r\n",
+            "https://rebinding.example:443",
+            Some(checked),
+        );
+        assert!(result.is_ok(), "{result:?}");
+        assert!(
+            request.starts_with("CONNECT 93.184.216.34:443 HTTP/1.1\r\n"),
+            "{request}"
+        );
+        assert!(!request.contains("rebinding.example"), "{request}");
     }
 
     #[test]

@@ -1,0 +1,79 @@
+//! Plugin self-description validation: whatever a component lists, `validate::check` never
+//! panics, and whatever it accepts is within every limit.
+//! Run: `cargo +nightly fuzz run self_description -- -max_total_time=60`.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use reasonix_kernel::capability::Capabilities;
+use reasonix_kernel::component::validate::{self, *};
+use reasonix_kernel::component::{Description, PluginInfo};
+use reasonix_kernel::types::{ProviderKind, ToolSpec};
+
+#[derive(arbitrary::Arbitrary, Debug)]
+struct Input {
+    version: String,
+    description: String,
+    network: Vec<String>,
+    env: Vec<String>,
+    tools: Vec<(String, String, String)>,
+    kinds: Vec<(String, String, String, String)>,
+    points: Vec<String>,
+}
+
+fuzz_target!(|input: Input| {
+    let description = Description {
+        info: PluginInfo {
+            name: "fuzzed".into(),
+            version: input.version,
+            description: input.description,
+            requested: Capabilities {
+                network: input.network,
+                env: input.env,
+                ..Capabilities::default()
+            },
+            requested_memory_mib: None,
+            requested_call_timeout_ms: None,
+        },
+        tools: input
+            .tools
+            .into_iter()
+            .map(|(name, description, parameters)| ToolSpec {
+                name,
+                description,
+                parameters,
+                read_only: true,
+            })
+            .collect(),
+        provider_kinds: input
+            .kinds
+            .into_iter()
+            .map(
+                |(name, description, credential_header, credential_prefix)| ProviderKind {
+                    name,
+                    description,
+                    credential_header,
+                    credential_prefix,
+                },
+            )
+            .collect(),
+        interception_points: input.points,
+    };
+    if validate::check(&description).is_ok() {
+        assert!(description.tools.len() <= MAX_TOOLS);
+        assert!(description.provider_kinds.len() <= MAX_PROVIDER_KINDS);
+        assert!(description.interception_points.len() <= MAX_INTERCEPTION_POINTS);
+        for tool in &description.tools {
+            assert!(!tool.name.is_empty() && tool.name.len() <= MAX_NAME_LEN);
+            assert!(
+                tool.name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            );
+            assert!(tool.description.len() <= MAX_DESCRIPTION_BYTES);
+            assert!(tool.parameters.len() <= MAX_SCHEMA_BYTES);
+        }
+        for point in &description.interception_points {
+            assert!(point.bytes().all(|b| b.is_ascii_graphic()));
+        }
+    }
+});
