@@ -15,7 +15,8 @@ fn is_path_key(key: &str) -> bool {
     key == "path" || key.ends_with("_path")
 }
 
-/// The first protected path among the call's path arguments, as the model wrote it.
+/// The first path among the call's path arguments that is protected, lies inside a protected
+/// path, or is a directory that holds one, as the model wrote it.
 pub fn protected_target(args: &Value, workspace: &Path) -> Option<String> {
     let object = args.as_object()?;
     let workspace_real = std::fs::canonicalize(workspace).unwrap_or_else(|_| normalize(workspace));
@@ -30,9 +31,15 @@ pub fn protected_target(args: &Value, workspace: &Path) -> Option<String> {
         .find(|text| {
             let lexical = normalize(&workspace.join(text));
             let real = real_path(&lexical);
-            [lexical, real]
-                .iter()
-                .any(|p| protected.iter().any(|root| p.starts_with(root)))
+            [lexical, real].iter().any(|p| {
+                protected.iter().any(|root| {
+                    // Inside a protected path, or a directory holding one (moving a directory
+                    // to `.claude` creates `.claude/settings.json`); the workspace itself is
+                    // no writer's target.
+                    p.starts_with(root)
+                        || (root.starts_with(p) && *p != workspace_real && p != workspace)
+                })
+            })
         })
         .map(str::to_string)
 }
@@ -99,6 +106,11 @@ mod tests {
                 true,
             ),
             (json!({"path": ".claude/commands/x.md"}), false),
+            (
+                json!({"source_path": "staged", "destination_path": ".claude"}),
+                true,
+            ),
+            (json!({"path": "."}), false),
             (json!({"path": "src/reasonix.toml"}), false),
             (json!({"content": "reasonix.toml"}), false),
         ] {
