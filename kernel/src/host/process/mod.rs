@@ -14,11 +14,16 @@ mod jobs;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
 
-#[cfg(not(target_os = "macos"))]
-pub use bwrap::self_check as os_sandbox_check;
 pub use jobs::OUTPUT_KEEP_BYTES;
-#[cfg(target_os = "macos")]
-pub use seatbelt::self_check as os_sandbox_check;
+
+/// Whether the OS sandbox works here (`reasonix doctor`); `Err` says why not.
+pub fn os_sandbox_check() -> Result<(), String> {
+    #[cfg(target_os = "macos")]
+    let checked = seatbelt::self_check();
+    #[cfg(not(target_os = "macos"))]
+    let checked = bwrap::self_check();
+    checked.map(|_| ())
+}
 
 /// The OS sandbox commands run in here, and how to get it, for messages.
 #[cfg(target_os = "macos")]
@@ -35,10 +40,12 @@ pub const OS_SANDBOX: (&str, &str) = (
 
 use super::bindings::reasonix::plugin::{log, process, types};
 use super::state::PluginState;
+use crate::capability::WorkspaceAccess;
 use crate::config::ShellSandbox;
 use crate::sandbox::{SandboxPolicy, normalize};
 use jobs::{Exit, Job};
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -102,7 +109,9 @@ pub struct ProcessHost {
     jobs: Mutex<Jobs>,
     spawner: Mutex<Option<mpsc::Sender<SpawnRequest>>>,
     temp: OnceLock<Result<tempfile::TempDir, String>>,
-    os_sandbox: OnceLock<Result<(), String>>,
+    /// The launcher (bwrap, sandbox-exec), found once by absolute path in the host's own
+    /// environment and checked to work; or why it cannot be used.
+    os_sandbox: OnceLock<Result<PathBuf, String>>,
 }
 
 impl ProcessHost {
@@ -149,16 +158,16 @@ impl ProcessHost {
         }
     }
 
-    /// Whether jobs under `policy` run inside the OS sandbox (bubblewrap, Seatbelt); an error
-    /// when they must but cannot.
-    fn confined(&self, policy: &SandboxPolicy) -> Result<bool, types::Error> {
+    /// The launcher jobs under `policy` run through (bubblewrap, Seatbelt), by absolute path;
+    /// `None` when they run unconfined; an error when they must be confined but cannot.
+    fn launcher(&self, policy: &SandboxPolicy) -> Result<Option<PathBuf>, types::Error> {
         if policy.shell == ShellSandbox::Off {
-            return Ok(false);
+            return Ok(None);
         }
         #[cfg(target_os = "linux")]
         {
             match self.os_sandbox.get_or_init(bwrap::self_check) {
-                Ok(()) => Ok(true),
+                Ok(path) => Ok(Some(path.clone())),
                 Err(reason) => Err(types::Error::Denied(format!(
                     "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but {reason}. \
                      Install bubblewrap (`apt-get install bubblewrap`, `dnf install bubblewrap` or \
@@ -170,7 +179,7 @@ impl ProcessHost {
         #[cfg(target_os = "macos")]
         {
             match self.os_sandbox.get_or_init(seatbelt::self_check) {
-                Ok(()) => Ok(true),
+                Ok(path) => Ok(Some(path.clone())),
                 Err(reason) => Err(types::Error::Denied(format!(
                     "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but {reason}. \
                      `/usr/bin/sandbox-exec` is part of macOS; it also refuses when Reasonix itself \
@@ -191,8 +200,10 @@ impl ProcessHost {
     }
 
     /// Spawn on one long-lived thread: `--die-with-parent` (PR_SET_PDEATHSIG) fires when the
-    /// *thread* that forked bwrap ends, so a call thread must not be that parent.
-    fn spawn_child(&self, command: Command) -> io::Result<Child> {
+    /// *thread* that forked bwrap ends, so a call thread must not be that parent. Waits for
+    /// the answer until `deadline` at most; a child that starts after the caller gave up is
+    /// killed at once, so no job runs untracked.
+    fn spawn_child(&self, command: Command, deadline: Option<Instant>) -> io::Result<Child> {
         let sender = {
             let mut guard = self.spawner.lock().unwrap_or_else(PoisonError::into_inner);
             match guard.as_ref() {
@@ -207,7 +218,11 @@ impl ProcessHost {
                                 let child = command.spawn();
                                 // Close our copies of the pipe's write end before replying.
                                 drop(command);
-                                let _ = request.reply.send(child);
+                                if let Err(mpsc::SendError(Ok(mut child))) =
+                                    request.reply.send(child)
+                                {
+                                    jobs::kill_child_group(&mut child);
+                                }
                             }
                         })?;
                     *guard = Some(sender.clone());
@@ -216,21 +231,34 @@ impl ProcessHost {
             }
         };
         let (reply, answer) = mpsc::channel();
+        let stopped = || io::Error::other("the spawner thread has stopped");
         sender
             .send(SpawnRequest { command, reply })
-            .map_err(|_| io::Error::other("the spawner thread has stopped"))?;
-        answer
-            .recv()
-            .map_err(|_| io::Error::other("the spawner thread has stopped"))?
+            .map_err(|_| stopped())?;
+        match deadline {
+            None => answer.recv().map_err(|_| stopped())?,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match answer.recv_timeout(left) {
+                    Ok(child) => child,
+                    Err(mpsc::RecvTimeoutError::Timeout) => Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the call's deadline passed before the command started",
+                    )),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => Err(stopped()),
+                }
+            }
+        }
     }
 
     fn spawn(
         &self,
         plugin: &Arc<str>,
-        policy: &SandboxPolicy,
+        job: JobRequest<'_>,
         command: process::Command,
         mut warn: impl FnMut(&str),
     ) -> Result<String, types::Error> {
+        let policy = job.policy;
         if command.program.is_empty() {
             return Err(types::Error::InvalidInput(
                 "`program` is empty: name the program to run".to_string(),
@@ -247,83 +275,78 @@ impl ProcessHost {
                 "{running} jobs are already running; wait for some or kill them first"
             )));
         }
-        let cwd = match &command.cwd {
-            None => policy.workspace.clone(),
-            Some(dir) => normalize(&policy.workspace.join(dir)),
-        };
-        if policy.is_forbidden(&cwd) {
-            return Err(types::Error::Denied(format!(
-                "`cwd` {} is under a `forbid_read` path",
-                cwd.display()
-            )));
-        }
-        if !cwd.is_dir() {
-            return Err(types::Error::InvalidInput(format!(
-                "`cwd` {} is not a directory",
-                cwd.display()
-            )));
-        }
-        let confined = self.confined(policy)?;
         let temp = self.temp_dir()?;
+        let roots = Roots::new(policy, &temp);
+        let cwd = roots.job_cwd(policy, command.cwd.as_deref())?;
+        let launcher = self.launcher(policy)?;
+        let env = job_env(&command, &temp, &mut warn)?;
 
-        let mut cmd = if confined {
-            #[cfg(target_os = "macos")]
-            let cmd = {
-                let mut cmd = Command::new(seatbelt::SANDBOX_EXEC);
+        let mut cmd = match launcher {
+            Some(launcher) => {
+                // The launcher runs unconfined, as the user: one a plugin could have written
+                // (a host `PATH` entry inside the workspace) must never be started.
+                if roots.writable_by_jobs(&launcher) {
+                    return Err(types::Error::Denied(format!(
+                        "the sandbox launcher found on Reasonix's PATH, {}, lies inside the \
+                         workspace or an `allow_write` root, where plugins and commands can \
+                         write; refusing to start it. Install it system-wide and remove that \
+                         directory from PATH",
+                        launcher.display()
+                    )));
+                }
+                let mut cmd = Command::new(&launcher);
+                #[cfg(target_os = "macos")]
                 cmd.args(seatbelt::args(
                     policy,
                     &temp,
+                    job.workspace_writable,
+                    &env,
                     &command.program,
                     &command.args,
-                ))
+                )?)
                 .current_dir(&cwd);
-                cmd
-            };
-            #[cfg(not(target_os = "macos"))]
-            let cmd = {
-                let mut cmd = Command::new("bwrap");
+                #[cfg(not(target_os = "macos"))]
                 cmd.args(bwrap::args(
                     policy,
                     &temp,
+                    job.workspace_writable,
                     &cwd,
+                    &env,
                     &command.program,
                     &command.args,
                 ));
+                // Nothing of the host's or the job's environment reaches the launcher itself;
+                // the job's variables are handed to the sandbox on its command line.
+                cmd.env_clear();
                 cmd
-            };
-            cmd
-        } else {
-            let mut cmd = Command::new(&command.program);
-            cmd.args(&command.args).current_dir(&cwd);
-            cmd
+            }
+            None => {
+                // `bash = "off"`: the user runs commands unconfined, so nothing stops a job
+                // from writing anywhere; only a plugin trusted with the workspace may start one.
+                if !job.workspace_writable {
+                    return Err(types::Error::Denied(format!(
+                        "commands run unconfined (`[sandbox] bash = \"off\"`), so a command could \
+                         write anywhere, and plugin `{plugin}` may not write the workspace \
+                         (granted `workspace = {}`); grant it `workspace = read-write` or set \
+                         `[sandbox] bash = \"enforce\"`",
+                        job.workspace
+                    )));
+                }
+                // The program is found the way a shell would: a name without `/` on the job's
+                // `PATH` (this plugin is trusted to run anything anyway), a relative path with
+                // `/` against the job's working directory, not Reasonix's.
+                let program = Path::new(&command.program);
+                let program = if program.is_relative() && command.program.contains('/') {
+                    cwd.join(program)
+                } else {
+                    program.to_path_buf()
+                };
+                let mut cmd = Command::new(program);
+                cmd.args(&command.args).current_dir(&cwd).env_clear();
+                cmd.envs(env.vars());
+                cmd
+            }
         };
-        cmd.env_clear();
-        for name in BASE_ENV {
-            if let Some(value) = std::env::var_os(name) {
-                cmd.env(name, value);
-            }
-        }
-        if std::env::var_os("PATH").is_none() {
-            cmd.env("PATH", DEFAULT_PATH);
-        }
-        for (name, value) in &command.env {
-            if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
-                return Err(types::Error::InvalidInput(format!(
-                    "`env` entry `{name}` is not a valid variable name"
-                )));
-            }
-            if env_allowed(name) {
-                cmd.env(name, value);
-            } else {
-                warn(&format!(
-                    "environment variable `{name}` was not passed to `{}`: credentials and loader hooks never reach commands",
-                    command.program
-                ));
-            }
-        }
-        for name in ["TMPDIR", "TMP", "TEMP"] {
-            cmd.env(name, &temp);
-        }
         let (reader, writer) = std::io::pipe().map_err(|e| other("io", e.to_string()))?;
         let writer2 = writer.try_clone().map_err(|e| other("io", e.to_string()))?;
         cmd.stdin(Stdio::null())
@@ -331,16 +354,18 @@ impl ProcessHost {
             .stderr(writer)
             .process_group(0);
 
-        let child = self.spawn_child(cmd).map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound {
-                types::Error::NotFound(format!(
+        let child = self
+            .spawn_child(cmd, job.deadline)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => types::Error::NotFound(format!(
                     "program `{}` was not found on PATH",
                     command.program
-                ))
-            } else {
-                other("spawn", format!("cannot start `{}`: {e}", command.program))
-            }
-        })?;
+                )),
+                io::ErrorKind::TimedOut => {
+                    types::Error::Timeout(format!("cannot start `{}`: {e}", command.program))
+                }
+                _ => other("spawn", format!("cannot start `{}`: {e}", command.program)),
+            })?;
         let timeout = command.timeout_ms.map(Duration::from_millis);
         let job = Job::start(child, reader, timeout)
             .map_err(|e| other("spawn", format!("cannot watch the job: {e}")))?;
@@ -355,6 +380,208 @@ impl ProcessHost {
         let id = format!("{prefix}-{counter}");
         jobs.by_id.insert((plugin.clone(), id.clone()), job);
         Ok(id)
+    }
+}
+
+/// What the job's plugin and call allow it.
+struct JobRequest<'a> {
+    policy: &'a SandboxPolicy,
+    workspace: WorkspaceAccess,
+    /// The plugin was granted `workspace = read-write`: its jobs may write the workspace and
+    /// the `allow_write` roots. Otherwise they see them read-only.
+    workspace_writable: bool,
+    deadline: Option<Instant>,
+}
+
+/// The environment of one job: exactly these variables, in this order, handed to the sandbox
+/// (never to the launcher).
+#[derive(Debug, Default, Clone)]
+pub struct JobEnv {
+    vars: Vec<(String, OsString)>,
+}
+
+impl JobEnv {
+    /// Set `name`, replacing an earlier value.
+    pub fn set(&mut self, name: &str, value: impl Into<OsString>) {
+        let value = value.into();
+        match self.vars.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.vars.push((name.to_string(), value)),
+        }
+    }
+
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &OsStr)> {
+        self.vars.iter().map(|(n, v)| (n.as_str(), v.as_os_str()))
+    }
+}
+
+/// The job's variables: [`BASE_ENV`] from the host, the plugin's own (those [`env_allowed`]
+/// lets through; a refused one is reported through `warn`), and the session temp dir.
+fn job_env(
+    command: &process::Command,
+    temp: &Path,
+    warn: &mut impl FnMut(&str),
+) -> Result<JobEnv, types::Error> {
+    let mut env = JobEnv::default();
+    for name in BASE_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            env.set(name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        env.set("PATH", DEFAULT_PATH);
+    }
+    for (name, value) in &command.env {
+        if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
+            return Err(types::Error::InvalidInput(format!(
+                "`env` entry `{name}` is not a valid variable name"
+            )));
+        }
+        if env_allowed(name) {
+            env.set(name, value);
+        } else {
+            warn(&format!(
+                "environment variable `{name}` was not passed to `{}`: credentials and loader hooks never reach commands",
+                command.program
+            ));
+        }
+    }
+    for name in ["TMPDIR", "TMP", "TEMP"] {
+        env.set(name, temp);
+    }
+    Ok(env)
+}
+
+/// The directories a job may start in, resolved: the workspace, the `allow_write` roots and
+/// the session temp dir.
+struct Roots<'a> {
+    lexical: Vec<&'a Path>,
+    resolved: Vec<PathBuf>,
+}
+
+impl<'a> Roots<'a> {
+    fn new(policy: &'a SandboxPolicy, temp: &'a Path) -> Roots<'a> {
+        let lexical: Vec<&Path> = std::iter::once(policy.workspace.as_path())
+            .chain(policy.allow_write.iter().map(PathBuf::as_path))
+            .chain(std::iter::once(temp))
+            .collect();
+        let resolved = lexical
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        Roots { lexical, resolved }
+    }
+
+    /// Whether `path` (resolved) lies in the workspace or an `allow_write` root (not the temp
+    /// dir, which is Reasonix's own).
+    fn writable_by_jobs(&self, path: &Path) -> bool {
+        let temp = self
+            .lexical
+            .last()
+            .and_then(|t| std::fs::canonicalize(t).ok());
+        self.resolved
+            .iter()
+            .filter(|r| Some(*r) != temp.as_ref())
+            .any(|r| path.starts_with(r))
+    }
+
+    /// The directory a job starts in, resolved: `requested` (relative to the workspace, or
+    /// absolute) must lie in one of the roots both as written (after `..`) and once symlinks
+    /// are resolved, and in no `forbid_read` path.
+    fn job_cwd(
+        &self,
+        policy: &SandboxPolicy,
+        requested: Option<&str>,
+    ) -> Result<PathBuf, types::Error> {
+        let lexical = match requested {
+            None => policy.workspace.clone(),
+            Some(dir) => normalize(&policy.workspace.join(dir)),
+        };
+        let outside = |shown: &Path| {
+            types::Error::Denied(format!(
+                "`cwd` {} is outside the workspace {} and the `[sandbox] allow_write` roots; a \
+                 command may only start in them",
+                shown.display(),
+                policy.workspace.display()
+            ))
+        };
+        if !self.lexical.iter().any(|r| lexical.starts_with(r)) {
+            return Err(outside(&lexical));
+        }
+        let forbidden = |path: &Path| {
+            policy.is_forbidden(path)
+                || policy
+                    .forbid_read
+                    .iter()
+                    .filter_map(|f| std::fs::canonicalize(f).ok())
+                    .any(|f| path.starts_with(f))
+        };
+        if forbidden(&lexical) {
+            return Err(types::Error::Denied(format!(
+                "`cwd` {} is under a `forbid_read` path",
+                lexical.display()
+            )));
+        }
+        let real = match std::fs::canonicalize(&lexical) {
+            Ok(real) if real.is_dir() => real,
+            _ => {
+                return Err(types::Error::InvalidInput(format!(
+                    "`cwd` {} is not a directory",
+                    lexical.display()
+                )));
+            }
+        };
+        if !self.resolved.iter().any(|r| real.starts_with(r)) {
+            return Err(types::Error::Denied(format!(
+                "`cwd` {} leads to {}, outside the workspace {} and the `[sandbox] allow_write` \
+                 roots; a command may only start in them",
+                lexical.display(),
+                real.display(),
+                policy.workspace.display()
+            )));
+        }
+        if forbidden(&real) {
+            return Err(types::Error::Denied(format!(
+                "`cwd` {} leads to {}, under a `forbid_read` path",
+                lexical.display(),
+                real.display()
+            )));
+        }
+        Ok(real)
+    }
+}
+
+/// The first executable file named `name` in an absolute directory of `path_var` (a `PATH`
+/// value), with symlinks resolved. Relative entries (`.`, empty) are skipped: they would
+/// depend on the current directory.
+pub(crate) fn find_on_path(name: &str, path_var: &OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .and_then(|found| std::fs::canonicalize(found).ok())
+}
+
+/// The path with symlinks resolved. For a path that does not exist, its deepest existing
+/// ancestor is resolved and the rest appended (`/tmp/new` → `/private/tmp/new` on macOS).
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    let mut rest: Vec<&OsStr> = Vec::new();
+    let mut current = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(current) {
+            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
+        }
+        match (current.parent(), current.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                current = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
     }
 }
 
@@ -426,7 +653,13 @@ impl process::Host for PluginState {
             )
         })?;
         let (plugin, sink) = (self.plugin.clone(), self.log.clone());
-        host.spawn(&self.plugin, &policy, command, |message| {
+        let job = JobRequest {
+            policy: &policy,
+            workspace: self.capabilities.workspace,
+            workspace_writable: self.capabilities.workspace == WorkspaceAccess::ReadWrite,
+            deadline: self.call_deadline,
+        };
+        host.spawn(&self.plugin, job, command, |message| {
             if let Some(sink) = &sink {
                 sink(&plugin, log::Level::Warn, message);
             }
