@@ -137,6 +137,15 @@ impl Layout {
             }
         }
 
+        // A path under a masked directory is hidden already (and its mount point would not
+        // exist in the empty tmpfs).
+        let nested: Vec<bool> = masked
+            .iter()
+            .map(|p| masked.iter().any(|m| p != m && p.starts_with(m)))
+            .collect();
+        let mut nested = nested.into_iter();
+        masked.retain(|_| !nested.next().unwrap_or(false));
+
         roots.extend(guards);
         // Outermost first, so that a bind inside another one stays a mount point of its own.
         roots.sort_by_key(|p| p.components().count());
@@ -351,6 +360,9 @@ mod tests {
         let home = dir.join("deep/home");
         let mut p = policy(&dir, false);
         p.hidden = vec![home.clone()];
+        p.forbid_read.push(home.join(".env"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join(".env"), "K=v").unwrap();
         let joined = text(&args(&p, &temp, true, &dir, &env(), "sh", &[]));
         let ws = dir.display();
         let at = |needle: &str| {
@@ -371,9 +383,30 @@ mod tests {
         ));
         assert!(root < claude && root < deep);
         assert!(claude < settings && deep < settings && settings < mask && toml < mask);
-        // A missing hidden directory inside the workspace is created (private) and masked.
-        assert!(home.is_dir());
+        // Inside a masked directory, nothing more is masked.
+        assert!(!joined.contains(".env"), "{joined}");
         // Missing protected paths cannot be bound.
         assert!(!joined.contains(".mcp.json"), "{joined}");
+    }
+
+    #[test]
+    fn a_missing_home_inside_a_writable_root_is_created_and_masked() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let (ws, temp, elsewhere) = (dir.join("ws"), dir.join("t"), dir.join("elsewhere"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        let mut p = policy(&ws, false);
+        p.hidden = vec![ws.join("sub/state"), elsewhere.join("cache")];
+        let joined = text(&args(&p, &temp, true, &ws, &env(), "sh", &[]));
+        assert!(ws.join("sub/state").is_dir());
+        assert!(joined.contains(&format!("--bind {0}/sub {0}/sub", ws.display())));
+        assert!(joined.contains(&format!("--tmpfs {}/sub/state", ws.display())));
+        // Outside every writable root: a job cannot create it, so it is left alone.
+        assert!(!elsewhere.exists());
+        // A read-only plugin's jobs cannot create it either.
+        p.hidden = vec![ws.join("other")];
+        args(&p, &temp, false, &ws, &env(), "sh", &[]);
+        assert!(!ws.join("other").exists());
     }
 }
