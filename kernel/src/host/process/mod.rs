@@ -724,6 +724,90 @@ mod tests {
     }
 
     #[test]
+    #[allow(unsafe_code, clippy::unwrap_used)]
+    fn a_spawn_past_the_deadline_returns_in_time_and_its_child_never_runs_on() {
+        let host = ProcessHost::new();
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &format!("sleep 2; touch {}", marker.display())])
+            .process_group(0);
+        // A spawn that takes 3 s to reach `exec`. SAFETY: only a sleep between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                std::thread::sleep(Duration::from_secs(3));
+                Ok(())
+            });
+        }
+        let started = Instant::now();
+        let deadline = Instant::now() + Duration::from_millis(100);
+        let err = host.spawn_child(cmd, Some(deadline)).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_millis(2500));
+        // The child started after the caller gave up: the spawner killed it.
+        std::thread::sleep(Duration::from_secs(7));
+        assert!(!marker.exists());
+    }
+
+    #[test]
+    fn cwd_stays_in_the_roots_as_written_and_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let (ws, out, temp) = (dir.join("ws"), dir.join("out"), dir.join("tmp"));
+        for d in [&ws.join("sub"), &out, &temp, &ws.join("secret")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink("/etc", ws.join("etc")).unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("to-out")).unwrap();
+        let policy = SandboxPolicy {
+            workspace: ws.clone(),
+            allow_write: vec![out.clone()],
+            forbid_read: vec![ws.join("secret")],
+            shell: ShellSandbox::Enforce,
+            network: false,
+            bash_timeout_secs: 1,
+            hidden: vec![],
+            protected: vec![],
+            warnings: vec![],
+        };
+        let roots = Roots::new(&policy, &temp);
+        let cwd = |dir: Option<&str>| roots.job_cwd(&policy, dir);
+        assert_eq!(cwd(None).unwrap(), ws);
+        assert_eq!(cwd(Some("sub")).unwrap(), ws.join("sub"));
+        assert_eq!(cwd(Some("to-out")).unwrap(), out);
+        assert_eq!(cwd(Some(out.to_str().unwrap())).unwrap(), out);
+        assert_eq!(cwd(Some(temp.to_str().unwrap())).unwrap(), temp);
+        for bad in ["/etc", "..", "sub/../..", "etc", "secret", "missing"] {
+            let err = cwd(Some(bad)).unwrap_err();
+            assert!(
+                matches!(err, types::Error::Denied(_) | types::Error::InvalidInput(_)),
+                "{bad}: {err:?}"
+            );
+        }
+        assert!(roots.writable_by_jobs(&ws.join("bin/bwrap")));
+        assert!(!roots.writable_by_jobs(&temp.join("bwrap")));
+        assert!(!roots.writable_by_jobs(Path::new("/usr/bin/bwrap")));
+    }
+
+    #[test]
+    fn the_launcher_is_found_on_absolute_path_entries_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let (plain, exe) = (dir.join("a"), dir.join("b"));
+        for d in [&plain, &exe] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(plain.join("tool"), "").unwrap();
+        std::fs::write(exe.join("tool"), "").unwrap();
+        std::fs::set_permissions(exe.join("tool"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = std::env::join_paths([Path::new("."), &plain, &exe]).unwrap();
+        assert_eq!(find_on_path("tool", &path), Some(exe.join("tool")));
+        let relative = std::env::join_paths([Path::new("b")]).unwrap();
+        assert_eq!(find_on_path("tool", &relative), None);
+    }
+
+    #[test]
     fn id_prefixes_are_tame() {
         assert_eq!(id_prefix("/usr/bin/bash"), "bash");
         assert_eq!(id_prefix("Py thon3!"), "python3");
