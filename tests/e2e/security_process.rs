@@ -219,6 +219,8 @@ fn job_variables_reach_the_program_but_never_the_launcher() {
         Path::new(&argv0).is_absolute(),
         "the launcher was started by name: {cmdline}"
     );
+    // Not on its command line either (readable by every user of the machine).
+    assert!(!cmdline.contains("plain-value"), "{cmdline}");
     let environ = String::from_utf8_lossy(&environ).replace('\0', "\n");
     assert_eq!(
         environ, "",

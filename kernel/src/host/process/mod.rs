@@ -281,6 +281,9 @@ impl ProcessHost {
         let launcher = self.launcher(policy)?;
         let env = job_env(&command, &temp, &mut warn)?;
 
+        // What the job reads on stdin: nothing (under bubblewrap, the file its environment was
+        // handed over in, already read to the end).
+        let mut stdin = Stdio::null();
         let mut cmd = match launcher {
             Some(launcher) => {
                 // The launcher runs unconfined, as the user: one a plugin could have written
@@ -306,17 +309,21 @@ impl ProcessHost {
                 )?)
                 .current_dir(&cwd);
                 #[cfg(not(target_os = "macos"))]
-                cmd.args(bwrap::args(
-                    policy,
-                    &temp,
-                    job.workspace_writable,
-                    &cwd,
-                    &env,
-                    &command.program,
-                    &command.args,
-                ));
+                {
+                    cmd.args(bwrap::args(
+                        policy,
+                        &temp,
+                        job.workspace_writable,
+                        &cwd,
+                        &command.program,
+                        &command.args,
+                    ));
+                    stdin = bwrap::env_file(&env)
+                        .map_err(|e| other("io", format!("cannot hand over the environment: {e}")))?
+                        .into();
+                }
                 // Nothing of the host's or the job's environment reaches the launcher itself;
-                // the job's variables are handed to the sandbox on its command line.
+                // the job's variables are set inside the sandbox.
                 cmd.env_clear();
                 cmd
             }
@@ -349,7 +356,7 @@ impl ProcessHost {
         };
         let (reader, writer) = std::io::pipe().map_err(|e| other("io", e.to_string()))?;
         let writer2 = writer.try_clone().map_err(|e| other("io", e.to_string()))?;
-        cmd.stdin(Stdio::null())
+        cmd.stdin(stdin)
             .stdout(writer2)
             .stderr(writer)
             .process_group(0);
