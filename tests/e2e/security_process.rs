@@ -181,7 +181,7 @@ fn job_variables_reach_the_program_but_never_the_launcher() {
     let marker = format!("marker-{}", std::process::id());
     let arguments = json!({
         "program": "sh",
-        "args": ["-c", format!("while [ ! -e go ]; do sleep 0.05; done; env # {marker}")],
+        "args": ["-c", format!("while [ ! -e go ]; do sleep 0.05; done; cat && echo stdin-open; env # {marker}")],
         "env": {
             "PLAIN_SETTING": "plain-value",
             "LD_PRELOAD": "/nonexistent/evil.so",
@@ -231,6 +231,8 @@ fn job_variables_reach_the_program_but_never_the_launcher() {
     let text = output(&result);
     assert!(text.contains("PLAIN_SETTING=plain-value"), "{text}");
     assert!(text.contains("TMPDIR="), "{text}");
+    // stdin is still /dev/null: handing the environment over closed no descriptor of the job.
+    assert!(text.contains("stdin-open"), "{text}");
     for leaked in [
         "LD_PRELOAD",
         "evil.so",

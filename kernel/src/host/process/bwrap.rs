@@ -19,6 +19,7 @@
 use super::JobEnv;
 use crate::sandbox::SandboxPolicy;
 use std::ffi::OsString;
+use std::os::fd::{OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -187,22 +188,24 @@ fn create_private_dir(path: &Path) -> std::io::Result<()> {
         .create(path)
 }
 
-/// Arguments for `bwrap` running `program args` in `cwd` (resolved), its environment read
-/// from stdin ([`env_file`]): see the module documentation for the mounts. The workspace and
-/// the `allow_write` roots are writable only when `workspace_writable` (the plugin was granted
-/// read-write).
+/// Arguments for `bwrap` running `program args` in `cwd` (resolved), its environment read from
+/// descriptor `env_fd` ([`env_file`]): see the module documentation for the mounts. The
+/// workspace and the `allow_write` roots are writable only when `workspace_writable` (the
+/// plugin was granted read-write).
 pub fn args(
     policy: &SandboxPolicy,
     temp: &Path,
     workspace_writable: bool,
     cwd: &Path,
+    env_fd: RawFd,
     program: &str,
     program_args: &[String],
 ) -> Vec<OsString> {
     let mut args = Layout::resolve(policy, temp, workspace_writable).args(policy.network);
-    // `--setenv NAME VALUE…` from fd 0, not on the command line, which every user of the
-    // machine can read in /proc.
-    args.extend(["--args".into(), "0".into()]);
+    // `--setenv NAME VALUE…` from a descriptor, not on the command line, which every user of
+    // the machine can read in /proc (bwrap reads it to the end and closes it; stdin stays
+    // /dev/null).
+    args.extend(["--args".into(), env_fd.to_string().into()]);
     // The program is looked up by bwrap's execvp inside the sandbox, on the job's `PATH`:
     // whatever it finds there runs confined.
     args.extend(["--chdir".into(), cwd.into(), "--".into(), program.into()]);
@@ -211,8 +214,8 @@ pub fn args(
 }
 
 /// An unnamed file holding `--setenv NAME VALUE` for every variable of `env`, NUL-separated
-/// (what `bwrap --args 0` reads), positioned at its start.
-pub fn env_file(env: &JobEnv) -> std::io::Result<std::fs::File> {
+/// (what `bwrap --args FD` reads), positioned at its start; close-on-exec.
+pub fn env_file(env: &JobEnv) -> std::io::Result<OwnedFd> {
     use std::io::{Seek, Write};
     use std::os::unix::ffi::OsStrExt;
     let mut data: Vec<u8> = Vec::new();
@@ -225,7 +228,7 @@ pub fn env_file(env: &JobEnv) -> std::io::Result<std::fs::File> {
     let mut file = tempfile::tempfile()?;
     file.write_all(&data)?;
     file.rewind()?;
-    Ok(file)
+    Ok(file.into())
 }
 
 /// Find `bwrap` on the host's own `PATH` (absolute entries only, never the job's), resolved
@@ -313,7 +316,7 @@ mod tests {
         let temp = dir.join("t");
         std::fs::create_dir_all(&temp).unwrap();
         let p = policy(&dir, false);
-        let args = args(&p, &temp, true, &dir, "bash", &["-c".into(), "x".into()]);
+        let args = args(&p, &temp, true, &dir, 7, "bash", &["-c".into(), "x".into()]);
         let joined = text(&args);
         let ws = dir.display();
         assert!(joined.starts_with("--ro-bind / / --dev /dev --proc /proc"));
@@ -326,13 +329,13 @@ mod tests {
         assert!(joined.contains(&format!("--ro-bind /dev/null {ws}/secret.txt")));
         assert!(!joined.contains("missing") && !joined.contains("gone"));
         // The environment goes to the sandbox, after `--clearenv`, read from stdin.
-        assert!(joined.find("--clearenv").unwrap() < joined.find("--args 0").unwrap());
-        let mut file = env_file(&env()).unwrap();
+        assert!(joined.find("--clearenv").unwrap() < joined.find("--args 7").unwrap());
+        let mut file = std::fs::File::from(env_file(&env()).unwrap());
         let mut data = Vec::new();
         std::io::Read::read_to_end(&mut file, &mut data).unwrap();
         assert_eq!(data, b"--setenv\0PATH\0/usr/bin\0--setenv\0A\0b c\0");
         assert!(joined.ends_with(&format!("--chdir {ws} -- bash -c x")));
-        let with_net = super::args(&policy(&dir, true), &temp, true, &dir, "sh", &[]);
+        let with_net = super::args(&policy(&dir, true), &temp, true, &dir, 7, "sh", &[]);
         assert!(!with_net.iter().any(|a| a == "--unshare-net"));
     }
 
@@ -347,13 +350,13 @@ mod tests {
         std::fs::create_dir_all(&out).unwrap();
         p.allow_write = vec![out.clone()];
         std::fs::write(dir.join("reasonix.toml"), "").unwrap();
-        let joined = text(&args(&p, &temp, false, &dir, "sh", &[]));
+        let joined = text(&args(&p, &temp, false, &dir, 7, "sh", &[]));
         let binds: Vec<&str> = joined.matches("--bind ").collect();
         assert_eq!(binds.len(), 1, "{joined}");
         assert!(joined.contains(&format!("--bind {0} {0}", temp.display())));
         // Read-only already: no protected bind needed.
         assert!(!joined.contains("reasonix.toml"), "{joined}");
-        let joined = text(&args(&p, &temp, true, &dir, "sh", &[]));
+        let joined = text(&args(&p, &temp, true, &dir, 7, "sh", &[]));
         assert!(joined.contains(&format!("--bind {0} {0}", out.display())));
     }
 
@@ -372,7 +375,7 @@ mod tests {
         p.forbid_read.push(home.join(".env"));
         std::fs::create_dir_all(&home).unwrap();
         std::fs::write(home.join(".env"), "K=v").unwrap();
-        let joined = text(&args(&p, &temp, true, &dir, "sh", &[]));
+        let joined = text(&args(&p, &temp, true, &dir, 7, "sh", &[]));
         let ws = dir.display();
         let at = |needle: &str| {
             joined
@@ -407,7 +410,7 @@ mod tests {
         std::fs::create_dir_all(&temp).unwrap();
         let mut p = policy(&ws, false);
         p.hidden = vec![ws.join("sub/state"), elsewhere.join("cache")];
-        let joined = text(&args(&p, &temp, true, &ws, "sh", &[]));
+        let joined = text(&args(&p, &temp, true, &ws, 7, "sh", &[]));
         assert!(ws.join("sub/state").is_dir());
         assert!(joined.contains(&format!("--bind {0}/sub {0}/sub", ws.display())));
         assert!(joined.contains(&format!("--tmpfs {}/sub/state", ws.display())));
@@ -415,7 +418,7 @@ mod tests {
         assert!(!elsewhere.exists());
         // A read-only plugin's jobs cannot create it either.
         p.hidden = vec![ws.join("other")];
-        args(&p, &temp, false, &ws, "sh", &[]);
+        args(&p, &temp, false, &ws, 7, "sh", &[]);
         assert!(!ws.join("other").exists());
     }
 }

@@ -47,6 +47,7 @@ use jobs::{Exit, Job};
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -99,6 +100,9 @@ struct Jobs {
 
 struct SpawnRequest {
     command: Command,
+    /// A descriptor the child inherits under its own number (the job's environment for
+    /// `bwrap --args`): close-on-exec everywhere but in this one spawn.
+    inherit: Option<OwnedFd>,
     reply: mpsc::Sender<io::Result<Child>>,
 }
 
@@ -203,7 +207,12 @@ impl ProcessHost {
     /// *thread* that forked bwrap ends, so a call thread must not be that parent. Waits for
     /// the answer until `deadline` at most; a child that starts after the caller gave up is
     /// killed at once, so no job runs untracked.
-    fn spawn_child(&self, command: Command, deadline: Option<Instant>) -> io::Result<Child> {
+    fn spawn_child(
+        &self,
+        command: Command,
+        inherit: Option<OwnedFd>,
+        deadline: Option<Instant>,
+    ) -> io::Result<Child> {
         let sender = {
             let mut guard = self.spawner.lock().unwrap_or_else(PoisonError::into_inner);
             match guard.as_ref() {
@@ -215,9 +224,21 @@ impl ProcessHost {
                         .spawn(move || {
                             for request in receiver {
                                 let mut command = request.command;
-                                let child = command.spawn();
-                                // Close our copies of the pipe's write end before replying.
+                                // Spawns are serial here, so no other job inherits it.
+                                let inheritable = match &request.inherit {
+                                    Some(fd) => {
+                                        rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())
+                                    }
+                                    None => Ok(()),
+                                };
+                                let child = match inheritable {
+                                    Ok(()) => command.spawn(),
+                                    Err(e) => Err(e.into()),
+                                };
+                                // Close our copies of the pipe's write end and of the inherited
+                                // descriptor before replying.
                                 drop(command);
+                                drop(request.inherit);
                                 if let Err(mpsc::SendError(Ok(mut child))) =
                                     request.reply.send(child)
                                 {
@@ -233,7 +254,11 @@ impl ProcessHost {
         let (reply, answer) = mpsc::channel();
         let stopped = || io::Error::other("the spawner thread has stopped");
         sender
-            .send(SpawnRequest { command, reply })
+            .send(SpawnRequest {
+                command,
+                inherit,
+                reply,
+            })
             .map_err(|_| stopped())?;
         match deadline {
             None => answer.recv().map_err(|_| stopped())?,
@@ -281,9 +306,8 @@ impl ProcessHost {
         let launcher = self.launcher(policy)?;
         let env = job_env(&command, &temp, &mut warn)?;
 
-        // What the job reads on stdin: nothing (under bubblewrap, the file its environment was
-        // handed over in, already read to the end).
-        let mut stdin = Stdio::null();
+        // Under bubblewrap, the job's environment, handed over in a file.
+        let mut inherit: Option<OwnedFd> = None;
         let mut cmd = match launcher {
             Some(launcher) => {
                 // The launcher runs unconfined, as the user: one a plugin could have written
@@ -310,17 +334,19 @@ impl ProcessHost {
                 .current_dir(&cwd);
                 #[cfg(not(target_os = "macos"))]
                 {
+                    let env_fd = bwrap::env_file(&env).map_err(|e| {
+                        other("io", format!("cannot hand over the environment: {e}"))
+                    })?;
                     cmd.args(bwrap::args(
                         policy,
                         &temp,
                         job.workspace_writable,
                         &cwd,
+                        std::os::fd::AsRawFd::as_raw_fd(&env_fd),
                         &command.program,
                         &command.args,
                     ));
-                    stdin = bwrap::env_file(&env)
-                        .map_err(|e| other("io", format!("cannot hand over the environment: {e}")))?
-                        .into();
+                    inherit = Some(env_fd);
                 }
                 // Nothing of the host's or the job's environment reaches the launcher itself;
                 // the job's variables are set inside the sandbox.
@@ -356,13 +382,13 @@ impl ProcessHost {
         };
         let (reader, writer) = std::io::pipe().map_err(|e| other("io", e.to_string()))?;
         let writer2 = writer.try_clone().map_err(|e| other("io", e.to_string()))?;
-        cmd.stdin(stdin)
+        cmd.stdin(Stdio::null())
             .stdout(writer2)
             .stderr(writer)
             .process_group(0);
 
         let child = self
-            .spawn_child(cmd, job.deadline)
+            .spawn_child(cmd, inherit, job.deadline)
             .map_err(|e| match e.kind() {
                 io::ErrorKind::NotFound => types::Error::NotFound(format!(
                     "program `{}` was not found on PATH",
@@ -748,7 +774,7 @@ mod tests {
         }
         let started = Instant::now();
         let deadline = Instant::now() + Duration::from_millis(100);
-        let err = host.spawn_child(cmd, Some(deadline)).unwrap_err();
+        let err = host.spawn_child(cmd, None, Some(deadline)).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(started.elapsed() < Duration::from_millis(2500));
         // The child started after the caller gave up: the spawner killed it.
