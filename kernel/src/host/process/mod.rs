@@ -307,6 +307,7 @@ impl ProcessHost {
         let env = job_env(&command, &temp, &mut warn)?;
 
         // Under bubblewrap, the job's environment, handed over in a file.
+        #[cfg_attr(target_os = "macos", allow(unused_mut))]
         let mut inherit: Option<OwnedFd> = None;
         let mut cmd = match launcher {
             Some(launcher) => {
@@ -315,8 +316,8 @@ impl ProcessHost {
                 if roots.writable_by_jobs(&launcher) {
                     return Err(types::Error::Denied(format!(
                         "the sandbox launcher found on Reasonix's PATH, {}, lies inside the \
-                         workspace or an `allow_write` root, where plugins and commands can \
-                         write; refusing to start it. Install it system-wide and remove that \
+                         workspace, an `allow_write` root or the commands' temp dir, where \
+                         plugins and commands can write; refusing to start it. Install it system-wide and remove that \
                          directory from PATH",
                         launcher.display()
                     )));
@@ -505,17 +506,10 @@ impl<'a> Roots<'a> {
         Roots { lexical, resolved }
     }
 
-    /// Whether `path` (resolved) lies in the workspace or an `allow_write` root (not the temp
-    /// dir, which is Reasonix's own).
+    /// Whether `path` (resolved) lies where jobs or plugins may write: the workspace, an
+    /// `allow_write` root or the session temp dir.
     fn writable_by_jobs(&self, path: &Path) -> bool {
-        let temp = self
-            .lexical
-            .last()
-            .and_then(|t| std::fs::canonicalize(t).ok());
-        self.resolved
-            .iter()
-            .filter(|r| Some(*r) != temp.as_ref())
-            .any(|r| path.starts_with(r))
+        self.resolved.iter().any(|r| path.starts_with(r))
     }
 
     /// The directory a job starts in, resolved: `requested` (relative to the workspace, or
@@ -818,7 +812,7 @@ mod tests {
             );
         }
         assert!(roots.writable_by_jobs(&ws.join("bin/bwrap")));
-        assert!(!roots.writable_by_jobs(&temp.join("bwrap")));
+        assert!(roots.writable_by_jobs(&temp.join("bwrap")));
         assert!(!roots.writable_by_jobs(Path::new("/usr/bin/bwrap")));
     }
 

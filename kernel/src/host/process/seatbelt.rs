@@ -13,6 +13,9 @@
 //!
 //! `sandbox-exec` itself starts with an empty environment; the job's variables are set inside
 //! the sandbox by `/usr/bin/env -i NAME=VALUE… program args…`, so they never reach the launcher.
+//! They are on a command line only until `sandbox-exec` and `env` have each exec'd the next
+//! program (unlike bubblewrap, which stays the job's parent and so reads them from a
+//! descriptor).
 //!
 //! Protected configuration paths ([`SandboxPolicy::protected`]) are denied every write under
 //! both spellings, as a subpath: one that does not exist yet cannot be created either. Reasonix's
