@@ -406,7 +406,9 @@ impl ToolPlugin for Shell {
             "0.1.0",
             "Built-in shell tools: bash, bash_output, kill_shell, wait",
         );
-        info.capabilities.workspace = WorkspaceAccess::Read;
+        // Commands run with the plugin's workspace access: the shell exists to build, test
+        // and edit, so it asks to write (the OS sandbox still confines every command).
+        info.capabilities.workspace = WorkspaceAccess::ReadWrite;
         info.capabilities.process = true;
         info.limits.call_timeout_ms = Some(CALL_TIMEOUT_MS);
         info
@@ -623,6 +625,7 @@ mod tests {
         assert_eq!(foreground_timeout_ms(None), Some(120_000));
         let info = Shell::info();
         assert!(info.capabilities.process);
+        assert_eq!(info.capabilities.workspace, WorkspaceAccess::ReadWrite);
         assert_eq!(info.limits.call_timeout_ms, Some(CALL_TIMEOUT_MS));
         let names: Vec<String> = tools().into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["bash", "bash_output", "kill_shell", "wait"]);

@@ -247,6 +247,15 @@ impl Job {
     }
 }
 
+/// Kill a child nobody will track (its group: it was started with `process_group(0)`) and
+/// reap it.
+pub fn kill_child_group(child: &mut Child) {
+    if let Ok(pgid) = i32::try_from(child.id()) {
+        kill_group(pgid);
+    }
+    let _ = child.wait();
+}
+
 /// SIGKILL the whole process group `pgid`; a group that is already gone is fine.
 fn kill_group(pgid: i32) {
     if let Some(pid) = rustix::process::Pid::from_raw(pgid) {

@@ -14,11 +14,16 @@ mod jobs;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
 
-#[cfg(not(target_os = "macos"))]
-pub use bwrap::self_check as os_sandbox_check;
 pub use jobs::OUTPUT_KEEP_BYTES;
-#[cfg(target_os = "macos")]
-pub use seatbelt::self_check as os_sandbox_check;
+
+/// Whether the OS sandbox works here (`reasonix doctor`); `Err` says why not.
+pub fn os_sandbox_check() -> Result<(), String> {
+    #[cfg(target_os = "macos")]
+    let checked = seatbelt::self_check();
+    #[cfg(not(target_os = "macos"))]
+    let checked = bwrap::self_check();
+    checked.map(|_| ())
+}
 
 /// The OS sandbox commands run in here, and how to get it, for messages.
 #[cfg(target_os = "macos")]
@@ -35,11 +40,14 @@ pub const OS_SANDBOX: (&str, &str) = (
 
 use super::bindings::reasonix::plugin::{log, process, types};
 use super::state::PluginState;
+use crate::capability::WorkspaceAccess;
 use crate::config::ShellSandbox;
 use crate::sandbox::{SandboxPolicy, normalize};
 use jobs::{Exit, Job};
 use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -92,6 +100,9 @@ struct Jobs {
 
 struct SpawnRequest {
     command: Command,
+    /// A descriptor the child inherits under its own number (the job's environment for
+    /// `bwrap --args`): close-on-exec everywhere but in this one spawn.
+    inherit: Option<OwnedFd>,
     reply: mpsc::Sender<io::Result<Child>>,
 }
 
@@ -102,7 +113,9 @@ pub struct ProcessHost {
     jobs: Mutex<Jobs>,
     spawner: Mutex<Option<mpsc::Sender<SpawnRequest>>>,
     temp: OnceLock<Result<tempfile::TempDir, String>>,
-    os_sandbox: OnceLock<Result<(), String>>,
+    /// The launcher (bwrap, sandbox-exec), found once by absolute path in the host's own
+    /// environment and checked to work; or why it cannot be used.
+    os_sandbox: OnceLock<Result<PathBuf, String>>,
 }
 
 impl ProcessHost {
@@ -149,16 +162,16 @@ impl ProcessHost {
         }
     }
 
-    /// Whether jobs under `policy` run inside the OS sandbox (bubblewrap, Seatbelt); an error
-    /// when they must but cannot.
-    fn confined(&self, policy: &SandboxPolicy) -> Result<bool, types::Error> {
+    /// The launcher jobs under `policy` run through (bubblewrap, Seatbelt), by absolute path;
+    /// `None` when they run unconfined; an error when they must be confined but cannot.
+    fn launcher(&self, policy: &SandboxPolicy) -> Result<Option<PathBuf>, types::Error> {
         if policy.shell == ShellSandbox::Off {
-            return Ok(false);
+            return Ok(None);
         }
         #[cfg(target_os = "linux")]
         {
             match self.os_sandbox.get_or_init(bwrap::self_check) {
-                Ok(()) => Ok(true),
+                Ok(path) => Ok(Some(path.clone())),
                 Err(reason) => Err(types::Error::Denied(format!(
                     "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but {reason}. \
                      Install bubblewrap (`apt-get install bubblewrap`, `dnf install bubblewrap` or \
@@ -170,7 +183,7 @@ impl ProcessHost {
         #[cfg(target_os = "macos")]
         {
             match self.os_sandbox.get_or_init(seatbelt::self_check) {
-                Ok(()) => Ok(true),
+                Ok(path) => Ok(Some(path.clone())),
                 Err(reason) => Err(types::Error::Denied(format!(
                     "commands must run in the OS sandbox (`[sandbox] bash = \"enforce\"`), but {reason}. \
                      `/usr/bin/sandbox-exec` is part of macOS; it also refuses when Reasonix itself \
@@ -191,8 +204,15 @@ impl ProcessHost {
     }
 
     /// Spawn on one long-lived thread: `--die-with-parent` (PR_SET_PDEATHSIG) fires when the
-    /// *thread* that forked bwrap ends, so a call thread must not be that parent.
-    fn spawn_child(&self, command: Command) -> io::Result<Child> {
+    /// *thread* that forked bwrap ends, so a call thread must not be that parent. Waits for
+    /// the answer until `deadline` at most; a child that starts after the caller gave up is
+    /// killed at once, so no job runs untracked.
+    fn spawn_child(
+        &self,
+        command: Command,
+        inherit: Option<OwnedFd>,
+        deadline: Option<Instant>,
+    ) -> io::Result<Child> {
         let sender = {
             let mut guard = self.spawner.lock().unwrap_or_else(PoisonError::into_inner);
             match guard.as_ref() {
@@ -204,10 +224,26 @@ impl ProcessHost {
                         .spawn(move || {
                             for request in receiver {
                                 let mut command = request.command;
-                                let child = command.spawn();
-                                // Close our copies of the pipe's write end before replying.
+                                // Spawns are serial here, so no other job inherits it.
+                                let inheritable = match &request.inherit {
+                                    Some(fd) => {
+                                        rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())
+                                    }
+                                    None => Ok(()),
+                                };
+                                let child = match inheritable {
+                                    Ok(()) => command.spawn(),
+                                    Err(e) => Err(e.into()),
+                                };
+                                // Close our copies of the pipe's write end and of the inherited
+                                // descriptor before replying.
                                 drop(command);
-                                let _ = request.reply.send(child);
+                                drop(request.inherit);
+                                if let Err(mpsc::SendError(Ok(mut child))) =
+                                    request.reply.send(child)
+                                {
+                                    jobs::kill_child_group(&mut child);
+                                }
                             }
                         })?;
                     *guard = Some(sender.clone());
@@ -216,21 +252,38 @@ impl ProcessHost {
             }
         };
         let (reply, answer) = mpsc::channel();
+        let stopped = || io::Error::other("the spawner thread has stopped");
         sender
-            .send(SpawnRequest { command, reply })
-            .map_err(|_| io::Error::other("the spawner thread has stopped"))?;
-        answer
-            .recv()
-            .map_err(|_| io::Error::other("the spawner thread has stopped"))?
+            .send(SpawnRequest {
+                command,
+                inherit,
+                reply,
+            })
+            .map_err(|_| stopped())?;
+        match deadline {
+            None => answer.recv().map_err(|_| stopped())?,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match answer.recv_timeout(left) {
+                    Ok(child) => child,
+                    Err(mpsc::RecvTimeoutError::Timeout) => Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the call's deadline passed before the command started",
+                    )),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => Err(stopped()),
+                }
+            }
+        }
     }
 
     fn spawn(
         &self,
         plugin: &Arc<str>,
-        policy: &SandboxPolicy,
+        job: JobRequest<'_>,
         command: process::Command,
         mut warn: impl FnMut(&str),
     ) -> Result<String, types::Error> {
+        let policy = job.policy;
         if command.program.is_empty() {
             return Err(types::Error::InvalidInput(
                 "`program` is empty: name the program to run".to_string(),
@@ -247,83 +300,87 @@ impl ProcessHost {
                 "{running} jobs are already running; wait for some or kill them first"
             )));
         }
-        let cwd = match &command.cwd {
-            None => policy.workspace.clone(),
-            Some(dir) => normalize(&policy.workspace.join(dir)),
-        };
-        if policy.is_forbidden(&cwd) {
-            return Err(types::Error::Denied(format!(
-                "`cwd` {} is under a `forbid_read` path",
-                cwd.display()
-            )));
-        }
-        if !cwd.is_dir() {
-            return Err(types::Error::InvalidInput(format!(
-                "`cwd` {} is not a directory",
-                cwd.display()
-            )));
-        }
-        let confined = self.confined(policy)?;
         let temp = self.temp_dir()?;
+        let roots = Roots::new(policy, &temp);
+        let cwd = roots.job_cwd(policy, command.cwd.as_deref())?;
+        let launcher = self.launcher(policy)?;
+        let env = job_env(&command, &temp, &mut warn)?;
 
-        let mut cmd = if confined {
-            #[cfg(target_os = "macos")]
-            let cmd = {
-                let mut cmd = Command::new(seatbelt::SANDBOX_EXEC);
+        // Under bubblewrap, the job's environment, handed over in a file.
+        #[cfg_attr(target_os = "macos", allow(unused_mut))]
+        let mut inherit: Option<OwnedFd> = None;
+        let mut cmd = match launcher {
+            Some(launcher) => {
+                // The launcher runs unconfined, as the user: one a plugin could have written
+                // (a host `PATH` entry inside the workspace) must never be started.
+                if roots.writable_by_jobs(&launcher) {
+                    return Err(types::Error::Denied(format!(
+                        "the sandbox launcher found on Reasonix's PATH, {}, lies inside the \
+                         workspace, an `allow_write` root or the commands' temp dir, where \
+                         plugins and commands can write; refusing to start it. Install it system-wide and remove that \
+                         directory from PATH",
+                        launcher.display()
+                    )));
+                }
+                let mut cmd = Command::new(&launcher);
+                #[cfg(target_os = "macos")]
                 cmd.args(seatbelt::args(
                     policy,
                     &temp,
+                    job.workspace_writable,
+                    &env,
                     &command.program,
                     &command.args,
-                ))
+                )?)
                 .current_dir(&cwd);
+                #[cfg(not(target_os = "macos"))]
+                {
+                    let env_fd = bwrap::env_file(&env).map_err(|e| {
+                        other("io", format!("cannot hand over the environment: {e}"))
+                    })?;
+                    cmd.args(bwrap::args(
+                        policy,
+                        &temp,
+                        job.workspace_writable,
+                        &cwd,
+                        std::os::fd::AsRawFd::as_raw_fd(&env_fd),
+                        &command.program,
+                        &command.args,
+                    ));
+                    inherit = Some(env_fd);
+                }
+                // Nothing of the host's or the job's environment reaches the launcher itself;
+                // the job's variables are set inside the sandbox.
+                cmd.env_clear();
                 cmd
-            };
-            #[cfg(not(target_os = "macos"))]
-            let cmd = {
-                let mut cmd = Command::new("bwrap");
-                cmd.args(bwrap::args(
-                    policy,
-                    &temp,
-                    &cwd,
-                    &command.program,
-                    &command.args,
-                ));
+            }
+            None => {
+                // `bash = "off"`: the user runs commands unconfined, so nothing stops a job
+                // from writing anywhere; only a plugin trusted with the workspace may start one.
+                if !job.workspace_writable {
+                    return Err(types::Error::Denied(format!(
+                        "commands run unconfined (`[sandbox] bash = \"off\"`), so a command could \
+                         write anywhere, and plugin `{plugin}` may not write the workspace \
+                         (granted `workspace = {}`); grant it `workspace = read-write` or set \
+                         `[sandbox] bash = \"enforce\"`",
+                        job.workspace
+                    )));
+                }
+                // The program is found the way a shell would: a name without `/` on the job's
+                // `PATH` (this plugin is trusted to run anything anyway), a relative path with
+                // `/` against the job's working directory, not Reasonix's.
+                let program = Path::new(&command.program);
+                let program = if program.is_relative() && command.program.contains('/') {
+                    cwd.join(program)
+                } else {
+                    program.to_path_buf()
+                };
+                let mut cmd = Command::new(program);
+                cmd.args(&command.args).current_dir(&cwd).env_clear();
+                cmd.envs(env.vars());
                 cmd
-            };
-            cmd
-        } else {
-            let mut cmd = Command::new(&command.program);
-            cmd.args(&command.args).current_dir(&cwd);
-            cmd
+            }
         };
-        cmd.env_clear();
-        for name in BASE_ENV {
-            if let Some(value) = std::env::var_os(name) {
-                cmd.env(name, value);
-            }
-        }
-        if std::env::var_os("PATH").is_none() {
-            cmd.env("PATH", DEFAULT_PATH);
-        }
-        for (name, value) in &command.env {
-            if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
-                return Err(types::Error::InvalidInput(format!(
-                    "`env` entry `{name}` is not a valid variable name"
-                )));
-            }
-            if env_allowed(name) {
-                cmd.env(name, value);
-            } else {
-                warn(&format!(
-                    "environment variable `{name}` was not passed to `{}`: credentials and loader hooks never reach commands",
-                    command.program
-                ));
-            }
-        }
-        for name in ["TMPDIR", "TMP", "TEMP"] {
-            cmd.env(name, &temp);
-        }
         let (reader, writer) = std::io::pipe().map_err(|e| other("io", e.to_string()))?;
         let writer2 = writer.try_clone().map_err(|e| other("io", e.to_string()))?;
         cmd.stdin(Stdio::null())
@@ -331,16 +388,18 @@ impl ProcessHost {
             .stderr(writer)
             .process_group(0);
 
-        let child = self.spawn_child(cmd).map_err(|e| {
-            if e.kind() == io::ErrorKind::NotFound {
-                types::Error::NotFound(format!(
+        let child = self
+            .spawn_child(cmd, inherit, job.deadline)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => types::Error::NotFound(format!(
                     "program `{}` was not found on PATH",
                     command.program
-                ))
-            } else {
-                other("spawn", format!("cannot start `{}`: {e}", command.program))
-            }
-        })?;
+                )),
+                io::ErrorKind::TimedOut => {
+                    types::Error::Timeout(format!("cannot start `{}`: {e}", command.program))
+                }
+                _ => other("spawn", format!("cannot start `{}`: {e}", command.program)),
+            })?;
         let timeout = command.timeout_ms.map(Duration::from_millis);
         let job = Job::start(child, reader, timeout)
             .map_err(|e| other("spawn", format!("cannot watch the job: {e}")))?;
@@ -355,6 +414,201 @@ impl ProcessHost {
         let id = format!("{prefix}-{counter}");
         jobs.by_id.insert((plugin.clone(), id.clone()), job);
         Ok(id)
+    }
+}
+
+/// What the job's plugin and call allow it.
+struct JobRequest<'a> {
+    policy: &'a SandboxPolicy,
+    workspace: WorkspaceAccess,
+    /// The plugin was granted `workspace = read-write`: its jobs may write the workspace and
+    /// the `allow_write` roots. Otherwise they see them read-only.
+    workspace_writable: bool,
+    deadline: Option<Instant>,
+}
+
+/// The environment of one job: exactly these variables, in this order, handed to the sandbox
+/// (never to the launcher).
+#[derive(Debug, Default, Clone)]
+pub struct JobEnv {
+    vars: Vec<(String, OsString)>,
+}
+
+impl JobEnv {
+    /// Set `name`, replacing an earlier value.
+    pub fn set(&mut self, name: &str, value: impl Into<OsString>) {
+        let value = value.into();
+        match self.vars.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => self.vars.push((name.to_string(), value)),
+        }
+    }
+
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &OsStr)> {
+        self.vars.iter().map(|(n, v)| (n.as_str(), v.as_os_str()))
+    }
+}
+
+/// The job's variables: [`BASE_ENV`] from the host, the plugin's own (those [`env_allowed`]
+/// lets through; a refused one is reported through `warn`), and the session temp dir.
+fn job_env(
+    command: &process::Command,
+    temp: &Path,
+    warn: &mut impl FnMut(&str),
+) -> Result<JobEnv, types::Error> {
+    let mut env = JobEnv::default();
+    for name in BASE_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            env.set(name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        env.set("PATH", DEFAULT_PATH);
+    }
+    for (name, value) in &command.env {
+        if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
+            return Err(types::Error::InvalidInput(format!(
+                "`env` entry `{name}` is not a valid variable name"
+            )));
+        }
+        if env_allowed(name) {
+            env.set(name, value);
+        } else {
+            warn(&format!(
+                "environment variable `{name}` was not passed to `{}`: credentials and loader hooks never reach commands",
+                command.program
+            ));
+        }
+    }
+    for name in ["TMPDIR", "TMP", "TEMP"] {
+        env.set(name, temp);
+    }
+    Ok(env)
+}
+
+/// The directories a job may start in, resolved: the workspace, the `allow_write` roots and
+/// the session temp dir.
+struct Roots<'a> {
+    lexical: Vec<&'a Path>,
+    resolved: Vec<PathBuf>,
+}
+
+impl<'a> Roots<'a> {
+    fn new(policy: &'a SandboxPolicy, temp: &'a Path) -> Roots<'a> {
+        let lexical: Vec<&Path> = std::iter::once(policy.workspace.as_path())
+            .chain(policy.allow_write.iter().map(PathBuf::as_path))
+            .chain(std::iter::once(temp))
+            .collect();
+        let resolved = lexical
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        Roots { lexical, resolved }
+    }
+
+    /// Whether `path` (resolved) lies where jobs or plugins may write: the workspace, an
+    /// `allow_write` root or the session temp dir.
+    fn writable_by_jobs(&self, path: &Path) -> bool {
+        self.resolved.iter().any(|r| path.starts_with(r))
+    }
+
+    /// The directory a job starts in, resolved: `requested` (relative to the workspace, or
+    /// absolute) must lie in one of the roots both as written (after `..`) and once symlinks
+    /// are resolved, and in no `forbid_read` path.
+    fn job_cwd(
+        &self,
+        policy: &SandboxPolicy,
+        requested: Option<&str>,
+    ) -> Result<PathBuf, types::Error> {
+        let lexical = match requested {
+            None => policy.workspace.clone(),
+            Some(dir) => normalize(&policy.workspace.join(dir)),
+        };
+        let outside = |shown: &Path| {
+            types::Error::Denied(format!(
+                "`cwd` {} is outside the workspace {} and the `[sandbox] allow_write` roots; a \
+                 command may only start in them",
+                shown.display(),
+                policy.workspace.display()
+            ))
+        };
+        if !self.lexical.iter().any(|r| lexical.starts_with(r)) {
+            return Err(outside(&lexical));
+        }
+        let forbidden = |path: &Path| {
+            policy.is_forbidden(path)
+                || policy
+                    .forbid_read
+                    .iter()
+                    .filter_map(|f| std::fs::canonicalize(f).ok())
+                    .any(|f| path.starts_with(f))
+        };
+        if forbidden(&lexical) {
+            return Err(types::Error::Denied(format!(
+                "`cwd` {} is under a `forbid_read` path",
+                lexical.display()
+            )));
+        }
+        let real = match std::fs::canonicalize(&lexical) {
+            Ok(real) if real.is_dir() => real,
+            _ => {
+                return Err(types::Error::InvalidInput(format!(
+                    "`cwd` {} is not a directory",
+                    lexical.display()
+                )));
+            }
+        };
+        if !self.resolved.iter().any(|r| real.starts_with(r)) {
+            return Err(types::Error::Denied(format!(
+                "`cwd` {} leads to {}, outside the workspace {} and the `[sandbox] allow_write` \
+                 roots; a command may only start in them",
+                lexical.display(),
+                real.display(),
+                policy.workspace.display()
+            )));
+        }
+        if forbidden(&real) {
+            return Err(types::Error::Denied(format!(
+                "`cwd` {} leads to {}, under a `forbid_read` path",
+                lexical.display(),
+                real.display()
+            )));
+        }
+        Ok(real)
+    }
+}
+
+/// The first executable file named `name` in an absolute directory of `path_var` (a `PATH`
+/// value), with symlinks resolved. Relative entries (`.`, empty) are skipped: they would
+/// depend on the current directory.
+pub(crate) fn find_on_path(name: &str, path_var: &OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .and_then(|found| std::fs::canonicalize(found).ok())
+}
+
+/// The path with symlinks resolved. For a path that does not exist, its deepest existing
+/// ancestor is resolved and the rest appended (`/tmp/new` → `/private/tmp/new` on macOS).
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    let mut rest: Vec<&OsStr> = Vec::new();
+    let mut current = path;
+    loop {
+        if let Ok(real) = std::fs::canonicalize(current) {
+            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
+        }
+        match (current.parent(), current.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                current = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
     }
 }
 
@@ -426,7 +680,13 @@ impl process::Host for PluginState {
             )
         })?;
         let (plugin, sink) = (self.plugin.clone(), self.log.clone());
-        host.spawn(&self.plugin, &policy, command, |message| {
+        let job = JobRequest {
+            policy: &policy,
+            workspace: self.capabilities.workspace,
+            workspace_writable: self.capabilities.workspace == WorkspaceAccess::ReadWrite,
+            deadline: self.call_deadline,
+        };
+        host.spawn(&self.plugin, job, command, |message| {
             if let Some(sink) = &sink {
                 sink(&plugin, log::Level::Warn, message);
             }
@@ -488,6 +748,90 @@ mod tests {
         for allowed in ["PATH", "RUST_LOG", "CARGO_TERM_COLOR", "TOKENIZER"] {
             assert!(env_allowed(allowed), "{allowed}");
         }
+    }
+
+    #[test]
+    #[allow(unsafe_code, clippy::unwrap_used)]
+    fn a_spawn_past_the_deadline_returns_in_time_and_its_child_never_runs_on() {
+        let host = ProcessHost::new();
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &format!("sleep 2; touch {}", marker.display())])
+            .process_group(0);
+        // A spawn that takes 3 s to reach `exec`. SAFETY: only a sleep between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                std::thread::sleep(Duration::from_secs(3));
+                Ok(())
+            });
+        }
+        let started = Instant::now();
+        let deadline = Instant::now() + Duration::from_millis(100);
+        let err = host.spawn_child(cmd, None, Some(deadline)).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_millis(2500));
+        // The child started after the caller gave up: the spawner killed it.
+        std::thread::sleep(Duration::from_secs(7));
+        assert!(!marker.exists());
+    }
+
+    #[test]
+    fn cwd_stays_in_the_roots_as_written_and_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let (ws, out, temp) = (dir.join("ws"), dir.join("out"), dir.join("tmp"));
+        for d in [&ws.join("sub"), &out, &temp, &ws.join("secret")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink("/etc", ws.join("etc")).unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("to-out")).unwrap();
+        let policy = SandboxPolicy {
+            workspace: ws.clone(),
+            allow_write: vec![out.clone()],
+            forbid_read: vec![ws.join("secret")],
+            shell: ShellSandbox::Enforce,
+            network: false,
+            bash_timeout_secs: 1,
+            hidden: vec![],
+            protected: vec![],
+            warnings: vec![],
+        };
+        let roots = Roots::new(&policy, &temp);
+        let cwd = |dir: Option<&str>| roots.job_cwd(&policy, dir);
+        assert_eq!(cwd(None).unwrap(), ws);
+        assert_eq!(cwd(Some("sub")).unwrap(), ws.join("sub"));
+        assert_eq!(cwd(Some("to-out")).unwrap(), out);
+        assert_eq!(cwd(Some(out.to_str().unwrap())).unwrap(), out);
+        assert_eq!(cwd(Some(temp.to_str().unwrap())).unwrap(), temp);
+        for bad in ["/etc", "..", "sub/../..", "etc", "secret", "missing"] {
+            let err = cwd(Some(bad)).unwrap_err();
+            assert!(
+                matches!(err, types::Error::Denied(_) | types::Error::InvalidInput(_)),
+                "{bad}: {err:?}"
+            );
+        }
+        assert!(roots.writable_by_jobs(&ws.join("bin/bwrap")));
+        assert!(roots.writable_by_jobs(&temp.join("bwrap")));
+        assert!(!roots.writable_by_jobs(Path::new("/usr/bin/bwrap")));
+    }
+
+    #[test]
+    fn the_launcher_is_found_on_absolute_path_entries_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let (plain, exe) = (dir.join("a"), dir.join("b"));
+        for d in [&plain, &exe] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(plain.join("tool"), "").unwrap();
+        std::fs::write(exe.join("tool"), "").unwrap();
+        std::fs::set_permissions(exe.join("tool"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = std::env::join_paths([Path::new("."), &plain, &exe]).unwrap();
+        assert_eq!(find_on_path("tool", &path), Some(exe.join("tool")));
+        let relative = std::env::join_paths([Path::new("b")]).unwrap();
+        assert_eq!(find_on_path("tool", &relative), None);
     }
 
     #[test]

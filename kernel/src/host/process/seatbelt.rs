@@ -11,8 +11,21 @@
 //! `/tmp/x`), so writable roots are given in their canonical form. Denials are given in both the
 //! form from the config and the canonical form, so they hold whichever one is compared.
 //!
+//! `sandbox-exec` itself starts with an empty environment; the job's variables are set inside
+//! the sandbox by `/usr/bin/env -i NAME=VALUE… program args…`, so they never reach the launcher.
+//! They are on a command line only until `sandbox-exec` and `env` have each exec'd the next
+//! program (unlike bubblewrap, which stays the job's parent and so reads them from a
+//! descriptor).
+//!
+//! Protected configuration paths ([`SandboxPolicy::protected`]) are denied every write under
+//! both spellings, as a subpath: one that does not exist yet cannot be created either. Reasonix's
+//! own directories are in `forbid_read` (no reads, no writes). The writable directories leading
+//! to either are guarded: they cannot be renamed or removed.
+//!
 //! None of this has run on a Mac yet: it is checked by the tests below only.
 
+use super::{JobEnv, canonical};
+use crate::host::bindings::reasonix::plugin::types;
 use crate::sandbox::SandboxPolicy;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -21,6 +34,9 @@ use std::process::{Command, Stdio};
 /// Always this binary, never a `PATH` lookup: a `sandbox-exec` planted earlier on `PATH` would
 /// run the job unconfined. Replacing `/usr/bin/sandbox-exec` itself takes root.
 pub const SANDBOX_EXEC: &str = "/usr/bin/sandbox-exec";
+
+/// Sets the job's environment inside the sandbox (`env -i`: nothing else).
+const ENV: &str = "/usr/bin/env";
 
 /// The fixed part of every profile. Written for this project after reading the base profiles of
 /// Codex (`seatbelt_base_policy.sbpl`, itself derived from Chromium's `common.sb`) and Bazel's
@@ -127,9 +143,14 @@ struct Layout {
     /// Writable roots, canonical: the workspace, the temp dir, then the existing `allow_write`
     /// directories. Each also gets unix-domain sockets, so local IPC under them works without
     /// the network (parity with bubblewrap, where socket files are outside the net namespace).
+    /// The workspace and `allow_write` are writable only for a plugin granted
+    /// `workspace = read-write` (`workspace_writable`); otherwise `allow_write` is empty.
     workspace: PathBuf,
+    workspace_writable: bool,
     temp: PathBuf,
     allow_write: Vec<PathBuf>,
+    /// Protected configuration paths, each as written and canonical: no writes, no creation.
+    protected: Vec<PathBuf>,
     /// `forbid_read` paths, each as written and canonical (deduplicated): no reads, no writes.
     forbid: Vec<(PathBuf, Match)>,
     /// Directories inside a writable root that lead to a forbidden path: they may not be renamed
@@ -139,11 +160,12 @@ struct Layout {
 }
 
 impl Layout {
-    fn resolve(policy: &SandboxPolicy, temp: &Path) -> Layout {
+    fn resolve(policy: &SandboxPolicy, temp: &Path, workspace_writable: bool) -> Layout {
         let workspace = canonical(&policy.workspace);
         let temp = canonical(temp);
         let mut allow_write: Vec<PathBuf> = Vec::new();
-        for root in policy.allow_write.iter().filter(|r| r.is_dir()) {
+        let extra = policy.allow_write.iter().filter(|_| workspace_writable);
+        for root in extra.filter(|r| r.is_dir()) {
             let root = canonical(root);
             if root != workspace && root != temp && !allow_write.contains(&root) {
                 allow_write.push(root);
@@ -163,12 +185,21 @@ impl Layout {
                 forbid.push((spelling, kind));
             }
         }
+        let mut protected: Vec<PathBuf> = Vec::new();
+        for path in &policy.protected {
+            for spelling in [path.clone(), canonical(path)] {
+                if !protected.contains(&spelling) {
+                    protected.push(spelling);
+                }
+            }
+        }
         let roots: Vec<&PathBuf> = [&workspace, &temp]
             .into_iter()
+            .filter(|r| workspace_writable || *r == &temp)
             .chain(&allow_write)
             .collect();
         let mut guards: Vec<PathBuf> = Vec::new();
-        for (path, _) in &forbid {
+        for path in forbid.iter().map(|(p, _)| p).chain(&protected) {
             for dir in path.ancestors().skip(1) {
                 if roots.iter().any(|root| dir.starts_with(root))
                     && !guards.iter().any(|g| g == dir)
@@ -179,8 +210,10 @@ impl Layout {
         }
         Layout {
             workspace,
+            workspace_writable,
             temp,
             allow_write,
+            protected,
             forbid,
             guards,
             network: policy.network,
@@ -189,10 +222,11 @@ impl Layout {
 
     /// The profile text and the `(key, path)` parameters it refers to.
     fn profile(&self) -> (String, Vec<(String, &Path)>) {
-        let mut params: Vec<(String, &Path)> = vec![
-            ("WORKSPACE".to_string(), &self.workspace),
-            ("TMP".to_string(), &self.temp),
-        ];
+        let mut params: Vec<(String, &Path)> = Vec::new();
+        if self.workspace_writable {
+            params.push(("WORKSPACE".to_string(), &self.workspace));
+        }
+        params.push(("TMP".to_string(), &self.temp));
         params.extend(
             self.allow_write
                 .iter()
@@ -216,6 +250,18 @@ impl Layout {
             ));
         }
         text.push_str(NO_TERMINAL);
+        if !self.protected.is_empty() {
+            text.push_str(
+                "; Configuration Reasonix reads: never written or created by a job.\n\
+                 (deny file-write*",
+            );
+            for (i, path) in self.protected.iter().enumerate() {
+                let key = format!("PROTECTED_{i}");
+                text.push_str(&format!("\n  (subpath (param \"{key}\"))"));
+                params.push((key, path));
+            }
+            text.push_str(")\n");
+        }
         if !self.forbid.is_empty() {
             text.push_str(
                 "; `[sandbox] forbid_read`, after the allows so it wins: not readable, not writable.\n\
@@ -246,7 +292,7 @@ impl Layout {
     }
 
     /// `-p <profile> -D KEY=path… -- program args…`: the arguments after `sandbox-exec`.
-    fn args(&self, program: &OsStr, program_args: &[String]) -> Vec<OsString> {
+    fn args(&self, program: &OsStr, program_args: &[OsString]) -> Vec<OsString> {
         let (profile, params) = self.profile();
         let mut args: Vec<OsString> = vec!["-p".into(), profile.into()];
         for (key, path) in params {
@@ -257,45 +303,45 @@ impl Layout {
         }
         args.push("--".into());
         args.push(program.into());
-        args.extend(program_args.iter().map(OsString::from));
+        args.extend(program_args.iter().cloned());
         args
     }
 }
 
-/// Arguments for [`SANDBOX_EXEC`] running `program args` under `policy`, with `temp` as the
-/// job's private temporary directory. The working directory is set on the command itself.
+/// Arguments for [`SANDBOX_EXEC`] running `program args` under `policy` with exactly the
+/// variables of `env`, `temp` being the job's private temporary directory. The workspace and
+/// `allow_write` are writable only when `workspace_writable`. The working directory is set on
+/// the command itself.
 pub fn args(
     policy: &SandboxPolicy,
     temp: &Path,
+    workspace_writable: bool,
+    env: &JobEnv,
     program: &str,
     program_args: &[String],
-) -> Vec<OsString> {
-    Layout::resolve(policy, temp).args(program.as_ref(), program_args)
-}
-
-/// The path with symlinks resolved. For a path that does not exist, its deepest existing
-/// ancestor is resolved and the rest appended (`/tmp/new` → `/private/tmp/new` on macOS).
-fn canonical(path: &Path) -> PathBuf {
-    let mut rest: Vec<&OsStr> = Vec::new();
-    let mut current = path;
-    loop {
-        if let Ok(real) = std::fs::canonicalize(current) {
-            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
-        }
-        match (current.parent(), current.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name);
-                current = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
+) -> Result<Vec<OsString>, types::Error> {
+    // `env` takes its first operand without `=` for the program.
+    if program.contains('=') {
+        return Err(types::Error::InvalidInput(format!(
+            "`program` `{program}` contains `=`; give its path without it"
+        )));
     }
+    let mut command: Vec<OsString> = vec!["-i".into()];
+    for (name, value) in env.vars() {
+        let mut pair = OsString::from(name);
+        pair.push("=");
+        pair.push(value);
+        command.push(pair);
+    }
+    command.push(program.into());
+    command.extend(program_args.iter().map(OsString::from));
+    Ok(Layout::resolve(policy, temp, workspace_writable).args(ENV.as_ref(), &command))
 }
 
 /// Run `sandbox-exec` once with a trivial profile, then once with the profile jobs use (so a
 /// rule this macOS does not understand shows up here, not as every command failing). `Err`
 /// says why Seatbelt cannot be used.
-pub fn self_check() -> Result<(), String> {
+pub fn self_check() -> Result<PathBuf, String> {
     let trivial: Vec<OsString> = ["-p", "(version 1)(allow default)", "--", "/usr/bin/true"]
         .into_iter()
         .map(OsString::from)
@@ -306,23 +352,27 @@ pub fn self_check() -> Result<(), String> {
     let probe = scratch.join(".reasonix-seatbelt-check");
     let layout = Layout {
         workspace: scratch.clone(),
+        workspace_writable: true,
         temp: scratch.clone(),
         allow_write: vec![scratch.clone()],
+        protected: vec![probe.clone()],
         forbid: vec![(probe.clone(), Match::Subpath), (probe, Match::Literal)],
         guards: vec![scratch],
         network: true,
     };
-    run(&layout.args("/usr/bin/true".as_ref(), &[])).map_err(|why| {
+    run(&layout.args(ENV.as_ref(), &["-i".into(), "/usr/bin/true".into()])).map_err(|why| {
         format!(
             "Seatbelt works, but the Reasonix sandbox profile does not: `{SANDBOX_EXEC}` {why}. \
              Please report this with your macOS version"
         )
-    })
+    })?;
+    Ok(PathBuf::from(SANDBOX_EXEC))
 }
 
 fn run(args: &[OsString]) -> Result<(), String> {
     let out = Command::new(SANDBOX_EXEC)
         .args(args)
+        .env_clear()
         .stdin(Stdio::null())
         .output();
     match out {
@@ -403,7 +453,15 @@ mod tests {
                 ws.join("gone"),
             ],
         );
-        let args = args(&p, &temp, "bash", &["-c".into(), "echo hi".into()]);
+        let args = args(
+            &p,
+            &temp,
+            true,
+            &JobEnv::default(),
+            "bash",
+            &["-c".into(), "echo hi".into()],
+        )
+        .unwrap();
         let (profile, defines, command) = split(&args);
 
         assert!(profile.starts_with("(version 1)\n"));
@@ -463,16 +521,18 @@ mod tests {
         );
         assert!(!profile.contains("(allow network-outbound network-inbound"));
         assert!(!profile.contains("system-socket"));
-        assert_eq!(command, ["bash", "-c", "echo hi"]);
+        assert_eq!(command, ["/usr/bin/env", "-i", "bash", "-c", "echo hi"]);
     }
 
     #[test]
     fn network_rules_are_present_only_with_network() {
         let dir = tempfile::tempdir().unwrap();
         let mut p = policy(dir.path(), vec![], vec![]);
-        let (closed, _, _) = split(&args(&p, dir.path(), "sh", &[]));
+        let (closed, _, _) =
+            split(&args(&p, dir.path(), true, &JobEnv::default(), "sh", &[]).unwrap());
         p.network = true;
-        let (open, _, _) = split(&args(&p, dir.path(), "sh", &[]));
+        let (open, _, _) =
+            split(&args(&p, dir.path(), true, &JobEnv::default(), "sh", &[]).unwrap());
         for rule in [
             "(allow network-outbound network-inbound network-bind)",
             "(allow system-socket)",
@@ -505,7 +565,8 @@ mod tests {
                 ws.join("link/keys"),
             ],
         );
-        let (profile, defines, _) = split(&args(&p, &ws, "sh", &[]));
+        let (profile, defines, _) =
+            split(&args(&p, &ws, true, &JobEnv::default(), "sh", &[]).unwrap());
         let forbids: Vec<&OsString> = defines
             .iter()
             .filter(|(k, _)| k.starts_with("FORBID_"))
@@ -546,7 +607,8 @@ mod tests {
             vec![base.join("out"), base.join("real-out")],
             vec![],
         );
-        let (_, defines, _) = split(&args(&p, &base.join("ws"), "sh", &[]));
+        let (_, defines, _) =
+            split(&args(&p, &base.join("ws"), true, &JobEnv::default(), "sh", &[]).unwrap());
         assert_eq!(
             defines,
             [
@@ -571,7 +633,15 @@ mod tests {
         let ws = base.join(evil);
         std::fs::create_dir_all(ws.join(evil)).unwrap();
         let p = policy(&ws, vec![], vec![ws.join(evil)]);
-        let args = args(&p, &ws, "sh", &["-c".into(), evil.into()]);
+        let args = args(
+            &p,
+            &ws,
+            true,
+            &JobEnv::default(),
+            "sh",
+            &["-c".into(), evil.into()],
+        )
+        .unwrap();
         let (profile, defines, command) = split(&args);
         assert!(!profile.contains(evil));
         assert!(!profile.contains("(allow default)"));
@@ -579,7 +649,78 @@ mod tests {
             define(&defines, "FORBID_0").unwrap(),
             ws.join(evil).as_os_str()
         );
-        assert_eq!(command, ["sh", "-c", evil]);
+        assert_eq!(command, ["/usr/bin/env", "-i", "sh", "-c", evil]);
+    }
+
+    #[test]
+    fn config_files_are_never_written_and_a_read_only_plugin_writes_only_temp() {
+        let base = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(base.path()).unwrap();
+        let (ws, temp, out) = (base.join("ws"), base.join("tmp"), base.join("out"));
+        for dir in [&ws, &temp, &out, &ws.join(".claude")] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(ws.join("reasonix.toml"), "").unwrap();
+        let mut p = policy(&ws, vec![out.clone()], vec![]);
+        p.protected = crate::sandbox::protected_paths(&ws);
+        let mut env = JobEnv::default();
+        env.set("PATH", "/usr/bin");
+        env.set("A", "b=c d");
+        let (profile, defines, command) =
+            split(&args(&p, &temp, true, &env, "sh", &["-c".into(), "x".into()]).unwrap());
+        // Missing ones (`.mcp.json`) too: a subpath rule also refuses creating them.
+        let protected: Vec<&OsString> = defines
+            .iter()
+            .filter(|(k, _)| k.starts_with("PROTECTED_"))
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(
+            protected,
+            [
+                ws.join("reasonix.toml").as_os_str(),
+                ws.join(".reasonix").as_os_str(),
+                ws.join(".mcp.json").as_os_str(),
+                ws.join(".claude/settings.json").as_os_str(),
+                ws.join(".claude/settings.local.json").as_os_str(),
+            ]
+        );
+        let rule = "(deny file-write*\n  (subpath (param \"PROTECTED_0\"))";
+        let writes = profile.find("(allow file-write*\n").unwrap();
+        assert!(profile.find(rule).unwrap() > writes, "{profile}");
+        // `.claude` leads to a protected file: it may not be renamed away.
+        let guards: Vec<&OsString> = defines
+            .iter()
+            .filter(|(k, _)| k.starts_with("GUARD_"))
+            .map(|(_, v)| v)
+            .collect();
+        assert_eq!(guards, [ws.as_os_str(), ws.join(".claude").as_os_str()]);
+        // The environment is set inside the sandbox, by `env -i`.
+        assert_eq!(
+            command,
+            [
+                "/usr/bin/env",
+                "-i",
+                "PATH=/usr/bin",
+                "A=b=c d",
+                "sh",
+                "-c",
+                "x"
+            ]
+        );
+
+        // `workspace = read`: only the temp dir is writable.
+        let (profile, defines, _) = split(&args(&p, &temp, false, &env, "sh", &[]).unwrap());
+        let keys: Vec<&str> = defines
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| !k.starts_with("PROTECTED_"))
+            .collect();
+        assert_eq!(keys, ["TMP"]);
+        assert!(profile.contains("(allow file-write*\n  (subpath (param \"TMP\")))"));
+        assert!(matches!(
+            args(&p, &temp, true, &env, "a=b", &[]),
+            Err(types::Error::InvalidInput(_))
+        ));
     }
 
     #[cfg(not(target_os = "macos"))]
@@ -606,8 +747,10 @@ mod tests {
         };
         Layout {
             workspace: path(0),
+            workspace_writable: true,
             temp: path(1),
             allow_write: vec![path(2), path(3)],
+            protected: vec![path(7)],
             forbid: vec![(path(4), Match::Subpath), (path(5), Match::Literal)],
             guards: vec![path(6)],
             network,
@@ -630,6 +773,7 @@ mod tests {
             let expected: Vec<&Path> = [&layout.workspace, &layout.temp]
                 .into_iter()
                 .chain(&layout.allow_write)
+                .chain(&layout.protected)
                 .chain(layout.forbid.iter().map(|(p, _)| p))
                 .chain(&layout.guards)
                 .map(PathBuf::as_path)
@@ -659,7 +803,7 @@ mod tests {
                     std::fs::create_dir_all(dir).unwrap();
                 }
                 let p = policy(&ws, vec![out.clone()], vec![secret.clone()]);
-                (args(&p, &temp, "sh", &[]), [ws.clone(), temp, out, secret, ws])
+                (args(&p, &temp, true, &JobEnv::default(), "sh", &[]).unwrap(), [ws.clone(), temp, out, secret, ws])
             };
             let (args, paths) = build(&names);
             let (profile, defines, _) = split(&args);
