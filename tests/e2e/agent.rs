@@ -31,15 +31,23 @@ const SYSTEM: &str = "You are Reasonix, a coding agent. Work in the workspace.";
 /// One registry for the whole file: loading is not what these tests are about.
 fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        let home = tempfile::tempdir().unwrap().keep();
-        let paths = Paths {
-            state: home.clone(),
-            home,
-            cache: shared_artifact_cache(),
-        };
-        Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap()
-    })
+    REGISTRY.get_or_init(load_registry)
+}
+
+fn load_registry() -> Registry {
+    let home = tempfile::tempdir().unwrap().keep();
+    let paths = Paths {
+        state: home.clone(),
+        home,
+        cache: shared_artifact_cache(),
+    };
+    Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap()
+}
+
+/// A registry of its own, for a test that cancels: cancelling kills every job of the
+/// registry's host, which would cut the commands of tests running beside it.
+fn own_registry() -> &'static Registry {
+    Box::leak(Box::new(load_registry()))
 }
 
 /// A temp home and workspace, the mock, and a provider `mock` of one kind pointing at it.
@@ -76,8 +84,12 @@ impl Setup {
     }
 
     fn client(&self) -> ProviderClient {
+        self.client_on(registry())
+    }
+
+    fn client_on(&self, registry: &'static Registry) -> ProviderClient {
         ProviderClient::new(
-            registry(),
+            registry,
             &self.providers,
             Some("mock"),
             None,
@@ -107,6 +119,11 @@ impl Setup {
 
     fn agent(&self, posture: Posture, policy: Policy) -> Agent<'static> {
         Agent::new(registry(), self.client(), self.config(posture, policy))
+    }
+
+    fn agent_on(&self, registry: &'static Registry, posture: Posture) -> Agent<'static> {
+        let config = self.config(posture, Policy::default());
+        Agent::new(registry, self.client_on(registry), config)
     }
 
     fn ws(&self) -> std::path::PathBuf {
@@ -689,7 +706,7 @@ fn cancelling_stops_a_running_shell_command() {
         call("call_s", "bash", r#"{"command":"sleep 2; touch late"}"#),
         Reply::text(&["not reached"]),
     ]);
-    let mut agent = setup.agent(Posture::Auto, Policy::default());
+    let mut agent = setup.agent_on(own_registry(), Posture::Auto);
     let cancel = CancelToken::new();
     let (started_tx, started_rx) = std::sync::mpsc::channel::<Instant>();
     let (outcome, returned, tool_started, cancelled_at) = std::thread::scope(|scope| {
