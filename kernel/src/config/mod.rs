@@ -9,7 +9,7 @@ mod check;
 #[cfg(test)]
 mod tests;
 
-use crate::capability::{Capabilities, WorkspaceAccess};
+use crate::capability::{Capabilities, LimitValues, WorkspaceAccess};
 use crate::error::StateError;
 use crate::permissions::{Decision, Policy, Rule};
 use crate::providers::ProviderSettings;
@@ -109,6 +109,13 @@ pub struct PluginSettings {
     /// The plugin's own configuration (`[plugin.<name>.config]`), readable through the
     /// `config` host service.
     pub config: toml::Table,
+    /// `memory_mib` and `call_timeout_ms` as the user's own config file sets them: only these
+    /// may raise a limit above the default and the install grant (a project file can lower).
+    /// Filled by [`Config::load`] from the user file; not a key.
+    // TODO(trust model): when project files become trusted per workspace, a trusted project
+    // file's limits may be copied here too (see `Config::load`).
+    #[serde(skip)]
+    pub user_limits: LimitValues,
 }
 
 impl PluginSettings {
@@ -130,6 +137,14 @@ impl PluginSettings {
         out
     }
 
+    /// `memory_mib` and `call_timeout_ms` from whichever file set them last.
+    pub fn limits(&self) -> LimitValues {
+        LimitValues {
+            memory_mib: self.memory_mib,
+            call_timeout_ms: self.call_timeout_ms,
+        }
+    }
+
     fn overlay(&mut self, top: PluginSettings) {
         macro_rules! take {
             ($($field:ident),*) => { $( if top.$field.is_some() { self.$field = top.$field; } )* };
@@ -146,6 +161,12 @@ impl PluginSettings {
         );
         for (k, v) in top.config {
             self.config.insert(k, v);
+        }
+        if top.user_limits.memory_mib.is_some() {
+            self.user_limits.memory_mib = top.user_limits.memory_mib;
+        }
+        if top.user_limits.call_timeout_ms.is_some() {
+            self.user_limits.call_timeout_ms = top.user_limits.call_timeout_ms;
         }
     }
 }
@@ -348,8 +369,12 @@ impl Config {
     /// Read `<home>/config.toml` then `<project_dir>/reasonix.toml`; missing files are fine.
     pub fn load(paths: &Paths, project_dir: &Path) -> Result<Config, StateError> {
         let mut config = Config::default();
-        for path in [paths.user_config(), project_dir.join("reasonix.toml")] {
-            if let Some(file) = read_file(&path)? {
+        let user = paths.user_config();
+        for path in [user.clone(), project_dir.join("reasonix.toml")] {
+            if let Some(mut file) = read_file(&path)? {
+                if path == user {
+                    file.mark_user_limits();
+                }
                 config.sources.push(path);
                 config.merge(file);
             }
@@ -576,6 +601,16 @@ impl Config {
     /// The settings for one plugin (defaults when the config does not mention it).
     pub fn plugin(&self, name: &str) -> PluginSettings {
         self.plugins.get(name).cloned().unwrap_or_default()
+    }
+}
+
+impl ParsedFile {
+    /// This is the user's own config file: its plugin limits may raise (see
+    /// [`PluginSettings::user_limits`]).
+    fn mark_user_limits(&mut self) {
+        for settings in self.file.plugin.values_mut() {
+            settings.user_limits = settings.limits();
+        }
     }
 }
 

@@ -729,3 +729,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn only_the_user_file_may_raise_plugin_limits() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[plugin.a]\nmemory_mib = 1024\n[plugin.b]\ncall_timeout_ms = 90000\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("reasonix.toml"),
+        "[plugin.a]\ncall_timeout_ms = 3600000\n[plugin.b]\ncall_timeout_ms = 1000\n",
+    )
+    .unwrap();
+    let cfg = Config::load(&Paths::under(home.path()), project.path()).unwrap();
+    let a = cfg.plugin("a");
+    assert_eq!(a.user_limits.memory_mib, Some(1024));
+    assert_eq!(a.user_limits.call_timeout_ms, None);
+    assert_eq!(a.limits().call_timeout_ms, Some(3_600_000));
+    let b = cfg.plugin("b");
+    assert_eq!(b.user_limits.call_timeout_ms, Some(90_000));
+    assert_eq!(b.limits().call_timeout_ms, Some(1000));
+    let none = crate::capability::LimitValues::default();
+    let limits = crate::capability::Limits::resolve(none, none, a.limits(), a.user_limits);
+    // The user's memory raise holds; the project's hour is capped at the default.
+    assert_eq!((limits.memory_mib, limits.call_timeout_ms), (1024, 60_000));
+}
