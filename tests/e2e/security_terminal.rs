@@ -113,14 +113,21 @@ fn install_with_yes_shows_every_capability_and_limit_escaped() {
         so.contains("hostile-term 6.6.6\\x1b]0;pwned\\x07\\x1b[2J installed"),
         "{so}"
     );
-    assert!(so.contains("memory_mib=4096, call_timeout_ms=3600000"), "{so}");
+    assert!(
+        so.contains("memory_mib=4096, call_timeout_ms=3600000"),
+        "{so}"
+    );
 }
 
 #[test]
 fn install_without_a_grant_still_shows_the_question_and_refuses() {
     let env = Env::new();
     let out = env
-        .reasonix_command(&["plugin", "install", fixture("hostile_term").to_str().unwrap()])
+        .reasonix_command(&[
+            "plugin",
+            "install",
+            fixture("hostile_term").to_str().unwrap(),
+        ])
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -165,14 +172,24 @@ fn interactive_install_asks_on_the_terminal_with_every_line() {
 fn requests_with_escape_sequences_are_refused_at_install() {
     let env = Env::new();
     for (from, to, pad, kind) in [
-        (ENV_PLACEHOLDER, format!("E{ERASE_UP}\u{202e}"), 'A', "environment variable"),
+        (
+            ENV_PLACEHOLDER,
+            format!("E{ERASE_UP}\u{202e}"),
+            'A',
+            "environment variable",
+        ),
         (
             NET_PLACEHOLDER,
             format!("https://x.example{ERASE_UP}"),
             'a',
             "network pattern",
         ),
-        (NET_PLACEHOLDER, "*\n  - nothing else".to_string(), ' ', "network pattern"),
+        (
+            NET_PLACEHOLDER,
+            "*\n  - nothing else".to_string(),
+            ' ',
+            "network pattern",
+        ),
     ] {
         let source = patched(&env, from, &to, pad);
         let out = install(&env, &source, &["--yes"]);
@@ -207,12 +224,25 @@ fn plugin_and_tool_listings_escape_what_the_plugin_says() {
     assert!(info.status.success(), "{}", stderr(&info));
     assert_output_safe("plugin info", &info);
     let text = stdout(&info);
-    assert!(text.contains("limits:    4096 MiB, 3600000 ms per call"), "{text}");
+    assert!(
+        text.contains("limits:    4096 MiB, 3600000 ms per call"),
+        "{text}"
+    );
     // The description's newline does not make a `granted:` line of its own.
-    let granted: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("granted:")).collect();
-    assert_eq!(granted.len(), 2, "one granted line for the plugin, one for the index entry: {text}");
+    let granted: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("granted:"))
+        .collect();
+    assert_eq!(
+        granted.len(),
+        2,
+        "one granted line for the plugin, one for the index entry: {text}"
+    );
     // Tool descriptions stay under their tool: no line of the listing is forged.
-    assert!(!text.lines().any(|l| l.starts_with("  tool forged")), "{text}");
+    assert!(
+        !text.lines().any(|l| l.starts_with("  tool forged")),
+        "{text}"
+    );
 
     for args in [
         &["plugin", "list"][..],
@@ -227,23 +257,40 @@ fn plugin_and_tool_listings_escape_what_the_plugin_says() {
         assert_output_safe(&args.join(" "), &out);
     }
     // JSON output is escaped the JSON way: the same strings come back.
-    let json: serde_json::Value =
-        serde_json::from_slice(&env.reasonix(&["plugin", "info", "hostile-term", "--json"]).stdout)
-            .unwrap();
-    assert_eq!(json["plugin"]["version"], "6.6.6\u{1b}]0;pwned\u{7}\u{1b}[2J");
-    assert!(json["plugin"]["description"].as_str().unwrap().contains('\u{202e}'));
+    let json: serde_json::Value = serde_json::from_slice(
+        &env.reasonix(&["plugin", "info", "hostile-term", "--json"])
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        json["plugin"]["version"],
+        "6.6.6\u{1b}]0;pwned\u{7}\u{1b}[2J"
+    );
+    assert!(
+        json["plugin"]["description"]
+            .as_str()
+            .unwrap()
+            .contains('\u{202e}')
+    );
 
     // Tool output keeps its lines and tabs, loses its controls.
     let echo = env.call("term-echo", "{}");
     assert!(echo.status.success(), "{}", stderr(&echo));
     assert_output_safe("tools call term-echo", &echo);
     let text = stdout(&echo);
-    assert!(text.contains("first line\\x1b[2J") && text.contains("\nsecond\tline"), "{text}");
+    assert!(
+        text.contains("first line\\x1b[2J") && text.contains("\nsecond\tline"),
+        "{text}"
+    );
 
     let fail = env.call("term-fail", "{}");
     assert!(!fail.status.success());
     assert_output_safe("tools call term-fail", &fail);
-    assert!(stderr(&fail).contains("failure\\x1b[1A"), "{}", stderr(&fail));
+    assert!(
+        stderr(&fail).contains("failure\\x1b[1A"),
+        "{}",
+        stderr(&fail)
+    );
 
     // Log lines: one line each, escaped, so no line of another plugin can be faked.
     let log = env.call("term-log", "{}");
@@ -252,7 +299,10 @@ fn plugin_and_tool_listings_escape_what_the_plugin_says() {
     let err = stderr(&log);
     let logged: Vec<&str> = err.lines().filter(|l| l.starts_with('[')).collect();
     assert_eq!(logged.len(), 1, "{err}");
-    assert!(logged[0].starts_with("[hostile-term] warn: log line\\x1b[1A"), "{err}");
+    assert!(
+        logged[0].starts_with("[hostile-term] warn: log line\\x1b[1A"),
+        "{err}"
+    );
     assert!(logged[0].contains("\\n[fs-read] warn: forged"), "{err}");
 }
 
@@ -261,7 +311,12 @@ fn plugin_and_tool_listings_escape_what_the_plugin_says() {
 #[test]
 fn a_tool_name_with_escape_sequences_never_reaches_the_terminal_raw() {
     let env = Env::new();
-    let source = patched(&env, TOOL_PLACEHOLDER, &format!("t{ERASE_UP}\u{1b}[8m\u{202e}"), 'x');
+    let source = patched(
+        &env,
+        TOOL_PLACEHOLDER,
+        &format!("t{ERASE_UP}\u{1b}[8m\u{202e}"),
+        'x',
+    );
     let out = install(&env, &source, &["--yes"]);
     assert_output_safe("install with an escaped tool name", &out);
     for args in [
@@ -346,15 +401,25 @@ fn limits_above_the_defaults_apply_only_when_granted() {
         stderr(&out)
     );
     let info = stdout(&env.reasonix(&["plugin", "info", "hostile-term"]));
-    assert!(info.contains("limits:    256 MiB, 60000 ms per call"), "{info}");
+    assert!(
+        info.contains("limits:    256 MiB, 60000 ms per call"),
+        "{info}"
+    );
     let out = env.call("term-hog", hog);
     assert!(!out.status.success(), "300 MiB fit in the default limit");
-    assert!(stderr(&out).contains("memory limit of 256 MiB"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("memory limit of 256 MiB"),
+        "{}",
+        stderr(&out)
+    );
 
     // A project file asking for more changes nothing.
     env.project_config("[plugin.hostile-term]\nmemory_mib = 4096\ncall_timeout_ms = 3600000\n");
     let info = stdout(&env.reasonix(&["plugin", "info", "hostile-term"]));
-    assert!(info.contains("limits:    256 MiB, 60000 ms per call"), "{info}");
+    assert!(
+        info.contains("limits:    256 MiB, 60000 ms per call"),
+        "{info}"
+    );
     assert!(!env.call("term-hog", hog).status.success());
     env.project_config("");
 
@@ -365,7 +430,10 @@ fn limits_above_the_defaults_apply_only_when_granted() {
     )
     .unwrap();
     let info = stdout(&env.reasonix(&["plugin", "info", "hostile-term"]));
-    assert!(info.contains("limits:    512 MiB, 60000 ms per call"), "{info}");
+    assert!(
+        info.contains("limits:    512 MiB, 60000 ms per call"),
+        "{info}"
+    );
     std::fs::remove_file(env.home().join("config.toml")).unwrap();
 
     // Granting the limits (an update with --grant) lets the plugin have them.
@@ -383,10 +451,17 @@ fn limits_above_the_defaults_apply_only_when_granted() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let info = stdout(&env.reasonix(&["plugin", "info", "hostile-term"]));
-    assert!(info.contains("limits:    4096 MiB, 3600000 ms per call"), "{info}");
+    assert!(
+        info.contains("limits:    4096 MiB, 3600000 ms per call"),
+        "{info}"
+    );
     let out = env.call("term-hog", hog);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("allocated 300 MiB"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("allocated 300 MiB"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 impl EnvExt for Env {
