@@ -239,7 +239,10 @@ pub fn describe(
         .map(|t| {
             let parameters = canonical_json(&t.parameters).map_err(|e| LoadError::BadMetadata {
                 origin: label.clone(),
-                message: format!("tool `{}`: parameters are not valid JSON: {e}", t.name),
+                message: format!(
+                    "tool `{}`: parameters are not valid JSON: {e}",
+                    crate::terminal::shown(&t.name)
+                ),
             })?;
             Ok(ToolSpec {
                 name: t.name,

@@ -40,7 +40,8 @@ pub enum InstallError {
     #[error("{0}")]
     Load(#[from] LoadError),
     #[error(
-        "{what} `{name}` is already served by {existing}; `{plugin}` was not installed (remove or disable the other one, or set `[plugin.{plugin}] prefer = true`)"
+        "{what} `{}` is already served by {existing}; `{plugin}` was not installed (remove or disable the other one, or set `[plugin.{plugin}] prefer = true`)",
+        crate::terminal::shown(.name)
     )]
     Clash {
         what: &'static str,

@@ -216,7 +216,7 @@ impl Registry {
             if let Some(existing) = self.tools.get(&spec.name) {
                 notes.push(format!(
                     "tool `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
-                    spec.name,
+                    crate::terminal::shown(&spec.name),
                     self.describe_source(existing.source()),
                     d.info.name,
                     d.info.name
@@ -227,7 +227,7 @@ impl Registry {
             if let Some(existing) = self.providers.get(&kind.name) {
                 notes.push(format!(
                     "provider kind `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
-                    kind.name,
+                    crate::terminal::shown(&kind.name),
                     self.describe_source(existing.source()),
                     d.info.name,
                     d.info.name

@@ -7,6 +7,7 @@ use crate::term::{self, outln};
 use anyhow::anyhow;
 use reasonix_kernel::config::{Config, Paths};
 use reasonix_kernel::session::{SessionStore, Summary};
+use reasonix_kernel::terminal::shown;
 use serde_json::json;
 use std::path::Path;
 
@@ -46,8 +47,9 @@ fn table(sessions: &[Summary]) -> String {
                 s.id.clone(),
                 utc(s.updated_ms),
                 s.messages.to_string(),
-                format!("{}/{}", s.provider, s.model),
-                s.title.clone(),
+                // Read from session files: one line each, escaped (see crate::term).
+                shown(&format!("{}/{}", s.provider, s.model)).to_string(),
+                shown(&s.title).to_string(),
             ]
         })
         .collect();
