@@ -169,7 +169,8 @@ pub fn shown(s: &str) -> Shown<'_> {
 
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&line(self.0))
+        // `pad`, so width and alignment (`{:<12}`) work as for a `str`.
+        f.pad(&line(self.0))
     }
 }
 
@@ -211,6 +212,11 @@ mod tests {
             assert_eq!(text(input), *want_text, "text({input:?})");
             assert_eq!(shown(input).to_string(), *want_line, "shown({input:?})");
         }
+    }
+
+    #[test]
+    fn shown_pads_like_a_str() {
+        assert_eq!(format!("[{:<6}]", shown("a\nb")), "[a\\nb  ]");
     }
 
     #[test]
