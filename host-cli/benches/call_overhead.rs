@@ -1,6 +1,8 @@
 //! Per-call overhead of a wasm tool (fresh instance per call, capability-scoped context,
 //! deadline and memory limit) against the same crate's logic called natively.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod common;
 

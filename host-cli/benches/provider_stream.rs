@@ -4,6 +4,8 @@
 //! policy, SSE parsing and decoding inside wasm, events copied out to the kernel); reqwest only
 //! reads the bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod common;
 

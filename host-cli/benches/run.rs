@@ -7,6 +7,8 @@
 //! `--yolo` so nothing is refused. Every run uses a warm compiled-artifact cache (one warm-up
 //! run first) and a fresh session.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod common;
 

@@ -8,6 +8,8 @@
 //! and binary files and search one file at a time; grep also sorts each directory's entries
 //! by name (rg does not) and skips credential files. The page cache is warmed first.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod common;
 

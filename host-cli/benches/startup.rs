@@ -2,6 +2,8 @@
 //! against a bare `reasonix version`, with a warm and a cold compiled-artifact cache; plus the
 //! registry load alone, in-process.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod common;
 

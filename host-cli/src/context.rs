@@ -2,9 +2,11 @@
 
 use crate::builtins::BUILTINS;
 use crate::exit::Failure;
+use crate::term::errln;
 use reasonix_kernel::Registry;
 use reasonix_kernel::config::{Config, Paths};
 use reasonix_kernel::host::bindings::reasonix::plugin::log::Level;
+use reasonix_kernel::terminal::shown;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,10 +39,10 @@ pub fn load() -> Result<Context, Failure> {
     let registry =
         Registry::load(BUILTINS, &paths, &config, Some(log_sink())).map_err(Failure::runtime)?;
     for problem in registry.problems() {
-        eprintln!("warning: {problem}");
+        errln!("warning: {problem}");
     }
     for notice in registry.notices() {
-        eprintln!("note: {notice}");
+        errln!("note: {notice}");
     }
     let sandbox = reasonix_kernel::sandbox::SandboxConfig {
         settings: config.sandbox.clone(),
@@ -49,7 +51,7 @@ pub fn load() -> Result<Context, Failure> {
         hidden: Vec::new(),
     };
     for warning in sandbox.resolve(&cwd).warnings {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     Ok(Context {
         paths,
@@ -66,7 +68,8 @@ fn log_sink() -> reasonix_kernel::host::state::LogSink {
         .unwrap_or(3);
     Arc::new(move |plugin: &str, level: Level, message: &str| {
         if rank(level) >= threshold {
-            eprintln!("[{plugin}] {}: {message}", name(level));
+            // One line per message: a newline in it cannot fake a line of another plugin.
+            errln!("[{}] {}: {}", shown(plugin), name(level), shown(message));
         }
     })
 }

@@ -5,7 +5,9 @@ mod builtins;
 mod commands;
 mod context;
 mod exit;
+mod term;
 
+use crate::term::errln;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -225,7 +227,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(failure) => {
-            eprintln!("error: {failure:#}");
+            errln!("error: {failure:#}");
             failure.exit_code().into()
         }
     }

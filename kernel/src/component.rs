@@ -2,7 +2,7 @@
 //! probing which roles it exports, and asking it to describe itself.
 
 use crate::cache::Provenance;
-use crate::capability::{Capabilities, Limits, WorkspaceAccess};
+use crate::capability::{Capabilities, LimitValues, Limits, WorkspaceAccess};
 use crate::error::{CallError, LoadError};
 use crate::host::bindings::{interceptor, plugin, provider, tool};
 use crate::host::state::{PluginState, ProgressSink, StoreSpec};
@@ -58,6 +58,16 @@ pub struct PluginInfo {
     pub requested: Capabilities,
     pub requested_memory_mib: Option<u64>,
     pub requested_call_timeout_ms: Option<u64>,
+}
+
+impl PluginInfo {
+    /// The per-call limits the plugin asks for.
+    pub fn requested_limits(&self) -> LimitValues {
+        LimitValues {
+            memory_mib: self.requested_memory_mib,
+            call_timeout_ms: self.requested_call_timeout_ms,
+        }
+    }
 }
 
 /// Which roles a component's exports serve.
@@ -192,6 +202,7 @@ fn describe_now(
     if let Some(cached) = host.cache().load_description::<Description>(&sha256)
         && validate_name(&cached.info.name).is_ok()
         && validate::check(&cached).is_ok()
+        && cached.info.requested.validate_request().is_ok()
     {
         return Ok(Described {
             origin,
@@ -261,12 +272,21 @@ fn describe_now(
         origin: label.clone(),
         message,
     })?;
+    info.requested
+        .validate_request()
+        .map_err(|message| LoadError::BadMetadata {
+            origin: label.clone(),
+            message: format!("plugin `{}`: {message}", info.name),
+        })?;
     let tools = tools
         .into_iter()
         .map(|t| {
             let parameters = canonical_json(&t.parameters).map_err(|e| LoadError::BadMetadata {
                 origin: label.clone(),
-                message: format!("tool `{}`: parameters are not valid JSON: {e}", t.name),
+                message: format!(
+                    "tool `{}`: parameters are not valid JSON: {e}",
+                    crate::terminal::shown(&t.name)
+                ),
             })?;
             Ok(ToolSpec {
                 name: t.name,

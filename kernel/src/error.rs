@@ -104,7 +104,8 @@ pub enum LoadError {
     )]
     RememberedFailure { origin: String, message: String },
     #[error(
-        "{what} `{name}` is served by both {first} and {second}; the second was not loaded (disable one of them)"
+        "{what} `{}` is served by both {first} and {second}; the second was not loaded (disable one of them)",
+        crate::terminal::shown(.name)
     )]
     Clash {
         what: &'static str,

@@ -2,7 +2,7 @@
 //! its hash, and what the user granted. Written atomically, so a failed write leaves the
 //! previous index intact.
 
-use crate::capability::Capabilities;
+use crate::capability::{Capabilities, LimitValues};
 use crate::error::StateError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -23,6 +23,10 @@ pub struct IndexEntry {
     pub sha256: String,
     /// What the user granted at install time.
     pub granted: Capabilities,
+    /// Per-call limits above the defaults that the user granted at install time. Absent in
+    /// index files written before limits needed a grant (they load as "none granted").
+    #[serde(default, skip_serializing_if = "LimitValues::is_empty")]
+    pub granted_limits: LimitValues,
     #[serde(default = "enabled_default")]
     pub enabled: bool,
 }
@@ -120,8 +124,29 @@ mod tests {
             source: "/src/x.wasm".into(),
             sha256: "00".into(),
             granted: Capabilities::default(),
+            granted_limits: LimitValues::default(),
             enabled: true,
         }
+    }
+
+    #[test]
+    fn old_entries_without_granted_limits_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = r#"{"version": 1, "plugins": [{"file": "x.wasm", "name": "x", "version": "0.1.0",
+            "source": "/src/x.wasm", "sha256": "00", "granted": {}, "enabled": true}]}"#;
+        std::fs::write(dir.path().join(INDEX_FILE), old).unwrap();
+        let index = PluginIndex::load(dir.path()).unwrap();
+        assert_eq!(index.plugins[0].granted_limits, LimitValues::default());
+        // Saving an entry without granted limits writes no new key either.
+        index.save(dir.path()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+        assert!(!text.contains("granted_limits"), "{text}");
+        let mut granted = index.plugins[0].clone();
+        granted.granted_limits.memory_mib = Some(4096);
+        let mut index = index;
+        index.upsert(granted.clone());
+        index.save(dir.path()).unwrap();
+        assert_eq!(PluginIndex::load(dir.path()).unwrap().plugins[0], granted);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! plugins directory and `index.json` as they were.
 
 use crate::cache::sha256_hex;
-use crate::capability::{Capabilities, WorkspaceAccess};
+use crate::capability::{Capabilities, LimitValues, WorkspaceAccess};
 use crate::component::{self, Described, Origin};
 use crate::config::Paths;
 use crate::error::{LoadError, StateError};
@@ -40,7 +40,8 @@ pub enum InstallError {
     #[error("{0}")]
     Load(#[from] LoadError),
     #[error(
-        "{what} `{name}` is already served by {existing}; `{plugin}` was not installed (remove or disable the other one, or set `[plugin.{plugin}] prefer = true`)"
+        "{what} `{}` is already served by {existing}; `{plugin}` was not installed (remove or disable the other one, or set `[plugin.{plugin}] prefer = true`)",
+        crate::terminal::shown(.name)
     )]
     Clash {
         what: &'static str,
@@ -316,10 +317,59 @@ pub fn check_clash(
     Ok(())
 }
 
+/// What a user grants a plugin at install: capabilities, and per-call limits above the
+/// defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Grant {
+    pub capabilities: Capabilities,
+    pub limits: LimitValues,
+}
+
+impl Grant {
+    /// Everything a plugin asks for: its capabilities, and its limits above the defaults.
+    pub fn requested_by(info: &crate::component::PluginInfo) -> Grant {
+        Grant {
+            capabilities: info.requested.clone(),
+            limits: info.requested_limits().needing_grant(),
+        }
+    }
+
+    /// The part of `self` (a request) that `given` allows.
+    pub fn intersect(&self, given: &Grant) -> Grant {
+        Grant {
+            capabilities: self.capabilities.intersect(&given.capabilities),
+            limits: self.limits.intersect(&given.limits),
+        }
+    }
+
+    /// Nothing asked or given.
+    pub fn is_empty(&self) -> bool {
+        self.capabilities == Capabilities::default() && self.limits.is_empty()
+    }
+
+    /// One line per capability and raised limit, for the install question.
+    pub fn describe(&self) -> Vec<String> {
+        let mut lines = self.capabilities.describe();
+        lines.extend(self.limits.describe());
+        lines
+    }
+
+    /// Compact one-line form for `granted:` lines.
+    pub fn summary(&self) -> String {
+        let caps = self.capabilities.summary();
+        match self.limits.summary() {
+            limits if limits.is_empty() => caps,
+            limits if caps == "none" => limits,
+            limits => format!("{caps}, {limits}"),
+        }
+    }
+}
+
 /// Parse `--grant` values: `workspace=none|read|read-write`, `network=PATTERN`, `env=NAME`,
-/// `process`.
-pub fn parse_grants(values: &[String]) -> Result<Capabilities, InstallError> {
+/// `process`, `memory_mib=N`, `call_timeout_ms=N`.
+pub fn parse_grants(values: &[String]) -> Result<Grant, InstallError> {
     let mut caps = Capabilities::default();
+    let mut limits = LimitValues::default();
     for value in values {
         let bad = |reason: &str| InstallError::BadGrant {
             value: value.clone(),
@@ -345,19 +395,35 @@ pub fn parse_grants(values: &[String]) -> Result<Capabilities, InstallError> {
             ("network", Some(p)) if !p.is_empty() => caps.network.push(p.to_string()),
             ("env", Some(n)) if !n.is_empty() => caps.env.push(n.to_string()),
             ("process", None) | ("process", Some("true")) => caps.process = true,
+            ("memory_mib", Some(n)) => {
+                limits.memory_mib = Some(
+                    n.parse()
+                        .map_err(|_| bad("memory_mib takes a whole number of MiB"))?,
+                )
+            }
+            ("call_timeout_ms", Some(n)) => {
+                limits.call_timeout_ms = Some(
+                    n.parse()
+                        .map_err(|_| bad("call_timeout_ms takes a whole number of ms"))?,
+                )
+            }
             _ => {
                 return Err(bad(
-                    "expected workspace=read|read-write, network=<* or scheme://host[:port]>, env=<NAME> or process",
+                    "expected workspace=read|read-write, network=<* or scheme://host[:port]>, env=<NAME>, process, memory_mib=<MiB> or call_timeout_ms=<ms>",
                 ));
             }
         }
     }
-    Ok(caps)
+    Ok(Grant {
+        capabilities: caps,
+        limits,
+    })
 }
 
 /// True when `requested` asks for something `granted` does not cover.
-pub fn exceeds(requested: &Capabilities, granted: &Capabilities) -> bool {
-    requested.intersect(granted) != *requested
+pub fn exceeds(requested: &Grant, granted: &Grant) -> bool {
+    requested.capabilities.intersect(&granted.capabilities) != requested.capabilities
+        || !granted.limits.covers(&requested.limits)
 }
 
 /// The installed entry of plugin `name`, if any.
@@ -371,7 +437,7 @@ pub fn installed(paths: &Paths, name: &str) -> Result<Option<IndexEntry>, Instal
 pub fn commit(
     paths: &Paths,
     checked: &Checked,
-    granted: Capabilities,
+    granted: Grant,
 ) -> Result<IndexEntry, InstallError> {
     let dir = paths.plugins_dir();
     let io = |path: &Path| {
@@ -405,7 +471,8 @@ pub fn commit(
         version: checked.described.info.version.clone(),
         source: checked.source.clone(),
         sha256: checked.described.sha256.clone(),
-        granted,
+        granted: granted.capabilities,
+        granted_limits: granted.limits,
         // A reinstall keeps a plugin disabled if it was.
         enabled: index
             .plugins
@@ -506,13 +573,17 @@ mod tests {
 
     #[test]
     fn grants_parse_and_bad_ones_are_named() {
-        let caps = parse_grants(&[
+        let grant = parse_grants(&[
             "workspace=read".into(),
             "network=https://api.example.com".into(),
             "env=FOO".into(),
             "process".into(),
+            "memory_mib=4096".into(),
         ])
         .unwrap();
+        assert_eq!(grant.limits.memory_mib, Some(4096));
+        assert!(parse_grants(&["call_timeout_ms=lots".into()]).is_err());
+        let caps = grant.capabilities;
         assert_eq!(caps.workspace, WorkspaceAccess::Read);
         assert_eq!(caps.network, ["https://api.example.com"]);
         assert_eq!(caps.env, ["FOO"]);
@@ -529,15 +600,22 @@ mod tests {
 
     #[test]
     fn growth_is_detected() {
-        let mut granted = Capabilities {
-            workspace: WorkspaceAccess::Read,
-            ..Capabilities::default()
+        let mut granted = Grant {
+            capabilities: Capabilities {
+                workspace: WorkspaceAccess::Read,
+                ..Capabilities::default()
+            },
+            limits: LimitValues::default(),
         };
         let mut requested = granted.clone();
         assert!(!exceeds(&requested, &granted));
-        requested.network.push("*".into());
+        requested.capabilities.network.push("*".into());
         assert!(exceeds(&requested, &granted));
-        granted.network.push("*".into());
+        granted.capabilities.network.push("*".into());
+        assert!(!exceeds(&requested, &granted));
+        requested.limits.call_timeout_ms = Some(3_600_000);
+        assert!(exceeds(&requested, &granted));
+        granted.limits.call_timeout_ms = Some(3_600_000);
         assert!(!exceeds(&requested, &granted));
     }
 

@@ -22,6 +22,7 @@ pub mod providers;
 pub mod registry;
 pub mod sandbox;
 pub mod session;
+pub mod terminal;
 pub mod tool;
 pub mod types;
 mod wasm_format;

@@ -3,7 +3,7 @@
 //! others: its error is kept in [`Registry::problems`].
 
 use crate::cache::sha256_hex;
-use crate::capability::{Capabilities, Limits};
+use crate::capability::{Capabilities, LimitValues, Limits};
 use crate::component::{self, Described, LoadedPlugin, Origin};
 use crate::config::{Config, Paths};
 use crate::error::LoadError;
@@ -135,8 +135,12 @@ impl Registry {
                 .push(format!("plugin `{name}` is disabled in the config"));
             return;
         }
-        let granted = match &described.origin {
-            Origin::Builtin(_) => described.info.requested.clone(),
+        // Built-ins ship with Reasonix: their requests are their grant.
+        let (granted, granted_limits) = match &described.origin {
+            Origin::Builtin(_) => (
+                described.info.requested.clone(),
+                described.info.requested_limits(),
+            ),
             Origin::Installed(path) => {
                 let file = file_name(path);
                 match index.and_then(|i| i.entry_for_file(&file)) {
@@ -144,13 +148,16 @@ impl Registry {
                         self.notices.push(format!("plugin `{name}` is disabled"));
                         return;
                     }
-                    Some(entry) => described.info.requested.intersect(&entry.granted),
+                    Some(entry) => (
+                        described.info.requested.intersect(&entry.granted),
+                        entry.granted_limits,
+                    ),
                     None => {
                         self.notices.push(format!(
                             "{}: not in the plugin index, so it runs with no capabilities; install it with `reasonix plugin install` to grant some",
                             path.display()
                         ));
-                        Capabilities::default()
+                        (Capabilities::default(), LimitValues::default())
                     }
                 }
             }
@@ -163,10 +170,10 @@ impl Registry {
         }
         let granted = settings.narrow(&granted);
         let limits = Limits::resolve(
-            described.info.requested_memory_mib,
-            described.info.requested_call_timeout_ms,
-            settings.memory_mib,
-            settings.call_timeout_ms,
+            described.info.requested_limits(),
+            granted_limits,
+            settings.limits(),
+            settings.user_limits,
         );
         let plugin_config = match serde_json::to_value(&settings.config) {
             Ok(serde_json::Value::Object(map)) => map,
@@ -209,7 +216,7 @@ impl Registry {
             if let Some(existing) = self.tools.get(&spec.name) {
                 notes.push(format!(
                     "tool `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
-                    spec.name,
+                    crate::terminal::shown(&spec.name),
                     self.describe_source(existing.source()),
                     d.info.name,
                     d.info.name
@@ -220,7 +227,7 @@ impl Registry {
             if let Some(existing) = self.providers.get(&kind.name) {
                 notes.push(format!(
                     "provider kind `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
-                    kind.name,
+                    crate::terminal::shown(&kind.name),
                     self.describe_source(existing.source()),
                     d.info.name,
                     d.info.name

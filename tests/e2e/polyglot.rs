@@ -5,6 +5,8 @@
 //! componentize-py is installed by `.ci/run`, which also sets `REASONIX_REQUIRE_POLYGLOT=1` so a
 //! missing tool fails CI instead of skipping. Locally, without it, the test prints why it skipped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod support;
 

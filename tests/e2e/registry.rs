@@ -238,6 +238,7 @@ fn index_grants_apply_and_hash_mismatch_refuses() {
             workspace: reasonix_kernel::capability::WorkspaceAccess::Read,
             ..Default::default()
         },
+        granted_limits: Default::default(),
         enabled: true,
     };
     let mut index = PluginIndex::default();

@@ -2,6 +2,8 @@
 //! the host's network policy: private and metadata addresses refused (also behind a redirect),
 //! a plugin without a network grant cannot connect.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
 
 mod support;
 
@@ -364,6 +366,7 @@ fn a_plugin_without_a_network_grant_cannot_connect() {
                 network: network.iter().map(|s| s.to_string()).collect(),
                 ..Default::default()
             },
+            granted_limits: Default::default(),
             enabled: true,
         });
         index.save(&env.plugins_dir()).unwrap();

@@ -4,6 +4,7 @@
 use crate::commands::providers::key_source;
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::{self, outln};
 use reasonix_kernel::completion::served_kinds;
 use reasonix_kernel::config::ShellSandbox;
 use reasonix_kernel::providers;
@@ -187,12 +188,11 @@ pub fn run(as_json: bool) -> Outcome {
             .iter()
             .map(|f| json!({"status": label(f.status), "area": f.area, "message": f.message}))
             .collect();
-        let text = serde_json::to_string_pretty(&json!({"ok": !failed, "findings": findings}))
+        term::print_json(&json!({"ok": !failed, "findings": findings}))
             .map_err(Failure::runtime)?;
-        println!("{text}");
     } else {
         for f in &report.0 {
-            println!("{:<4} {:<9} {}", label(f.status), f.area, f.message);
+            outln!("{:<4} {:<9} {}", label(f.status), f.area, f.message);
         }
     }
     Ok(if failed { Code::Failure } else { Code::Success })

@@ -3,6 +3,7 @@
 //! `cargo build --release --target wasm32-wasip2` and works as generated.
 
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::outln;
 use anyhow::{Context, anyhow};
 use std::path::{Path, PathBuf};
 
@@ -35,15 +36,15 @@ pub fn run(name: &str, kind: Kind, dir: Option<&Path>, sdk_path: Option<&Path>) 
         Kind::Provider => "provider",
         Kind::Interceptor => "interceptor",
     };
-    println!("created {kind_word} plugin `{name}` in {}", dir.display());
+    outln!("created {kind_word} plugin `{name}` in {}", dir.display());
     for (path, _) in &files {
-        println!("  {path}");
+        outln!("  {path}");
     }
-    println!();
-    println!("next:");
-    println!("  cd {}", dir.display());
-    println!("  cargo build --release --target wasm32-wasip2");
-    println!(
+    outln!();
+    outln!("next:");
+    outln!("  cd {}", dir.display());
+    outln!("  cargo build --release --target wasm32-wasip2");
+    outln!(
         "  reasonix plugin install target/wasm32-wasip2/release/{}.wasm",
         artifact_stem(name)
     );

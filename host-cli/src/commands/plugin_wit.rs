@@ -3,6 +3,7 @@
 //! generator. The files are embedded at build time, so they always match the running binary.
 
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::outln;
 use anyhow::Context;
 use std::path::Path;
 
@@ -34,15 +35,15 @@ pub fn write_to(out: &Path) -> anyhow::Result<()> {
 pub fn run(out: Option<&Path>) -> Outcome {
     let out = out.unwrap_or(Path::new("wit"));
     write_to(out).map_err(Failure::runtime)?;
-    println!(
+    outln!(
         "wrote the WIT package {}@{} to {}:",
         reasonix_kernel::WIT_PACKAGE,
         reasonix_kernel::SUPPORTED_WIT_VERSIONS.join(", "),
         out.display()
     );
     for (name, _) in WIT_FILES {
-        println!("  {name}");
+        outln!("  {name}");
     }
-    println!("worlds: tool-plugin, provider-plugin, interceptor-plugin (see worlds.wit)");
+    outln!("worlds: tool-plugin, provider-plugin, interceptor-plugin (see worlds.wit)");
     Ok(Code::Success)
 }

@@ -4,12 +4,13 @@
 use crate::builtins::BUILTINS;
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
-use reasonix_kernel::capability::Capabilities;
+use crate::term::{self, err, errln, outln};
 use reasonix_kernel::component::{LoadedPlugin, Origin};
 use reasonix_kernel::index::{IndexEntry, PluginIndex};
-use reasonix_kernel::install::{self, InstallError};
+use reasonix_kernel::install::{self, Grant, InstallError};
+use reasonix_kernel::terminal::shown;
 use serde_json::json;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 
 /// `reasonix plugin install`.
 #[derive(Debug, clap::Args)]
@@ -45,7 +46,8 @@ pub struct GrantArgs {
     #[arg(long, short)]
     pub yes: bool,
     /// Grant one capability (repeatable): workspace=read|read-write, network=PATTERN, env=NAME,
-    /// process. Only what the plugin also requests is granted.
+    /// process, memory_mib=MiB, call_timeout_ms=MS (limits above the defaults of 256 MiB and
+    /// 60000 ms need a grant). Only what the plugin also requests is granted.
     #[arg(long = "grant", value_name = "CAP")]
     pub grants: Vec<String>,
 }
@@ -100,7 +102,7 @@ fn install_from(
     let cx = context::load()?;
     let fetched = install::fetch(source).map_err(install_failure)?;
     if let Some(note) = &fetched.note {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
     }
     let checked =
         install::check(&cx.paths, fetched, grant.sha256.as_deref()).map_err(install_failure)?;
@@ -110,7 +112,7 @@ fn install_from(
     {
         return Err(Failure::usage(anyhow::anyhow!(
             "{source} is plugin `{}`, not `{expected}`; nothing was {}",
-            info.name,
+            shown(&info.name),
             if update { "updated" } else { "installed" }
         )));
     }
@@ -119,24 +121,24 @@ fn install_from(
     let current = install::installed(&cx.paths, &info.name).map_err(install_failure)?;
     let granted = decide_grant(
         &info.name,
-        &info.requested,
-        current.as_ref().map(|e| &e.granted),
+        &Grant::requested_by(info),
+        current.as_ref().map(entry_grant).as_ref(),
         grant,
     )?;
     let entry = install::commit(&cx.paths, &checked, granted).map_err(install_failure)?;
     let verb = match &current {
-        Some(old) => format!("updated (was {})", old.version),
+        Some(old) => format!("updated (was {})", shown(&old.version)),
         None => "installed".to_string(),
     };
-    println!(
+    outln!(
         "{} {} {verb}: {}",
-        entry.name,
-        entry.version,
+        shown(&entry.name),
+        shown(&entry.version),
         cx.paths.plugins_dir().join(&entry.file).display()
     );
-    println!("  granted: {}", entry.granted.summary());
+    outln!("  granted: {}", entry_grant(&entry).summary());
     if !entry.enabled {
-        println!(
+        outln!(
             "  disabled: it is not loaded until `reasonix plugin enable {}`",
             entry.name
         );
@@ -144,33 +146,43 @@ fn install_from(
     Ok(Code::Success)
 }
 
-/// The grant for a plugin requesting `requested`: the current one when it still covers the
-/// request, else `--yes`, `--grant`, or a question on a terminal.
+/// What an index entry says was granted.
+fn entry_grant(entry: &IndexEntry) -> Grant {
+    Grant {
+        capabilities: entry.granted.clone(),
+        limits: entry.granted_limits,
+    }
+}
+
+/// The grant for a plugin requesting `requested` (capabilities, and limits above the
+/// defaults): the current one when it still covers the request, else `--yes`, `--grant`, or a
+/// question on a terminal. Whatever decides, the request is shown first, one capability or
+/// limit per line, each escaped for the terminal, so nothing in it can hide another line.
 fn decide_grant(
     name: &str,
-    requested: &Capabilities,
-    current: Option<&Capabilities>,
+    requested: &Grant,
+    current: Option<&Grant>,
     args: &GrantArgs,
-) -> Result<Capabilities, Failure> {
+) -> Result<Grant, Failure> {
     if let Some(current) = current
         && !args.yes
         && args.grants.is_empty()
         && !install::exceeds(requested, current)
     {
-        eprintln!("note: keeping the current grant ({})", current.summary());
+        errln!("note: keeping the current grant ({})", current.summary());
         return Ok(current.clone());
     }
-    if *requested == Capabilities::default() {
-        return Ok(Capabilities::default());
+    if requested.is_empty() {
+        return Ok(Grant::default());
     }
     let why = if current.is_some() {
         "now asks for more than it was granted; it asks to"
     } else {
         "asks to"
     };
-    eprintln!("plugin `{name}` {why}:");
+    errln!("plugin `{}` {why}:", shown(name));
     for line in requested.describe() {
-        eprintln!("  - {line}");
+        errln!("  - {line}");
     }
     if args.yes {
         return Ok(requested.clone());
@@ -180,13 +192,12 @@ fn decide_grant(
         let granted = requested.intersect(&given);
         let withheld = requested_minus(requested, &granted);
         if !withheld.is_empty() {
-            eprintln!("note: not granted: {}", withheld.join("; "));
+            errln!("note: not granted: {}", withheld.join("; "));
         }
         return Ok(granted);
     }
     if std::io::stdin().is_terminal() {
-        eprint!("Grant these? [y/N] ");
-        let _ = std::io::stderr().flush();
+        err!("Grant these? [y/N] ");
         let mut answer = String::new();
         std::io::stdin()
             .lock()
@@ -200,12 +211,12 @@ fn decide_grant(
         )));
     }
     Err(Failure::usage(anyhow::anyhow!(
-        "cannot ask for the grant: stdin is not a terminal; pass --yes to grant everything `{name}` requests, or --grant CAP for each capability to grant (workspace=read|read-write, network=PATTERN, env=NAME, process)"
+        "cannot ask for the grant: stdin is not a terminal; pass --yes to grant everything `{name}` requests, or --grant CAP for each capability to grant (workspace=read|read-write, network=PATTERN, env=NAME, process, memory_mib=MiB, call_timeout_ms=MS)"
     )))
 }
 
-/// The requested capabilities, in words, that `granted` leaves out.
-fn requested_minus(requested: &Capabilities, granted: &Capabilities) -> Vec<String> {
+/// The requested capabilities and limits, in words, that `granted` leaves out.
+fn requested_minus(requested: &Grant, granted: &Grant) -> Vec<String> {
     let given = granted.describe();
     requested
         .describe()
@@ -218,7 +229,7 @@ pub fn remove(name: &str) -> Outcome {
     let cx = context::load()?;
     let builtin = is_builtin(&cx, name);
     let entry = install::remove(&cx.paths, name, builtin).map_err(install_failure)?;
-    println!("removed {} {}", entry.name, entry.version);
+    outln!("removed {} {}", shown(&entry.name), shown(&entry.version));
     Ok(Code::Success)
 }
 
@@ -226,7 +237,7 @@ pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
     let paths = reasonix_kernel::config::Paths::from_env();
     let builtin = BUILTINS.iter().any(|b| b.name == name);
     let entry = install::set_enabled(&paths, name, enabled, builtin).map_err(install_failure)?;
-    println!(
+    outln!(
         "{} {}",
         entry.name,
         if enabled { "enabled" } else { "disabled" }
@@ -255,25 +266,24 @@ pub fn info(name: &str, as_json: bool) -> Outcome {
             "plugin": loaded.map(|p| plugin_json(p, entry.as_ref())),
             "index": entry,
         });
-        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
-        println!("{text}");
+        term::print_json(&value).map_err(Failure::runtime)?;
         return Ok(Code::Success);
     }
     match loaded {
         Some(p) => print_plugin(p, entry.as_ref(), true),
-        None => println!("{name} (not loaded: disabled)"),
+        None => outln!("{} (not loaded: disabled)", shown(name)),
     }
     if let Some(e) = &entry {
-        println!("  index entry:");
-        println!(
+        outln!("  index entry:");
+        outln!(
             "    file:    {}",
             cx.paths.plugins_dir().join(&e.file).display()
         );
-        println!("    version: {}", e.version);
-        println!("    source:  {}", e.source);
-        println!("    sha256:  {}", e.sha256);
-        println!("    granted: {}", e.granted.summary());
-        println!("    enabled: {}", e.enabled);
+        outln!("    version: {}", shown(&e.version));
+        outln!("    source:  {}", shown(&e.source));
+        outln!("    sha256:  {}", shown(&e.sha256));
+        outln!("    granted: {}", entry_grant(e).summary());
+        outln!("    enabled: {}", e.enabled);
     }
     Ok(Code::Success)
 }
@@ -295,20 +305,21 @@ pub fn list(as_json: bool) -> Outcome {
             "disabled": disabled,
             "problems": cx.registry.problems().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
         });
-        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
-        println!("{text}");
+        term::print_json(&value).map_err(Failure::runtime)?;
         return Ok(Code::Success);
     }
     for p in plugins {
         print_plugin(p, entry_of(p).as_ref(), false);
     }
     for e in disabled {
-        println!(
+        outln!(
             "{} {} (disabled; `reasonix plugin enable {}`)",
-            e.name, e.version, e.name
+            shown(&e.name),
+            shown(&e.version),
+            shown(&e.name)
         );
-        println!("  from:      {}", e.source);
-        println!("  granted:   {}", e.granted.summary());
+        outln!("  from:      {}", shown(&e.source));
+        outln!("  granted:   {}", entry_grant(e).summary());
     }
     Ok(Code::Success)
 }
@@ -316,53 +327,72 @@ pub fn list(as_json: bool) -> Outcome {
 fn print_plugin(p: &LoadedPlugin, entry: Option<&IndexEntry>, full: bool) {
     {
         let d = &p.described;
-        println!(
+        outln!(
             "{} {} ({}) enabled",
-            d.info.name,
-            d.info.version,
-            source(&d.origin)
+            shown(&d.info.name),
+            shown(&d.info.version),
+            shown(&source(&d.origin))
         );
-        println!("  {}", d.info.description);
+        outln!("  {}", shown(&d.info.description));
         if let Some(e) = entry {
-            println!("  from:      {}", e.source);
+            outln!("  from:      {}", shown(&e.source));
         }
         let sha = if full {
             &d.sha256[..]
         } else {
             &d.sha256[..d.sha256.len().min(12)]
         };
-        println!("  sha256:    {sha}");
-        println!("  roles: {}", roles(p).join(", "));
+        outln!("  sha256:    {}", shown(sha));
+        outln!("  roles: {}", roles(p).join(", "));
         if !d.tools.is_empty() {
-            let names: Vec<&str> = d.tools.iter().map(|t| t.name.as_str()).collect();
-            println!("  tools: {}", names.join(", "));
+            let names: Vec<String> = d.tools.iter().map(|t| shown(&t.name).to_string()).collect();
+            outln!("  tools: {}", names.join(", "));
         }
         if !d.provider_kinds.is_empty() {
-            let names: Vec<&str> = d.provider_kinds.iter().map(|k| k.name.as_str()).collect();
-            println!("  provider kinds: {}", names.join(", "));
+            let names: Vec<String> = d
+                .provider_kinds
+                .iter()
+                .map(|k| shown(&k.name).to_string())
+                .collect();
+            outln!("  provider kinds: {}", names.join(", "));
         }
         if !d.interception_points.is_empty() {
-            println!(
+            outln!(
                 "  interception points: {}",
-                d.interception_points.join(", ")
+                shown(&d.interception_points.join(", "))
             );
         }
-        println!("  requested: {}", d.info.requested.summary());
-        println!("  granted:   {}", p.granted.summary());
-        println!(
+        outln!("  requested: {}", Grant::requested_by(&d.info).summary());
+        outln!("  granted:   {}", p.granted.summary());
+        outln!(
             "  limits:    {} MiB, {} ms per call",
-            p.limits.memory_mib, p.limits.call_timeout_ms
+            p.limits.memory_mib,
+            p.limits.call_timeout_ms
         );
         if full {
             for t in &d.tools {
                 let ro = if t.read_only { " (read-only)" } else { "" };
-                println!("  tool {}{ro}: {}", t.name, t.description);
+                outln!(
+                    "  tool {}{ro}: {}",
+                    shown(&t.name),
+                    indented(&t.description)
+                );
             }
             for k in &d.provider_kinds {
-                println!("  provider kind {}: {}", k.name, k.description);
+                outln!(
+                    "  provider kind {}: {}",
+                    shown(&k.name),
+                    indented(&k.description)
+                );
             }
         }
     }
+}
+
+/// A multi-line description with its later lines indented under the item it describes, so
+/// none of them can pass for a line of the listing.
+fn indented(text: &str) -> String {
+    text.trim_end().replace('\n', "\n      ")
 }
 
 fn source(origin: &Origin) -> String {

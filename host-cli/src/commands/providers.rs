@@ -3,12 +3,12 @@
 
 use crate::context::{self, Context};
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::{self, err, errln, outln};
 use reasonix_kernel::cancel::CancelToken;
 use reasonix_kernel::completion::{ChatRequest, ProviderClient, served_kinds};
 use reasonix_kernel::providers::{self, ResolvedProvider, dotenv};
 use reasonix_kernel::types::{Message, Role, StreamEvent, Usage};
 use serde_json::json;
-use std::io::Write;
 use std::path::Path;
 
 /// Where a provider's API key was found. Never the key itself.
@@ -25,7 +25,7 @@ pub fn list(as_json: bool) -> Outcome {
     let cx = context::load()?;
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     for warning in cx.config.warnings() {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     let served = served_kinds(&cx.registry);
     let default = default_model(&cx, &resolved);
@@ -42,11 +42,10 @@ pub fn list(as_json: bool) -> Outcome {
             },
             "kinds_served": served,
         });
-        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
-        println!("{text}");
+        term::print_json(&value).map_err(Failure::runtime)?;
     } else {
         if resolved.is_empty() {
-            println!(
+            outln!(
                 "no providers configured; add a [[providers]] entry to {} (see `reasonix providers presets`)",
                 cx.paths.user_config().display()
             );
@@ -55,14 +54,14 @@ pub fn list(as_json: bool) -> Outcome {
             print_provider(&cx, p);
         }
         match &default {
-            Ok((provider, model)) => println!("default model: {provider}/{model}"),
-            Err(e) if !resolved.is_empty() => println!("default model: none ({e})"),
+            Ok((provider, model)) => outln!("default model: {provider}/{model}"),
+            Err(e) if !resolved.is_empty() => outln!("default model: none ({e})"),
             Err(_) => {}
         }
-        println!("kinds served: {}", served.join(", "));
+        outln!("kinds served: {}", served.join(", "));
     }
     for p in &unserved {
-        eprintln!(
+        errln!(
             "error: provider `{}` has kind `{}`, which no loaded plugin serves; kinds served: {}",
             p.name,
             p.kind,
@@ -88,10 +87,10 @@ fn print_provider(cx: &Context, p: &ResolvedProvider) {
         .provider(&p.kind)
         .map(|k| format!("served by {}", k.source()))
         .unwrap_or_else(|| "NOT SERVED by any loaded plugin".to_string());
-    println!("{}  (kind {}, {served_by})", p.name, p.kind);
-    println!("  base_url:  {}", p.base_url);
+    outln!("{}  (kind {}, {served_by})", p.name, p.kind);
+    outln!("  base_url:  {}", p.base_url);
     if let Some(url) = &p.request_url {
-        println!("  request:   {url}");
+        outln!("  request:   {url}");
     }
     let models: Vec<String> = p
         .models
@@ -104,12 +103,12 @@ fn print_provider(cx: &Context, p: &ResolvedProvider) {
             }
         })
         .collect();
-    println!("  models:    {}", models.join(", "));
+    outln!("  models:    {}", models.join(", "));
     match &p.api_key_env {
-        Some(env) => println!("  api key:   {env} ({})", key_source(p, &cx.paths.home)),
-        None => println!("  api key:   none"),
+        Some(env) => outln!("  api key:   {env} ({})", key_source(p, &cx.paths.home)),
+        None => outln!("  api key:   none"),
     }
-    println!(
+    outln!(
         "  reasoning: {}{}; stall {} s; retries {}",
         p.reasoning_protocol,
         p.effort
@@ -153,16 +152,15 @@ pub fn presets(as_json: bool) -> Outcome {
                 })
             })
             .collect();
-        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
-        println!("{text}");
+        term::print_json(&value).map_err(Failure::runtime)?;
         return Ok(Code::Success);
     }
     for p in all {
-        println!("{:<11} {:<9} {}", p.id, p.kind, p.base_url);
-        println!("            {}", p.description);
+        outln!("{:<11} {:<9} {}", p.id, p.kind, p.base_url);
+        outln!("            {}", p.description);
     }
-    println!();
-    println!("Use one with:\n  [[providers]]\n  name = \"mine\"\n  preset = \"<id>\"");
+    outln!();
+    outln!("Use one with:\n  [[providers]]\n  name = \"mine\"\n  preset = \"<id>\"");
     Ok(Code::Success)
 }
 
@@ -178,7 +176,7 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
         &cx.paths.home,
     )
     .map_err(Failure::usage)?;
-    eprintln!(
+    errln!(
         "{}/{} (kind {}, served by {})",
         client.provider().name,
         client.model(),
@@ -201,7 +199,7 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
     let cancel = CancelToken::new();
     let mut completion = client
         .stream(&request, &cancel, &mut |notice| {
-            eprintln!(
+            errln!(
                 "retrying ({}/{}) in {:.1} s: {}",
                 notice.attempt,
                 notice.max_retries,
@@ -210,7 +208,6 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
             );
         })
         .map_err(Failure::runtime)?;
-    let mut stdout = std::io::stdout().lock();
     loop {
         let batch = completion.next_events().map_err(Failure::runtime)?;
         if batch.is_empty() {
@@ -218,21 +215,18 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
         }
         for event in batch {
             match event {
-                StreamEvent::Text(text) => {
-                    let _ = stdout.write_all(text.as_bytes());
-                    let _ = stdout.flush();
-                }
-                StreamEvent::Reasoning(text) => eprint!("{text}"),
+                StreamEvent::Text(text) => term::write_out(&text),
+                StreamEvent::Reasoning(text) => err!("{text}"),
                 StreamEvent::ToolCall(call) => {
-                    eprintln!("\ntool call {} {}({})", call.id, call.name, call.arguments)
+                    errln!("\ntool call {} {}({})", call.id, call.name, call.arguments)
                 }
-                StreamEvent::Usage(usage) => eprintln!("\n{}", usage_line(&usage)),
-                StreamEvent::Done(reason) => eprintln!("finish: {reason:?}"),
+                StreamEvent::Usage(usage) => errln!("\n{}", usage_line(&usage)),
+                StreamEvent::Done(reason) => errln!("finish: {reason:?}"),
                 StreamEvent::ReasoningState(_) => {}
             }
         }
     }
-    let _ = writeln!(stdout);
+    outln!();
     Ok(Code::Success)
 }
 

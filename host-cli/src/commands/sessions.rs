@@ -3,11 +3,12 @@
 
 use crate::context::resolve_workspace;
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::{self, outln};
 use anyhow::anyhow;
 use reasonix_kernel::config::Paths;
 use reasonix_kernel::session::{SessionStore, Summary};
+use reasonix_kernel::terminal::shown;
 use serde_json::json;
-use std::io::Write;
 use std::path::Path;
 
 pub fn list(as_json: bool, dir: Option<&Path>) -> Outcome {
@@ -18,25 +19,22 @@ pub fn list(as_json: bool, dir: Option<&Path>) -> Outcome {
     let workspace = resolve_workspace(dir, config.sandbox.workspace_root.as_deref())?;
     let store = SessionStore::new(&paths.state, &workspace);
     let sessions = store.list().map_err(Failure::runtime)?;
-    let mut out = std::io::stdout().lock();
     if as_json {
         let value = json!({
             "workspace": workspace.display().to_string(),
             "sessions": sessions,
         });
-        let text = serde_json::to_string_pretty(&value).map_err(Failure::runtime)?;
-        let _ = writeln!(out, "{text}");
+        term::print_json(&value).map_err(Failure::runtime)?;
         return Ok(Code::Success);
     }
     if sessions.is_empty() {
-        let _ = writeln!(
-            out,
+        outln!(
             "no sessions for {}; `reasonix run` starts one",
             workspace.display()
         );
         return Ok(Code::Success);
     }
-    let _ = writeln!(out, "{}", table(&sessions));
+    outln!("{}", table(&sessions));
     Ok(Code::Success)
 }
 
@@ -49,8 +47,9 @@ fn table(sessions: &[Summary]) -> String {
                 s.id.clone(),
                 utc(s.updated_ms),
                 s.messages.to_string(),
-                format!("{}/{}", s.provider, s.model),
-                s.title.clone(),
+                // Read from session files: one line each, escaped (see crate::term).
+                shown(&format!("{}/{}", s.provider, s.model)).to_string(),
+                shown(&s.title).to_string(),
             ]
         })
         .collect();

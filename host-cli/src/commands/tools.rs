@@ -1,7 +1,9 @@
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::{self, out, outln};
 use anyhow::anyhow;
 use reasonix_kernel::CallError;
+use reasonix_kernel::terminal::shown;
 use reasonix_kernel::types::CallContext;
 use serde_json::json;
 use std::path::Path;
@@ -25,8 +27,7 @@ pub fn list(as_json: bool) -> Outcome {
                 })
             })
             .collect();
-        let text = serde_json::to_string_pretty(&tools).map_err(Failure::runtime)?;
-        println!("{text}");
+        term::print_json(&tools).map_err(Failure::runtime)?;
         return Ok(Code::Success);
     }
     for tool in cx.registry.tools() {
@@ -36,11 +37,11 @@ pub fn list(as_json: bool) -> Outcome {
         } else {
             "writes"
         };
-        println!(
+        outln!(
             "{}\t{mode}\t[{}]\t{}",
-            spec.name,
-            tool.source(),
-            spec.parameters
+            shown(&spec.name),
+            shown(tool.source()),
+            shown(&spec.parameters)
         );
     }
     Ok(Code::Success)
@@ -49,7 +50,7 @@ pub fn list(as_json: bool) -> Outcome {
 /// Print the tool contract (Markdown) for every tool the registry serves.
 pub fn doc() -> Outcome {
     let cx = context::load()?;
-    print!("{}", super::tool_doc::render(cx.registry.tools()));
+    out!("{}", super::tool_doc::render(cx.registry.tools()));
     Ok(Code::Success)
 }
 
@@ -80,7 +81,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
     };
     match tool.invoke(&parsed.to_string(), &context, None) {
         Ok(text) => {
-            println!("{text}");
+            outln!("{text}");
             Ok(Code::Success)
         }
         Err(CallError::Unknown(message)) => Err(Failure::usage(anyhow!(message))),

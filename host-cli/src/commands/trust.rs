@@ -2,6 +2,7 @@
 //! plugins, commands and credentials reach (`<home>/trust.json`).
 
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::outln;
 use anyhow::anyhow;
 use reasonix_kernel::config::{Paths, TrustStore};
 use std::path::PathBuf;
@@ -24,10 +25,10 @@ pub fn run(args: TrustArgs) -> Outcome {
     let mut store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
     if args.list {
         if store.workspaces.is_empty() {
-            println!("no trusted workspaces; `reasonix trust [DIR]` adds one");
+            outln!("no trusted workspaces; `reasonix trust [DIR]` adds one");
         }
         for dir in &store.workspaces {
-            println!("{}", dir.display());
+            outln!("{}", dir.display());
         }
         return Ok(Code::Success);
     }
@@ -48,7 +49,7 @@ pub fn run(args: TrustArgs) -> Outcome {
         store.add(&dir)
     };
     match (args.remove, changed) {
-        (false, false) => println!("{} is already trusted", dir.display()),
+        (false, false) => outln!("{} is already trusted", dir.display()),
         (true, false) => {
             return Err(Failure::usage(anyhow!(
                 "{} is not in the trust list (see `reasonix trust --list`; a directory above it may be)",
@@ -62,7 +63,7 @@ pub fn run(args: TrustArgs) -> Outcome {
             } else {
                 "trusted: its reasonix.toml may now widen the sandbox, permissions and providers"
             };
-            println!("{}: {verb}", dir.display());
+            outln!("{}: {verb}", dir.display());
         }
     }
     Ok(Code::Success)

@@ -1,8 +1,9 @@
 use crate::exit::{Code, Outcome};
+use crate::term::outln;
 
 /// Prints without loading anything: this is the baseline start-up is measured against.
 pub fn run() -> Outcome {
-    println!(
+    outln!(
         "reasonix {} (plugin contract {}@{})",
         env!("CARGO_PKG_VERSION"),
         reasonix_kernel::WIT_PACKAGE,

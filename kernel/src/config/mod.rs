@@ -12,7 +12,7 @@ mod trust;
 
 pub use trust::{ProjectTrust, TRUST_FILE, TrustStore};
 
-use crate::capability::{Capabilities, WorkspaceAccess};
+use crate::capability::{Capabilities, LimitValues, WorkspaceAccess};
 use crate::error::StateError;
 use crate::permissions::{Decision, Policy, Rule};
 use crate::providers::ProviderSettings;
@@ -112,6 +112,13 @@ pub struct PluginSettings {
     /// The plugin's own configuration (`[plugin.<name>.config]`), readable through the
     /// `config` host service.
     pub config: toml::Table,
+    /// `memory_mib` and `call_timeout_ms` as the user's own config file sets them: only these
+    /// may raise a limit above the default and the install grant (a project file can lower).
+    /// Filled by [`Config::load`] from the user file; not a key.
+    // TODO(trust model): when project files become trusted per workspace, a trusted project
+    // file's limits may be copied here too (see `Config::load`).
+    #[serde(skip)]
+    pub user_limits: LimitValues,
 }
 
 impl PluginSettings {
@@ -133,6 +140,14 @@ impl PluginSettings {
         out
     }
 
+    /// `memory_mib` and `call_timeout_ms` from whichever file set them last.
+    pub fn limits(&self) -> LimitValues {
+        LimitValues {
+            memory_mib: self.memory_mib,
+            call_timeout_ms: self.call_timeout_ms,
+        }
+    }
+
     fn overlay(&mut self, top: PluginSettings) {
         macro_rules! take {
             ($($field:ident),*) => { $( if top.$field.is_some() { self.$field = top.$field; } )* };
@@ -149,6 +164,12 @@ impl PluginSettings {
         );
         for (k, v) in top.config {
             self.config.insert(k, v);
+        }
+        if top.user_limits.memory_mib.is_some() {
+            self.user_limits.memory_mib = top.user_limits.memory_mib;
+        }
+        if top.user_limits.call_timeout_ms.is_some() {
+            self.user_limits.call_timeout_ms = top.user_limits.call_timeout_ms;
         }
     }
 }
@@ -368,7 +389,9 @@ impl Config {
         let mut config = Config::default();
         let user = paths.user_config();
         if let Some(text) = read_text(&user)? {
-            config.merge(parse_file(&user, &text)?);
+            let mut parsed = parse_file(&user, &text)?;
+            parsed.mark_user_limits();
+            config.merge(parsed);
             config.sources.push(user);
         }
         let project = project_dir.join("reasonix.toml");
@@ -387,6 +410,9 @@ impl Config {
                     parsed.system_prompt_file = None;
                 }
                 parsed.warnings.extend(dropped);
+            } else {
+                // A trusted project file may raise plugin limits as the user's own can.
+                parsed.mark_user_limits();
             }
             config.project_trust = Some(trust);
             config.merge(parsed);
@@ -620,6 +646,16 @@ impl Config {
     /// The settings for one plugin (defaults when the config does not mention it).
     pub fn plugin(&self, name: &str) -> PluginSettings {
         self.plugins.get(name).cloned().unwrap_or_default()
+    }
+}
+
+impl ParsedFile {
+    /// This is the user's own config file: its plugin limits may raise (see
+    /// [`PluginSettings::user_limits`]).
+    fn mark_user_limits(&mut self) {
+        for settings in self.file.plugin.values_mut() {
+            settings.user_limits = settings.limits();
+        }
     }
 }
 

@@ -803,10 +803,9 @@ fn an_untrusted_project_can_narrow_but_not_widen() {
     assert_eq!(cfg.permissions.allow_dynamic_bash, None);
     let shell = cfg.plugin("shell");
     assert_eq!(shell.enabled, Some(false));
-    assert_eq!(
-        (shell.prefer, shell.memory_mib, shell.call_timeout_ms),
-        (None, None, None)
-    );
+    assert_eq!(shell.prefer, None);
+    // Limits from an untrusted project can only lower: they never count as the user's.
+    assert_eq!(shell.user_limits, crate::capability::LimitValues::default());
     assert_eq!(shell.process, Some(false), "narrowing stays");
     let names: Vec<&str> = cfg.providers.iter().map(|p| p.effective_name()).collect();
     assert_eq!(
@@ -825,8 +824,6 @@ fn an_untrusted_project_can_narrow_but_not_widen() {
         (13, "[permissions] allow_dynamic_bash = true"),
         (16, "[plugin.shell] enabled = true"),
         (17, "[plugin.shell] prefer = true"),
-        (18, "[plugin.shell] memory_mib"),
-        (19, "[plugin.shell] call_timeout_ms"),
         (22, "[[providers]] `deepseek`"),
         (33, "[[providers]] `leak`"),
     ] {
@@ -904,4 +901,32 @@ fn an_untrusted_system_prompt_file_stays_inside_the_project() {
     );
     let (cfg, _d) = load_pair("", &project, true);
     assert_eq!(cfg.system_prompt().unwrap().as_deref(), Some("PRIVATE"));
+}
+
+#[test]
+fn only_the_user_file_may_raise_plugin_limits() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[plugin.a]\nmemory_mib = 1024\n[plugin.b]\ncall_timeout_ms = 90000\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("reasonix.toml"),
+        "[plugin.a]\ncall_timeout_ms = 3600000\n[plugin.b]\ncall_timeout_ms = 1000\n",
+    )
+    .unwrap();
+    let cfg = Config::load(&Paths::under(home.path()), project.path()).unwrap();
+    let a = cfg.plugin("a");
+    assert_eq!(a.user_limits.memory_mib, Some(1024));
+    assert_eq!(a.user_limits.call_timeout_ms, None);
+    assert_eq!(a.limits().call_timeout_ms, Some(3_600_000));
+    let b = cfg.plugin("b");
+    assert_eq!(b.user_limits.call_timeout_ms, Some(90_000));
+    assert_eq!(b.limits().call_timeout_ms, Some(1000));
+    let none = crate::capability::LimitValues::default();
+    let limits = crate::capability::Limits::resolve(none, none, a.limits(), a.user_limits);
+    // The user's memory raise holds; the project's hour is capped at the default.
+    assert_eq!((limits.memory_mib, limits.call_timeout_ms), (1024, 60_000));
 }

@@ -338,18 +338,8 @@ pub(super) fn restrict_untrusted(
                 "it lets a plugin take over another plugin's tools",
             );
         }
-        for (key, value) in [
-            ("memory_mib", &mut settings.memory_mib),
-            ("call_timeout_ms", &mut settings.call_timeout_ms),
-        ] {
-            if value.take().is_some() {
-                drop(
-                    at.at(&section, key),
-                    &format!("[plugin.{name}] {key}"),
-                    "it can raise a plugin's limits",
-                );
-            }
-        }
+        // `memory_mib` and `call_timeout_ms` need nothing here: from a project file they can
+        // only lower a limit unless the file is trusted (`PluginSettings::user_limits`).
     }
 
     if let Some(prompt_file) = &file.agent.system_prompt_file {

@@ -7,6 +7,7 @@ mod signals;
 
 use crate::context::{self, Context};
 use crate::exit::{Code, Failure, Outcome};
+use crate::term::errln;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
 use reasonix_kernel::agent::{Agent, AgentConfig, RunStatus, prompt};
@@ -86,7 +87,7 @@ pub fn run(args: RunArgs) -> Outcome {
         cx.config.sandbox.workspace_root.as_deref(),
     )?;
     for warning in cx.config.warnings() {
-        eprintln!("warning: {warning}");
+        errln!("warning: {warning}");
     }
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let store = SessionStore::new(&cx.paths.state, &workspace);
@@ -153,7 +154,7 @@ pub fn run(args: RunArgs) -> Outcome {
 
     let cancel = CancelToken::new();
     if let Err(e) = signals::install(cancel.clone()) {
-        eprintln!("warning: Ctrl-C will not stop the run cleanly: {e}");
+        errln!("warning: Ctrl-C will not stop the run cleanly: {e}");
     }
     let mut printer = Printer::new(args.output_format, args.print, args.show_thinking);
     printer.init(Init {

@@ -5,11 +5,12 @@
 //! change; a field is only ever added to them, never renamed or removed, without a new
 //! `schema_version`.
 
+use crate::term;
 use reasonix_kernel::agent::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
+use reasonix_kernel::terminal::shown;
 use reasonix_kernel::types::{Message, Role, Usage};
 use serde::Serialize;
 use serde_json::Value;
-use std::io::Write;
 
 /// The version of the `stream-json` schema, on the first line.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -379,7 +380,7 @@ impl Printer {
                     Value::String(raw) => raw.clone(),
                     other => other.to_string(),
                 };
-                self.stderr_fresh(&format!("→ {name} {}\n", clip(&args, 160)));
+                self.stderr_fresh(&format!("→ {} {}\n", shown(name), shown(&clip(&args, 160))));
                 self.started.push(id.clone());
             }
             AgentEvent::ToolFinished {
@@ -404,10 +405,10 @@ impl Printer {
                 let who = if self.started.last() == Some(id) && self.started.len() == 1 {
                     String::new()
                 } else {
-                    format!("{name}: ")
+                    format!("{}: ", shown(name))
                 };
                 let line = match (ran, *is_error) {
-                    (false, _) => format!("✗ {name} not run: {first}\n"),
+                    (false, _) => format!("✗ {} not run: {first}\n", shown(name)),
                     (true, true) => format!("← {who}error: {first}\n"),
                     (true, false) => {
                         let n = output.lines().count();
@@ -449,20 +450,17 @@ impl Printer {
         }
     }
 
+    /// One JSON event, with the characters a terminal obeys as `\uXXXX` escapes.
     fn stdout_line(&mut self, text: &str) {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.write_all(b"\n");
-        let _ = out.flush();
+        term::json_out(text);
     }
 
     fn stdout(&mut self, text: &str) {
         if text.is_empty() {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        // The model's text: escape sequences escaped, newlines and tabs kept.
+        term::write_out(text);
         self.stdout_at_line_start = text.ends_with('\n');
     }
 
@@ -476,9 +474,7 @@ impl Printer {
         if text.is_empty() {
             return;
         }
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(text.as_bytes());
-        let _ = err.flush();
+        term::write_err(text);
         self.stderr_at_line_start = text.ends_with('\n');
     }
 

@@ -2,8 +2,8 @@
 //! the in-flight request is dropped, every completed message is already in the session file);
 //! a second one exits at once with 130.
 
+use crate::term;
 use reasonix_kernel::cancel::CancelToken;
-use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Exit status after a second interrupt (128 + SIGINT).
@@ -17,11 +17,9 @@ pub fn install(cancel: CancelToken) -> Result<(), ctrlc::Error> {
     ctrlc::set_handler(move || {
         if count.fetch_add(1, Ordering::SeqCst) == 0 {
             cancel.cancel();
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(
-                b"\ninterrupted: stopping the run and saving the session (press Ctrl-C again to quit at once)\n",
+            term::write_err(
+                "\ninterrupted: stopping the run and saving the session (press Ctrl-C again to quit at once)\n",
             );
-            let _ = err.flush();
         } else {
             std::process::exit(EXIT_INTERRUPTED);
         }
