@@ -384,11 +384,11 @@ fn run_output_escapes_the_model_and_the_tools() {
 }
 
 /// 4 GiB and an hour are shown and need the grant; without it the defaults apply (a 300 MiB
-/// allocation fails under 256 MiB); with it the allocation succeeds. A project file cannot
-/// raise the limits; the user's own config can.
+/// allocation fails under 256 MiB); with it the allocation succeeds. An untrusted project file
+/// cannot raise the limits; the user's own config can.
 #[test]
 fn limits_above_the_defaults_apply_only_when_granted() {
-    let env = Env::new();
+    let env = Env::untrusted();
     let source = fixture("hostile_term");
     let hog = r#"{"mib": 300}"#;
 
@@ -413,7 +413,7 @@ fn limits_above_the_defaults_apply_only_when_granted() {
         stderr(&out)
     );
 
-    // A project file asking for more changes nothing.
+    // An (untrusted) project file asking for more changes nothing.
     env.project_config("[plugin.hostile-term]\nmemory_mib = 4096\ncall_timeout_ms = 3600000\n");
     let info = stdout(&env.reasonix(&["plugin", "info", "hostile-term"]));
     assert!(
