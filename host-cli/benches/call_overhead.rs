@@ -57,10 +57,12 @@ fn main() {
     let kernel_ctx = CallContext {
         call_id: "bench".into(),
         workspace: workspace.clone(),
+        may_write_protected: false,
     };
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),
         workspace: workspace.to_string_lossy().into_owned(),
+        may_write_protected: false,
     };
 
     println!("| call | wasm µs/call | native µs/call | ratio |");

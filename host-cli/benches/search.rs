@@ -116,6 +116,7 @@ fn main() {
     let cx = CallContext {
         call_id: "bench".into(),
         workspace: tree.clone(),
+        may_write_protected: false,
     };
     let have_rg = rg(&tree, "warm-up-the-page-cache").is_some();
     if !have_rg {

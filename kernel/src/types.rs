@@ -19,6 +19,11 @@ pub struct CallContext {
     pub call_id: String,
     /// Absolute, symlink-free workspace root.
     pub workspace: std::path::PathBuf,
+    /// The user explicitly approved this call's write to a configuration file of the workspace
+    /// (`sandbox::PROTECTED_CONFIG`), or ran it directly. Without it the host's filesystem guard
+    /// keeps those files read-only for this call, built-in editors included; third-party
+    /// plugins never write them.
+    pub may_write_protected: bool,
 }
 
 /// Create, modify or delete.

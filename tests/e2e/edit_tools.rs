@@ -103,6 +103,7 @@ fn ctx(env: &Env) -> CallContext {
     CallContext {
         call_id: "e2e-1".into(),
         workspace: env.workspace(),
+        may_write_protected: false,
     }
 }
 

@@ -44,6 +44,7 @@ fn try_call(
     let ctx = CallContext {
         call_id: "t-1".into(),
         workspace: env.workspace(),
+        may_write_protected: false,
     };
     registry
         .tool(tool)

@@ -78,6 +78,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
     let context = CallContext {
         call_id: "cli-1".to_string(),
         workspace,
+        may_write_protected: true,
     };
     match tool.invoke(&parsed.to_string(), &context, None) {
         Ok(text) => {
