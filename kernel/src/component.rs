@@ -177,6 +177,7 @@ pub fn describe(
         log: host.log_sink(),
         progress: None,
         endpoint: None,
+        third_party: !origin.is_builtin(),
     })
     .map_err(|e| describe_err(CallError::Unknown(format!("{e:#}"))))?;
     let mut store = host.new_store(state, DESCRIBE_LIMITS.call_timeout_ms);
@@ -386,6 +387,7 @@ impl LoadedPlugin {
             log: self.host.log_sink(),
             progress,
             endpoint,
+            third_party: !self.described.origin.is_builtin(),
         })
         .map_err(|e| CallError::Crashed {
             plugin: self.name().to_string(),

@@ -4,6 +4,7 @@
 
 pub mod bindings;
 mod engine;
+pub mod fs_guard;
 pub mod http;
 pub mod process;
 mod services;
@@ -38,6 +39,9 @@ impl ComponentHost {
         let engine = Engine::new(&engine::config())?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        // Path-taking filesystem calls go through the guard (hidden, forbidden and protected
+        // paths; plugin-made symlinks).
+        fs_guard::linker::shadow_filesystem(&mut linker)?;
         // Outbound HTTP; every request is checked against the grant (`http.rs`).
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
         bindings::AllRoles::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
