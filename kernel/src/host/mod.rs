@@ -34,8 +34,14 @@ pub struct ComponentHost {
 }
 
 impl ComponentHost {
-    /// A host whose compiled artifacts live in `cache_dir`; plugin log lines go to `log`.
-    pub fn new(cache_dir: PathBuf, log: Option<LogSink>) -> wasmtime::Result<ComponentHost> {
+    /// A host whose compiled artifacts live in `cache_dir` (used only when nobody else can
+    /// have written it, and not when it lies inside one of `workspaces`: see
+    /// [`ArtifactCache`]); plugin log lines go to `log`.
+    pub fn new(
+        cache_dir: PathBuf,
+        workspaces: Vec<PathBuf>,
+        log: Option<LogSink>,
+    ) -> wasmtime::Result<ComponentHost> {
         let engine = Engine::new(&engine::config())?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
@@ -45,7 +51,7 @@ impl ComponentHost {
         // Outbound HTTP; every request is checked against the grant (`http.rs`).
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
         bindings::AllRoles::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
-        let cache = ArtifactCache::new(cache_dir, &engine);
+        let cache = ArtifactCache::new(cache_dir, &engine, workspaces);
         Ok(ComponentHost {
             engine,
             linker,
