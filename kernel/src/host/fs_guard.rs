@@ -30,8 +30,9 @@ pub(crate) mod linker;
 mod real_path;
 
 use crate::sandbox::{SandboxPolicy, normalize};
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub(crate) use real_path::descriptor_path;
 
@@ -43,6 +44,9 @@ pub struct FsGuard {
     /// A plugin that was installed rather than built in: protected paths are read-only to it.
     third_party: bool,
     plan: OnceLock<Plan>,
+    /// Open directory listings (by resource rep) of directories that hold hidden or forbidden
+    /// entries, with the names to leave out.
+    listings: Mutex<HashMap<u32, Vec<String>>>,
 }
 
 /// The guard's inputs resolved against the filesystem: canonical paths, decided once.
@@ -66,6 +70,25 @@ impl FsGuard {
             preopens,
             third_party,
             plan: OnceLock::new(),
+            listings: Mutex::default(),
+        }
+    }
+
+    /// Leave `names` out of the listing `stream`.
+    pub(crate) fn track_listing(&self, stream: u32, names: Vec<String>) {
+        if let Ok(mut listings) = self.listings.lock() {
+            listings.insert(stream, names);
+        }
+    }
+
+    /// The names to leave out of the listing `stream`, if any.
+    pub(crate) fn listing_filter(&self, stream: u32) -> Option<Vec<String>> {
+        self.listings.lock().ok()?.get(&stream).cloned()
+    }
+
+    pub(crate) fn forget_listing(&self, stream: u32) {
+        if let Ok(mut listings) = self.listings.lock() {
+            listings.remove(&stream);
         }
     }
 
@@ -123,6 +146,19 @@ impl Plan {
     /// deleting it would move what it holds out of sight of the check.
     pub(crate) fn holds_forbidden(&self, path: &Path) -> bool {
         self.forbidden.iter().any(|f| f.starts_with(path))
+    }
+
+    /// The names in directory `dir` (real) that are hidden or forbidden roots themselves: left
+    /// out of its listings, so a listing never shows what cannot be opened.
+    pub(crate) fn hidden_names(&self, dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .forbidden
+            .iter()
+            .filter(|f| f.parent() == Some(dir))
+            .filter_map(|f| f.file_name()?.to_str().map(str::to_string))
+            .collect();
+        names.dedup();
+        names
     }
 
     /// `path` is a protected configuration path or lies under one.

@@ -6,12 +6,13 @@ use super::{Plan, descriptor_path, split_parent};
 use crate::host::state::PluginState;
 use std::path::{Path, PathBuf};
 use wasmtime::StoreContextMut;
-use wasmtime::component::{Linker, Resource};
+use wasmtime::component::{Linker, Resource, ResourceType};
 use wasmtime_wasi::filesystem::{WasiFilesystemCtxView, WasiFilesystemView};
 use wasmtime_wasi::p2::bindings::filesystem::types::ErrorCode as Code;
 use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
-    self as fs, Descriptor, DescriptorFlags, DescriptorStat, ErrorCode, HostDescriptor,
-    MetadataHashValue, NewTimestamp, OpenFlags, PathFlags,
+    self as fs, Descriptor, DescriptorFlags, DescriptorStat, DirectoryEntry, DirectoryEntryStream,
+    ErrorCode, HostDescriptor, HostDirectoryEntryStream, MetadataHashValue, NewTimestamp,
+    OpenFlags, PathFlags,
 };
 use wasmtime_wasi::p2::{FsError, FsResult};
 
@@ -234,6 +235,72 @@ pub(crate) fn shadow_filesystem(linker: &mut Linker<PluginState>) -> wasmtime::R
                 Some(plan) => symlink_at(view, plan, fd, target, link),
                 None => HostDescriptor::symlink_at(view, fd, target, link),
             })
+        },
+    )?;
+    inst.func_wrap(
+        "[method]descriptor.read-directory",
+        |mut store: StoreContextMut<'_, PluginState>,
+         (fd,): (Resource<Descriptor>,)|
+         -> Ret<Resource<DirectoryEntryStream>> {
+            let guard = store.data().fs_guard.clone();
+            with_guard(&mut store, |view, plan| {
+                let (Some(guard), Some(plan)) = (guard, plan.filter(|p| p.active())) else {
+                    return HostDescriptor::read_directory(view, fd);
+                };
+                let real = descriptor_path(view.table.get(&fd)?);
+                let stream = HostDescriptor::read_directory(view, fd)?;
+                let hidden = match real {
+                    Ok(real) => plan.hidden_names(&real),
+                    Err(_) => return Err(refuse(Code::Access)),
+                };
+                if !hidden.is_empty() {
+                    guard.track_listing(stream.rep(), hidden);
+                }
+                Ok(stream)
+            })
+        },
+    )?;
+    inst.func_wrap(
+        "[method]directory-entry-stream.read-directory-entry",
+        |mut store: StoreContextMut<'_, PluginState>,
+         (stream,): (Resource<DirectoryEntryStream>,)|
+         -> Ret<Option<DirectoryEntry>> {
+            let guard = store.data().fs_guard.clone();
+            with_guard(&mut store, |view, plan| {
+                let skip = match (&guard, plan) {
+                    (Some(guard), Some(plan)) if plan.active() => {
+                        guard.listing_filter(stream.rep())
+                    }
+                    _ => None,
+                };
+                let rep = stream.rep();
+                let Some(skip) = skip else {
+                    return HostDirectoryEntryStream::read_directory_entry(view, stream);
+                };
+                loop {
+                    let next = HostDirectoryEntryStream::read_directory_entry(
+                        view,
+                        Resource::new_borrow(rep),
+                    )?;
+                    match next {
+                        Some(entry) if skip.contains(&entry.name) => continue,
+                        other => return Ok(other),
+                    }
+                }
+            })
+        },
+    )?;
+    // Re-defined only to forget the listing's filter when the guest drops it (a later stream
+    // may get the same handle).
+    inst.resource(
+        "directory-entry-stream",
+        ResourceType::host::<DirectoryEntryStream>(),
+        |mut store: StoreContextMut<'_, PluginState>, rep: u32| {
+            if let Some(guard) = &store.data().fs_guard {
+                guard.forget_listing(rep);
+            }
+            let mut view = WasiFilesystemView::filesystem(store.data_mut());
+            HostDirectoryEntryStream::drop(&mut view, Resource::new_own(rep))
         },
     )?;
     linker.allow_shadowing(false);
