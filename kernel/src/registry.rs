@@ -334,7 +334,12 @@ fn cache_excluded(sandbox: &SandboxConfig, config: &Config) -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut roots = vec![cwd.clone()];
-    if let Some(root) = config.sandbox.workspace_root.as_deref().filter(|r| !r.is_empty()) {
+    if let Some(root) = config
+        .sandbox
+        .workspace_root
+        .as_deref()
+        .filter(|r| !r.is_empty())
+    {
         roots.push(cwd.join(root));
     }
     roots.extend(sandbox.resolve(&cwd).allow_write);

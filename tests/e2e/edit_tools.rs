@@ -35,9 +35,12 @@ fn new_env() -> Env {
         let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("edit_tools-home");
         let _ = fs::remove_dir_all(&home);
         fs::create_dir_all(home.join("plugins")).unwrap();
+        // Run beside the home, not in it: a cache inside the current workspace is not used.
+        let cwd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("edit_tools-cwd");
+        fs::create_dir_all(&cwd).unwrap();
         let out = Command::new(env!("CARGO_BIN_EXE_reasonix"))
             .args(["tools", "list"])
-            .current_dir(&home)
+            .current_dir(&cwd)
             .env("REASONIX_HOME", &home)
             .env_remove("REASONIX_CACHE_HOME")
             .output()

@@ -97,27 +97,37 @@ fn an_unindexed_plugin_gets_no_filesystem() {
 
 /// The provider keys in `<home>/.env` stay out of reach even when the home is inside the
 /// workspace and the config forbids nothing: readers, search and the shell all miss them.
+/// (The whole home is hidden from plugins; a workspace that *is* the home shows nothing.)
 #[test]
 fn the_credentials_file_is_forbidden_even_inside_the_workspace() {
     let env = Env::new();
     let home = env.home();
+    let workspace = std::fs::canonicalize(env.root.path()).unwrap();
     std::fs::write(home.join(".env"), "DEEPSEEK_API_KEY=sk-very-secret\n").unwrap();
-    std::fs::write(home.join("notes.txt"), "sk-very-secret is not here\n").unwrap();
+    std::fs::write(workspace.join("notes.txt"), "sk-very-secret is not here\n").unwrap();
     let call = |tool: &str, args: &str| {
-        env.reasonix(&["tools", "call", tool, args, "--dir", home.to_str().unwrap()])
+        env.reasonix(&[
+            "tools",
+            "call",
+            tool,
+            args,
+            "--dir",
+            workspace.to_str().unwrap(),
+        ])
     };
 
-    let out = call("read_file", r#"{"path":".env"}"#);
+    let out = call("read_file", r#"{"path":"home/.env"}"#);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(!stdout(&out).contains("sk-very"));
 
     let out = call("grep", r#"{"pattern":"sk-very-secret"}"#);
     let found = stdout(&out);
     assert!(found.contains("notes.txt"), "{found}{}", stderr(&out));
-    let out = call("grep", r#"{"pattern":"sk-very-secret","path":".env"}"#);
+    assert!(!found.contains("DEEPSEEK"), "{found}");
+    let out = call("grep", r#"{"pattern":"sk-very-secret","path":"home/.env"}"#);
     assert!(!stdout(&out).contains("DEEPSEEK"), "{}", stdout(&out));
 
-    let out = call("bash", r#"{"command":"cat .env; echo done"}"#);
+    let out = call("bash", r#"{"command":"cat home/.env; echo done"}"#);
     let text = stdout(&out);
     assert!(text.contains("done"), "{text}{}", stderr(&out));
     assert!(!text.contains("sk-very"), "{text}");

@@ -67,7 +67,13 @@ impl Layout {
     fn install(&self, fixture_name: &str) {
         let path = fixture(fixture_name);
         let out = self.reasonix(&["plugin", "install", path.to_str().unwrap(), "--yes"]);
-        assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
     }
 
     fn call(&self, tool: &str, args: Value) -> Output {
@@ -122,7 +128,10 @@ fn home_inside_the_workspace_is_out_of_a_plugins_reach() {
     let index = l.home.join("plugins/index.json");
     let original_index = std::fs::read_to_string(&index).unwrap();
     let info_before = stdout(&l.reasonix(&["plugin", "info", "hostile-fs"]));
-    assert!(info_before.contains("workspace:read-write"), "{info_before}");
+    assert!(
+        info_before.contains("workspace:read-write"),
+        "{info_before}"
+    );
 
     for secret in [
         l.home.join(".env"),
@@ -169,7 +178,10 @@ fn home_inside_the_workspace_is_out_of_a_plugins_reach() {
     // (Relative: cap-std already refuses to follow absolute symlinks.)
     std::os::unix::fs::symlink("nest/rxhome/.env", l.ws.join("env-link")).unwrap();
     let err = l.refused("fs_read", json!({"path": p(&l.ws.join("env-link"))}));
-    assert!(err.contains("NotFound") && !err.contains("sk-home"), "{err}");
+    assert!(
+        err.contains("NotFound") && !err.contains("sk-home"),
+        "{err}"
+    );
     let copy = l.ws.join("env-copy");
     l.refused(
         "fs_hardlink",
@@ -186,8 +198,15 @@ fn home_inside_the_workspace_is_out_of_a_plugins_reach() {
     assert!(!l.home.join("cache/x").exists());
 
     // The rest of the workspace is as usable as ever.
-    l.allowed("fs_write", json!({"path": p(&l.ws.join("nest/ok.txt")), "content": "fine"}));
-    assert_eq!(l.allowed("fs_read", json!({"path": p(&l.ws.join("nest/ok.txt"))})).trim(), "fine");
+    l.allowed(
+        "fs_write",
+        json!({"path": p(&l.ws.join("nest/ok.txt")), "content": "fine"}),
+    );
+    assert_eq!(
+        l.allowed("fs_read", json!({"path": p(&l.ws.join("nest/ok.txt"))}))
+            .trim(),
+        "fine"
+    );
     let listed = l.allowed("fs_list", json!({"path": p(&l.ws.join("nest"))}));
     assert!(listed.contains("ok.txt"), "{listed}");
     assert!(!listed.contains("rxhome"), "{listed}");
@@ -212,13 +231,19 @@ fn forbid_read_holds_against_a_symlink_swapped_during_reads() {
     // Directly and through a symlink whose target is forbidden: not found.
     for path in ["secret.txt", "vault/key"] {
         let err = l.refused("fs_read", json!({"path": p(&l.ws.join(path))}));
-        assert!(err.contains("NotFound") && !err.contains("TOPSECRET"), "{err}");
+        assert!(
+            err.contains("NotFound") && !err.contains("TOPSECRET"),
+            "{err}"
+        );
     }
     std::os::unix::fs::symlink("secret.txt", l.ws.join("direct")).unwrap();
     std::os::unix::fs::symlink("vault", l.ws.join("vault-link")).unwrap();
     for path in ["direct", "vault-link/key"] {
         let err = l.refused("fs_read", json!({"path": p(&l.ws.join(path))}));
-        assert!(err.contains("NotFound") && !err.contains("TOPSECRET"), "{err}");
+        assert!(
+            err.contains("NotFound") && !err.contains("TOPSECRET"),
+            "{err}"
+        );
     }
     let err = l.refused(
         "fs_rename",
@@ -235,7 +260,11 @@ fn forbid_read_holds_against_a_symlink_swapped_during_reads() {
         std::thread::spawn(move || {
             let mut flips = 0u64;
             while !stop.load(Ordering::Relaxed) {
-                let target = if flips % 2 == 0 { "secret.txt" } else { "benign.txt" };
+                let target = if flips % 2 == 0 {
+                    "secret.txt"
+                } else {
+                    "benign.txt"
+                };
                 let tmp = ws.join("flip.tmp");
                 let _ = std::fs::remove_file(&tmp);
                 std::os::unix::fs::symlink(target, &tmp).unwrap();
@@ -278,19 +307,31 @@ fn protected_config_files_are_read_only_to_an_installed_plugin() {
         ".reasonix/x",
         ".reasonix/commands.toml",
     ] {
-        let err = l.refused("fs_write", json!({"path": p(&ws.join(name)), "content": evil}));
+        let err = l.refused(
+            "fs_write",
+            json!({"path": p(&ws.join(name)), "content": evil}),
+        );
         assert!(err.contains("PermissionDenied"), "{name}: {err}");
     }
-    l.refused("fs_append", json!({"path": p(&ws.join("reasonix.toml")), "content": evil}));
+    l.refused(
+        "fs_append",
+        json!({"path": p(&ws.join("reasonix.toml")), "content": evil}),
+    );
     l.allowed("fs_mkdir", json!({"path": p(&ws.join(".claude"))}));
     for name in [".claude/settings.json", ".claude/settings.local.json"] {
-        l.refused("fs_write", json!({"path": p(&ws.join(name)), "content": "{}"}));
+        l.refused(
+            "fs_write",
+            json!({"path": p(&ws.join(name)), "content": "{}"}),
+        );
     }
     l.refused("fs_remove", json!({"path": p(&ws.join("reasonix.toml"))}));
     l.refused("fs_rmdir", json!({"path": p(&ws.join(".reasonix"))}));
 
     // Rename over them, away from them, or a prepared directory into place.
-    l.allowed("fs_write", json!({"path": p(&ws.join("evil.toml")), "content": evil}));
+    l.allowed(
+        "fs_write",
+        json!({"path": p(&ws.join("evil.toml")), "content": evil}),
+    );
     l.refused(
         "fs_rename",
         json!({"from": p(&ws.join("evil.toml")), "to": p(&ws.join("reasonix.toml"))}),
@@ -311,18 +352,39 @@ fn protected_config_files_are_read_only_to_an_installed_plugin() {
     );
 
     // Through links it makes itself: a symlink to the file, one to the directory, a hard link.
-    l.allowed("fs_symlink", json!({"target": "reasonix.toml", "link": p(&ws.join("alias"))}));
-    l.refused("fs_write", json!({"path": p(&ws.join("alias")), "content": evil}));
-    l.allowed("fs_symlink", json!({"target": ".", "link": p(&ws.join("here"))}));
-    l.refused("fs_write", json!({"path": p(&ws.join("here/reasonix.toml")), "content": evil}));
-    l.refused("fs_write", json!({"path": p(&ws.join("here/.mcp.json")), "content": evil}));
+    l.allowed(
+        "fs_symlink",
+        json!({"target": "reasonix.toml", "link": p(&ws.join("alias"))}),
+    );
+    l.refused(
+        "fs_write",
+        json!({"path": p(&ws.join("alias")), "content": evil}),
+    );
+    l.allowed(
+        "fs_symlink",
+        json!({"target": ".", "link": p(&ws.join("here"))}),
+    );
+    l.refused(
+        "fs_write",
+        json!({"path": p(&ws.join("here/reasonix.toml")), "content": evil}),
+    );
+    l.refused(
+        "fs_write",
+        json!({"path": p(&ws.join("here/.mcp.json")), "content": evil}),
+    );
     l.refused(
         "fs_hardlink",
         json!({"from": p(&ws.join("reasonix.toml")), "to": p(&ws.join("hard"))}),
     );
-    l.refused("fs_symlink", json!({"target": "evil.toml", "link": p(&ws.join(".mcp.json"))}));
+    l.refused(
+        "fs_symlink",
+        json!({"target": "evil.toml", "link": p(&ws.join(".mcp.json"))}),
+    );
 
-    assert_eq!(std::fs::read_to_string(ws.join("reasonix.toml")).unwrap(), "# original\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("reasonix.toml")).unwrap(),
+        "# original\n"
+    );
     for name in [".mcp.json", ".reasonix/x", ".claude", "hard", "old.toml"] {
         assert!(!exists(&ws.join(name)), "{name} was created");
     }
@@ -330,9 +392,18 @@ fn protected_config_files_are_read_only_to_an_installed_plugin() {
         l.allowed("fs_read", json!({"path": p(&ws.join("reasonix.toml"))})),
         "# original\n\n"
     );
-    l.allowed("fs_write", json!({"path": p(&ws.join("notes.txt")), "content": "mine"}));
-    l.allowed("fs_write", json!({"path": p(&ws.join("notes.txt")), "content": "again"}));
-    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "again");
+    l.allowed(
+        "fs_write",
+        json!({"path": p(&ws.join("notes.txt")), "content": "mine"}),
+    );
+    l.allowed(
+        "fs_write",
+        json!({"path": p(&ws.join("notes.txt")), "content": "again"}),
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "again"
+    );
     l.allowed(
         "fs_rename",
         json!({"from": p(&ws.join("notes.txt")), "to": p(&ws.join("renamed.txt"))}),
@@ -356,14 +427,29 @@ fn plugin_symlinks_cannot_leave_the_workspace_or_point_into_the_home() {
         ("sub/../../outside", "f"),
     ];
     for (target, link) in cases {
-        let err = l.refused("fs_symlink", json!({"target": target, "link": p(&l.ws.join(link))}));
+        let err = l.refused(
+            "fs_symlink",
+            json!({"target": target, "link": p(&l.ws.join(link))}),
+        );
         assert!(err.contains("not-permitted"), "{target}: {err}");
         assert!(!exists(&l.ws.join(link)), "{link} -> {target} was created");
     }
-    l.allowed("fs_symlink", json!({"target": "file.txt", "link": p(&l.ws.join("ok"))}));
-    l.allowed("fs_symlink", json!({"target": "../file.txt", "link": p(&l.ws.join("sub/ok"))}));
-    assert_eq!(std::fs::read_to_string(l.ws.join("sub/ok")).unwrap(), "inside");
-    assert_eq!(l.allowed("fs_read", json!({"path": p(&l.ws.join("ok"))})), "inside\n");
+    l.allowed(
+        "fs_symlink",
+        json!({"target": "file.txt", "link": p(&l.ws.join("ok"))}),
+    );
+    l.allowed(
+        "fs_symlink",
+        json!({"target": "../file.txt", "link": p(&l.ws.join("sub/ok"))}),
+    );
+    assert_eq!(
+        std::fs::read_to_string(l.ws.join("sub/ok")).unwrap(),
+        "inside"
+    );
+    assert_eq!(
+        l.allowed("fs_read", json!({"path": p(&l.ws.join("ok"))})),
+        "inside\n"
+    );
 }
 
 /// The installed component's artifact file in `cache` (named after its sha256).
@@ -412,7 +498,10 @@ fn planted_artifacts_in_an_unsafe_cache_are_not_loaded() {
     assert!(fs_tools_listed(&l));
     plant_swapped_artifact(&l.cache);
     let planted = snapshot(&private);
-    assert!(!fs_tools_listed(&l), "the plant was not loaded even from a trusted cache");
+    assert!(
+        !fs_tools_listed(&l),
+        "the plant was not loaded even from a trusted cache"
+    );
 
     // The same plant in a group-writable cache.
     let shared = l.root.path().join("shared-cache");
@@ -421,7 +510,10 @@ fn planted_artifacts_in_an_unsafe_cache_are_not_loaded() {
     l.cache = shared.clone();
     let out = l.reasonix(&["tools", "list"]);
     let (text, err) = (stdout(&out), stderr(&out));
-    assert!(text.contains("fs_read_loop"), "planted artifact loaded: {text}{err}");
+    assert!(
+        text.contains("fs_read_loop"),
+        "planted artifact loaded: {text}{err}"
+    );
     assert!(err.contains("compiled-artifact cache is not used"), "{err}");
     assert!(err.contains("writable by its group"), "{err}");
     // Nothing was read back from it nor written to it.
@@ -434,7 +526,10 @@ fn planted_artifacts_in_an_unsafe_cache_are_not_loaded() {
     l.cache = inside.clone();
     let out = l.reasonix(&["tools", "list"]);
     let (text, err) = (stdout(&out), stderr(&out));
-    assert!(text.contains("fs_read_loop"), "planted artifact loaded: {text}{err}");
+    assert!(
+        text.contains("fs_read_loop"),
+        "planted artifact loaded: {text}{err}"
+    );
     assert!(err.contains("lies inside"), "{err}");
     assert_eq!(snapshot(&inside), planted);
 }

@@ -84,7 +84,10 @@ fn real_path(path: &Path) -> PathBuf {
     let mut base = absolute.as_path();
     loop {
         if let Ok(real) = std::fs::canonicalize(base) {
-            return rest.iter().rev().fold(real, |acc: PathBuf, part| acc.join(part));
+            return rest
+                .iter()
+                .rev()
+                .fold(real, |acc: PathBuf, part| acc.join(part));
         }
         match (base.parent(), base.file_name()) {
             (Some(parent), Some(name)) => {

@@ -1,8 +1,8 @@
 //! The data of one plugin `Store`: a deny-by-default WASI context built from the effective
 //! capabilities, the memory limiter, and what the host services need.
 
-use crate::capability::{Capabilities, WorkspaceAccess};
 use super::fs_guard::FsGuard;
+use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::sandbox::SandboxPolicy;
 use std::path::Path;
 use std::sync::Arc;

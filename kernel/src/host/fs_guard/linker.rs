@@ -83,7 +83,9 @@ pub(crate) fn shadow_filesystem(linker: &mut Linker<PluginState>) -> wasmtime::R
          -> Ret<()> {
             with_guard(&mut store, |view, plan| match plan {
                 Some(plan) if plan.active() => at(view, fd, path, metadata_check(plan, pflags), {
-                    |view, fd, path| HostDescriptor::set_times_at(view, fd, pflags, path, atim, mtim)
+                    |view, fd, path| {
+                        HostDescriptor::set_times_at(view, fd, pflags, path, atim, mtim)
+                    }
                 }),
                 _ => HostDescriptor::set_times_at(view, fd, pflags, path, atim, mtim),
             })
@@ -350,7 +352,8 @@ fn metadata_check(plan: &Plan, pflags: PathFlags) -> impl Fn(&Path) -> Option<Co
     move |target| {
         let follows = pflags.contains(PathFlags::SYMLINK_FOLLOW);
         let resolved = || std::fs::canonicalize(target).ok();
-        let hit = plan.forbidden(target) || (follows && resolved().is_some_and(|r| plan.forbidden(&r)));
+        let hit =
+            plan.forbidden(target) || (follows && resolved().is_some_and(|r| plan.forbidden(&r)));
         hit.then_some(Code::NoEntry)
     }
 }
@@ -507,7 +510,14 @@ fn open_at(
     let tail = split.tail.to_string();
     let opened = if base.contains(OpenFlags::CREATE) && !base.contains(OpenFlags::EXCLUSIVE) {
         let existing = base & !OpenFlags::CREATE;
-        match HostDescriptor::open_at(view, borrow(&parent.fd), pflags, tail.clone(), existing, flags) {
+        match HostDescriptor::open_at(
+            view,
+            borrow(&parent.fd),
+            pflags,
+            tail.clone(),
+            existing,
+            flags,
+        ) {
             Err(e) if e.downcast_ref() == Some(&Code::NoEntry) => HostDescriptor::open_at(
                 view,
                 borrow(&parent.fd),
@@ -552,7 +562,9 @@ fn symlink_at(
     };
     let result = match verdict {
         Some(code) => Err(refuse(code)),
-        None => HostDescriptor::symlink_at(view, borrow(&parent.fd), target, split.tail.to_string()),
+        None => {
+            HostDescriptor::symlink_at(view, borrow(&parent.fd), target, split.tail.to_string())
+        }
     };
     parent.close(view);
     result

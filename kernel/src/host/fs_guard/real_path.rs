@@ -25,7 +25,9 @@ fn fd_path(file: &std::fs::File) -> io::Result<PathBuf> {
 fn fd_path(file: &std::fs::File) -> io::Result<PathBuf> {
     use std::os::unix::ffi::OsStringExt;
     let path = rustix::fs::getpath(file)?;
-    Ok(PathBuf::from(std::ffi::OsString::from_vec(path.into_bytes())))
+    Ok(PathBuf::from(std::ffi::OsString::from_vec(
+        path.into_bytes(),
+    )))
 }
 
 #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]

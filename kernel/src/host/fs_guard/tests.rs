@@ -81,5 +81,8 @@ fn symlinks_stay_inside_and_out_of_hidden_dirs() {
     assert!(p.symlink_refusal(&sub, "../.reasonix/.env").is_some());
     assert!(p.symlink_refusal(&sub, home.to_str().unwrap()).is_some());
     assert!(p.symlink_refusal(&sub, "a/../../x").is_some());
-    assert_eq!(p.symlink_refusal(&sub, ws.join("f").to_str().unwrap()), None);
+    assert_eq!(
+        p.symlink_refusal(&sub, ws.join("f").to_str().unwrap()),
+        None
+    );
 }
