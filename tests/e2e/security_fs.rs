@@ -260,7 +260,7 @@ fn forbid_read_holds_against_a_symlink_swapped_during_reads() {
         std::thread::spawn(move || {
             let mut flips = 0u64;
             while !stop.load(Ordering::Relaxed) {
-                let target = if flips % 2 == 0 {
+                let target = if flips.is_multiple_of(2) {
                     "secret.txt"
                 } else {
                     "benign.txt"

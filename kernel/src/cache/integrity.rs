@@ -122,7 +122,7 @@ mod tests {
         let ws = root.path().join("ws");
         let cache = ws.join(".reasonix/cache");
         create_private_dir(&cache).unwrap();
-        let why = check_dir(&cache, &[ws.clone()]).unwrap_err();
+        let why = check_dir(&cache, std::slice::from_ref(&ws)).unwrap_err();
         assert!(why.contains("inside"), "{why}");
 
         let shared = root.path().join("shared");
