@@ -197,6 +197,18 @@ fn home_inside_the_workspace_is_out_of_a_plugins_reach() {
     assert!(!l.home.join("plugins/evil.wasm").exists());
     assert!(!l.home.join("cache/x").exists());
 
+    // A workspace that is the home itself shows nothing either.
+    let out = l.reasonix(&[
+        "tools",
+        "call",
+        "fs_list",
+        &json!({"path": p(&l.home)}).to_string(),
+        "--dir",
+        l.home.to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("plugins"), "{}", stdout(&out));
+
     // The rest of the workspace is as usable as ever.
     l.allowed(
         "fs_write",

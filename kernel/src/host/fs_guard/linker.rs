@@ -249,12 +249,16 @@ pub(crate) fn shadow_filesystem(linker: &mut Linker<PluginState>) -> wasmtime::R
                 let (Some(guard), Some(plan)) = (guard, plan.filter(|p| p.active())) else {
                     return HostDescriptor::read_directory(view, fd);
                 };
-                let real = descriptor_path(view.table.get(&fd)?);
-                let stream = HostDescriptor::read_directory(view, fd)?;
-                let hidden = match real {
-                    Ok(real) => plan.hidden_names(&real),
-                    Err(_) => return Err(refuse(Code::Access)),
+                let Ok(real) = descriptor_path(view.table.get(&fd)?) else {
+                    return Err(refuse(Code::Access));
                 };
+                // A preopened directory is not opened through `open-at`: one that lies in a
+                // hidden or forbidden path (the workspace is the home) lists nothing.
+                if plan.forbidden(&real) {
+                    return Err(refuse(Code::NoEntry));
+                }
+                let stream = HostDescriptor::read_directory(view, fd)?;
+                let hidden = plan.hidden_names(&real);
                 if !hidden.is_empty() {
                     guard.track_listing(stream.rep(), hidden);
                 }
