@@ -50,9 +50,13 @@ pub(crate) fn shadow_filesystem(linker: &mut Linker<PluginState>) -> wasmtime::R
          (fd, pflags, path): (Resource<Descriptor>, PathFlags, String)|
          -> Ret<DescriptorStat> {
             with_guard(&mut store, |view, plan| match plan {
-                Some(plan) if plan.active() => at(view, fd, path, metadata_check(plan, pflags), {
-                    |view, fd, path| HostDescriptor::stat_at(view, fd, pflags, path)
-                }),
+                Some(plan) if plan.active() => {
+                    // The original first, so what it refuses keeps its own error code.
+                    let stat = HostDescriptor::stat_at(view, borrow(&fd), pflags, path.clone())?;
+                    at(view, fd, path, metadata_check(plan, pflags), |_, _, _| {
+                        Ok(stat)
+                    })
+                }
                 _ => HostDescriptor::stat_at(view, fd, pflags, path),
             })
         },
@@ -63,9 +67,13 @@ pub(crate) fn shadow_filesystem(linker: &mut Linker<PluginState>) -> wasmtime::R
          (fd, pflags, path): (Resource<Descriptor>, PathFlags, String)|
          -> Ret<MetadataHashValue> {
             with_guard(&mut store, |view, plan| match plan {
-                Some(plan) if plan.active() => at(view, fd, path, metadata_check(plan, pflags), {
-                    |view, fd, path| HostDescriptor::metadata_hash_at(view, fd, pflags, path)
-                }),
+                Some(plan) if plan.active() => {
+                    let hash =
+                        HostDescriptor::metadata_hash_at(view, borrow(&fd), pflags, path.clone())?;
+                    at(view, fd, path, metadata_check(plan, pflags), |_, _, _| {
+                        Ok(hash)
+                    })
+                }
                 _ => HostDescriptor::metadata_hash_at(view, fd, pflags, path),
             })
         },
