@@ -2,11 +2,16 @@
 //! engine's compatibility hash, so a warm start compiles nothing.
 //!
 //! Only files this module wrote are ever deserialized: they live under the cache directory and
-//! are named after the hash of the bytes they were compiled from.
+//! are named after the hash of the bytes they were compiled from. Because a deserialized
+//! artifact is native code, the directory is used only when nobody else can have written it
+//! ([`integrity`]): not inside a workspace (or writable root) plugins and jobs can write, and
+//! owned by the current user with no group or other write access, down from `/`. Otherwise
+//! every component is compiled in memory and nothing is read from or written to it.
 
 use sha2::{Digest, Sha256};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
@@ -25,6 +30,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub struct ArtifactCache {
     dir: PathBuf,
     engine_tag: String,
+    /// Workspaces and writable roots the cache must not lie in (what plugins and jobs write).
+    untrusted: Vec<PathBuf>,
+    /// Decided on first use: `Err` says why the directory is not used.
+    trust: Arc<OnceLock<Result<(), String>>>,
 }
 
 /// How a component was obtained, for benchmarks and diagnostics.
@@ -37,7 +46,9 @@ pub enum Provenance {
 }
 
 impl ArtifactCache {
-    pub fn new(dir: PathBuf, engine: &Engine) -> ArtifactCache {
+    /// A cache in `dir`, refused when it lies inside one of `untrusted` (the workspace and the
+    /// writable roots of this run).
+    pub fn new(dir: PathBuf, engine: &Engine, untrusted: Vec<PathBuf>) -> ArtifactCache {
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         // The wasmtime version is part of the compatibility hash; add ours so a kernel change
@@ -46,11 +57,32 @@ impl ArtifactCache {
         ArtifactCache {
             dir,
             engine_tag: format!("{:016x}", hasher.finish()),
+            untrusted,
+            trust: Arc::default(),
         }
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Why the directory is not used (then everything is compiled in memory), if so.
+    pub fn refusal(&self) -> Option<&str> {
+        self.trust().err()
+    }
+
+    fn trust(&self) -> Result<(), &str> {
+        self.trust
+            .get_or_init(|| integrity::check_dir(&self.dir, &self.untrusted))
+            .as_ref()
+            .map(|_| ())
+            .map_err(String::as_str)
+    }
+
+    /// `path` (in the cache directory) may be read: the directory is trusted and the file is
+    /// ours, a regular file, and writable by nobody else.
+    fn trusted_file(&self, path: &Path) -> bool {
+        self.trust().is_ok() && integrity::check_file(path).is_ok()
     }
 
     fn artifact_path(&self, sha256: &str) -> PathBuf {
@@ -67,15 +99,27 @@ impl ArtifactCache {
         bytes: &[u8],
     ) -> wasmtime::Result<(Component, Provenance)> {
         let path = self.artifact_path(sha256);
-        if path.is_file() {
-            // SAFETY: `path` is inside our cache directory and named after the sha256 of the
-            // component it was compiled from and the engine's compatibility hash; the kernel
-            // wrote it with `Component::serialize` from that very engine configuration, through
-            // an atomic rename, so a partially written file is never visible and a file is
-            // never modified in place (replacing or deleting it leaves our mapping intact).
-            // wasmtime still checks the header and compatibility before use. Anyone able to
-            // rewrite it in place could equally replace the `reasonix` binary itself. Mapping
-            // (rather than reading) keeps warm start-up cost independent of component size.
+        if self.trust().is_err() {
+            // Not ours alone: never map it, never write it.
+            return Ok((Component::new(engine, bytes)?, Provenance::Compiled));
+        }
+        if path.is_file() && self.trusted_file(&path) {
+            // SAFETY: deserializing runs the file as native code, so it must be a file the
+            // kernel wrote with `Component::serialize` from this engine configuration. It is:
+            // (1) the directory passed `integrity::check_dir` — owned by us (or root), not
+            // group/other-writable, nor is any ancestor (except sticky ones like /tmp), and not
+            // inside this run's workspace or writable roots, which plugins and jobs can write
+            // (plugins are also refused Reasonix's own directories by the host filesystem
+            // guard wherever they lie) — so only this user's own processes can create or
+            // replace entries in it; (2) the file passed `integrity::check_file` — a regular
+            // file (not a symlink), ours, not group/other-writable; (3) its name is the sha256
+            // of the component bytes plus the engine's compatibility hash, and the kernel only
+            // ever writes it through an atomic rename, so a partial file is never visible and a
+            // file is never modified in place (replacing or deleting it leaves our mapping
+            // intact). wasmtime still checks the header and compatibility before use. Anyone
+            // who can still write it is this user outside Reasonix, who could equally replace
+            // the `reasonix` binary. Mapping (rather than reading) keeps warm start-up cost
+            // independent of component size.
             #[allow(unsafe_code)]
             let loaded = unsafe { Component::deserialize_file(engine, &path) };
             match loaded {
@@ -102,7 +146,13 @@ impl ArtifactCache {
     /// deterministic for given bytes), so a warm start need not instantiate it. `None` when
     /// missing or unreadable (then it is described again).
     pub fn load_description<T: serde::de::DeserializeOwned>(&self, sha256: &str) -> Option<T> {
-        let text = std::fs::read(self.description_path(sha256)).ok()?;
+        let path = self.description_path(sha256);
+        // Whoever could write it could change what the plugin asks for and what its tools
+        // say; trusted on the same terms as the artifacts.
+        if !self.trusted_file(&path) {
+            return None;
+        }
+        let text = std::fs::read(path).ok()?;
         serde_json::from_slice(&text).ok()
     }
 
@@ -136,13 +186,18 @@ impl ArtifactCache {
     }
 
     fn store(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        if self.trust().is_err() {
+            return Ok(());
+        }
+        integrity::create_private_dir(&self.dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
         std::io::Write::write_all(&mut tmp, data)?;
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
     }
 }
+
+mod integrity;
 
 #[cfg(test)]
 mod tests {

@@ -232,6 +232,7 @@ fn describe_now(
         log: host.log_sink(),
         progress: None,
         endpoint: None,
+        protected_read_only: !origin.is_builtin(),
     })
     .map_err(|e| describe_err(CallError::Unknown(format!("{e:#}"))))?;
     let mut store = host.new_store(state, DESCRIBE_LIMITS.call_timeout_ms);
@@ -433,7 +434,18 @@ impl LoadedPlugin {
         workspace: Option<&Path>,
         progress: Option<ProgressSink>,
     ) -> Result<(Store<PluginState>, Instance), CallError> {
-        self.instantiate_for(workspace, progress, None)
+        self.instantiate_for(workspace, progress, None, false)
+    }
+
+    /// A store and instance for one tool call; `may_write_protected` (an explicit approval of
+    /// a write to a configuration file) opens those files to a built-in for this call.
+    pub(crate) fn instantiate_call(
+        &self,
+        workspace: &Path,
+        progress: Option<ProgressSink>,
+        may_write_protected: bool,
+    ) -> Result<(Store<PluginState>, Instance), CallError> {
+        self.instantiate_for(Some(workspace), progress, None, may_write_protected)
     }
 
     /// Like [`instantiate`](Self::instantiate); a provider stream passes the one endpoint its
@@ -443,6 +455,7 @@ impl LoadedPlugin {
         workspace: Option<&Path>,
         progress: Option<ProgressSink>,
         endpoint: Option<crate::host::http::Endpoint>,
+        may_write_protected: bool,
     ) -> Result<(Store<PluginState>, Instance), CallError> {
         let state = PluginState::new(StoreSpec {
             plugin: Arc::from(self.name()),
@@ -455,6 +468,7 @@ impl LoadedPlugin {
             log: self.host.log_sink(),
             progress,
             endpoint,
+            protected_read_only: !(self.described.origin.is_builtin() && may_write_protected),
         })
         .map_err(|e| CallError::Crashed {
             plugin: self.name().to_string(),

@@ -261,7 +261,9 @@ pub fn check(
             });
         }
     }
-    let host = ComponentHost::new(paths.cache.clone(), None)
+    // The current directory is the workspace an install is run from.
+    let workspaces = std::env::current_dir().into_iter().collect();
+    let host = ComponentHost::new(paths.cache.clone(), workspaces, None)
         .map_err(|e| InstallError::Engine(format!("{e:#}")))?;
     let described = component::describe_again(
         &host,

@@ -81,7 +81,9 @@ impl Provider for WasmProvider {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin.instantiate_for(None, None, Some(endpoint))?;
+        let (mut store, instance) =
+            self.plugin
+                .instantiate_for(None, None, Some(endpoint), false)?;
         // Opening waits for the response head, which may take up to the stall timeout.
         self.plugin
             .rearm_deadline_ms(&mut store, stall_ms.saturating_add(STALL_GRACE_MS));

@@ -58,8 +58,14 @@ impl Registry {
         config: &Config,
         log: Option<LogSink>,
     ) -> Result<Registry, RegistryError> {
+        let sandbox = Arc::new(SandboxConfig {
+            settings: config.sandbox.clone(),
+            tools: config.tools.clone(),
+            always_forbidden: vec![crate::providers::dotenv::path(&paths.home)],
+            hidden: paths.kernel_dirs(),
+        });
         let host = Arc::new(
-            ComponentHost::new(paths.cache.clone(), log)
+            ComponentHost::new(paths.cache.clone(), cache_excluded(&sandbox, config), log)
                 .map_err(|e| RegistryError::Engine(format!("{e:#}")))?,
         );
         let mut registry = Registry {
@@ -104,12 +110,11 @@ impl Registry {
             );
         }
 
-        let sandbox = Arc::new(SandboxConfig {
-            settings: config.sandbox.clone(),
-            tools: config.tools.clone(),
-            always_forbidden: vec![crate::providers::dotenv::path(&paths.home)],
-            hidden: paths.kernel_dirs(),
-        });
+        if let Some(why) = host.cache().refusal() {
+            registry.notices.push(format!(
+                "the compiled-artifact cache is not used ({why}); plugins are compiled at every start (set REASONIX_CACHE_HOME to a private directory outside the workspace)"
+            ));
+        }
         let described = describe_all(&host, candidates, index.as_ref());
         for result in described {
             match result {
@@ -326,6 +331,26 @@ impl Registry {
 
 fn describe_described(d: &Described) -> String {
     format!("plugin `{}` ({})", d.info.name, d.origin)
+}
+
+/// Where the artifact cache must not lie: the workspaces this run may serve (the current
+/// directory and `[sandbox] workspace_root`) and the extra writable roots, all of which
+/// plugins or jobs can write.
+fn cache_excluded(sandbox: &SandboxConfig, config: &Config) -> Vec<PathBuf> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return Vec::new();
+    };
+    let mut roots = vec![cwd.clone()];
+    if let Some(root) = config
+        .sandbox
+        .workspace_root
+        .as_deref()
+        .filter(|r| !r.is_empty())
+    {
+        roots.push(cwd.join(root));
+    }
+    roots.extend(sandbox.resolve(&cwd).allow_write);
+    roots
 }
 
 fn file_name(path: &std::path::Path) -> String {

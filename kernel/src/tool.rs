@@ -60,9 +60,11 @@ impl Tool for WasmTool {
         progress: Option<ProgressSink>,
     ) -> Result<String, CallError> {
         let indices = self.indices()?;
-        let (mut store, instance) = self
-            .plugin
-            .instantiate(Some(&context.workspace), progress)?;
+        let (mut store, instance) = self.plugin.instantiate_call(
+            &context.workspace,
+            progress,
+            context.may_write_protected,
+        )?;
         let wit_ctx = convert::call_context(context);
         let arguments = arguments.to_string();
         let result = indices
@@ -81,7 +83,9 @@ impl Tool for WasmTool {
         context: &CallContext,
     ) -> Result<Vec<FileChange>, CallError> {
         let indices = self.indices()?;
-        let (mut store, instance) = self.plugin.instantiate(Some(&context.workspace), None)?;
+        let (mut store, instance) =
+            self.plugin
+                .instantiate_call(&context.workspace, None, context.may_write_protected)?;
         let wit_ctx = convert::call_context(context);
         let arguments = arguments.to_string();
         let result = indices.load(&mut store, &instance).and_then(|guest| {

@@ -35,9 +35,12 @@ fn new_env() -> Env {
         let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("edit_tools-home");
         let _ = fs::remove_dir_all(&home);
         fs::create_dir_all(home.join("plugins")).unwrap();
+        // Run beside the home, not in it: a cache inside the current workspace is not used.
+        let cwd = Path::new(env!("CARGO_TARGET_TMPDIR")).join("edit_tools-cwd");
+        fs::create_dir_all(&cwd).unwrap();
         let out = Command::new(env!("CARGO_BIN_EXE_reasonix"))
             .args(["tools", "list"])
-            .current_dir(&home)
+            .current_dir(&cwd)
             .env("REASONIX_HOME", &home)
             .env_remove("REASONIX_CACHE_HOME")
             .output()
@@ -742,4 +745,71 @@ fn forbid_read_paths_are_as_absent_for_the_editors_as_for_the_readers() {
     }
     assert_eq!(get(&env, "secret/key.txt"), b"token = abc\n");
     assert!(!env.workspace().join("leak.txt").exists());
+}
+
+/// The built-in editors write the workspace's configuration files only in a call the user
+/// explicitly allowed (`may_write_protected`): the host's filesystem guard holds even if a
+/// call reached the editor another way (a link swapped after the permission check, a path the
+/// policy did not recognise).
+#[test]
+fn editors_write_configuration_files_only_in_an_approved_call() {
+    let env = new_env();
+    let registry = registry(&env);
+    let ws = env.workspace();
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    let cases = [
+        (
+            "write_file",
+            json!({"path": "reasonix.toml", "content": "[sandbox]\nbash = \"off\"\n"}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".claude/settings.json", "content": "{}"}),
+        ),
+        (
+            "write_file",
+            json!({"path": ".reasonix/commands/x.md", "content": "x"}),
+        ),
+        (
+            "move_file",
+            json!({"source_path": "staged.txt", "destination_path": ".mcp.json"}),
+        ),
+    ];
+    for (tool, args) in &cases {
+        std::fs::write(ws.join("staged.txt"), "{}").unwrap();
+        let result = registry
+            .tool(tool)
+            .unwrap()
+            .invoke(&args.to_string(), &ctx(&env), None);
+        assert!(
+            result.is_err(),
+            "{tool} {args} wrote without approval: {result:?}"
+        );
+        for path in [
+            "reasonix.toml",
+            ".claude/settings.json",
+            ".reasonix",
+            ".mcp.json",
+        ] {
+            assert!(!ws.join(path).exists(), "{path} after {tool} {args}");
+        }
+    }
+    let approved = CallContext {
+        may_write_protected: true,
+        ..ctx(&env)
+    };
+    for (tool, args) in &cases {
+        std::fs::write(ws.join("staged.txt"), "{}").unwrap();
+        let result = registry
+            .tool(tool)
+            .unwrap()
+            .invoke(&args.to_string(), &approved, None);
+        assert!(result.is_ok(), "{tool} {args}: {result:?}");
+    }
+    assert!(
+        std::fs::read_to_string(ws.join("reasonix.toml"))
+            .unwrap()
+            .contains("bash")
+    );
+    assert!(ws.join(".mcp.json").is_file());
 }

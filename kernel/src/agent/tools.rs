@@ -3,7 +3,7 @@
 
 use super::{Agent, AgentEvent, REPEAT_LIMIT, REPEAT_WARNING};
 use crate::cancel::CancelToken;
-use crate::permissions::{Approval, Call, Decision, Posture, Rule, ToolKind};
+use crate::permissions::{Approval, Call, Decision, Posture, Rule, Source, ToolKind};
 use crate::tool::Tool;
 use crate::types::{CallContext, Message, Role, ToolCall, canonical_json};
 use std::sync::Arc;
@@ -14,11 +14,17 @@ const MAX_PARALLEL: usize = 8;
 /// How often a running tool call checks for Ctrl-C.
 const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 
-fn invoke(call: &ToolCall, tool: &Arc<dyn Tool>, workspace: &std::path::Path) -> Outcome {
+fn invoke(
+    call: &ToolCall,
+    tool: &Arc<dyn Tool>,
+    workspace: &std::path::Path,
+    may_write_protected: bool,
+) -> Outcome {
     let started = Instant::now();
     let context = CallContext {
         call_id: call.id.clone(),
         workspace: workspace.to_path_buf(),
+        may_write_protected,
     };
     let (output, is_error) = match tool.invoke(&call.arguments, &context, None) {
         Ok(output) => (output, false),
@@ -31,9 +37,10 @@ fn invoke(call: &ToolCall, tool: &Arc<dyn Tool>, workspace: &std::path::Path) ->
     }
 }
 
-/// A call ready to run, or already answered (refused, malformed, unknown).
+/// A call ready to run (with whether the user explicitly allowed its write to a configuration
+/// file), or already answered (refused, malformed, unknown).
 enum Prepared {
-    Run(Arc<dyn Tool>),
+    Run(Arc<dyn Tool>, bool),
     Answered(String),
 }
 
@@ -66,7 +73,7 @@ impl Agent<'_> {
                 })
                 .collect();
             for (call, prep) in group.iter().zip(&prepared) {
-                if let Prepared::Run(_) = prep {
+                if let Prepared::Run(..) = prep {
                     on_event(AgentEvent::ToolStarted {
                         id: call.id.clone(),
                         name: call.name.clone(),
@@ -151,7 +158,7 @@ impl Agent<'_> {
             }
         };
         match self.gate(tool.as_ref(), &args) {
-            Ok(()) => Prepared::Run(tool),
+            Ok(may_write_protected) => Prepared::Run(tool, may_write_protected),
             Err(refusal) => {
                 on_event(AgentEvent::Notice(format!(
                     "`{}` not run: {refusal}",
@@ -162,8 +169,10 @@ impl Agent<'_> {
         }
     }
 
-    /// The permission decision; `Err` holds the message for the model.
-    fn gate(&mut self, tool: &dyn Tool, args: &serde_json::Value) -> Result<(), String> {
+    /// The permission decision; `Err` holds the message for the model. `Ok(true)` when the
+    /// call writes a configuration file of the workspace and the user explicitly allowed it
+    /// (an answer, or `bypassPermissions`): only then does the host let the call write it.
+    fn gate(&mut self, tool: &dyn Tool, args: &serde_json::Value) -> Result<bool, String> {
         let spec = tool.spec();
         let kind = self
             .kinds
@@ -177,18 +186,24 @@ impl Agent<'_> {
             args,
             workspace: &self.config.workspace,
         };
+        let verdict = self.config.policy.decide(&call);
+        let protected = matches!(verdict.source, Source::Protected { .. });
         let Some(approver) = self.approver.clone() else {
             return self
                 .config
                 .policy
-                .resolve_headless(&call, self.config.posture);
+                .resolve_headless(&call, self.config.posture)
+                .map(|()| protected);
         };
-        let verdict = self.config.policy.decide(&call);
         let explicit_ask = verdict.needs_explicit_approval();
         match verdict.decision {
             // The headless path words a deny the same way and lets nothing else through.
-            Decision::Deny => self.config.policy.resolve_headless(&call, Posture::Yolo),
-            Decision::Allow => Ok(()),
+            Decision::Deny => self
+                .config
+                .policy
+                .resolve_headless(&call, Posture::Yolo)
+                .map(|()| false),
+            Decision::Allow => Ok(false),
             Decision::Ask => {
                 let posture_allows = match self.config.posture {
                     Posture::Yolo => true,
@@ -197,19 +212,23 @@ impl Agent<'_> {
                     Posture::Ask | Posture::DontAsk => false,
                 };
                 if posture_allows {
-                    return Ok(());
+                    return Ok(protected);
                 }
                 if self.config.posture == Posture::DontAsk {
-                    return self.config.policy.resolve_headless(&call, Posture::DontAsk);
+                    return self
+                        .config
+                        .policy
+                        .resolve_headless(&call, Posture::DontAsk)
+                        .map(|()| false);
                 }
                 let scopes = crate::permissions::suggested_scopes(&call);
                 match approver.approve(&call, &verdict, &scopes) {
-                    Approval::Once => Ok(()),
+                    Approval::Once => Ok(protected),
                     Approval::Session(rule) | Approval::Persist(rule) => {
                         if let Ok(rule) = Rule::parse(&rule) {
                             self.config.policy.grant_for_session(rule);
                         }
-                        Ok(())
+                        Ok(protected)
                     }
                     Approval::Deny => Err(format!(
                         "The user denied `{}`. Do not retry it; ask the user how to proceed or take another approach.",
@@ -238,11 +257,11 @@ impl Agent<'_> {
                 .iter()
                 .zip(prepared)
                 .map(|(call, p)| match p {
-                    Prepared::Run(tool) => {
+                    Prepared::Run(tool, may_write_protected) => {
                         running += 1;
                         let done = done_tx.clone();
                         Ok(scope.spawn(move || {
-                            let outcome = invoke(call, &tool, workspace);
+                            let outcome = invoke(call, &tool, workspace, may_write_protected);
                             let _ = done.send(());
                             outcome
                         }))

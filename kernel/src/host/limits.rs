@@ -19,8 +19,6 @@ use crate::capability::HostLimits;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource, ResourceTableError};
 use wasmtime_wasi::WasiView;
-use wasmtime_wasi::filesystem::WasiFilesystemView;
-use wasmtime_wasi::p2::bindings::sync::filesystem::types as fs;
 use wasmtime_wasi_http::FieldMap;
 use wasmtime_wasi_http::WasiHttpView;
 use wasmtime_wasi_http::p2::bindings::http::types as http;
@@ -28,7 +26,6 @@ use wasmtime_wasi_http::p2::body::HostOutgoingBody;
 use wasmtime_wasi_http::p2::types::{HostOutgoingRequest, HostOutgoingResponse};
 
 const HTTP_TYPES: &str = "wasi:http/types@0.2.12";
-const FS_TYPES: &str = "wasi:filesystem/types@0.2.12";
 
 /// A call tried to make the host hold more than one of its limits allows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -223,29 +220,9 @@ pub fn shadow_counted(linker: &mut Linker<PluginState>) -> wasmtime::Result<()> 
         },
     )?;
 
-    let mut files = linker.instance(FS_TYPES)?;
-    files.func_wrap(
-        "[method]descriptor.open-at",
-        |mut store: StoreContextMut<'_, PluginState>,
-         (dir, path_flags, path, open_flags, flags): (
-            Resource<wasmtime_wasi::filesystem::Descriptor>,
-            fs::PathFlags,
-            String,
-            fs::OpenFlags,
-            fs::DescriptorFlags,
-        )| {
-            let state = store.data_mut();
-            state.note_open()?;
-            let mut view = state.filesystem();
-            let result =
-                fs::HostDescriptor::open_at(&mut view, dir, path_flags, path, open_flags, flags);
-            let result = match result {
-                Ok(fd) => Ok(fd),
-                Err(e) => Err(fs::Host::convert_error_code(&mut view, e)?),
-            };
-            Ok((result,))
-        },
-    )?;
+    // `open-at` is counted by the filesystem guard's wrapper (`fs_guard::linker`), which
+    // calls `PluginState::note_open` first: two shadows of one function would leave only the
+    // last.
     linker.allow_shadowing(false);
     Ok(())
 }

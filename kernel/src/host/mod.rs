@@ -5,6 +5,7 @@
 pub mod bindings;
 mod deadline;
 mod engine;
+pub mod fs_guard;
 pub mod http;
 pub mod limits;
 pub mod process;
@@ -35,18 +36,27 @@ pub struct ComponentHost {
 }
 
 impl ComponentHost {
-    /// A host whose compiled artifacts live in `cache_dir`; plugin log lines go to `log`.
-    pub fn new(cache_dir: PathBuf, log: Option<LogSink>) -> wasmtime::Result<ComponentHost> {
+    /// A host whose compiled artifacts live in `cache_dir` (used only when nobody else can
+    /// have written it, and not when it lies inside one of `workspaces`: see
+    /// [`ArtifactCache`]); plugin log lines go to `log`.
+    pub fn new(
+        cache_dir: PathBuf,
+        workspaces: Vec<PathBuf>,
+        log: Option<LogSink>,
+    ) -> wasmtime::Result<ComponentHost> {
         let engine = Engine::new(&engine::config())?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        // Path-taking filesystem calls go through the guard (hidden, forbidden and protected
+        // paths; plugin-made symlinks).
+        fs_guard::linker::shadow_filesystem(&mut linker)?;
         // Outbound HTTP; every request is checked against the grant (`http.rs`).
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
         bindings::AllRoles::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
         // Blocking waits end at the call's deadline; host-held resources are counted.
         deadline::shadow_blocking_io(&mut linker)?;
         limits::shadow_counted(&mut linker)?;
-        let cache = ArtifactCache::new(cache_dir, &engine);
+        let cache = ArtifactCache::new(cache_dir, &engine, workspaces);
         Ok(ComponentHost {
             engine,
             linker,

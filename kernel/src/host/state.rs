@@ -1,6 +1,7 @@
 //! The data of one plugin `Store`: a deny-by-default WASI context built from the effective
 //! capabilities, the memory limiter, and what the host services need.
 
+use super::fs_guard::FsGuard;
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::sandbox::SandboxPolicy;
 use std::path::Path;
@@ -77,6 +78,9 @@ pub struct PluginState {
     /// When the call's deadline runs out (set by `ComponentHost::new_store`); blocking host
     /// calls return before it.
     pub call_deadline: Option<std::time::Instant>,
+    /// What the plugin's filesystem calls may touch inside its preopened directories (none
+    /// without a workspace).
+    pub fs_guard: Option<Arc<FsGuard>>,
     pub limiter: MemoryLimiter,
     /// Host-side resources of the call so far, against the plugin's host limits.
     pub usage: super::limits::Usage,
@@ -99,6 +103,10 @@ pub struct StoreSpec<'a> {
     pub progress: Option<ProgressSink>,
     /// For a provider stream: the one endpoint it may reach (replaces the network grant).
     pub endpoint: Option<super::http::Endpoint>,
+    /// The workspace's protected configuration files are read-only in this store: always for
+    /// an installed plugin, and for a built-in unless the user explicitly allowed this call's
+    /// write to one (`CallContext::may_write_protected`).
+    pub protected_read_only: bool,
 }
 
 impl PluginState {
@@ -114,6 +122,7 @@ impl PluginState {
         // instead of bouncing every operation through tokio's blocking pool (one thread
         // hand-off per stat or read).
         wasi.allow_blocking_current_thread(true);
+        let mut fs_guard = None;
         if let Some(root) = spec.workspace {
             let perms = match spec.capabilities.workspace {
                 WorkspaceAccess::None => None,
@@ -126,11 +135,23 @@ impl PluginState {
                 wasi.preopened_dir(root, guest.as_ref(), perms)?;
                 // Extra writable roots come with the same access as the workspace; roots
                 // inside the workspace are already reachable, missing ones are skipped.
+                let mut preopens = vec![root.to_path_buf()];
                 let extra = spec.sandbox.iter().flat_map(|p| p.allow_write.iter());
                 for extra_root in extra.filter(|r| !r.starts_with(root) && r.is_dir()) {
                     let guest = extra_root.to_string_lossy();
                     wasi.preopened_dir(extra_root, guest.as_ref(), perms)?;
+                    preopens.push(extra_root.clone());
                 }
+                // Without a policy there is nothing to hide; the guard still keeps protected
+                // files and symlinks in check.
+                let policy = spec.sandbox.clone().unwrap_or_else(|| {
+                    Arc::new(crate::sandbox::SandboxConfig::default().resolve_with(root, |_| None))
+                });
+                fs_guard = Some(Arc::new(FsGuard::new(
+                    policy,
+                    preopens,
+                    spec.protected_read_only,
+                )));
             }
         }
         for name in &spec.capabilities.env {
@@ -153,6 +174,7 @@ impl PluginState {
             sandbox: spec.sandbox,
             processes: None,
             call_deadline: None,
+            fs_guard,
             limiter: MemoryLimiter::new(spec.memory_mib),
             usage: super::limits::Usage::new(spec.host_limits),
             wasi: wasi.build(),
