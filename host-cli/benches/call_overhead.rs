@@ -62,7 +62,6 @@ fn main() {
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),
         workspace: workspace.to_string_lossy().into_owned(),
-        may_write_protected: false,
     };
 
     println!("| call | wasm µs/call | native µs/call | ratio |");
