@@ -1,6 +1,6 @@
 //! Plugin self-description validation: whatever a component lists, `validate::check` never
 //! panics, and whatever it accepts is within every limit.
-//! Run: `cargo +nightly fuzz run self_description -- -max_total_time=60`.
+//! Run: see fuzz/README.md (`RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none self_description …`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
