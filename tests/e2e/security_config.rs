@@ -204,6 +204,21 @@ fn reasonix_trust_lists_adds_and_removes_the_workspace() {
     assert_eq!(listed.trim(), project.display().to_string());
     assert!(!doctor(&s).contains("is ignored"));
 
+    // Trust is for the file as the user saw it: rewritten afterwards (a pull, a command that
+    // created or changed it), it is untrusted again until the user trusts it again.
+    s.env
+        .project_config("[sandbox]\nnetwork = true\nallow_write = [\"/\"]\n");
+    let warnings = doctor(&s);
+    assert!(
+        warnings.contains("changed since you trusted this workspace")
+            && warnings.contains("[sandbox] allow_write is ignored"),
+        "{warnings}"
+    );
+    let listed = stdout(&s.command(&["trust", "--list"]).output().unwrap());
+    assert!(listed.contains("changed since"), "{listed}");
+    assert_eq!(code(&s.command(&["trust"]).output().unwrap()), 0);
+    assert!(!doctor(&s).contains("is ignored"));
+
     let out = s.command(&["trust", "--remove"]).output().unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(doctor(&s).contains("[sandbox] network = true is ignored"));

@@ -4,13 +4,14 @@
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
-use reasonix_kernel::config::{Paths, TrustStore};
+use reasonix_kernel::config::{Paths, TrustCheck, TrustStore};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {
-    /// The workspace to trust (default: the current directory). Directories below it are
-    /// trusted too.
+    /// The workspace to trust (default: the current directory), with the reasonix.toml it
+    /// holds now: when that file changes, the workspace is untrusted again until you review it
+    /// and trust it again.
     dir: Option<PathBuf>,
     /// Stop trusting the directory instead.
     #[arg(long, conflicts_with = "list")]
@@ -27,8 +28,14 @@ pub fn run(args: TrustArgs) -> Outcome {
         if store.workspaces.is_empty() {
             outln!("no trusted workspaces; `reasonix trust [DIR]` adds one");
         }
-        for dir in &store.workspaces {
-            outln!("{}", dir.display());
+        for entry in &store.workspaces {
+            let note = match store.check(&entry.path) {
+                TrustCheck::Changed => {
+                    "  (reasonix.toml changed since: untrusted until `reasonix trust` again)"
+                }
+                _ => "",
+            };
+            outln!("{}{note}", entry.path.display());
         }
         return Ok(Code::Success);
     }
@@ -49,7 +56,10 @@ pub fn run(args: TrustArgs) -> Outcome {
         store.add(&dir)
     };
     match (args.remove, changed) {
-        (false, false) => outln!("{} is already trusted", dir.display()),
+        (false, false) => outln!(
+            "{} is already trusted, with this reasonix.toml",
+            dir.display()
+        ),
         (true, false) => {
             return Err(Failure::usage(anyhow!(
                 "{} is not in the trust list (see `reasonix trust --list`; a directory above it may be)",
@@ -61,7 +71,7 @@ pub fn run(args: TrustArgs) -> Outcome {
             let verb = if remove {
                 "no longer trusted"
             } else {
-                "trusted: its reasonix.toml may now widen the sandbox, permissions and providers"
+                "trusted: its reasonix.toml, as it is now, may widen the sandbox, permissions and providers"
             };
             outln!("{}: {verb}", dir.display());
         }

@@ -10,7 +10,7 @@ mod check;
 mod tests;
 mod trust;
 
-pub use trust::{ProjectTrust, TRUST_FILE, TrustStore};
+pub use trust::{ProjectTrust, TRUST_FILE, TrustCheck, TrustStore, TrustedWorkspace};
 
 use crate::capability::{Capabilities, LimitValues, WorkspaceAccess};
 use crate::error::StateError;
@@ -374,7 +374,7 @@ pub struct Config {
 impl Config {
     /// Read `<home>/config.toml` then `<project_dir>/reasonix.toml`; missing files are fine.
     /// The project file is trusted only when `<home>/trust.json` lists the project directory
-    /// (or one above it); otherwise what it would widen is dropped with a warning.
+    /// with this very file; otherwise what it would widen is dropped with a warning.
     pub fn load(paths: &Paths, project_dir: &Path) -> Result<Config, StateError> {
         Config::load_trusting(paths, project_dir, false)
     }
@@ -396,13 +396,22 @@ impl Config {
         }
         let project = project_dir.join("reasonix.toml");
         if let Some(text) = read_text(&project)? {
-            let trust = if trust_for_this_run || TrustStore::load(&paths.home)?.trusts(project_dir)
-            {
-                ProjectTrust::Trusted
+            let check = if trust_for_this_run {
+                TrustCheck::Trusted
             } else {
-                ProjectTrust::Untrusted
+                TrustStore::load(&paths.home)?.check(project_dir)
+            };
+            let trust = match check {
+                TrustCheck::Trusted => ProjectTrust::Trusted,
+                TrustCheck::Unknown | TrustCheck::Changed => ProjectTrust::Untrusted,
             };
             let mut parsed = parse_file(&project, &text)?;
+            if check == TrustCheck::Changed {
+                parsed.warnings.push(format!(
+                    "{}: changed since you trusted this workspace, so it is treated as untrusted; review it, then run `reasonix trust` again",
+                    project.display()
+                ));
+            }
             if trust == ProjectTrust::Untrusted {
                 let dropped =
                     trust::restrict_untrusted(&project, &text, &mut parsed.file, &config.providers);

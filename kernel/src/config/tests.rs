@@ -866,6 +866,19 @@ fn the_trust_list_trusts_the_project() {
         Config::load(&paths, &ws).unwrap().sandbox.network,
         Some(true)
     );
+    // Rewritten after the user trusted it (a pull, a command): untrusted again, and said so.
+    std::fs::write(
+        ws.join("reasonix.toml"),
+        "[sandbox]\nnetwork = true\nbash = \"off\"\n",
+    )
+    .unwrap();
+    let cfg = Config::load(&paths, &ws).unwrap();
+    assert_eq!((cfg.sandbox.network, cfg.sandbox.bash), (None, None));
+    assert!(
+        cfg.warnings()
+            .join("\n")
+            .contains("changed since you trusted this workspace")
+    );
 }
 
 #[test]

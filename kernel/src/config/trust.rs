@@ -4,8 +4,9 @@
 //! wrote it. Until the user trusts the workspace, a project file may only *narrow* what the user
 //! configured: settings that widen what plugins, commands or credentials can reach are dropped,
 //! each with a warning naming the file, the line and the key. The user trusts a workspace with
-//! `reasonix trust` (kept in `<home>/trust.json`, a user-level list) or for one run with
-//! `--trust-workspace`. See docs/SECURITY.md and ADR 0011.
+//! `reasonix trust` (kept in `<home>/trust.json`, a user-level list, pinned to the content of
+//! the project file the user trusted) or for one run with `--trust-workspace`. See
+//! docs/SECURITY.md and ADR 0011.
 
 use super::{ConfigFile, PermissionsFile, check};
 use crate::config::ShellSandbox;
@@ -22,20 +23,41 @@ const TRUST_VERSION: u32 = 1;
 /// Whether a project file's widening settings take effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProjectTrust {
-    /// Listed in `<home>/trust.json` (the workspace or a directory above it), or trusted for
-    /// this run by a flag.
+    /// The workspace is in `<home>/trust.json` with this very `reasonix.toml` (or trusted for
+    /// this run by a flag).
     Trusted,
     Untrusted,
 }
 
-/// `<home>/trust.json`: workspaces the user trusts. Only the user writes it (`reasonix trust`);
-/// it lives with the rest of Reasonix's state, out of every plugin's and job's reach.
+/// What the trust list says about one project directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustCheck {
+    Trusted,
+    /// Not listed.
+    Unknown,
+    /// Listed, but its `reasonix.toml` is not the one the user trusted: changed, created or
+    /// removed since (by a pull, a command, anyone who can write the workspace).
+    Changed,
+}
+
+/// One trusted workspace, pinned to the content of its project file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustedWorkspace {
+    /// Absolute, canonical directory.
+    pub path: PathBuf,
+    /// sha256 of its `reasonix.toml` when trusted; `None` when it had none.
+    pub config_sha256: Option<String>,
+}
+
+/// `<home>/trust.json`: workspaces the user trusts, each with the project file it trusted.
+/// Only the user writes it (`reasonix trust`); it lives with the rest of Reasonix's state, out
+/// of every plugin's and job's reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrustStore {
     pub version: u32,
-    /// Absolute, normalised directories. A listed directory covers the directories below it.
-    pub workspaces: Vec<PathBuf>,
+    pub workspaces: Vec<TrustedWorkspace>,
 }
 
 impl TrustStore {
@@ -96,30 +118,49 @@ impl TrustStore {
         Ok(())
     }
 
-    /// Whether `workspace` (absolute) is listed, or lies below a listed directory.
-    pub fn trusts(&self, workspace: &Path) -> bool {
+    /// Whether `workspace` is listed with the `reasonix.toml` it holds now.
+    pub fn check(&self, workspace: &Path) -> TrustCheck {
         let workspace = canonical(workspace);
-        self.workspaces.iter().any(|w| workspace.starts_with(w))
+        match self.workspaces.iter().find(|w| w.path == workspace) {
+            None => TrustCheck::Unknown,
+            Some(entry) if entry.config_sha256 == config_sha256(&workspace) => TrustCheck::Trusted,
+            Some(_) => TrustCheck::Changed,
+        }
     }
 
-    /// Add `dir` (made absolute and canonical); `false` when it was already covered.
+    /// Trust `dir` with the `reasonix.toml` it holds now; `false` when exactly that was
+    /// already trusted.
     pub fn add(&mut self, dir: &Path) -> bool {
-        if self.trusts(dir) {
+        let path = canonical(dir);
+        let entry = TrustedWorkspace {
+            config_sha256: config_sha256(&path),
+            path,
+        };
+        if self.workspaces.contains(&entry) {
             return false;
         }
         self.version = TRUST_VERSION;
-        self.workspaces.push(canonical(dir));
-        self.workspaces.sort();
+        self.workspaces.retain(|w| w.path != entry.path);
+        self.workspaces.push(entry);
+        self.workspaces.sort_by(|a, b| a.path.cmp(&b.path));
         true
     }
 
-    /// Remove `dir` exactly as listed; `false` when it was not listed.
+    /// Remove `dir`; `false` when it was not listed.
     pub fn remove(&mut self, dir: &Path) -> bool {
         let dir = canonical(dir);
         let before = self.workspaces.len();
-        self.workspaces.retain(|w| *w != dir);
+        self.workspaces.retain(|w| w.path != dir);
         before != self.workspaces.len()
     }
+}
+
+/// sha256 of `<dir>/reasonix.toml`, `None` when there is none (or it cannot be read: then
+/// nothing of it applies anyway).
+pub fn config_sha256(dir: &Path) -> Option<String> {
+    std::fs::read(dir.join("reasonix.toml"))
+        .ok()
+        .map(|bytes| crate::cache::sha256_hex(&bytes))
 }
 
 /// The real path when it exists (so a symlinked checkout and its target are one workspace),
@@ -436,21 +477,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_listed_directory_covers_what_lies_below_it() {
+    fn trust_is_for_one_directory_and_the_project_file_it_held() {
         let home = tempfile::tempdir().unwrap();
         let ws = tempfile::tempdir().unwrap();
         let mut store = TrustStore::load(home.path()).unwrap();
-        assert!(!store.trusts(ws.path()));
+        assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
+        std::fs::write(
+            ws.path().join("reasonix.toml"),
+            "[sandbox]\nnetwork = true\n",
+        )
+        .unwrap();
         assert!(store.add(ws.path()));
-        assert!(!store.add(&ws.path().join("sub")));
+        assert!(!store.add(ws.path()), "the same content twice");
         store.save(home.path()).unwrap();
-        let store = TrustStore::load(home.path()).unwrap();
-        assert!(store.trusts(ws.path()));
-        assert!(store.trusts(&ws.path().join("sub/deeper")));
-        assert!(!store.trusts(ws.path().parent().unwrap()));
-        let mut store = store;
+        let mut store = TrustStore::load(home.path()).unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Trusted);
+        assert_eq!(store.check(&ws.path().join("sub")), TrustCheck::Unknown);
+        // Changed, removed, or created where there was none: no longer the trusted file.
+        std::fs::write(
+            ws.path().join("reasonix.toml"),
+            "[sandbox]\nbash = \"off\"\n",
+        )
+        .unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
+        std::fs::remove_file(ws.path().join("reasonix.toml")).unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
+        assert!(store.add(ws.path()));
+        assert_eq!(store.check(ws.path()), TrustCheck::Trusted);
+        std::fs::write(ws.path().join("reasonix.toml"), "").unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
         assert!(store.remove(ws.path()));
-        assert!(!store.trusts(ws.path()));
+        assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
+        assert_eq!(store.workspaces.len(), 0);
     }
 
     #[test]

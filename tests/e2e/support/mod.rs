@@ -67,16 +67,18 @@ pub fn shared_artifact_cache() -> PathBuf {
 /// A temporary Reasonix home, workspace and project directory for one test.
 pub struct Env {
     pub root: tempfile::TempDir,
+    /// Whether [`Env::project_config`] keeps the trust list pinned to what it writes.
+    pub trusted: bool,
 }
 
 impl Env {
     /// A home whose trust list (`<home>/trust.json`) trusts the project directory, so its
-    /// `reasonix.toml` applies in full, as for a user who ran `reasonix trust` there.
+    /// `reasonix.toml` (written with [`Env::project_config`]) applies in full, as for a user who
+    /// ran `reasonix trust` there.
     pub fn new() -> Env {
-        let env = Env::untrusted();
-        let project = std::fs::canonicalize(env.project()).unwrap();
-        let trust = serde_json::json!({"version": 1, "workspaces": [project]});
-        std::fs::write(env.home().join("trust.json"), trust.to_string()).unwrap();
+        let mut env = Env::untrusted();
+        env.trusted = true;
+        env.trust_project();
         env
     }
 
@@ -84,6 +86,7 @@ impl Env {
     pub fn untrusted() -> Env {
         let env = Env {
             root: tempfile::tempdir().unwrap(),
+            trusted: false,
         };
         std::fs::create_dir_all(env.home().join("plugins")).unwrap();
         std::fs::create_dir_all(env.workspace()).unwrap();
@@ -124,6 +127,23 @@ impl Env {
 
     pub fn project_config(&self, text: &str) {
         std::fs::write(self.project().join("reasonix.toml"), text).unwrap();
+        if self.trusted {
+            self.trust_project();
+        }
+    }
+
+    /// Write `<home>/trust.json` trusting the project directory with its current
+    /// `reasonix.toml`, as `reasonix trust` does.
+    pub fn trust_project(&self) {
+        let project = std::fs::canonicalize(self.project()).unwrap();
+        let sha = std::fs::read(project.join("reasonix.toml"))
+            .ok()
+            .map(|bytes| reasonix_kernel::cache::sha256_hex(&bytes));
+        let trust = serde_json::json!({
+            "version": 1,
+            "workspaces": [{"path": project, "config_sha256": sha}],
+        });
+        std::fs::write(self.home().join("trust.json"), trust.to_string()).unwrap();
     }
 
     pub fn reasonix(&self, args: &[&str]) -> Output {
