@@ -81,7 +81,9 @@ impl Bench {
         }
         std::fs::write(root.path().join("home/.env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
         std::fs::write(
-            root.path().join("project/reasonix.toml"),
+            // The provider is the user's (a project file could not pair the key with this
+            // endpoint without trust).
+            root.path().join("home/config.toml"),
             format!(
                 "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
                  base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n",

@@ -7,7 +7,7 @@ use crate::error::{CallError, LoadError};
 use crate::host::bindings::{interceptor, plugin, provider, tool};
 use crate::host::state::{PluginState, ProgressSink, StoreSpec};
 use crate::host::{ComponentHost, classify_trap};
-use crate::sandbox::SandboxConfig;
+use crate::sandbox::{SandboxConfig, SandboxPolicy};
 use crate::types::{ProviderKind, ToolSpec, canonical_json};
 use crate::{SUPPORTED_WIT_VERSIONS, WIT_PACKAGE, wasm_format};
 use std::fmt;
@@ -110,6 +110,9 @@ pub struct LoadedPlugin {
     config: Arc<serde_json::Map<String, serde_json::Value>>,
     sandbox: Arc<SandboxConfig>,
     host: Arc<ComponentHost>,
+    /// The policy of the workspace used last: resolved once, not on every call (and its
+    /// stable `Arc` lets the filesystem guard find its plan by identity).
+    last_policy: std::sync::Mutex<Option<(PathBuf, Arc<SandboxPolicy>)>>,
 }
 
 impl fmt::Debug for LoadedPlugin {
@@ -416,7 +419,24 @@ impl LoadedPlugin {
             config: Arc::new(config),
             sandbox,
             host,
+            last_policy: std::sync::Mutex::new(None),
         }
+    }
+
+    /// The sandbox policy of `workspace`, resolved once per workspace in a row.
+    fn policy(&self, workspace: &Path) -> Arc<SandboxPolicy> {
+        let mut last = self
+            .last_policy
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((cached, policy)) = last.as_ref()
+            && cached == workspace
+        {
+            return policy.clone();
+        }
+        let policy = Arc::new(self.sandbox.resolve(workspace));
+        *last = Some((workspace.to_path_buf(), policy.clone()));
+        policy
     }
 
     pub fn name(&self) -> &str {
@@ -461,7 +481,7 @@ impl LoadedPlugin {
             plugin: Arc::from(self.name()),
             capabilities: &self.granted,
             workspace,
-            sandbox: workspace.map(|ws| Arc::new(self.sandbox.resolve(ws))),
+            sandbox: workspace.map(|ws| self.policy(ws)),
             memory_mib: self.limits.memory_mib,
             host_limits: self.limits.host,
             config: self.config.clone(),

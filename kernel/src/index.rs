@@ -60,15 +60,9 @@ impl PluginIndex {
     /// Read the index; a missing file is an empty index.
     pub fn load(plugins_dir: &Path) -> Result<PluginIndex, StateError> {
         let path = Self::path(plugins_dir);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(source) => return Err(StateError::Io { path, source }),
+        let Some(index) = crate::state_file::read_json::<PluginIndex>(&path, "")? else {
+            return Ok(Self::default());
         };
-        let index: PluginIndex = serde_json::from_str(&text).map_err(|e| StateError::Format {
-            path: path.clone(),
-            message: format!("line {}, column {}: {e}", e.line(), e.column()),
-        })?;
         if index.version != INDEX_VERSION {
             return Err(StateError::Format {
                 path,
@@ -83,21 +77,7 @@ impl PluginIndex {
 
     /// Write the index atomically (temp file in the same directory, then rename).
     pub fn save(&self, plugins_dir: &Path) -> Result<(), StateError> {
-        let path = Self::path(plugins_dir);
-        let io = |source| StateError::Io {
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(plugins_dir).map_err(io)?;
-        let text = serde_json::to_string_pretty(self).map_err(|e| StateError::Format {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        let mut tmp = tempfile::NamedTempFile::new_in(plugins_dir).map_err(io)?;
-        std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&path).map_err(|e| io(e.error))?;
-        Ok(())
+        crate::state_file::write_json(&Self::path(plugins_dir), self)
     }
 
     pub fn entry_for_file(&self, file: &str) -> Option<&IndexEntry> {

@@ -22,6 +22,7 @@ pub mod providers;
 pub mod registry;
 pub mod sandbox;
 pub mod session;
+mod state_file;
 pub mod terminal;
 pub mod tool;
 pub mod types;

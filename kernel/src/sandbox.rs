@@ -50,11 +50,14 @@ pub struct SandboxPolicy {
     pub bash_timeout_secs: u64,
     /// Reasonix's own directories (home, state, cache), absolute and normalised. Plugins and
     /// jobs never see them: the host's filesystem guard refuses them, jobs get them masked.
-    /// They are in `forbid_read` too, so the built-in readers skip them quietly.
+    /// They are in `forbid_read` too, so the built-in readers skip them quietly (and plugins
+    /// are not told them again: the policy JSON is built for every call).
+    #[serde(skip)]
     pub hidden: Vec<PathBuf>,
     /// Files and directories in the workspace the kernel reads as configuration
     /// ([`PROTECTED_CONFIG`]): read-only for jobs and third-party plugins, and a tool write to
-    /// them always needs an explicit approval.
+    /// them always needs an explicit approval. Enforced by the host, not told to plugins.
+    #[serde(skip)]
     pub protected: Vec<PathBuf>,
     /// Entries that could not be resolved (unset variables), reported to the user.
     #[serde(skip)]

@@ -68,24 +68,13 @@ impl TrustStore {
     /// Read the list; a missing file is an empty list.
     pub fn load(home: &Path) -> Result<TrustStore, StateError> {
         let path = Self::path(home);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(TrustStore {
-                    version: TRUST_VERSION,
-                    workspaces: Vec::new(),
-                });
-            }
-            Err(source) => return Err(StateError::Io { path, source }),
+        let fix = "; fix the file or remove it (`reasonix trust` writes it again)";
+        let Some(store) = crate::state_file::read_json::<TrustStore>(&path, fix)? else {
+            return Ok(TrustStore {
+                version: TRUST_VERSION,
+                workspaces: Vec::new(),
+            });
         };
-        let store: TrustStore = serde_json::from_str(&text).map_err(|e| StateError::Format {
-            path: path.clone(),
-            message: format!(
-                "line {}, column {}: {e}; fix the file or remove it (`reasonix trust` writes it again)",
-                e.line(),
-                e.column()
-            ),
-        })?;
         if store.version != TRUST_VERSION {
             return Err(StateError::Format {
                 path,
@@ -100,22 +89,7 @@ impl TrustStore {
 
     /// Write the list atomically: a failed write leaves the previous file intact.
     pub fn save(&self, home: &Path) -> Result<(), StateError> {
-        let path = Self::path(home);
-        let io = |source| StateError::Io {
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(home).map_err(io)?;
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| StateError::Format {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-        text.push('\n');
-        let mut tmp = tempfile::NamedTempFile::new_in(home).map_err(io)?;
-        std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&path).map_err(|e| io(e.error))?;
-        Ok(())
+        crate::state_file::write_json(&Self::path(home), self)
     }
 
     /// Whether `workspace` is listed with the `reasonix.toml` it holds now.

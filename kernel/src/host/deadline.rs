@@ -11,6 +11,7 @@
 
 use super::state::PluginState;
 use std::future::Future;
+use std::task::Poll;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource, ResourceTable};
 use wasmtime_wasi::WasiView;
@@ -143,8 +144,17 @@ fn bounded<F: Future>(
         return Ok(wasmtime_wasi::runtime::in_tokio(work));
     };
     let deadline = tokio::time::Instant::from_std(deadline);
-    wasmtime_wasi::runtime::in_tokio(async move { tokio::time::timeout_at(deadline, work).await })
-        .map_err(|_| DeadlinePassed)
+    wasmtime_wasi::runtime::in_tokio(async move {
+        let mut work = std::pin::pin!(work);
+        // Most "blocking" calls (a write to a pipe, a read of a file) are ready at once: poll
+        // once before arming a timer, which costs a timer-wheel entry and its wake-ups.
+        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+        if let Poll::Ready(output) = first {
+            return Ok(output);
+        }
+        tokio::time::timeout_at(deadline, work).await
+    })
+    .map_err(|_| DeadlinePassed)
 }
 
 /// [`bounded`] for stream operations: a passed deadline is a trap.

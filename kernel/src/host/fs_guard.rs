@@ -103,34 +103,30 @@ impl FsGuard {
     }
 }
 
-/// What a plan is computed from.
-#[derive(PartialEq, Eq, Hash)]
-struct PlanKey {
-    workspace: PathBuf,
-    forbidden: Vec<PathBuf>,
-    preopens: Vec<PathBuf>,
-    protected_read_only: bool,
-}
+/// Plans already computed in this process, found by the identity of the policy they were
+/// made for (each plugin resolves a workspace's policy once and hands the same `Arc` to every
+/// call) and the preopens. Canonicalising the roots costs tens of microseconds, paid once per
+/// layout rather than on every call (a call is ~50 µs). The canonical forms stay right because
+/// no plugin can move a hidden or forbidden root or a directory holding one; the configured
+/// form is checked too.
+type PlanCache = Vec<(Arc<SandboxPolicy>, Vec<PathBuf>, bool, Arc<Plan>)>;
 
-/// Plans already computed in this process. Canonicalising the roots costs tens of
-/// microseconds, paid once per layout rather than on every call (a call is ~50 µs). The
-/// canonical forms stay right because no plugin can move a hidden or forbidden root or a
-/// directory holding one; the configured form is checked too.
-fn plan_for(policy: &SandboxPolicy, preopens: &[PathBuf], protected_read_only: bool) -> Arc<Plan> {
-    static PLANS: OnceLock<Mutex<HashMap<PlanKey, Arc<Plan>>>> = OnceLock::new();
-    let key = PlanKey {
-        workspace: policy.workspace.clone(),
-        forbidden: policy
-            .forbid_read
-            .iter()
-            .chain(&policy.hidden)
-            .cloned()
-            .collect(),
-        preopens: preopens.to_vec(),
-        protected_read_only,
-    };
+fn plan_for(
+    policy: &Arc<SandboxPolicy>,
+    preopens: &[PathBuf],
+    protected_read_only: bool,
+) -> Arc<Plan> {
+    static PLANS: OnceLock<Mutex<PlanCache>> = OnceLock::new();
     let plans = PLANS.get_or_init(Mutex::default);
-    if let Some(plan) = plans.lock().ok().and_then(|p| p.get(&key).cloned()) {
+    let found = plans.lock().ok().and_then(|plans| {
+        plans
+            .iter()
+            .find(|(p, pre, flag, _)| {
+                Arc::ptr_eq(p, policy) && pre == preopens && *flag == protected_read_only
+            })
+            .map(|(.., plan)| plan.clone())
+    });
+    if let Some(plan) = found {
         return plan;
     }
     let plan = Arc::new(Plan::new(policy, preopens, protected_read_only));
@@ -139,7 +135,12 @@ fn plan_for(policy: &SandboxPolicy, preopens: &[PathBuf], protected_read_only: b
         if plans.len() >= 64 {
             plans.clear();
         }
-        plans.insert(key, plan.clone());
+        plans.push((
+            policy.clone(),
+            preopens.to_vec(),
+            protected_read_only,
+            plan.clone(),
+        ));
     }
     plan
 }
