@@ -258,3 +258,56 @@ fn install_errors_are_printed_once() {
     let err = stderr(&out);
     assert_eq!(err.matches("not a WebAssembly file").count(), 1, "{err}");
 }
+
+/// A plugin granted the whole network (`*`) still cannot reach private or link-local addresses
+/// by writing them inside an IPv6 address: IPv4-mapped, IPv4-compatible, NAT64 (well-known and
+/// local-use), 6to4 and Teredo forms of 169.254.169.254 (cloud metadata) are refused by policy
+/// before any connection, while loopback (a local model server) stays reachable.
+#[test]
+fn private_addresses_inside_ipv6_forms_are_refused() {
+    use std::io::{Read, Write};
+    let env = Env::new();
+    let source = support::fixture("netprobe");
+    let out = env.reasonix(&["plugin", "install", source.to_str().unwrap(), "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let get = |authority: &str| {
+        let args = format!(r#"{{"authority":"{authority}","path":"/"}}"#);
+        env.call("http_get", &args)
+    };
+    for authority in [
+        "169.254.169.254:80",
+        "[::ffff:169.254.169.254]:80",
+        "[::169.254.169.254]:80",
+        "[64:ff9b::169.254.169.254]:80",
+        "[64:ff9b:1::a9fe:a9fe]:80",
+        "[2002:a9fe:a9fe::1]:80",
+        // Teredo: the client address is the last 32 bits, inverted (0x5601_5601 = !169.254.169.254).
+        "[2001:0:4136:e378:8000:63bf:5601:5601]:80",
+        "[::ffff:10.0.0.1]:80",
+        "[2002:c0a8:0101::1]:80",
+    ] {
+        let out = get(authority);
+        assert_eq!(out.status.code(), Some(1), "{authority}: {}", stdout(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("DestinationIpProhibited") && err.contains("plugins may not reach"),
+            "{authority} was not refused by policy: {err}"
+        );
+    }
+
+    // Loopback is reachable: the refusals above are the policy, not a dead network.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let authority = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        if let Ok((mut stream, _)) = listener.accept() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    let out = get(&authority);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim_end(), "status 200: ok");
+}
