@@ -137,9 +137,53 @@ impl SandboxPolicy {
         self.protected.iter().any(|root| path.starts_with(root))
     }
 
+    /// An enforcing policy with these roots and nothing else, for tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(
+        workspace: &Path,
+        allow_write: Vec<PathBuf>,
+        forbid_read: Vec<PathBuf>,
+    ) -> SandboxPolicy {
+        SandboxPolicy {
+            workspace: workspace.to_path_buf(),
+            allow_write,
+            forbid_read,
+            shell: ShellSandbox::Enforce,
+            network: false,
+            bash_timeout_secs: 1,
+            hidden: Vec::new(),
+            protected: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
     /// The JSON plugins see under the reserved config key `sandbox`.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// `path` made absolute and normalised, with symlinks resolved as far as it exists: its
+/// deepest existing ancestor is canonicalised and the rest appended (`/tmp/new` →
+/// `/private/tmp/new` on macOS). For comparing paths that may not exist yet.
+pub fn real_path(path: &Path) -> PathBuf {
+    let absolute = normalize(&std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+    let mut rest = Vec::new();
+    let mut base = absolute.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            return rest
+                .iter()
+                .rev()
+                .fold(real, |acc: PathBuf, part| acc.join(part));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => return absolute,
+        }
     }
 }
 

@@ -60,21 +60,6 @@ fn plugin<'a>(list: &'a serde_json::Value, name: &str) -> Option<&'a serde_json:
         .find(|p| p["name"] == name)
 }
 
-/// A one-shot HTTP server on loopback answering `200 ok`; returns its authority.
-fn one_shot_server() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let authority = listener.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        if let Ok((mut stream, _)) = listener.accept() {
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
-            let _ = stream
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
-        }
-    });
-    authority
-}
-
 #[test]
 fn install_with_yes_grants_what_is_requested_and_the_tool_works() {
     let env = Env::new();
@@ -101,7 +86,7 @@ fn install_with_yes_grants_what_is_requested_and_the_tool_works() {
     assert_eq!(entry["granted"]["network"][0], "*");
     assert_eq!(entry["source"], fx("netprobe"));
 
-    let authority = one_shot_server();
+    let authority = support::one_shot_server();
     let args = format!(r#"{{"authority":"{authority}","path":"/"}}"#);
     let out = env.call("http_get", &args);
     assert_eq!(ok(&out).trim_end(), "status 200: ok");

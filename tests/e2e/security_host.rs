@@ -265,7 +265,6 @@ fn install_errors_are_printed_once() {
 /// before any connection, while loopback (a local model server) stays reachable.
 #[test]
 fn private_addresses_inside_ipv6_forms_are_refused() {
-    use std::io::{Read, Write};
     let env = Env::new();
     let source = support::fixture("netprobe");
     let out = env.reasonix(&["plugin", "install", source.to_str().unwrap(), "--yes"]);
@@ -297,16 +296,7 @@ fn private_addresses_inside_ipv6_forms_are_refused() {
     }
 
     // Loopback is reachable: the refusals above are the policy, not a dead network.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let authority = listener.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        if let Ok((mut stream, _)) = listener.accept() {
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
-            let _ = stream
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
-        }
-    });
+    let authority = support::one_shot_server();
     let out = get(&authority);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim_end(), "status 200: ok");

@@ -192,7 +192,7 @@ impl Agent<'_> {
             return self
                 .config
                 .policy
-                .resolve_headless(&call, self.config.posture)
+                .resolve_verdict(&call, &verdict, self.config.posture)
                 .map(|()| protected);
         };
         let explicit_ask = verdict.needs_explicit_approval();
@@ -201,7 +201,7 @@ impl Agent<'_> {
             Decision::Deny => self
                 .config
                 .policy
-                .resolve_headless(&call, Posture::Yolo)
+                .resolve_verdict(&call, &verdict, Posture::Yolo)
                 .map(|()| false),
             Decision::Allow => Ok(false),
             Decision::Ask => {
@@ -218,7 +218,7 @@ impl Agent<'_> {
                     return self
                         .config
                         .policy
-                        .resolve_headless(&call, Posture::DontAsk)
+                        .resolve_verdict(&call, &verdict, Posture::DontAsk)
                         .map(|()| false);
                 }
                 let scopes = crate::permissions::suggested_scopes(&call);

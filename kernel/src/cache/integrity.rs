@@ -1,7 +1,7 @@
 //! Whether anyone but this user can have written the artifact cache. Its files are mapped as
 //! native code, so the directory must be out of reach of plugins, jobs and other users.
 
-use crate::sandbox::normalize;
+use crate::sandbox::real_path;
 use std::path::{Path, PathBuf};
 
 /// Check the cache directory (which need not exist yet): not inside one of `untrusted`, and
@@ -76,29 +76,6 @@ fn owned_safely(path: &Path, meta: &std::fs::Metadata, ancestor: bool) -> Result
         ));
     }
     Ok(())
-}
-
-/// The canonical form of `path`, or of its longest existing ancestor with the rest appended.
-fn real_path(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let absolute = normalize(&absolute);
-    let mut rest = Vec::new();
-    let mut base = absolute.as_path();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(base) {
-            return rest
-                .iter()
-                .rev()
-                .fold(real, |acc: PathBuf, part| acc.join(part));
-        }
-        match (base.parent(), base.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                base = parent;
-            }
-            _ => return absolute,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::{ConfigFile, PermissionsFile, check};
 use crate::config::ShellSandbox;
 use crate::error::StateError;
 use crate::providers::{ProviderSettings, presets, resolve};
+use crate::sandbox::real_path;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use toml::de::{DeTable, DeValue};
@@ -94,7 +95,7 @@ impl TrustStore {
 
     /// Whether `workspace` is listed with the `reasonix.toml` it holds now.
     pub fn check(&self, workspace: &Path) -> TrustCheck {
-        let workspace = canonical(workspace);
+        let workspace = real_path(workspace);
         match self.workspaces.iter().find(|w| w.path == workspace) {
             None => TrustCheck::Unknown,
             Some(entry) if entry.config_sha256 == config_sha256(&workspace) => TrustCheck::Trusted,
@@ -105,7 +106,7 @@ impl TrustStore {
     /// Trust `dir` with the `reasonix.toml` it holds now; `false` when exactly that was
     /// already trusted.
     pub fn add(&mut self, dir: &Path) -> bool {
-        let path = canonical(dir);
+        let path = real_path(dir);
         let entry = TrustedWorkspace {
             config_sha256: config_sha256(&path),
             path,
@@ -122,7 +123,7 @@ impl TrustStore {
 
     /// Remove `dir`; `false` when it was not listed.
     pub fn remove(&mut self, dir: &Path) -> bool {
-        let dir = canonical(dir);
+        let dir = real_path(dir);
         let before = self.workspaces.len();
         self.workspaces.retain(|w| w.path != dir);
         before != self.workspaces.len()
@@ -135,15 +136,6 @@ pub fn config_sha256(dir: &Path) -> Option<String> {
     std::fs::read(dir.join("reasonix.toml"))
         .ok()
         .map(|bytes| crate::cache::sha256_hex(&bytes))
-}
-
-/// The real path when it exists (so a symlinked checkout and its target are one workspace),
-/// else the lexically normalised absolute path.
-fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        crate::sandbox::normalize(&cwd.join(path))
-    })
 }
 
 /// What the user configured at user level that a project may reuse without trust: which

@@ -27,14 +27,14 @@
 //! first filesystem call of a store, and remembered per layout for the process.
 
 pub(crate) mod linker;
-mod real_path;
+mod opened_path;
 
-use crate::sandbox::{SandboxPolicy, normalize};
+use crate::sandbox::{SandboxPolicy, normalize, real_path};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub(crate) use real_path::descriptor_path;
+pub(crate) use opened_path::descriptor_path;
 
 /// The guard of one store.
 pub struct FsGuard {
@@ -151,17 +151,17 @@ impl Plan {
         preopens: &[PathBuf],
         protected_read_only: bool,
     ) -> Plan {
-        let roots: Vec<PathBuf> = preopens.iter().map(|p| canonical(p)).collect();
+        let roots: Vec<PathBuf> = preopens.iter().map(|p| real_path(p)).collect();
         let mut forbidden: Vec<PathBuf> = Vec::new();
         for root in policy.forbid_read.iter().chain(&policy.hidden) {
-            for form in [canonical(root), normalize(root)] {
+            for form in [real_path(root), normalize(root)] {
                 if !forbidden.contains(&form) {
                     forbidden.push(form);
                 }
             }
         }
         let protected = if protected_read_only {
-            let workspace = canonical(&policy.workspace);
+            let workspace = real_path(&policy.workspace);
             crate::sandbox::protected_paths(&workspace)
         } else {
             Vec::new()
@@ -242,26 +242,6 @@ impl Plan {
             return Some("into a hidden or forbidden path");
         }
         None
-    }
-}
-
-/// The canonical form of `path`; for a path that does not exist (yet), the canonical form of
-/// its longest existing ancestor with the rest appended.
-fn canonical(path: &Path) -> PathBuf {
-    let path = normalize(path);
-    let mut base = path.as_path();
-    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(base) {
-            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
-        }
-        match (base.parent(), base.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name);
-                base = parent;
-            }
-            _ => return path,
-        }
     }
 }
 

@@ -173,7 +173,16 @@ impl Policy {
     /// What a run that cannot prompt does with a call: `Ok` to run it, `Err` with the message
     /// for the model (and the user) otherwise.
     pub fn resolve_headless(&self, call: &Call<'_>, posture: Posture) -> Result<(), String> {
-        let verdict = self.decide(call);
+        self.resolve_verdict(call, &self.decide(call), posture)
+    }
+
+    /// [`Policy::resolve_headless`] for a verdict already reached by [`Policy::decide`].
+    pub fn resolve_verdict(
+        &self,
+        call: &Call<'_>,
+        verdict: &Verdict,
+        posture: Posture,
+    ) -> Result<(), String> {
         if let (Decision::Deny, Source::Rule { rule, .. }) = (verdict.decision, &verdict.source) {
             return Err(format!(
                 "Blocked: `{}` is denied by the rule `{rule}` in [permissions] deny. Do not retry it; find another way or ask the user.",
@@ -193,7 +202,7 @@ impl Policy {
             (Decision::Ask, Posture::Ask | Posture::DontAsk) => false,
         };
         if !runs {
-            return Err(approval_needed(call, &verdict));
+            return Err(approval_needed(call, verdict));
         }
         // Commands that build code at run time need a literal grant, YOLO, or opt-in.
         if let Some(command) = call.args.get("command").and_then(|c| c.as_str())

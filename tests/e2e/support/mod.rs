@@ -231,3 +231,19 @@ pub fn tool_results(kind: &str, body: &serde_json::Value) -> Vec<(String, String
             .collect(),
     }
 }
+
+/// A one-shot HTTP server on loopback answering `200 ok`; returns its authority.
+pub fn one_shot_server() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let authority = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        if let Ok((mut stream, _)) = listener.accept() {
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    authority
+}

@@ -116,7 +116,7 @@ impl Layout {
         for path in &policy.hidden {
             // Reasonix's own directory inside a writable root but not created yet: create it
             // now (the kernel would), or a job could plant a home, an index or a cache there.
-            if !path.exists() && inside_writable(&super::canonical(path), &roots) {
+            if !path.exists() && inside_writable(&crate::sandbox::real_path(path), &roots) {
                 let _ = create_private_dir(path);
             }
             if let Ok(real) = std::fs::canonicalize(path) {

@@ -327,7 +327,7 @@ impl ProcessHost {
                 cmd.args(seatbelt::args(
                     policy,
                     &temp,
-                    job.workspace_writable,
+                    job.workspace_writable(),
                     &env,
                     &command.program,
                     &command.args,
@@ -341,7 +341,7 @@ impl ProcessHost {
                     cmd.args(bwrap::args(
                         policy,
                         &temp,
-                        job.workspace_writable,
+                        job.workspace_writable(),
                         &cwd,
                         std::os::fd::AsRawFd::as_raw_fd(&env_fd),
                         &command.program,
@@ -357,7 +357,7 @@ impl ProcessHost {
             None => {
                 // `bash = "off"`: the user runs commands unconfined, so nothing stops a job
                 // from writing anywhere; only a plugin trusted with the workspace may start one.
-                if !job.workspace_writable {
+                if !job.workspace_writable() {
                     return Err(types::Error::Denied(format!(
                         "commands run unconfined (`[sandbox] bash = \"off\"`), so a command could \
                          write anywhere, and plugin `{plugin}` may not write the workspace \
@@ -421,10 +421,15 @@ impl ProcessHost {
 struct JobRequest<'a> {
     policy: &'a SandboxPolicy,
     workspace: WorkspaceAccess,
+    deadline: Option<Instant>,
+}
+
+impl JobRequest<'_> {
     /// The plugin was granted `workspace = read-write`: its jobs may write the workspace and
     /// the `allow_write` roots. Otherwise they see them read-only.
-    workspace_writable: bool,
-    deadline: Option<Instant>,
+    fn workspace_writable(&self) -> bool {
+        self.workspace == WorkspaceAccess::ReadWrite
+    }
 }
 
 /// The environment of one job: exactly these variables, in this order, handed to the sandbox
@@ -593,25 +598,6 @@ pub(crate) fn find_on_path(name: &str, path_var: &OsStr) -> Option<PathBuf> {
         .and_then(|found| std::fs::canonicalize(found).ok())
 }
 
-/// The path with symlinks resolved. For a path that does not exist, its deepest existing
-/// ancestor is resolved and the rest appended (`/tmp/new` → `/private/tmp/new` on macOS).
-pub(crate) fn canonical(path: &Path) -> PathBuf {
-    let mut rest: Vec<&OsStr> = Vec::new();
-    let mut current = path;
-    loop {
-        if let Ok(real) = std::fs::canonicalize(current) {
-            return rest.iter().rev().fold(real, |acc, part| acc.join(part));
-        }
-        match (current.parent(), current.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name);
-                current = parent;
-            }
-            _ => return path.to_path_buf(),
-        }
-    }
-}
-
 impl Drop for ProcessHost {
     /// The session is over: nothing it started keeps running.
     fn drop(&mut self) {
@@ -683,7 +669,6 @@ impl process::Host for PluginState {
         let job = JobRequest {
             policy: &policy,
             workspace: self.capabilities.workspace,
-            workspace_writable: self.capabilities.workspace == WorkspaceAccess::ReadWrite,
             deadline: self.call_deadline,
         };
         host.spawn(&self.plugin, job, command, |message| {
@@ -786,17 +771,7 @@ mod tests {
         }
         std::os::unix::fs::symlink("/etc", ws.join("etc")).unwrap();
         std::os::unix::fs::symlink(&out, ws.join("to-out")).unwrap();
-        let policy = SandboxPolicy {
-            workspace: ws.clone(),
-            allow_write: vec![out.clone()],
-            forbid_read: vec![ws.join("secret")],
-            shell: ShellSandbox::Enforce,
-            network: false,
-            bash_timeout_secs: 1,
-            hidden: vec![],
-            protected: vec![],
-            warnings: vec![],
-        };
+        let policy = SandboxPolicy::for_test(&ws, vec![out.clone()], vec![ws.join("secret")]);
         let roots = Roots::new(&policy, &temp);
         let cwd = |dir: Option<&str>| roots.job_cwd(&policy, dir);
         assert_eq!(cwd(None).unwrap(), ws);

@@ -24,9 +24,10 @@
 //!
 //! None of this has run on a Mac yet: it is checked by the tests below only.
 
-use super::{JobEnv, canonical};
+use super::JobEnv;
 use crate::host::bindings::reasonix::plugin::types;
 use crate::sandbox::SandboxPolicy;
+use crate::sandbox::real_path;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -161,19 +162,19 @@ struct Layout {
 
 impl Layout {
     fn resolve(policy: &SandboxPolicy, temp: &Path, workspace_writable: bool) -> Layout {
-        let workspace = canonical(&policy.workspace);
-        let temp = canonical(temp);
+        let workspace = real_path(&policy.workspace);
+        let temp = real_path(temp);
         let mut allow_write: Vec<PathBuf> = Vec::new();
         let extra = policy.allow_write.iter().filter(|_| workspace_writable);
         for root in extra.filter(|r| r.is_dir()) {
-            let root = canonical(root);
+            let root = real_path(root);
             if root != workspace && root != temp && !allow_write.contains(&root) {
                 allow_write.push(root);
             }
         }
         let mut forbid: Vec<(PathBuf, Match)> = Vec::new();
         for path in &policy.forbid_read {
-            for spelling in [path.clone(), canonical(path)] {
+            for spelling in [path.clone(), real_path(path)] {
                 if forbid.iter().any(|(p, _)| *p == spelling) {
                     continue;
                 }
@@ -187,7 +188,7 @@ impl Layout {
         }
         let mut protected: Vec<PathBuf> = Vec::new();
         for path in &policy.protected {
-            for spelling in [path.clone(), canonical(path)] {
+            for spelling in [path.clone(), real_path(path)] {
                 if !protected.contains(&spelling) {
                     protected.push(spelling);
                 }
@@ -348,7 +349,7 @@ pub fn self_check() -> Result<PathBuf, String> {
         .collect();
     run(&trivial).map_err(|why| format!("Seatbelt (`{SANDBOX_EXEC}`) {why}"))?;
     // One rule of every form the builder writes, so that all of them are parsed here.
-    let scratch = canonical(&std::env::temp_dir());
+    let scratch = real_path(&std::env::temp_dir());
     let probe = scratch.join(".reasonix-seatbelt-check");
     let layout = Layout {
         workspace: scratch.clone(),
@@ -391,7 +392,6 @@ fn run(args: &[OsString]) -> Result<(), String> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use crate::config::ShellSandbox;
     use proptest::prelude::*;
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
@@ -418,17 +418,7 @@ mod tests {
         allow_write: Vec<PathBuf>,
         forbid_read: Vec<PathBuf>,
     ) -> SandboxPolicy {
-        SandboxPolicy {
-            workspace: workspace.to_path_buf(),
-            allow_write,
-            forbid_read,
-            shell: ShellSandbox::Enforce,
-            network: false,
-            bash_timeout_secs: 1,
-            hidden: vec![],
-            protected: vec![],
-            warnings: vec![],
-        }
+        SandboxPolicy::for_test(workspace, allow_write, forbid_read)
     }
 
     fn define<'a>(defines: &'a [(String, OsString)], key: &str) -> Option<&'a OsString> {
