@@ -41,7 +41,7 @@ fn run() -> Result<(), String> {
 
     let mut generated = String::from(
         "/// Components built from `plugins/` and embedded in this binary.\n\
-         pub const BUILTINS: &[reasonix_kernel::BuiltinComponent] = &[\n",
+         pub const BUILTINS: &[reasonix_host::BuiltinComponent] = &[\n",
     );
     for package in &packages {
         let file = format!("{}.wasm", package.replace('-', "_"));
@@ -55,7 +55,7 @@ fn run() -> Result<(), String> {
         let name = package.strip_prefix(PACKAGE_PREFIX).unwrap_or(package);
         let _ = writeln!(
             generated,
-            "    reasonix_kernel::BuiltinComponent {{ name: {name:?}, bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")), sha256: {:?} }},",
+            "    reasonix_host::BuiltinComponent {{ name: {name:?}, bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")), sha256: {:?} }},",
             hex_sha256(&bytes)
         );
     }

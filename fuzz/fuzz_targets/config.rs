@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reasonix_kernel::config::Config;
+use reasonix_agent::config::Config;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,9 +16,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = config.warnings();
     let _ = config.permission_policy();
-    let _ = reasonix_kernel::providers::resolve_providers(&config);
+    let _ = reasonix_agent::providers::resolve_providers(&config);
     for name in config.plugins.keys() {
         let settings = config.plugin(name);
-        let _ = settings.narrow(&reasonix_kernel::capability::Capabilities::default());
+        let _ = settings.narrow(&reasonix_core::capability::Capabilities::default());
     }
 });

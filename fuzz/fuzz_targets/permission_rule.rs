@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reasonix_kernel::permissions::rule::Use;
-use reasonix_kernel::permissions::{Call, Policy, Rule, ToolKind};
+use reasonix_agent::permissions::rule::Use;
+use reasonix_agent::permissions::{Call, Policy, Rule, ToolKind};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -29,8 +29,8 @@ fuzz_target!(|data: &[u8]| {
     let args: Value = serde_json::from_str(raw).unwrap_or_else(
         |_| json!({"command": raw, "path": raw, "file_path": raw, "pattern": raw, "url": raw}),
     );
-    let _ = reasonix_kernel::permissions::shell::segments(raw);
-    let _ = reasonix_kernel::permissions::shell::is_dynamic(raw);
+    let _ = reasonix_agent::permissions::shell::segments(raw);
+    let _ = reasonix_agent::permissions::shell::is_dynamic(raw);
     let Ok(rule) = Rule::parse(rule_text) else {
         return;
     };
@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
                 workspace,
             };
             let _ = policy.decide(&call);
-            let _ = reasonix_kernel::permissions::suggested_scopes(&call);
+            let _ = reasonix_agent::permissions::suggested_scopes(&call);
         }
     }
 });

@@ -4,10 +4,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reasonix_kernel::capability::Capabilities;
-use reasonix_kernel::component::validate::{self, *};
-use reasonix_kernel::component::{Description, PluginInfo};
-use reasonix_kernel::types::{ProviderKind, ToolSpec};
+use reasonix_core::capability::Capabilities;
+use reasonix_host::component::validate::{self, *};
+use reasonix_host::component::{Description, PluginInfo};
+use reasonix_core::types::{ProviderKind, ToolSpec};
 
 #[derive(arbitrary::Arbitrary, Debug)]
 struct Input {

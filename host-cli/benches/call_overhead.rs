@@ -9,9 +9,9 @@ mod common;
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 use common::{median, sample, us};
-use reasonix_kernel::Registry;
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::types::CallContext;
+use reasonix_core::settings::Paths;
+use reasonix_core::types::CallContext;
+use reasonix_host::Registry;
 use std::time::Duration;
 
 /// Calls per sample; the median sample is reported per call.
@@ -53,7 +53,7 @@ fn main() {
             .map_or_else(|| dir.path().join("cache"), std::path::PathBuf::from),
         state: dir.path().join("home"),
     };
-    let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
+    let registry = Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap();
     let kernel_ctx = CallContext {
         call_id: "bench".into(),
         workspace: workspace.clone(),

@@ -12,12 +12,12 @@ mod common;
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 use common::{median, ms};
-use reasonix_kernel::Registry;
-use reasonix_kernel::cancel::CancelToken;
-use reasonix_kernel::completion::{ChatRequest, ProviderClient};
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::providers::resolve_providers;
-use reasonix_kernel::types::{Message, Role, StreamEvent};
+use reasonix_agent::completion::{ChatRequest, ProviderClient};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_agent::providers::resolve_providers;
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::types::{Message, Role, StreamEvent};
+use reasonix_host::Registry;
 use reasonix_mock_llm::{MockLlm, Reply, Step};
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -45,7 +45,7 @@ fn main() {
         cache: dir.path().join("cache"),
         state: dir.path().join("home"),
     };
-    let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
+    let registry = Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap();
     let mock = MockLlm::start().unwrap();
     let config = Config::parse(
         &dir.path().join("reasonix.toml"),

@@ -16,9 +16,9 @@ mod common;
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 use common::{median, ms, sample};
-use reasonix_kernel::Registry;
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::types::CallContext;
+use reasonix_core::settings::Paths;
+use reasonix_core::types::CallContext;
+use reasonix_host::Registry;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -109,7 +109,7 @@ fn main() {
             .map_or_else(|| dir.path().join("cache"), PathBuf::from),
         state: dir.path().join("home"),
     };
-    let registry = Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap();
+    let registry = Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap();
     let Some(grep) = registry.tool("grep") else {
         panic!("grep is not loaded; problems: {:?}", registry.problems());
     };

@@ -10,8 +10,8 @@ mod common;
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 use common::{median, ms, sample};
-use reasonix_kernel::Registry;
-use reasonix_kernel::config::{Config, Paths};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_host::Registry;
 use std::path::Path;
 use std::process::Command;
 
@@ -60,7 +60,7 @@ fn main() {
     };
     let config = Config::default();
     let load = || {
-        let registry = Registry::load(BUILTINS, &paths, &config, None).unwrap();
+        let registry = Registry::load(BUILTINS, &paths, &config.registry_settings(), None).unwrap();
         assert!(registry.problems().is_empty());
     };
     let in_process = sample(RUNS, load);

@@ -3,10 +3,10 @@
 use crate::builtins::BUILTINS;
 use crate::exit::Failure;
 use crate::term::errln;
-use reasonix_kernel::Registry;
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::host::bindings::reasonix::plugin::log::Level;
-use reasonix_kernel::terminal::shown;
+use reasonix_agent::config::{Config, Paths};
+use reasonix_core::terminal::shown;
+use reasonix_host::Registry;
+use reasonix_host::host::bindings::reasonix::plugin::log::Level;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -36,15 +36,20 @@ pub fn load() -> Result<Context, Failure> {
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
     let config = load_config(&paths, &cwd)?;
-    let registry =
-        Registry::load(BUILTINS, &paths, &config, Some(log_sink())).map_err(Failure::runtime)?;
+    let registry = Registry::load(
+        BUILTINS,
+        &paths,
+        &config.registry_settings(),
+        Some(log_sink()),
+    )
+    .map_err(Failure::runtime)?;
     for problem in registry.problems() {
         errln!("warning: {problem}");
     }
     for notice in registry.notices() {
         errln!("note: {notice}");
     }
-    let sandbox = reasonix_kernel::sandbox::SandboxConfig {
+    let sandbox = reasonix_core::sandbox::SandboxConfig {
         settings: config.sandbox.clone(),
         tools: config.tools.clone(),
         always_forbidden: Vec::new(),
@@ -61,7 +66,7 @@ pub fn load() -> Result<Context, Failure> {
 }
 
 /// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.
-fn log_sink() -> reasonix_kernel::host::state::LogSink {
+fn log_sink() -> reasonix_host::host::state::LogSink {
     let threshold = std::env::var("REASONIX_LOG")
         .ok()
         .map(|v| rank_name(&v))

@@ -4,7 +4,7 @@
 //! requested capabilities, log lines and errors; tool output; the model's answer; session
 //! titles; provider error bodies. A terminal obeys the escape sequences in it (a plugin once
 //! erased a line of the install question with `ESC[1A ESC[M`). So nothing is printed raw:
-//! every write passes through [`reasonix_kernel::terminal`] here — text with its controls,
+//! every write passes through [`reasonix_core::terminal`] here — text with its controls,
 //! bidi and invisible characters escaped (newlines and tabs kept), JSON with them as `\uXXXX`
 //! (still the same JSON). This holds whether or not the stream is a terminal: output that is
 //! piped to a file or a pager reaches a terminal later.
@@ -12,12 +12,12 @@
 //! `clippy.toml` of this crate forbids `println!`, `eprintln!`, `print!`, `eprint!`,
 //! `std::io::stdout` and `std::io::stderr` everywhere else, so the raw path cannot be taken by
 //! accident. Fields that must stay on one line (a name, a version, a log line) are further
-//! wrapped in [`reasonix_kernel::terminal::shown`] where they are formatted, so a newline in
+//! wrapped in [`reasonix_core::terminal::shown`] where they are formatted, so a newline in
 //! them cannot start a line that looks like the host's.
 
 #![allow(clippy::disallowed_methods)]
 
-use reasonix_kernel::terminal;
+use reasonix_core::terminal;
 use std::io::Write;
 
 /// Write `text` to stdout, escaped; errors (a closed pipe) are ignored.

@@ -9,16 +9,16 @@ mod support;
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
-use reasonix_kernel::Registry;
-use reasonix_kernel::agent::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
-use reasonix_kernel::cancel::CancelToken;
-use reasonix_kernel::completion::ProviderClient;
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::permissions::{Policy, Posture, Rule};
-use reasonix_kernel::providers::retry::RetryPolicy;
-use reasonix_kernel::providers::{ResolvedProvider, resolve_providers};
-use reasonix_kernel::session::SessionStore;
-use reasonix_kernel::types::{Message, Role, ToolCall};
+use reasonix_agent::agent_loop::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
+use reasonix_agent::completion::ProviderClient;
+use reasonix_agent::config::{Config, Paths};
+use reasonix_agent::permissions::{Policy, Posture, Rule};
+use reasonix_agent::providers::retry::RetryPolicy;
+use reasonix_agent::providers::{ResolvedProvider, resolve_providers};
+use reasonix_agent::session::SessionStore;
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::types::{Message, Role, ToolCall};
+use reasonix_host::Registry;
 use reasonix_mock_llm::{Fault, MockLlm, RecordedRequest, Reply, Step, Usage as MockUsage};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -41,7 +41,7 @@ fn load_registry() -> Registry {
         home,
         cache: shared_artifact_cache(),
     };
-    Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap()
+    Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap()
 }
 
 /// A registry of its own, for a test that cancels: cancelling kills every job of the

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use reasonix_kernel::Registry;
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::types::{CallContext, ChangeKind};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_core::types::{CallContext, ChangeKind};
+use reasonix_host::Registry;
 use serde_json::{Value, json};
 use support::{Env, stderr, stdout};
 
@@ -99,7 +99,7 @@ fn registry(env: &Env) -> Registry {
         cache: env.home().join("cache"),
         state: env.home(),
     };
-    Registry::load(BUILTINS, &paths, &config, None).unwrap()
+    Registry::load(BUILTINS, &paths, &config.registry_settings(), None).unwrap()
 }
 
 fn ctx(env: &Env) -> CallContext {

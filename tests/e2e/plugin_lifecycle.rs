@@ -543,7 +543,7 @@ fn component_server(bytes: Vec<u8>) -> String {
 fn a_url_is_downloaded_checked_against_sha256_and_installed() {
     let env = Env::new();
     let bytes = std::fs::read(fixture("netprobe")).unwrap();
-    let sha = reasonix_kernel::cache::sha256_hex(&bytes);
+    let sha = reasonix_host::cache::sha256_hex(&bytes);
     let base = component_server(bytes.clone());
     let before = snapshot(&env.plugins_dir());
 

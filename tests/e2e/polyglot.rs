@@ -85,7 +85,7 @@ fn shout_component(program: &Path) -> &'static [u8] {
             key.extend(file.file_name().unwrap().as_encoded_bytes());
             key.extend(std::fs::read(&file).unwrap());
         }
-        let key = reasonix_kernel::cache::sha256_hex(&key);
+        let key = reasonix_host::cache::sha256_hex(&key);
         let kept_dir = support::shared_artifact_cache()
             .parent()
             .unwrap()
@@ -178,7 +178,7 @@ fn python_plugin_installs_lists_and_runs() {
     assert_eq!(shout["source"], "installed", "{shout}");
     assert_eq!(shout["kinds"], serde_json::json!(["tool"]), "{shout}");
     assert_eq!(shout["tools"], serde_json::json!(["shout"]), "{shout}");
-    assert_eq!(shout["sha256"], reasonix_kernel::cache::sha256_hex(bytes));
+    assert_eq!(shout["sha256"], reasonix_host::cache::sha256_hex(bytes));
     let nothing =
         serde_json::json!({"workspace": "none", "network": [], "env": [], "process": false});
     assert_eq!(shout["capabilities"]["requested"], nothing, "{shout}");

@@ -8,12 +8,12 @@ mod support;
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
-use reasonix_kernel::Registry;
-use reasonix_kernel::cancel::CancelToken;
-use reasonix_kernel::completion::{ChatRequest, ProviderClient};
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::providers::resolve_providers;
-use reasonix_kernel::types::{Message, Role, StreamEvent};
+use reasonix_agent::completion::{ChatRequest, ProviderClient};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_agent::providers::resolve_providers;
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::types::{Message, Role, StreamEvent};
+use reasonix_host::Registry;
 use reasonix_mock_llm::{MockLlm, Reply};
 use support::Env;
 
@@ -60,7 +60,7 @@ allow = ["Bash(cargo test:*)"]
         cache: support::shared_artifact_cache(),
         state: env.home(),
     };
-    let registry = Registry::load(BUILTINS, &paths, &config, None).unwrap();
+    let registry = Registry::load(BUILTINS, &paths, &config.registry_settings(), None).unwrap();
     let providers = resolve_providers(&config).unwrap();
     assert_eq!(providers[0].base_url, format!("{base}/v1"));
     assert_eq!(providers[0].max_retries, 3);

@@ -8,13 +8,13 @@ mod support;
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
-use reasonix_kernel::Registry;
-use reasonix_kernel::cancel::CancelToken;
-use reasonix_kernel::completion::{ChatRequest, Completion, CompletionError, ProviderClient};
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::providers::retry::RetryPolicy;
-use reasonix_kernel::providers::{ResolvedProvider, resolve_providers};
-use reasonix_kernel::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
+use reasonix_agent::completion::{ChatRequest, Completion, CompletionError, ProviderClient};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_agent::providers::retry::RetryPolicy;
+use reasonix_agent::providers::{ResolvedProvider, resolve_providers};
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
+use reasonix_host::Registry;
 use reasonix_mock_llm::{Fault, MockLlm, Reply, Step};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -34,7 +34,7 @@ fn registry() -> &'static Registry {
             home,
             cache: shared_artifact_cache(),
         };
-        Registry::load(BUILTINS, &paths, &Config::default(), None).unwrap()
+        Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap()
     })
 }
 
@@ -803,9 +803,9 @@ fn a_component_sending_elsewhere_than_its_endpoint_is_refused_by_the_host() {
         .split_once("://")
         .map(|(s, a)| (s.to_string(), a.to_string()))
         .unwrap();
-    let endpoint = reasonix_kernel::host::http::Endpoint {
+    let endpoint = reasonix_host::host::http::Endpoint {
         provider: "mock".into(),
-        origins: vec![reasonix_kernel::host::http::Origin::new(&scheme, &authority).unwrap()],
+        origins: vec![reasonix_host::host::http::Origin::new(&scheme, &authority).unwrap()],
         credential: Some((
             http::HeaderName::from_static("authorization"),
             http::HeaderValue::from_static("Bearer must-not-leak"),
@@ -813,7 +813,7 @@ fn a_component_sending_elsewhere_than_its_endpoint_is_refused_by_the_host() {
         stall: Duration::from_secs(5),
         cancel: CancelToken::new(),
     };
-    let request = reasonix_kernel::types::CompletionRequest {
+    let request = reasonix_core::types::CompletionRequest {
         kind: "openai".into(),
         provider: "mock".into(),
         base_url: mock.base_url(),
@@ -833,7 +833,7 @@ fn a_component_sending_elsewhere_than_its_endpoint_is_refused_by_the_host() {
     assert!(
         matches!(
             err,
-            reasonix_kernel::CallError::Plugin(reasonix_kernel::PluginError::Denied(_))
+            reasonix_core::CallError::Plugin(reasonix_core::PluginError::Denied(_))
         ),
         "{text}"
     );

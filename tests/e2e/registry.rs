@@ -7,14 +7,13 @@ mod support;
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
-use reasonix_kernel::cache::Provenance;
-use reasonix_kernel::capability::Capabilities;
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::index::{IndexEntry, PluginIndex};
-use reasonix_kernel::types::{
-    CallContext, CompletionRequest, Decision, Message, Role, StreamEvent,
-};
-use reasonix_kernel::{CallError, LoadError, Registry};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_core::CallError;
+use reasonix_core::capability::Capabilities;
+use reasonix_core::types::{CallContext, CompletionRequest, Decision, Message, Role, StreamEvent};
+use reasonix_host::cache::Provenance;
+use reasonix_host::index::{IndexEntry, PluginIndex};
+use reasonix_host::{LoadError, Registry};
 use support::Env;
 
 fn paths(env: &Env) -> Paths {
@@ -27,7 +26,7 @@ fn paths(env: &Env) -> Paths {
 
 fn load(env: &Env, config_text: &str) -> Registry {
     let config = Config::parse(&env.project().join("reasonix.toml"), config_text).unwrap();
-    Registry::load(BUILTINS, &paths(env), &config, None).unwrap()
+    Registry::load(BUILTINS, &paths(env), &config.registry_settings(), None).unwrap()
 }
 
 fn ctx(env: &Env) -> CallContext {
@@ -91,19 +90,19 @@ fn hostile_plugin_is_stopped_and_the_process_keeps_serving() {
     still_serving();
 }
 
-fn endpoint(origins: &[&str]) -> reasonix_kernel::host::http::Endpoint {
-    reasonix_kernel::host::http::Endpoint {
+fn endpoint(origins: &[&str]) -> reasonix_host::host::http::Endpoint {
+    reasonix_host::host::http::Endpoint {
         provider: "local".into(),
         origins: origins
             .iter()
             .map(|o| {
                 let (scheme, authority) = o.split_once("://").unwrap();
-                reasonix_kernel::host::http::Origin::new(scheme, authority).unwrap()
+                reasonix_host::host::http::Origin::new(scheme, authority).unwrap()
             })
             .collect(),
         credential: None,
         stall: std::time::Duration::from_secs(30),
-        cancel: reasonix_kernel::cancel::CancelToken::new(),
+        cancel: reasonix_core::cancel::CancelToken::new(),
     }
 }
 
@@ -179,9 +178,9 @@ fn provider_stream_and_interceptor_adapters() {
     };
     assert!(matches!(
         provider.open(&bad, endpoint(&[])),
-        Err(CallError::Plugin(
-            reasonix_kernel::PluginError::InvalidInput(_)
-        ))
+        Err(CallError::Plugin(reasonix_core::PluginError::InvalidInput(
+            _
+        )))
     ));
 
     let interceptor = &registry.interceptors()[0];
@@ -235,9 +234,9 @@ fn index_grants_apply_and_hash_mismatch_refuses() {
         name: "hostile".into(),
         version: "0.1.0".into(),
         source: path.display().to_string(),
-        sha256: reasonix_kernel::cache::sha256_hex(&bytes),
+        sha256: reasonix_host::cache::sha256_hex(&bytes),
         granted: Capabilities {
-            workspace: reasonix_kernel::capability::WorkspaceAccess::Read,
+            workspace: reasonix_core::capability::WorkspaceAccess::Read,
             ..Default::default()
         },
         granted_limits: Default::default(),

@@ -5,8 +5,8 @@
 
 mod support;
 
-use reasonix_kernel::session::SessionStore;
-use reasonix_kernel::types::{Message, Role};
+use reasonix_agent::session::SessionStore;
+use reasonix_core::types::{Message, Role};
 use reasonix_mock_llm::{MockLlm, Reply, Step};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -69,7 +69,7 @@ impl Setup {
         let sessions = self.store().list().unwrap();
         assert!(sessions.len() <= 1, "{sessions:?}");
         match sessions.first() {
-            Some(s) => reasonix_kernel::session::load(&s.path).unwrap().messages,
+            Some(s) => reasonix_agent::session::load(&s.path).unwrap().messages,
             None => Vec::new(),
         }
     }

@@ -466,7 +466,7 @@ fn plugin_symlinks_cannot_leave_the_workspace_or_point_into_the_home() {
 
 /// The installed component's artifact file in `cache` (named after its sha256).
 fn artifact_of(cache: &Path, fixture_name: &str) -> PathBuf {
-    let sha = reasonix_kernel::cache::sha256_hex(&std::fs::read(fixture(fixture_name)).unwrap());
+    let sha = reasonix_host::cache::sha256_hex(&std::fs::read(fixture(fixture_name)).unwrap());
     std::fs::read_dir(cache)
         .unwrap()
         .map(|e| e.unwrap().path())

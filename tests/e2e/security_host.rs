@@ -25,7 +25,7 @@ fn hostile_with_mode(dir: &Path, mode: &[u8; 16]) -> PathBuf {
     ));
     // The artifact cache is shared between test runs: forget what an earlier run remembered
     // about these bytes, so this run describes them itself.
-    forget_failures(&reasonix_kernel::cache::sha256_hex(&bytes));
+    forget_failures(&reasonix_host::cache::sha256_hex(&bytes));
     std::fs::write(&path, bytes).unwrap();
     path
 }

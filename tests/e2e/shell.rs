@@ -8,9 +8,10 @@ mod support;
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
-use reasonix_kernel::config::{Config, Paths};
-use reasonix_kernel::types::CallContext;
-use reasonix_kernel::{CallError, PluginError, Registry};
+use reasonix_agent::config::{Config, Paths};
+use reasonix_core::types::CallContext;
+use reasonix_core::{CallError, PluginError};
+use reasonix_host::Registry;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use support::{Env, stderr, stdout};
@@ -26,7 +27,7 @@ fn load(env: &Env, config_text: &str) -> Registry {
         cache: cache.path().to_path_buf(),
         state: env.home(),
     };
-    let registry = Registry::load(BUILTINS, &paths, &config, None).unwrap();
+    let registry = Registry::load(BUILTINS, &paths, &config.registry_settings(), None).unwrap();
     assert!(registry.problems().is_empty(), "{:?}", registry.problems());
     registry
 }

@@ -7,8 +7,8 @@
 
 mod support;
 
-use reasonix_kernel::capability::Capabilities;
-use reasonix_kernel::index::{IndexEntry, PluginIndex};
+use reasonix_core::capability::Capabilities;
+use reasonix_host::index::{IndexEntry, PluginIndex};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
@@ -361,7 +361,7 @@ fn a_plugin_without_a_network_grant_cannot_connect() {
             name: "netprobe".into(),
             version: "0.1.0".into(),
             source: path.display().to_string(),
-            sha256: reasonix_kernel::cache::sha256_hex(&bytes),
+            sha256: reasonix_host::cache::sha256_hex(&bytes),
             granted: Capabilities {
                 network: network.iter().map(|s| s.to_string()).collect(),
                 ..Default::default()

@@ -5,9 +5,9 @@ use crate::commands::providers::key_source;
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, outln};
-use reasonix_kernel::completion::served_kinds;
-use reasonix_kernel::config::ShellSandbox;
-use reasonix_kernel::providers;
+use reasonix_agent::config::ShellSandbox;
+use reasonix_agent::providers;
+use reasonix_core::catalog::Catalog;
 use serde_json::json;
 use std::path::Path;
 
@@ -55,12 +55,12 @@ pub fn run(as_json: bool) -> Outcome {
         report.add(Status::Ok, "config", format!("read {}", source.display()));
     }
     match cx.config.project_trust {
-        Some(reasonix_kernel::config::ProjectTrust::Trusted) => report.add(
+        Some(reasonix_agent::config::ProjectTrust::Trusted) => report.add(
             Status::Ok,
             "trust",
             "this workspace is trusted: its reasonix.toml applies in full".to_string(),
         ),
-        Some(reasonix_kernel::config::ProjectTrust::Untrusted) => report.add(
+        Some(reasonix_agent::config::ProjectTrust::Untrusted) => report.add(
             Status::Ok,
             "trust",
             "this workspace is not trusted: its reasonix.toml can only narrow your settings (`reasonix trust` to change that)".to_string(),
@@ -88,7 +88,7 @@ pub fn run(as_json: bool) -> Outcome {
         report.add(Status::Fail, "plugins", problem.to_string());
     }
 
-    let served = served_kinds(&cx.registry);
+    let served = cx.registry.provider_kinds();
     match providers::resolve_providers(&cx.config) {
         Err(e) => report.add(Status::Fail, "providers", e.to_string()),
         Ok(resolved) => {
@@ -150,10 +150,10 @@ pub fn run(as_json: bool) -> Outcome {
     }
 
     let shell = cx.config.sandbox.bash.unwrap_or_default();
-    let (sandbox, how) = reasonix_kernel::host::process::OS_SANDBOX;
+    let (sandbox, how) = reasonix_host::host::process::OS_SANDBOX;
     match (
         shell,
-        reasonix_kernel::host::process::os_sandbox_check(),
+        reasonix_host::host::process::os_sandbox_check(),
     ) {
         (_, Ok(())) => report.add(Status::Ok, "sandbox", format!("{sandbox} works")),
         (ShellSandbox::Enforce, Err(why)) => report.add(

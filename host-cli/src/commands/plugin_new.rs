@@ -23,7 +23,7 @@ pub enum Kind {
 const BUILD_SDK_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../sdk");
 
 pub fn run(name: &str, kind: Kind, dir: Option<&Path>, sdk_path: Option<&Path>) -> Outcome {
-    reasonix_kernel::component::validate_name(name).map_err(|e| Failure::usage(anyhow!(e)))?;
+    reasonix_host::component::validate_name(name).map_err(|e| Failure::usage(anyhow!(e)))?;
     let dir = dir
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(name));

@@ -37,8 +37,8 @@ pub fn run(out: Option<&Path>) -> Outcome {
     write_to(out).map_err(Failure::runtime)?;
     outln!(
         "wrote the WIT package {}@{} to {}:",
-        reasonix_kernel::WIT_PACKAGE,
-        reasonix_kernel::SUPPORTED_WIT_VERSIONS.join(", "),
+        reasonix_host::WIT_PACKAGE,
+        reasonix_host::SUPPORTED_WIT_VERSIONS.join(", "),
         out.display()
     );
     for (name, _) in WIT_FILES {

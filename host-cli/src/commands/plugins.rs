@@ -1,14 +1,14 @@
 //! `reasonix plugin`: list, info, install, update, remove, enable, disable. The kernel
-//! (`reasonix_kernel::install`) does the work; this file asks and prints.
+//! (`reasonix_host::install`) does the work; this file asks and prints.
 
 use crate::builtins::BUILTINS;
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
-use reasonix_kernel::component::{LoadedPlugin, Origin};
-use reasonix_kernel::index::{IndexEntry, PluginIndex};
-use reasonix_kernel::install::{self, Grant, InstallError};
-use reasonix_kernel::terminal::shown;
+use reasonix_core::terminal::shown;
+use reasonix_host::component::{LoadedPlugin, Origin};
+use reasonix_host::index::{IndexEntry, PluginIndex};
+use reasonix_host::install::{self, Grant, InstallError};
 use serde_json::json;
 use std::io::{BufRead, IsTerminal};
 
@@ -234,7 +234,7 @@ pub fn remove(name: &str) -> Outcome {
 }
 
 pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
-    let paths = reasonix_kernel::config::Paths::from_env();
+    let paths = reasonix_agent::config::Paths::from_env();
     let builtin = BUILTINS.iter().any(|b| b.name == name);
     let entry = install::set_enabled(&paths, name, enabled, builtin).map_err(install_failure)?;
     outln!(

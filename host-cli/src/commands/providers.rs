@@ -4,10 +4,11 @@
 use crate::context::{self, Context};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
-use reasonix_kernel::cancel::CancelToken;
-use reasonix_kernel::completion::{ChatRequest, ProviderClient, served_kinds};
-use reasonix_kernel::providers::{self, ResolvedProvider, dotenv};
-use reasonix_kernel::types::{Message, Role, StreamEvent, Usage};
+use reasonix_agent::completion::{ChatRequest, ProviderClient};
+use reasonix_agent::providers::{self, ResolvedProvider, dotenv};
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::catalog::Catalog;
+use reasonix_core::types::{Message, Role, StreamEvent, Usage};
 use serde_json::json;
 use std::path::Path;
 
@@ -27,7 +28,7 @@ pub fn list(as_json: bool) -> Outcome {
     for warning in cx.config.warnings() {
         errln!("warning: {warning}");
     }
-    let served = served_kinds(&cx.registry);
+    let served = cx.registry.provider_kinds();
     let default = default_model(&cx, &resolved);
     let unserved: Vec<&ResolvedProvider> = resolved
         .iter()

@@ -5,9 +5,9 @@ use crate::context::resolve_workspace;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, outln};
 use anyhow::anyhow;
-use reasonix_kernel::config::Paths;
-use reasonix_kernel::session::{SessionStore, Summary};
-use reasonix_kernel::terminal::shown;
+use reasonix_agent::config::Paths;
+use reasonix_agent::session::{SessionStore, Summary};
+use reasonix_core::terminal::shown;
 use serde_json::json;
 use std::path::Path;
 

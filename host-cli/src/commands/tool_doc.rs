@@ -2,7 +2,7 @@
 //! schemas the registry sends to the model. `docs/TOOL_CONTRACT.md` is this output; a test
 //! fails when the two drift.
 
-use reasonix_kernel::tool::Tool;
+use reasonix_core::tool::Tool;
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::sync::Arc;

@@ -2,9 +2,9 @@ use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, out, outln};
 use anyhow::anyhow;
-use reasonix_kernel::CallError;
-use reasonix_kernel::terminal::shown;
-use reasonix_kernel::types::CallContext;
+use reasonix_core::CallError;
+use reasonix_core::terminal::shown;
+use reasonix_core::types::CallContext;
 use serde_json::json;
 use std::path::Path;
 

@@ -6,8 +6,8 @@ pub fn run() -> Outcome {
     outln!(
         "reasonix {} (plugin contract {}@{})",
         env!("CARGO_PKG_VERSION"),
-        reasonix_kernel::WIT_PACKAGE,
-        reasonix_kernel::SUPPORTED_WIT_VERSIONS.join(", ")
+        reasonix_host::WIT_PACKAGE,
+        reasonix_host::SUPPORTED_WIT_VERSIONS.join(", ")
     );
     Ok(Code::Success)
 }

@@ -138,7 +138,7 @@ impl Env {
         let project = std::fs::canonicalize(self.project()).unwrap();
         let sha = std::fs::read(project.join("reasonix.toml"))
             .ok()
-            .map(|bytes| reasonix_kernel::cache::sha256_hex(&bytes));
+            .map(|bytes| reasonix_host::cache::sha256_hex(&bytes));
         let trust = serde_json::json!({
             "version": 1,
             "workspaces": [{"path": project, "config_sha256": sha}],

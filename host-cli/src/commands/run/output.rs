@@ -6,9 +6,9 @@
 //! `schema_version`.
 
 use crate::term;
-use reasonix_kernel::agent::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
-use reasonix_kernel::terminal::shown;
-use reasonix_kernel::types::{Message, Role, Usage};
+use reasonix_agent::agent_loop::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
+use reasonix_core::terminal::shown;
+use reasonix_core::types::{Message, Role, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -518,8 +518,8 @@ fn clip(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reasonix_kernel::agent::Cost;
-    use reasonix_kernel::types::ToolCall;
+    use reasonix_agent::agent_loop::Cost;
+    use reasonix_core::types::ToolCall;
 
     fn outcome(status: RunStatus) -> RunOutcome {
         RunOutcome {

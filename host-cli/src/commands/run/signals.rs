@@ -3,7 +3,7 @@
 //! a second one exits at once with 130.
 
 use crate::term;
-use reasonix_kernel::cancel::CancelToken;
+use reasonix_core::cancel::CancelToken;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Exit status after a second interrupt (128 + SIGINT).

@@ -1,0 +1,362 @@
+//! The agent loop: send the conversation (a fixed system prompt and tool list, then the history,
+//! only ever appended to) → stream the answer → run the complete tool calls it asked for →
+//! append the results → repeat until the model answers without tools or the step budget is
+//! spent.
+//!
+//! Read-only calls of one answer run in parallel; a call that may write runs alone, in order.
+//! Tool errors, permission refusals and malformed arguments go back to the model as tool results
+//! it can act on; a call that keeps failing identically is stopped by a loop guard. A stream cut
+//! mid-answer is replayed from the same request. Every message is written to the session
+//! transcript as soon as it is complete.
+
+mod events;
+mod history;
+pub mod prompt;
+mod tools;
+
+pub use events::{AgentEvent, Cost, RunOutcome, RunStatus, UsageTotals};
+pub use history::repair_history;
+
+use crate::cancel::CancelToken;
+use crate::catalog::Catalog;
+use crate::completion::{ChatRequest, CompletionError, ProviderClient};
+use crate::permissions::{Approver, Policy, Posture, ToolKind};
+use crate::session::SessionWriter;
+use crate::tool::Tool;
+use crate::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How often a cut or stalled stream is replayed before the run gives up.
+pub const MAX_REPLAYS: u32 = 2;
+/// Identical failing calls before the model is told to stop repeating it.
+pub const REPEAT_WARNING: u32 = 3;
+/// Identical failing calls before the run is stopped.
+pub const REPEAT_LIMIT: u32 = 5;
+
+/// Everything a run is configured with.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Absolute, symlink-free workspace root.
+    pub workspace: PathBuf,
+    /// The system prompt: must not change between turns or runs of the same config (it is
+    /// the start of the provider-visible prefix the provider caches).
+    pub system_prompt: String,
+    /// Model requests per run (`--max-steps`).
+    pub max_steps: u32,
+    pub posture: Posture,
+    pub policy: Policy,
+    /// Reasoning effort for every request (`--effort`); `None` = the provider's.
+    pub effort: Option<String>,
+    pub max_output_tokens: Option<u32>,
+    /// Tools offered to the model by name (`[tools] enabled`); `None` = every tool.
+    pub enabled_tools: Option<Vec<String>>,
+}
+
+/// One conversation with one provider and model.
+pub struct Agent<'r> {
+    client: ProviderClient,
+    config: AgentConfig,
+    /// Sorted by name: the order is part of the cached prefix.
+    tools: Vec<Arc<dyn Tool>>,
+    specs: Vec<ToolSpec>,
+    /// What each tool is to the permission rules, from its spec, worked out once.
+    kinds: HashMap<String, ToolKind>,
+    history: Vec<Message>,
+    session: Option<SessionWriter>,
+    approver: Option<Arc<dyn Approver>>,
+    /// Consecutive identical failures per (tool, canonical arguments).
+    failures: HashMap<(String, String), u32>,
+    registry: &'r dyn Catalog,
+}
+
+impl<'r> Agent<'r> {
+    pub fn new(
+        registry: &'r dyn Catalog,
+        client: ProviderClient,
+        config: AgentConfig,
+    ) -> Agent<'r> {
+        let mut tools: Vec<Arc<dyn Tool>> = registry
+            .tools()
+            .into_iter()
+            .filter(|t| match &config.enabled_tools {
+                Some(names) => names.iter().any(|n| *n == t.spec().name),
+                None => true,
+            })
+            .collect();
+        tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+        let specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
+        let kinds = specs
+            .iter()
+            .map(|s| (s.name.clone(), ToolKind::of(s)))
+            .collect();
+        Agent {
+            client,
+            config,
+            tools,
+            specs,
+            kinds,
+            history: Vec::new(),
+            session: None,
+            approver: None,
+            failures: HashMap::new(),
+            registry,
+        }
+    }
+
+    /// Write every message (and usage) of this agent to `writer`; `history` is what the
+    /// transcript already holds (empty for a new session). The history is repaired first so a
+    /// run killed between a tool call and its result can go on.
+    pub fn with_session(mut self, writer: SessionWriter, mut history: Vec<Message>) -> Agent<'r> {
+        let placeholders = repair_history(&mut history);
+        self.session = Some(writer);
+        self.history = history;
+        for message in placeholders {
+            self.record(&message);
+        }
+        self
+    }
+
+    /// Let an interactive front end answer `ask` decisions.
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Agent<'r> {
+        self.approver = Some(approver);
+        self
+    }
+
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The tools offered to the model, in the order sent.
+    pub fn tool_specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    pub fn client(&self) -> &ProviderClient {
+        &self.client
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().map(|s| s.id())
+    }
+
+    pub fn registry(&self) -> &dyn Catalog {
+        self.registry
+    }
+
+    /// Run one task to the end.
+    pub fn run(
+        &mut self,
+        task: &str,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> RunOutcome {
+        let mut usage = UsageTotals::default();
+        let mut steps = 0;
+        let user = Message {
+            role: Role::User,
+            content: task.to_string(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+        };
+        self.append(user, on_event);
+        let end = |agent: &Agent, status, result: String, steps, usage: UsageTotals| RunOutcome {
+            cost: agent.cost(&usage),
+            status,
+            result,
+            steps,
+            usage,
+            session_id: agent.session_id().map(str::to_string),
+        };
+        while steps < self.config.max_steps {
+            if cancel.is_cancelled() {
+                return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
+            }
+            steps += 1;
+            on_event(AgentEvent::RequestStarted { step: steps });
+            let answer = match self.complete(cancel, on_event) {
+                Ok(answer) => answer,
+                Err(CompletionError::Cancelled) => {
+                    return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
+                }
+                Err(e) => return end(self, RunStatus::Error, e.to_string(), steps, usage),
+            };
+            if let Some(u) = &answer.usage {
+                usage.add(u);
+                on_event(AgentEvent::Usage(*u));
+                if let Some(session) = &mut self.session
+                    && let Err(e) = session.usage(u)
+                {
+                    on_event(AgentEvent::Notice(format!("session not saved: {e}")));
+                }
+            }
+            let calls = answer.message.tool_calls.clone();
+            let text = answer.message.content.clone();
+            self.append(answer.message, on_event);
+            if calls.is_empty() {
+                return end(self, RunStatus::Success, text, steps, usage);
+            }
+            if let Err(stuck) = self.run_tools(&calls, cancel, on_event) {
+                return end(self, RunStatus::Error, stuck, steps, usage);
+            }
+            if cancel.is_cancelled() {
+                return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
+            }
+        }
+        let result = format!(
+            "stopped after {} model requests (--max-steps) with tool calls still pending",
+            self.config.max_steps
+        );
+        end(self, RunStatus::MaxSteps, result, steps, usage)
+    }
+
+    /// The request as the provider will see it: system prompt, tools, then the history.
+    pub fn request(&self) -> ChatRequest {
+        let mut messages = Vec::with_capacity(self.history.len() + 1);
+        messages.push(Message {
+            role: Role::System,
+            content: self.config.system_prompt.clone(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+        });
+        messages.extend(self.history.iter().cloned());
+        ChatRequest {
+            messages,
+            tools: self.specs.clone(),
+            effort: self.config.effort.clone(),
+            max_output_tokens: self.config.max_output_tokens,
+        }
+    }
+
+    /// Stream one answer; replay the same request when the stream is cut or stalls.
+    fn complete(
+        &self,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<Answer, CompletionError> {
+        let request = self.request();
+        let mut replays = 0;
+        loop {
+            let mut completion = self.client.stream(&request, cancel, &mut |n| {
+                on_event(AgentEvent::Retry(n.clone()))
+            })?;
+            let mut answer = AnswerBuilder::default();
+            let failure = loop {
+                match completion.next_events() {
+                    Ok(batch) if batch.is_empty() => break None,
+                    Ok(batch) => {
+                        for event in batch {
+                            answer.take(event, on_event);
+                        }
+                    }
+                    Err(e) => break Some(e),
+                }
+            };
+            match failure {
+                None => return Ok(answer.finish()),
+                Some(e) if e.is_retryable() && replays < MAX_REPLAYS && !cancel.is_cancelled() => {
+                    replays += 1;
+                    on_event(AgentEvent::Notice(format!(
+                        "{e}; replaying the request ({replays}/{MAX_REPLAYS})"
+                    )));
+                }
+                Some(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Append a message to the history, the transcript and the event stream.
+    fn append(&mut self, message: Message, on_event: &mut dyn FnMut(AgentEvent)) {
+        if let Some(session) = &mut self.session
+            && let Err(e) = session.message(&message)
+        {
+            on_event(AgentEvent::Notice(format!("session not saved: {e}")));
+        }
+        on_event(AgentEvent::Message(message.clone()));
+        self.history.push(message);
+    }
+
+    /// Write a repair placeholder to the transcript (already in the history).
+    fn record(&mut self, message: &Message) {
+        if let Some(session) = &mut self.session {
+            let _ = session.message(message);
+        }
+    }
+
+    fn cost(&self, usage: &UsageTotals) -> Option<Cost> {
+        let provider = self.client.provider();
+        let price = provider.price_for(self.client.model())?;
+        let per_token = |per_million: f64| per_million / 1_000_000.0;
+        let hit_price = price.cache_hit.unwrap_or(price.input);
+        // Backends that report no cache split count every prompt token as a miss.
+        let miss = if usage.cache_read_tokens + usage.cache_miss_tokens == 0 {
+            usage.input_tokens
+        } else {
+            usage.cache_miss_tokens
+        };
+        let total = miss as f64 * per_token(price.input)
+            + usage.cache_read_tokens as f64 * per_token(hit_price)
+            + usage.output_tokens as f64 * per_token(price.output);
+        let currency = price
+            .currency
+            .clone()
+            .or_else(|| provider.billing_currency.clone())
+            .unwrap_or_else(|| "USD".to_string());
+        Some(Cost { total, currency })
+    }
+}
+
+/// One streamed answer being put together.
+#[derive(Default)]
+struct AnswerBuilder {
+    text: String,
+    reasoning: String,
+    state: Option<String>,
+    calls: Vec<ToolCall>,
+    usage: Option<Usage>,
+    finish: Option<FinishReason>,
+}
+
+struct Answer {
+    message: Message,
+    usage: Option<Usage>,
+}
+
+impl AnswerBuilder {
+    fn take(&mut self, event: StreamEvent, on_event: &mut dyn FnMut(AgentEvent)) {
+        match event {
+            StreamEvent::Text(t) => {
+                self.text.push_str(&t);
+                on_event(AgentEvent::TextDelta(t));
+            }
+            StreamEvent::Reasoning(t) => {
+                self.reasoning.push_str(&t);
+                on_event(AgentEvent::ReasoningDelta(t));
+            }
+            StreamEvent::ReasoningState(s) => self.state = Some(s),
+            StreamEvent::ToolCall(c) => self.calls.push(c),
+            StreamEvent::Usage(u) => self.usage = Some(u),
+            StreamEvent::Done(f) => self.finish = Some(f),
+        }
+    }
+
+    fn finish(self) -> Answer {
+        let _ = self.finish;
+        Answer {
+            message: Message {
+                role: Role::Assistant,
+                content: self.text,
+                reasoning: (!self.reasoning.is_empty()).then_some(self.reasoning),
+                reasoning_state: self.state,
+                tool_calls: self.calls,
+                tool_call_id: None,
+            },
+            usage: self.usage,
+        }
+    }
+}

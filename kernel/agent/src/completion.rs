@@ -1,0 +1,545 @@
+//! Completions from a configured provider: pick the provider and model from a model reference,
+//! map the effort, open the stream through the component serving the provider's kind —
+//! retrying the connect phase per the retry policy — and turn what goes wrong into errors that
+//! name the provider. The API key is read here, handed to the host's HTTP hook for the
+//! provider's own origins only, and scrubbed from every message.
+
+use crate::cancel::CancelToken;
+use crate::catalog::Catalog;
+use crate::error::{CallError, PluginError};
+use crate::origin::Origin;
+use crate::provider::Endpoint;
+use crate::provider::{CompletionStream, Provider};
+use crate::providers::retry::{FailureKind, RetryPolicy, Verdict};
+use crate::providers::{
+    EffortMapping, ResolvedProvider, dotenv, map_effort, request_options, resolve_model,
+};
+use crate::types::{CompletionRequest, Message, StreamEvent, ToolSpec};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// What the agent asks for; everything else comes from the provider's configuration.
+#[derive(Debug, Clone, Default)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    /// Overrides the provider's configured effort (e.g. `--effort`).
+    pub effort: Option<String>,
+    /// Overrides the provider's and model's configured limit.
+    pub max_output_tokens: Option<u32>,
+}
+
+/// A retry about to happen, for "retrying (n/m)" messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryNotice {
+    pub provider: String,
+    /// 1-based number of this retry.
+    pub attempt: u32,
+    pub max_retries: u32,
+    pub delay: Duration,
+    /// What failed, in words.
+    pub reason: String,
+}
+
+/// Why a completion failed. Every case names the provider.
+#[derive(Debug, Error)]
+pub enum CompletionError {
+    #[error(
+        "provider `{provider}` has kind `{kind}`, which no loaded plugin serves; kinds served: {}",
+        served.join(", ")
+    )]
+    UnknownKind {
+        provider: String,
+        kind: String,
+        served: Vec<String>,
+    },
+    #[error("{0}")]
+    Config(String),
+    #[error("provider `{provider}` needs an API key: set {env} in the environment or in {dotenv}")]
+    MissingKey {
+        provider: String,
+        env: String,
+        dotenv: String,
+    },
+    #[error("provider `{provider}` rejected the credentials: {message}")]
+    Auth { provider: String, message: String },
+    #[error("provider `{provider}`: quota exhausted, not retrying: {message}")]
+    QuotaExhausted { provider: String, message: String },
+    #[error("provider `{provider}` answered HTTP {status}: {body}")]
+    Http {
+        provider: String,
+        status: u16,
+        body: String,
+    },
+    #[error("provider `{provider}`: gave up after {attempts} attempts; last error: {last}")]
+    RetriesExhausted {
+        provider: String,
+        attempts: u32,
+        last: String,
+    },
+    #[error("provider `{provider}` sent nothing for {seconds} s; the stream was stopped")]
+    Stalled { provider: String, seconds: u64 },
+    #[error("provider `{provider}`: the stream was cut: {message}")]
+    Interrupted { provider: String, message: String },
+    #[error("provider `{provider}` sent a malformed stream: {message}")]
+    BadResponse { provider: String, message: String },
+    #[error("provider `{provider}` reported an error: {message}")]
+    Upstream {
+        provider: String,
+        message: String,
+        retryable: bool,
+    },
+    #[error("provider `{provider}`: {message}")]
+    Denied { provider: String, message: String },
+    #[error("cancelled")]
+    Cancelled,
+    #[error("provider `{provider}`: {message}")]
+    Failed { provider: String, message: String },
+}
+
+impl CompletionError {
+    /// Whether replaying the same request may succeed (the agent does that for a cut stream).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            CompletionError::Interrupted { .. } | CompletionError::Stalled { .. } => true,
+            CompletionError::Upstream { retryable, .. } => *retryable,
+            _ => false,
+        }
+    }
+}
+
+/// One configured provider and model, ready to stream completions.
+pub struct ProviderClient {
+    provider: ResolvedProvider,
+    model: String,
+    kind: Arc<dyn Provider>,
+    origins: Vec<Origin>,
+    credential: Option<(http::HeaderName, http::HeaderValue)>,
+    /// The key itself, only to scrub it from error text.
+    secret: Option<String>,
+    policy: RetryPolicy,
+}
+
+impl std::fmt::Debug for ProviderClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderClient")
+            .field("provider", &self.provider.name)
+            .field("model", &self.model)
+            .field("kind", &self.provider.kind)
+            .field("credential", &self.credential.as_ref().map(|_| "[set]"))
+            .finish()
+    }
+}
+
+impl ProviderClient {
+    /// Resolve `reference` (a `--model` value; else `default_model`; else the first provider)
+    /// against `providers`, find the component serving its kind, and read its API key from the
+    /// environment or `<home>/.env`.
+    pub fn new(
+        catalog: &dyn Catalog,
+        providers: &[ResolvedProvider],
+        reference: Option<&str>,
+        default_model: Option<&str>,
+        home: &Path,
+    ) -> Result<ProviderClient, CompletionError> {
+        let (provider, model) = resolve_model(reference, default_model, providers)
+            .map_err(|e| CompletionError::Config(e.to_string()))?;
+        let kind =
+            catalog
+                .provider(&provider.kind)
+                .ok_or_else(|| CompletionError::UnknownKind {
+                    provider: provider.name.clone(),
+                    kind: provider.kind.clone(),
+                    served: catalog.provider_kinds(),
+                })?;
+        let secret = match &provider.api_key_env {
+            Some(env) => {
+                Some(
+                    dotenv::secret(env, home).ok_or_else(|| CompletionError::MissingKey {
+                        provider: provider.name.clone(),
+                        env: env.clone(),
+                        dotenv: home.join(".env").display().to_string(),
+                    })?,
+                )
+            }
+            None => None,
+        };
+        ProviderClient::with_secret(provider.clone(), model, kind, secret)
+    }
+
+    /// A client for an already resolved provider and model with the given key.
+    pub fn with_secret(
+        provider: ResolvedProvider,
+        model: String,
+        kind: Arc<dyn Provider>,
+        secret: Option<String>,
+    ) -> Result<ProviderClient, CompletionError> {
+        let config_error = |message: String| CompletionError::Config(message);
+        let origins = provider
+            .origins()
+            .iter()
+            .map(|text| parse_origin(text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| config_error(format!("provider `{}`: {e}", provider.name)))?;
+        let credential = match &secret {
+            Some(key) => {
+                let kind_info = kind.kind();
+                let (header, prefix) = provider
+                    .credential_header(&kind_info.credential_header, &kind_info.credential_prefix);
+                let name = http::HeaderName::from_bytes(header.to_ascii_lowercase().as_bytes())
+                    .map_err(|_| {
+                        config_error(format!(
+                            "provider `{}`: `{header}` is not a valid header name (auth_header)",
+                            provider.name
+                        ))
+                    })?;
+                let mut value = http::HeaderValue::from_str(&format!("{prefix}{key}"))
+                    .map_err(|_| {
+                        config_error(format!(
+                            "provider `{}`: the API key contains characters not allowed in an HTTP header (check for a stray newline)",
+                            provider.name
+                        ))
+                    })?;
+                value.set_sensitive(true);
+                Some((name, value))
+            }
+            None => None,
+        };
+        let policy = RetryPolicy {
+            max_retries: provider.max_retries,
+            ..RetryPolicy::default()
+        };
+        Ok(ProviderClient {
+            provider,
+            model,
+            kind,
+            origins,
+            credential,
+            secret: secret.filter(|s| !s.is_empty()),
+            policy,
+        })
+    }
+
+    /// Replace the retry policy (tests use short delays).
+    pub fn with_policy(mut self, policy: RetryPolicy) -> ProviderClient {
+        self.policy = policy;
+        self
+    }
+
+    pub fn provider(&self) -> &ResolvedProvider {
+        &self.provider
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Which plugin serves this provider's kind.
+    pub fn served_by(&self) -> &str {
+        self.kind.source()
+    }
+
+    /// The exact request the component will receive (the provider-visible prefix is built
+    /// from it, so it must be deterministic).
+    pub fn completion_request(
+        &self,
+        request: &ChatRequest,
+    ) -> Result<CompletionRequest, CompletionError> {
+        let mapping: EffortMapping =
+            map_effort(&self.provider, &self.model, request.effort.as_deref()).map_err(|e| {
+                CompletionError::Config(format!("provider `{}`: {e}", self.provider.name))
+            })?;
+        let options = request_options(&self.provider, &self.model, &mapping);
+        Ok(CompletionRequest {
+            kind: self.provider.kind.clone(),
+            provider: self.provider.name.clone(),
+            base_url: self.provider.base_url.clone(),
+            model: self.model.clone(),
+            messages: request.messages.clone(),
+            tools: request.tools.clone(),
+            effort: mapping.effort,
+            max_output_tokens: request
+                .max_output_tokens
+                .or_else(|| self.provider.max_output_tokens_for(&self.model)),
+            options: options.to_string(),
+        })
+    }
+
+    /// Open a streaming completion. The connect phase is retried per the policy (each retry
+    /// reported to `on_retry`); `cancel` stops waiting, retrying and reading at once.
+    pub fn stream(
+        &self,
+        request: &ChatRequest,
+        cancel: &CancelToken,
+        on_retry: &mut dyn FnMut(&RetryNotice),
+    ) -> Result<Completion, CompletionError> {
+        let wire_request = self.completion_request(request)?;
+        let mut retries = 0u32;
+        loop {
+            if cancel.is_cancelled() {
+                return Err(CompletionError::Cancelled);
+            }
+            let opened = self.kind.open(&wire_request, self.endpoint(cancel));
+            let error = match opened {
+                Ok(stream) => {
+                    return Ok(Completion {
+                        stream,
+                        provider: self.provider.name.clone(),
+                        stall: self.provider.stall_timeout,
+                        cancel: cancel.clone(),
+                        secret: self.secret.clone(),
+                        finished: false,
+                    });
+                }
+                Err(_) if cancel.is_cancelled() => return Err(CompletionError::Cancelled),
+                Err(error) => error,
+            };
+            let plugin_error = match error {
+                CallError::Plugin(e) => e,
+                CallError::Deadline { .. } => PluginError::Timeout(format!(
+                    "no response head within {} s",
+                    self.provider.stall_timeout.as_secs()
+                )),
+                other => return Err(self.failed(other.to_string())),
+            };
+            match self.policy.verdict(&plugin_error, retries + 1) {
+                Verdict::Retry { after } if retries < self.policy.max_retries => {
+                    retries += 1;
+                    on_retry(&RetryNotice {
+                        provider: self.provider.name.clone(),
+                        attempt: retries,
+                        max_retries: self.policy.max_retries,
+                        delay: after,
+                        reason: self.scrub(&plugin_error.to_string()),
+                    });
+                    if sleep_unless_cancelled(after, cancel) {
+                        return Err(CompletionError::Cancelled);
+                    }
+                }
+                Verdict::Retry { .. } => {
+                    return Err(CompletionError::RetriesExhausted {
+                        provider: self.provider.name.clone(),
+                        attempts: retries + 1,
+                        last: self.scrub(&plugin_error.to_string()),
+                    });
+                }
+                Verdict::Fail(kind) => return Err(self.fail(kind, plugin_error)),
+            }
+        }
+    }
+
+    fn endpoint(&self, cancel: &CancelToken) -> Endpoint {
+        Endpoint {
+            provider: self.provider.name.clone(),
+            origins: self.origins.clone(),
+            credential: self.credential.clone(),
+            stall: self.provider.stall_timeout,
+            cancel: cancel.clone(),
+        }
+    }
+
+    fn fail(&self, kind: FailureKind, error: PluginError) -> CompletionError {
+        let provider = self.provider.name.clone();
+        match (kind, error) {
+            (_, PluginError::Denied(message)) => CompletionError::Denied {
+                provider,
+                message: self.scrub(&message),
+            },
+            (FailureKind::Auth, e) => CompletionError::Auth {
+                provider,
+                message: self.scrub(&describe(&e)),
+            },
+            (FailureKind::QuotaExhausted, e) => CompletionError::QuotaExhausted {
+                provider,
+                message: self.scrub(&describe(&e)),
+            },
+            (_, PluginError::Http { status, body }) => CompletionError::Http {
+                provider,
+                status,
+                body: self.scrub(&body),
+            },
+            (_, e) => self.failed(describe(&e)),
+        }
+    }
+
+    fn failed(&self, message: String) -> CompletionError {
+        CompletionError::Failed {
+            provider: self.provider.name.clone(),
+            message: self.scrub(&message),
+        }
+    }
+
+    fn scrub(&self, text: &str) -> String {
+        scrub(text, self.secret.as_deref())
+    }
+}
+
+/// A running completion. Dropping it cancels the request.
+pub struct Completion {
+    stream: Box<dyn CompletionStream>,
+    provider: String,
+    stall: Duration,
+    cancel: CancelToken,
+    secret: Option<String>,
+    finished: bool,
+}
+
+impl Completion {
+    /// The next batch of events; empty once the stream has ended.
+    pub fn next_events(&mut self) -> Result<Vec<StreamEvent>, CompletionError> {
+        if self.finished {
+            return Ok(Vec::new());
+        }
+        if self.cancel.is_cancelled() {
+            return Err(CompletionError::Cancelled);
+        }
+        let started = Instant::now();
+        match self.stream.next() {
+            Ok(events) => {
+                if events.is_empty() || events.iter().any(|e| matches!(e, StreamEvent::Done(_))) {
+                    self.finished = true;
+                }
+                Ok(events)
+            }
+            Err(_) if self.cancel.is_cancelled() => Err(CompletionError::Cancelled),
+            Err(error) => {
+                self.finished = true;
+                Err(self.classify(error, started))
+            }
+        }
+    }
+
+    /// Read to the end, collecting every event (for tests and non-interactive callers).
+    pub fn collect(mut self) -> Result<Vec<StreamEvent>, CompletionError> {
+        let mut all = Vec::new();
+        loop {
+            let batch = self.next_events()?;
+            if batch.is_empty() {
+                return Ok(all);
+            }
+            all.extend(batch);
+        }
+    }
+
+    fn classify(&self, error: CallError, started: Instant) -> CompletionError {
+        let provider = self.provider.clone();
+        let scrub = |text: &str| scrub(text, self.secret.as_deref());
+        let stalled = || CompletionError::Stalled {
+            provider: provider.clone(),
+            seconds: self.stall.as_secs().max(started.elapsed().as_secs()),
+        };
+        match error {
+            CallError::Deadline { .. } => stalled(),
+            CallError::Plugin(PluginError::Timeout(_)) => stalled(),
+            CallError::Plugin(PluginError::Cancelled) => CompletionError::Cancelled,
+            CallError::Plugin(PluginError::Other {
+                code,
+                message,
+                retryable,
+                ..
+            }) => match code.as_str() {
+                "stream-interrupted" => CompletionError::Interrupted {
+                    provider,
+                    message: scrub(&message),
+                },
+                "bad-response" => CompletionError::BadResponse {
+                    provider,
+                    message: scrub(&message),
+                },
+                "upstream-error" => CompletionError::Upstream {
+                    provider,
+                    message: scrub(&message),
+                    retryable,
+                },
+                _ => CompletionError::Failed {
+                    provider,
+                    message: scrub(&format!("{message} [{code}]")),
+                },
+            },
+            other => CompletionError::Failed {
+                provider,
+                message: scrub(&other.to_string()),
+            },
+        }
+    }
+}
+
+fn describe(error: &PluginError) -> String {
+    match error {
+        PluginError::Auth(message) => message.clone(),
+        PluginError::RateLimited { message, .. } => format!("HTTP 429: {message}"),
+        PluginError::Http { status, body } => format!("HTTP {status}: {body}"),
+        other => other.to_string(),
+    }
+}
+
+fn parse_origin(url: &str) -> Result<Origin, String> {
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| format!("`{url}` is not an http or https URL"))?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    Origin::new(scheme, authority)
+}
+
+/// Replace every occurrence of the key with `[redacted]`.
+fn scrub(text: &str, secret: Option<&str>) -> String {
+    match secret {
+        Some(key) if key.len() >= 4 => text.replace(key, "[redacted]"),
+        _ => text.to_string(),
+    }
+}
+
+/// Sleep for `delay` in short slices; true when cancelled meanwhile.
+fn sleep_unless_cancelled(delay: Duration, cancel: &CancelToken) -> bool {
+    let until = Instant::now() + delay;
+    loop {
+        if cancel.is_cancelled() {
+            return true;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrubs_the_key_everywhere() {
+        assert_eq!(
+            scrub("bad key sk-123456 (sk-123456)", Some("sk-123456")),
+            "bad key [redacted] ([redacted])"
+        );
+        assert_eq!(scrub("nothing here", None), "nothing here");
+    }
+
+    #[test]
+    fn origins_from_urls() {
+        assert_eq!(
+            parse_origin("https://api.deepseek.com/v1")
+                .unwrap()
+                .to_string(),
+            "https://api.deepseek.com:443"
+        );
+        assert_eq!(
+            parse_origin("http://127.0.0.1:8080").unwrap().to_string(),
+            "http://127.0.0.1:8080"
+        );
+        assert!(parse_origin("api.example.com").is_err());
+    }
+
+    #[test]
+    fn cancelled_sleep_returns_early() {
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        let started = Instant::now();
+        assert!(sleep_unless_cancelled(Duration::from_secs(30), &cancel));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}

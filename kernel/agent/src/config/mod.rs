@@ -1,0 +1,548 @@
+//! Configuration: `<home>/config.toml` overlaid by `./reasonix.toml` (project wins, key by
+//! key; command-line flags are applied on top by the CLI). Only the keys this build uses are
+//! typed here (`default_model` and `[[providers]]` are resolved by [`crate::providers`]).
+//! Keys and sections of the original Reasonix that are not implemented yet are accepted
+//! silently; other unknown keys are reported by [`Config::warnings`] with their file and line
+//! ([`check`]). Invalid values of known keys are errors naming the file, line, column and key.
+
+mod check;
+#[cfg(test)]
+mod tests;
+mod trust;
+
+pub use trust::{ProjectTrust, TRUST_FILE, TrustCheck, TrustStore, TrustedWorkspace};
+
+pub use reasonix_core::settings::{
+    Paths, PluginSettings, RegistrySettings, SandboxSettings, ShellSandbox, ToolsSettings,
+    expand_vars,
+};
+
+use crate::error::StateError;
+use crate::permissions::{Decision, Policy, Rule};
+use crate::providers::ProviderSettings;
+use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// `[agent]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentSettings {
+    /// The system prompt text. Set together with `system_prompt_file`, the file wins.
+    pub system_prompt: Option<String>,
+    /// A file holding the system prompt: `${VAR}` expanded, then resolved against the directory
+    /// of the config file that set it.
+    pub system_prompt_file: Option<PathBuf>,
+    /// Accepted (the original's key); requests use the provider entry's `temperature`.
+    pub temperature: Option<f64>,
+    /// Upper bound on output tokens per request; `0` in the file = automatic (`None`).
+    pub max_output_tokens: Option<u32>,
+    /// Default for `reasonix run --max-steps` (model requests per run), at least 1.
+    pub max_steps: Option<u32>,
+}
+
+/// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PermissionSettings {
+    /// Fallback for writers when no rule matches: `ask`, `allow` or `deny`.
+    pub mode: Option<String>,
+    /// Never prompted. A project list replaces the user list.
+    pub allow: Vec<String>,
+    /// Always prompted (refused headless unless the posture allows it). Lists are joined.
+    pub ask: Vec<String>,
+    /// Blocked in every posture. Lists are joined: a project cannot drop a user's deny.
+    pub deny: Vec<String>,
+    /// Let grants cover commands that build code at run time (`sh -c`, `eval`, `$(…)`).
+    pub allow_dynamic_bash: Option<bool>,
+    /// The config file each rule came from, by (list, rule text), for messages.
+    pub origins: BTreeMap<(String, String), PathBuf>,
+}
+
+/// The valid `[permissions] mode` values.
+const MODES: &[&str] = &["ask", "allow", "deny"];
+
+/// `[agent]` as written in one file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct AgentFile {
+    system_prompt: Option<String>,
+    system_prompt_file: Option<Spanned<String>>,
+    #[serde(deserialize_with = "temperature")]
+    temperature: Option<f64>,
+    #[serde(deserialize_with = "output_tokens")]
+    max_output_tokens: Option<u32>,
+    #[serde(deserialize_with = "at_least_one")]
+    max_steps: Option<u32>,
+}
+
+/// `[permissions]` as written in one file (`None` = not set here).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct PermissionsFile {
+    #[serde(deserialize_with = "permission_mode")]
+    mode: Option<String>,
+    allow: Option<Vec<String>>,
+    ask: Option<Vec<String>>,
+    deny: Option<Vec<String>>,
+    allow_dynamic_bash: Option<bool>,
+}
+
+fn temperature<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let value = Option::<f64>::deserialize(d)?;
+    match value {
+        Some(t) if !t.is_finite() || t < 0.0 => Err(serde::de::Error::custom(format!(
+            "`temperature` must be a number ≥ 0 (0.0 is the usual value for coding), not {t}"
+        ))),
+        _ => Ok(value),
+    }
+}
+
+fn at_least_one<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match Option::<i64>::deserialize(d)? {
+        None => Ok(None),
+        Some(n) => u32::try_from(n).ok().filter(|n| *n >= 1).map(Some).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`max_steps` must be a whole number from 1 to {}, not {n} (remove the key for the default)",
+                u32::MAX
+            ))
+        }),
+    }
+}
+
+fn output_tokens<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match Option::<i64>::deserialize(d)? {
+        None => Ok(None),
+        Some(n) => u32::try_from(n).map(Some).map_err(|_| {
+            serde::de::Error::custom(format!(
+                "`max_output_tokens` must be a whole number from 0 (automatic) to {}, not {n}",
+                u32::MAX
+            ))
+        }),
+    }
+}
+
+fn permission_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value = Option::<String>::deserialize(d)?;
+    match &value {
+        Some(mode) if !MODES.contains(&mode.as_str()) => Err(serde::de::Error::custom(format!(
+            "`mode` must be \"ask\", \"allow\" or \"deny\" (the fallback for writers and shell commands when no rule matches), not `{mode}`; postures such as auto or yolo are chosen with --permission-mode"
+        ))),
+        _ => Ok(value),
+    }
+}
+
+/// The parts of one config file the kernel reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct ConfigFile {
+    default_model: Option<String>,
+    providers: Vec<ProviderSettings>,
+    sandbox: SandboxSettings,
+    tools: ToolsSettings,
+    plugin: BTreeMap<String, PluginSettings>,
+    agent: AgentFile,
+    permissions: PermissionsFile,
+}
+
+/// One file, checked: its settings, the resolved `system_prompt_file`, and its warnings.
+#[derive(Debug, Clone, Default)]
+struct ParsedFile {
+    path: PathBuf,
+    file: ConfigFile,
+    system_prompt_file: Option<PathBuf>,
+    warnings: Vec<String>,
+}
+
+/// The merged configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Files read, lowest precedence first.
+    pub sources: Vec<PathBuf>,
+    pub sandbox: SandboxSettings,
+    pub tools: ToolsSettings,
+    /// `[agent]`.
+    pub agent: AgentSettings,
+    /// `[permissions]`.
+    pub permissions: PermissionSettings,
+    /// Problems found while reading the files (unknown keys with their line …), in file order;
+    /// [`Config::warnings`] returns them with the provider warnings.
+    pub file_warnings: Vec<String>,
+    pub plugins: BTreeMap<String, PluginSettings>,
+    /// `default_model`: a provider name (→ its default model) or `provider/model`.
+    pub default_model: Option<String>,
+    /// `[[providers]]`, in file order. A project entry replaces the user entry with the same
+    /// name (the whole entry, in its place); other project entries are appended.
+    pub providers: Vec<ProviderSettings>,
+    /// Whether the project file's widening settings took effect (`None` when no project file
+    /// was considered, as with [`Config::parse`]).
+    pub project_trust: Option<ProjectTrust>,
+}
+
+impl Config {
+    /// Read `<home>/config.toml` then `<project_dir>/reasonix.toml`; missing files are fine.
+    /// The project file is trusted only when `<home>/trust.json` lists the project directory
+    /// with this very file; otherwise what it would widen is dropped with a warning.
+    pub fn load(paths: &Paths, project_dir: &Path) -> Result<Config, StateError> {
+        Config::load_trusting(paths, project_dir, false)
+    }
+
+    /// [`Config::load`], with `trust_for_this_run` (`--trust-workspace`) trusting the project
+    /// file whatever the trust list says.
+    pub fn load_trusting(
+        paths: &Paths,
+        project_dir: &Path,
+        trust_for_this_run: bool,
+    ) -> Result<Config, StateError> {
+        let mut config = Config::default();
+        let user = paths.user_config();
+        if let Some(text) = read_text(&user)? {
+            let mut parsed = parse_file(&user, &text)?;
+            parsed.mark_user_limits();
+            config.merge(parsed);
+            config.sources.push(user);
+        }
+        let project = project_dir.join("reasonix.toml");
+        if let Some(text) = read_text(&project)? {
+            let check = if trust_for_this_run {
+                TrustCheck::Trusted
+            } else {
+                TrustStore::load(&paths.home)?.check(project_dir)
+            };
+            let trust = match check {
+                TrustCheck::Trusted => ProjectTrust::Trusted,
+                TrustCheck::Unknown | TrustCheck::Changed => ProjectTrust::Untrusted,
+            };
+            let mut parsed = parse_file(&project, &text)?;
+            if check == TrustCheck::Changed {
+                parsed.warnings.push(format!(
+                    "{}: changed since you trusted this workspace, so it is treated as untrusted; review it, then run `reasonix trust` again",
+                    project.display()
+                ));
+            }
+            if trust == ProjectTrust::Untrusted {
+                let dropped =
+                    trust::restrict_untrusted(&project, &text, &mut parsed.file, &config.providers);
+                if parsed.file.agent.system_prompt_file.is_none() {
+                    parsed.system_prompt_file = None;
+                }
+                parsed.warnings.extend(dropped);
+            } else {
+                // A trusted project file may raise plugin limits as the user's own can.
+                parsed.mark_user_limits();
+            }
+            config.project_trust = Some(trust);
+            config.merge(parsed);
+            config.sources.push(project);
+        }
+        Ok(config)
+    }
+
+    /// Parse one file's text; `path` is only used in messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, StateError> {
+        let mut config = Config::default();
+        config.merge(parse_file(path, text)?);
+        config.sources.push(path.to_path_buf());
+        Ok(config)
+    }
+
+    fn merge(&mut self, parsed: ParsedFile) {
+        let ParsedFile {
+            path,
+            file,
+            system_prompt_file,
+            warnings,
+        } = parsed;
+        self.file_warnings.extend(warnings);
+        self.merge_agent(file.agent, system_prompt_file);
+        self.merge_permissions(&path, file.permissions);
+        let sandbox = file.sandbox;
+        macro_rules! take {
+            ($target:expr, $source:expr, $($field:ident),*) => {
+                $( if $source.$field.is_some() { $target.$field = $source.$field; } )*
+            };
+        }
+        take!(
+            self.sandbox,
+            sandbox,
+            workspace_root,
+            allow_write,
+            bash,
+            network
+        );
+        // Joined, like `deny` rules: a later file can hide more, never un-hide.
+        for entry in sandbox.forbid_read.into_iter().flatten() {
+            let list = self.sandbox.forbid_read.get_or_insert_with(Vec::new);
+            if !list.contains(&entry) {
+                list.push(entry);
+            }
+        }
+        take!(self.tools, file.tools, bash_timeout_seconds, enabled);
+        if file.default_model.is_some() {
+            self.default_model = file.default_model;
+        }
+        self.merge_providers(file.providers);
+        for (name, settings) in file.plugin {
+            self.plugins.entry(name).or_default().overlay(settings);
+        }
+    }
+
+    /// Key by key, except that `system_prompt` and `system_prompt_file` are one setting: a file
+    /// that sets either replaces both.
+    fn merge_agent(&mut self, agent: AgentFile, system_prompt_file: Option<PathBuf>) {
+        if agent.system_prompt.is_some() || system_prompt_file.is_some() {
+            self.agent.system_prompt = agent.system_prompt;
+            self.agent.system_prompt_file = system_prompt_file;
+        }
+        if agent.temperature.is_some() {
+            self.agent.temperature = agent.temperature;
+        }
+        if let Some(tokens) = agent.max_output_tokens {
+            self.agent.max_output_tokens = (tokens > 0).then_some(tokens);
+        }
+        if agent.max_steps.is_some() {
+            self.agent.max_steps = agent.max_steps;
+        }
+    }
+
+    /// `mode`, `allow_dynamic_bash` and `allow` replace; `ask` and `deny` are joined, so a
+    /// project file can add restrictions but never lift one from the user file.
+    fn merge_permissions(&mut self, path: &Path, incoming: PermissionsFile) {
+        let p = &mut self.permissions;
+        if incoming.mode.is_some() {
+            p.mode = incoming.mode;
+        }
+        if incoming.allow_dynamic_bash.is_some() {
+            p.allow_dynamic_bash = incoming.allow_dynamic_bash;
+        }
+        if let Some(allow) = incoming.allow {
+            p.origins.retain(|(list, _), _| list != "allow");
+            p.allow = allow;
+            for rule in &p.allow {
+                p.origins
+                    .insert(("allow".into(), rule.clone()), path.to_path_buf());
+            }
+        }
+        for (list, target, rules) in [
+            ("ask", &mut p.ask, incoming.ask),
+            ("deny", &mut p.deny, incoming.deny),
+        ] {
+            for rule in rules.into_iter().flatten() {
+                p.origins
+                    .entry((list.to_string(), rule.clone()))
+                    .or_insert_with(|| path.to_path_buf());
+                if !target.contains(&rule) {
+                    target.push(rule);
+                }
+            }
+        }
+    }
+
+    /// The policy from `[permissions]`. Rules are checked when a file is read, so this fails
+    /// only for rules added to the lists afterwards; the error names the file the rule came
+    /// from, the list and the index.
+    pub fn permission_policy(&self) -> Result<Policy, StateError> {
+        let p = &self.permissions;
+        let rules = |list: &str, texts: &[String]| -> Result<Vec<Rule>, StateError> {
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    Rule::parse(text).map_err(|e| StateError::Format {
+                        path: p
+                            .origins
+                            .get(&(list.to_string(), text.clone()))
+                            .cloned()
+                            .unwrap_or_else(|| PathBuf::from("[permissions]")),
+                        message: format!("permissions.{list}[{i}]: {e}"),
+                    })
+                })
+                .collect()
+        };
+        let mode = match p.mode.as_deref() {
+            None => None,
+            Some("ask") => Some(Decision::Ask),
+            Some("allow") => Some(Decision::Allow),
+            Some("deny") => Some(Decision::Deny),
+            Some(other) => {
+                return Err(StateError::Format {
+                    path: PathBuf::from("[permissions]"),
+                    message: format!("unknown permission mode `{other}`; use ask, allow or deny"),
+                });
+            }
+        };
+        Ok(Policy {
+            mode,
+            allow: rules("allow", &p.allow)?,
+            ask: rules("ask", &p.ask)?,
+            deny: rules("deny", &p.deny)?,
+            session: Vec::new(),
+            allow_dynamic_bash: p.allow_dynamic_bash.unwrap_or(false),
+        })
+    }
+
+    /// The system prompt from `[agent]`: the contents of `system_prompt_file` when set (an
+    /// unreadable file is an error naming it), else `system_prompt`. Empty text counts as unset
+    /// (`None`: the built-in prompt).
+    pub fn system_prompt(&self) -> Result<Option<String>, StateError> {
+        let text = match &self.agent.system_prompt_file {
+            Some(path) => std::fs::read_to_string(path).map_err(|e| StateError::Format {
+                path: path.clone(),
+                message: format!(
+                    "cannot read the system prompt file set by [agent] system_prompt_file: {e}; fix the path (relative paths are resolved against the config file's directory) or remove the key"
+                ),
+            })?,
+            None => match &self.agent.system_prompt {
+                Some(text) => text.clone(),
+                None => return Ok(None),
+            },
+        };
+        Ok((!text.trim().is_empty()).then_some(text))
+    }
+
+    /// Project entries replace earlier files' entries with the same name; two entries with one
+    /// name in the same file are both kept, so that resolving reports the duplicate.
+    fn merge_providers(&mut self, incoming: Vec<ProviderSettings>) {
+        let earlier = self.providers.len();
+        let mut replaced = Vec::new();
+        for entry in incoming {
+            let slot = self.providers[..earlier]
+                .iter()
+                .position(|p| p.effective_name() == entry.effective_name())
+                .filter(|i| !entry.effective_name().is_empty() && !replaced.contains(i));
+            match slot {
+                Some(i) => {
+                    self.providers[i] = entry;
+                    replaced.push(i);
+                }
+                None => self.providers.push(entry),
+            }
+        }
+    }
+
+    /// Problems that do not stop Reasonix: first those found reading the files (keys this
+    /// build does not know, as `file:line: unknown key `k` in [section] …`; both
+    /// `system_prompt` and `system_prompt_file` in one file), then, each naming the provider:
+    /// keys of `[[providers]]` entries (and their `model_overrides`) this build does not know
+    /// (a typo, or a key of another version), `request_url` together with `chat_url`, and
+    /// `model_overrides` for a model the entry does not list.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = self.file_warnings.clone();
+        for (i, p) in self.providers.iter().enumerate() {
+            let name = match p.effective_name() {
+                "" => format!("#{}", i + 1),
+                name => format!("`{name}`"),
+            };
+            for key in p.unknown.keys() {
+                out.push(format!(
+                    "provider {name}: unknown key `{key}` is ignored (check the spelling; see docs/CONFIG.md)"
+                ));
+            }
+            if p.request_url.is_some() && p.chat_url.is_some() {
+                out.push(format!(
+                    "provider {name}: both `request_url` and the legacy `chat_url` are set; `request_url` is used"
+                ));
+            }
+            let listed: Vec<&String> = p.models.iter().flatten().chain(p.model.iter()).collect();
+            for (model, o) in &p.model_overrides {
+                if !listed.is_empty() && !listed.contains(&model) {
+                    out.push(format!(
+                        "provider {name}: model_overrides.\"{model}\" names a model that is not in `models`; check the spelling"
+                    ));
+                }
+                for key in o.unknown.keys() {
+                    out.push(format!(
+                        "provider {name}: unknown key `{key}` in model_overrides.\"{model}\" is ignored"
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The settings for one plugin (defaults when the config does not mention it).
+    pub fn plugin(&self, name: &str) -> PluginSettings {
+        self.plugins.get(name).cloned().unwrap_or_default()
+    }
+
+    /// The part of the configuration the plugin registry reads.
+    pub fn registry_settings(&self) -> RegistrySettings {
+        RegistrySettings {
+            sandbox: self.sandbox.clone(),
+            tools: self.tools.clone(),
+            plugins: self.plugins.clone(),
+        }
+    }
+}
+
+impl ParsedFile {
+    /// This is the user's own config file: its plugin limits may raise (see
+    /// [`PluginSettings::user_limits`]).
+    fn mark_user_limits(&mut self) {
+        for settings in self.file.plugin.values_mut() {
+            settings.user_limits = settings.limits();
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, StateError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StateError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, StateError> {
+    let file: ConfigFile = toml::from_str(text).map_err(|e| StateError::Format {
+        path: path.to_path_buf(),
+        message: describe_toml_error(text, &e),
+    })?;
+    let mut warnings = check::check(path, text)?;
+    let system_prompt_file = match &file.agent.system_prompt_file {
+        None => None,
+        Some(raw) => {
+            let expanded = expand_vars(raw.get_ref(), |k| std::env::var(k).ok()).map_err(|e| {
+                StateError::Format {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "{}: [agent] system_prompt_file: {e}; set the variable or give a default with `${{VAR:-default}}`",
+                        check::describe_at(text, raw)
+                    ),
+                }
+            })?;
+            let dir = path.parent().unwrap_or(Path::new(""));
+            Some(dir.join(expanded))
+        }
+    };
+    if let (Some(raw), Some(_)) = (&file.agent.system_prompt_file, &file.agent.system_prompt) {
+        let (line, _) = check::line_col(text, raw.span().start);
+        warnings.push(format!(
+            "{}:{line}: [agent] sets both `system_prompt` and `system_prompt_file`; the file is used",
+            path.display()
+        ));
+    }
+    Ok(ParsedFile {
+        path: path.to_path_buf(),
+        file,
+        system_prompt_file,
+        warnings,
+    })
+}
+
+/// `line L, column C: message` — toml's own text repeats the snippet, which we keep short.
+fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim();
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            let source_line = text.lines().nth(line - 1).unwrap_or("").trim();
+            format!("line {line}, column {column}: {message} (in `{source_line}`)")
+        }
+        None => message.to_string(),
+    }
+}

@@ -1,0 +1,490 @@
+//! Trust for project configuration.
+//!
+//! A project file (`./reasonix.toml`) comes with the repository, so whoever wrote the repository
+//! wrote it. Until the user trusts the workspace, a project file may only *narrow* what the user
+//! configured: settings that widen what plugins, commands or credentials can reach are dropped,
+//! each with a warning naming the file, the line and the key. The user trusts a workspace with
+//! `reasonix trust` (kept in `<home>/trust.json`, a user-level list, pinned to the content of
+//! the project file the user trusted) or for one run with `--trust-workspace`. See
+//! docs/SECURITY.md and ADR 0011.
+
+use super::{ConfigFile, PermissionsFile, check};
+use crate::config::ShellSandbox;
+use crate::error::StateError;
+use crate::providers::{ProviderSettings, presets, resolve};
+use crate::sandbox::real_path;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use toml::de::{DeTable, DeValue};
+
+/// The file holding the trusted workspaces, under `<home>`.
+pub const TRUST_FILE: &str = "trust.json";
+const TRUST_VERSION: u32 = 1;
+
+/// Whether a project file's widening settings take effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectTrust {
+    /// The workspace is in `<home>/trust.json` with this very `reasonix.toml` (or trusted for
+    /// this run by a flag).
+    Trusted,
+    Untrusted,
+}
+
+/// What the trust list says about one project directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrustCheck {
+    Trusted,
+    /// Not listed.
+    Unknown,
+    /// Listed, but its `reasonix.toml` is not the one the user trusted: changed, created or
+    /// removed since (by a pull, a command, anyone who can write the workspace).
+    Changed,
+}
+
+/// One trusted workspace, pinned to the content of its project file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustedWorkspace {
+    /// Absolute, canonical directory.
+    pub path: PathBuf,
+    /// sha256 of its `reasonix.toml` when trusted; `None` when it had none.
+    pub config_sha256: Option<String>,
+}
+
+/// `<home>/trust.json`: workspaces the user trusts, each with the project file it trusted.
+/// Only the user writes it (`reasonix trust`); it lives with the rest of Reasonix's state, out
+/// of every plugin's and job's reach.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustStore {
+    pub version: u32,
+    pub workspaces: Vec<TrustedWorkspace>,
+}
+
+impl TrustStore {
+    pub fn path(home: &Path) -> PathBuf {
+        home.join(TRUST_FILE)
+    }
+
+    /// Read the list; a missing file is an empty list.
+    pub fn load(home: &Path) -> Result<TrustStore, StateError> {
+        let path = Self::path(home);
+        let fix = "; fix the file or remove it (`reasonix trust` writes it again)";
+        let Some(store) = crate::state_file::read_json::<TrustStore>(&path, fix)? else {
+            return Ok(TrustStore {
+                version: TRUST_VERSION,
+                workspaces: Vec::new(),
+            });
+        };
+        if store.version != TRUST_VERSION {
+            return Err(StateError::Format {
+                path,
+                message: format!(
+                    "version {} is not supported (expected {TRUST_VERSION})",
+                    store.version
+                ),
+            });
+        }
+        Ok(store)
+    }
+
+    /// Write the list atomically: a failed write leaves the previous file intact.
+    pub fn save(&self, home: &Path) -> Result<(), StateError> {
+        crate::state_file::write_json(&Self::path(home), self)
+    }
+
+    /// Whether `workspace` is listed with the `reasonix.toml` it holds now.
+    pub fn check(&self, workspace: &Path) -> TrustCheck {
+        let workspace = real_path(workspace);
+        match self.workspaces.iter().find(|w| w.path == workspace) {
+            None => TrustCheck::Unknown,
+            Some(entry) if entry.config_sha256 == config_sha256(&workspace) => TrustCheck::Trusted,
+            Some(_) => TrustCheck::Changed,
+        }
+    }
+
+    /// Trust `dir` with the `reasonix.toml` it holds now; `false` when exactly that was
+    /// already trusted.
+    pub fn add(&mut self, dir: &Path) -> bool {
+        let path = real_path(dir);
+        let entry = TrustedWorkspace {
+            config_sha256: config_sha256(&path),
+            path,
+        };
+        if self.workspaces.contains(&entry) {
+            return false;
+        }
+        self.version = TRUST_VERSION;
+        self.workspaces.retain(|w| w.path != entry.path);
+        self.workspaces.push(entry);
+        self.workspaces.sort_by(|a, b| a.path.cmp(&b.path));
+        true
+    }
+
+    /// Remove `dir`; `false` when it was not listed.
+    pub fn remove(&mut self, dir: &Path) -> bool {
+        let dir = real_path(dir);
+        let before = self.workspaces.len();
+        self.workspaces.retain(|w| w.path != dir);
+        before != self.workspaces.len()
+    }
+}
+
+/// sha256 of `<dir>/reasonix.toml`, `None` when there is none (or it cannot be read: then
+/// nothing of it applies anyway).
+pub fn config_sha256(dir: &Path) -> Option<String> {
+    std::fs::read(dir.join("reasonix.toml"))
+        .ok()
+        .map(|bytes| reasonix_core::sha256_hex(&bytes))
+}
+
+/// What the user configured at user level that a project may reuse without trust: which
+/// credential variable may go to which origin.
+#[derive(Debug, Clone, Default)]
+pub(super) struct CredentialBindings {
+    /// (variable, `scheme://host:port`).
+    pairs: Vec<(String, String)>,
+}
+
+impl CredentialBindings {
+    /// Built-in presets (part of the binary the user installed) and the user file's providers.
+    pub(super) fn from_user(user_providers: &[ProviderSettings]) -> CredentialBindings {
+        let mut pairs = Vec::new();
+        for preset in presets::presets() {
+            if let (Some(var), Ok(origin)) = (
+                &preset.api_key_env,
+                resolve::parse_http_url(&preset.base_url),
+            ) {
+                pairs.push((var.clone(), origin.to_string()));
+            }
+        }
+        for entry in user_providers {
+            if let Some((Some(var), origins)) = credential_route(entry) {
+                for origin in origins {
+                    pairs.push((var.clone(), origin));
+                }
+            }
+        }
+        CredentialBindings { pairs }
+    }
+
+    fn allows(&self, var: &str, origin: &str) -> bool {
+        self.pairs.iter().any(|(v, o)| v == var && o == origin)
+    }
+}
+
+/// The credential variable an entry sends (after its preset) and every origin it may send
+/// requests to; `None` when the entry does not resolve (its error is reported elsewhere).
+fn credential_route(entry: &ProviderSettings) -> Option<(Option<String>, Vec<String>)> {
+    let config = super::Config {
+        providers: vec![entry.clone()],
+        ..Default::default()
+    };
+    let resolved =
+        resolve::resolve_providers_with(&config, |name| std::env::var(name).ok()).ok()?;
+    let provider = resolved.into_iter().next()?;
+    let mut origins = provider.origins();
+    for url in [&entry.models_url, &entry.balance_url]
+        .into_iter()
+        .flatten()
+    {
+        if let Ok(origin) = resolve::parse_http_url(url) {
+            origins.push(origin.to_string());
+        }
+    }
+    Some((provider.api_key_env.clone(), origins))
+}
+
+/// Whether any string of a provider entry expands a variable: from an untrusted project that
+/// could copy any credential of the environment into a header or a URL.
+fn expands_variables(entry: &ProviderSettings) -> Option<&'static str> {
+    let urls = [
+        ("base_url", &entry.base_url),
+        ("request_url", &entry.request_url),
+        ("chat_url", &entry.chat_url),
+        ("models_url", &entry.models_url),
+        ("balance_url", &entry.balance_url),
+    ];
+    for (key, value) in urls {
+        if value.as_deref().is_some_and(|v| v.contains("${")) {
+            return Some(key);
+        }
+    }
+    if entry.headers.values().any(|v| v.contains("${")) {
+        return Some("headers");
+    }
+    None
+}
+
+/// Where keys of one file sit, for messages.
+struct Locator<'a> {
+    file: String,
+    text: &'a str,
+    doc: Option<toml::Spanned<DeTable<'a>>>,
+}
+
+impl<'a> Locator<'a> {
+    fn new(path: &Path, text: &'a str) -> Locator<'a> {
+        Locator {
+            file: path.display().to_string(),
+            text,
+            doc: DeTable::parse(text).ok(),
+        }
+    }
+
+    /// `file:line` of `section.key` (or of the section when the key is not found).
+    fn at(&self, section: &[&str], key: &str) -> String {
+        let mut line = None;
+        if let Some(doc) = &self.doc {
+            let mut table = Some(doc.get_ref());
+            for name in section {
+                table = table
+                    .and_then(|t| t.get(*name))
+                    .and_then(|v| v.get_ref().as_table());
+            }
+            if let Some(table) = table {
+                line = table
+                    .get_key_value(key)
+                    .map(|(k, _)| check::line_col(self.text, k.span().start).0);
+            }
+        }
+        match line {
+            Some(line) => format!("{}:{line}", self.file),
+            None => self.file.clone(),
+        }
+    }
+
+    /// `file:line` of the `index`-th `[[providers]]` entry.
+    fn provider(&self, index: usize) -> String {
+        let line = self.doc.as_ref().and_then(|doc| {
+            let item = doc
+                .get_ref()
+                .get("providers")?
+                .get_ref()
+                .as_array()?
+                .get(index)?;
+            match item.get_ref() {
+                DeValue::Table(_) => Some(check::line_col(self.text, item.span().start).0),
+                _ => None,
+            }
+        });
+        match line {
+            Some(line) => format!("{}:{line}", self.file),
+            None => self.file.clone(),
+        }
+    }
+}
+
+/// Drop what an untrusted project file may not set; one warning per dropped setting.
+/// `user_providers` are the providers configured before this file (user level).
+pub(super) fn restrict_untrusted(
+    path: &Path,
+    text: &str,
+    file: &mut ConfigFile,
+    user_providers: &[ProviderSettings],
+) -> Vec<String> {
+    let at = Locator::new(path, text);
+    let mut warnings = Vec::new();
+    let mut drop = |location: String, what: &str, why: &str| {
+        warnings.push(format!(
+            "{location}: {what} is ignored: {why}, and this workspace is not trusted. \
+             Trust it with `reasonix trust` (or `--trust-workspace` for one run) if you trust \
+             everyone who can change this repository"
+        ));
+    };
+
+    let sandbox = &mut file.sandbox;
+    if sandbox.workspace_root.take().is_some() {
+        drop(
+            at.at(&["sandbox"], "workspace_root"),
+            "[sandbox] workspace_root",
+            "it moves the workspace plugins and commands may write",
+        );
+    }
+    if sandbox.allow_write.take().is_some_and(|v| !v.is_empty()) {
+        drop(
+            at.at(&["sandbox"], "allow_write"),
+            "[sandbox] allow_write",
+            "it adds writable roots",
+        );
+    }
+    if sandbox.bash == Some(ShellSandbox::Off) {
+        sandbox.bash = None;
+        drop(
+            at.at(&["sandbox"], "bash"),
+            "[sandbox] bash = \"off\"",
+            "it runs commands outside the OS sandbox",
+        );
+    }
+    if sandbox.network == Some(true) {
+        sandbox.network = None;
+        drop(
+            at.at(&["sandbox"], "network"),
+            "[sandbox] network = true",
+            "it lets commands reach the network",
+        );
+    }
+
+    restrict_permissions(&mut file.permissions, &at, &mut drop);
+
+    for (name, settings) in &mut file.plugin {
+        let section = ["plugin", name.as_str()];
+        if settings.enabled == Some(true) {
+            settings.enabled = None;
+            drop(
+                at.at(&section, "enabled"),
+                &format!("[plugin.{name}] enabled = true"),
+                "it can turn on a plugin you disabled",
+            );
+        }
+        if settings.prefer == Some(true) {
+            settings.prefer = None;
+            drop(
+                at.at(&section, "prefer"),
+                &format!("[plugin.{name}] prefer = true"),
+                "it lets a plugin take over another plugin's tools",
+            );
+        }
+        // `memory_mib` and `call_timeout_ms` need nothing here: from a project file they can
+        // only lower a limit unless the file is trusted (`PluginSettings::user_limits`).
+    }
+
+    if let Some(prompt_file) = &file.agent.system_prompt_file {
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let target = dir.join(prompt_file.get_ref());
+        let project = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if let Ok(real) = std::fs::canonicalize(&target)
+            && !real.starts_with(&project)
+        {
+            file.agent.system_prompt_file = None;
+            drop(
+                at.at(&["agent"], "system_prompt_file"),
+                "[agent] system_prompt_file",
+                &format!(
+                    "it names {}, outside the project, whose text would be sent to the model provider",
+                    real.display()
+                ),
+            );
+        }
+    }
+
+    let bindings = CredentialBindings::from_user(user_providers);
+    let mut index = 0;
+    file.providers.retain(|entry| {
+        let location = at.provider(index);
+        index += 1;
+        let name = match entry.effective_name() {
+            "" => format!("#{index}"),
+            name => format!("`{name}`"),
+        };
+        if let Some(key) = expands_variables(entry) {
+            drop(
+                location,
+                &format!("[[providers]] {name}"),
+                &format!(
+                    "its `{key}` expands environment variables, which could carry a credential to its endpoint"
+                ),
+            );
+            return false;
+        }
+        let Some((Some(var), origins)) = credential_route(entry) else {
+            return true;
+        };
+        match origins.iter().find(|o| !bindings.allows(&var, o)) {
+            None => true,
+            Some(origin) => {
+                drop(
+                    location,
+                    &format!("[[providers]] {name}"),
+                    &format!(
+                        "it would send the key in `{var}` to {origin}, an endpoint your user configuration does not pair with that key"
+                    ),
+                );
+                false
+            }
+        }
+    });
+    warnings
+}
+
+fn restrict_permissions(
+    permissions: &mut PermissionsFile,
+    at: &Locator<'_>,
+    drop: &mut impl FnMut(String, &str, &str),
+) {
+    if permissions.allow.take().is_some_and(|v| !v.is_empty()) {
+        drop(
+            at.at(&["permissions"], "allow"),
+            "[permissions] allow",
+            "its rules run tools without asking",
+        );
+    }
+    if permissions.mode.as_deref() == Some("allow") {
+        permissions.mode = None;
+        drop(
+            at.at(&["permissions"], "mode"),
+            "[permissions] mode = \"allow\"",
+            "it runs writers and commands without asking",
+        );
+    }
+    if permissions.allow_dynamic_bash == Some(true) {
+        permissions.allow_dynamic_bash = None;
+        drop(
+            at.at(&["permissions"], "allow_dynamic_bash"),
+            "[permissions] allow_dynamic_bash = true",
+            "it lets grants cover commands that build code at run time",
+        );
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_is_for_one_directory_and_the_project_file_it_held() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let mut store = TrustStore::load(home.path()).unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
+        std::fs::write(
+            ws.path().join("reasonix.toml"),
+            "[sandbox]\nnetwork = true\n",
+        )
+        .unwrap();
+        assert!(store.add(ws.path()));
+        assert!(!store.add(ws.path()), "the same content twice");
+        store.save(home.path()).unwrap();
+        let mut store = TrustStore::load(home.path()).unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Trusted);
+        assert_eq!(store.check(&ws.path().join("sub")), TrustCheck::Unknown);
+        // Changed, removed, or created where there was none: no longer the trusted file.
+        std::fs::write(
+            ws.path().join("reasonix.toml"),
+            "[sandbox]\nbash = \"off\"\n",
+        )
+        .unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
+        std::fs::remove_file(ws.path().join("reasonix.toml")).unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
+        assert!(store.add(ws.path()));
+        assert_eq!(store.check(ws.path()), TrustCheck::Trusted);
+        std::fs::write(ws.path().join("reasonix.toml"), "").unwrap();
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
+        assert!(store.remove(ws.path()));
+        assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
+        assert_eq!(store.workspaces.len(), 0);
+    }
+
+    #[test]
+    fn a_damaged_trust_file_is_named_and_trusts_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join(TRUST_FILE), "{\"version\": 1, ").unwrap();
+        let err = TrustStore::load(home.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("trust.json") && err.contains("line 1"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! The Reasonix agent: the loop that drives a model through tools, the permission policy,
+//! sessions, the completion client and configuration. It sees tools, providers and
+//! interceptors only through the traits of `reasonix-core`, so it builds and is unit-tested
+//! without a WebAssembly engine; the component host serves those traits at run time.
+#![forbid(unsafe_code)]
+
+pub mod agent_loop;
+pub mod completion;
+pub mod config;
+pub mod permissions;
+pub mod providers;
+pub mod session;
+
+// The shared vocabulary, under the names the agent's modules use.
+pub use reasonix_core::{
+    CallError, PluginError, cancel, capability, catalog, error, interceptor, origin, provider,
+    sandbox, settings, state_file, terminal, tool, types,
+};
+
+pub use agent_loop::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};

@@ -1,0 +1,1162 @@
+//! Tests of provider resolution, model references and effort mapping.
+
+use super::*;
+use crate::config::Config;
+use proptest::prelude::*;
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+
+fn config(text: &str) -> Config {
+    Config::parse(Path::new("reasonix.toml"), text).unwrap()
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+fn resolve(text: &str) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
+    resolve_providers_with(&config(text), no_env)
+}
+
+fn one(text: &str) -> ResolvedProvider {
+    let mut all = resolve(text).unwrap();
+    assert_eq!(all.len(), 1);
+    all.remove(0)
+}
+
+fn err(text: &str) -> String {
+    resolve(text).unwrap_err().to_string()
+}
+
+/// A config written for the original Reasonix.
+const ORIGINAL: &str = r#"
+default_model = "deepseek"
+language = "zh"
+
+[ui]
+theme = "auto"
+
+[agent]
+system_prompt = "You are Reasonix"
+temperature = 0.0
+reasoning_language = "auto"
+
+[[providers]]
+name           = "deepseek"
+kind           = "openai"
+base_url       = "https://api.deepseek.com/"
+models         = ["deepseek-v4-flash", "deepseek-v4-pro"]
+default        = "deepseek-v4-flash"
+api_key_env    = "DEEPSEEK_API_KEY"
+context_window = 1000000
+model_overrides = { "deepseek-v4-pro" = { context_window = 500000, max_output_tokens = 65536, supports_tools = true } }
+billing_currency = "CNY"
+price = { input = 2.0, output = 8.0, cache_hit = 0.2, currency = "CNY" }
+prices = { "deepseek-v4-pro" = { input = 4, output = 16, cache_hit = 0.4 } }
+headers = { "X-Trace" = "${TRACE:-off}" }
+extra_body = { top_k = 5, nested = { a = [1, 2] } }
+effort = "high"
+
+[[providers]]
+name = "claude-gw"
+kind = "anthropic"
+base_url = "https://gw.example.com/anthropic"
+model = "claude-sonnet-4-6"
+api_key_env = "GW_KEY"
+auth_header = true
+thinking = "enabled"
+
+[[providers]]
+name = "openrouter"
+kind = "openai"
+base_url = "https://openrouter.ai/api/v1"
+models = ["anthropic/claude-sonnet-4.6", "deepseek/deepseek-v4-pro"]
+api_key_env = "OPENROUTER_API_KEY"
+vision = true
+web_search = false
+some_future_key = 1
+
+[permissions]
+mode  = "ask"
+deny  = ["Bash(rm -rf*)"]
+allow = ["Bash(go test:*)"]
+
+[sandbox]
+forbid_read = ["${HOME}/.ssh"]
+
+[[plugins]]
+name = "example"
+command = "reasonix-plugin-example"
+"#;
+
+#[test]
+fn original_reasonix_config_parses_and_resolves() {
+    let cfg = config(ORIGINAL);
+    assert_eq!(cfg.default_model.as_deref(), Some("deepseek"));
+    assert_eq!(cfg.providers.len(), 3);
+    assert_eq!(
+        cfg.warnings(),
+        [
+            "provider `openrouter`: unknown key `some_future_key` is ignored (check the spelling; see docs/CONFIG.md)"
+        ]
+    );
+    let providers = resolve_providers_with(&cfg, no_env).unwrap();
+    let ds = &providers[0];
+    assert_eq!(ds.base_url, "https://api.deepseek.com");
+    assert_eq!(ds.reasoning_protocol, "deepseek");
+    assert!(ds.reasoning_protocol_detected);
+    assert_eq!(ds.default_model, "deepseek-v4-flash");
+    assert_eq!(ds.api_key_env.as_deref(), Some("DEEPSEEK_API_KEY"));
+    assert_eq!(ds.context_window_for("deepseek-v4-flash"), Some(1_000_000));
+    assert_eq!(ds.context_window_for("deepseek-v4-pro"), Some(500_000));
+    assert_eq!(ds.max_output_tokens_for("deepseek-v4-pro"), Some(65536));
+    assert_eq!(ds.max_output_tokens_for("deepseek-v4-flash"), None);
+    assert_eq!(ds.price_for("deepseek-v4-pro").unwrap().input, 4.0);
+    assert_eq!(
+        ds.price_for("deepseek-v4-flash").unwrap().cache_hit,
+        Some(0.2)
+    );
+    assert_eq!(ds.headers["X-Trace"], "off");
+    assert_eq!(ds.extra_body["nested"], json!({"a": [1, 2]}));
+    assert_eq!(ds.stall_timeout, Duration::from_secs(300));
+    assert_eq!(ds.max_retries, 10);
+    assert_eq!(ds.origins(), ["https://api.deepseek.com:443"]);
+
+    let gw = &providers[1];
+    assert_eq!(gw.auth_header.as_deref(), Some("bearer"));
+    assert_eq!(gw.reasoning_protocol, "generic");
+    assert_eq!(gw.stall_timeout, Duration::from_secs(120));
+    assert_eq!(
+        gw.credential_header("x-api-key", ""),
+        ("authorization".to_string(), "Bearer ".to_string())
+    );
+
+    let (p, model) = resolve_model(None, cfg.default_model.as_deref(), &providers).unwrap();
+    assert_eq!(
+        (p.name.as_str(), model.as_str()),
+        ("deepseek", "deepseek-v4-flash")
+    );
+    let (p, model) = resolve_model(Some("deepseek/deepseek-v4-pro"), None, &providers).unwrap();
+    assert_eq!(
+        (p.name.as_str(), model.as_str()),
+        ("deepseek", "deepseek-v4-pro")
+    );
+    let mapping = map_effort(p, &model, None).unwrap();
+    assert_eq!(mapping.effort.as_deref(), Some("high"));
+    let options = request_options(p, &model, &mapping);
+    assert_eq!(
+        options.to_string(),
+        r#"{"extra_body":{"nested":{"a":[1,2]},"top_k":5},"headers":{"X-Trace":"off"},"reasoning_protocol":"deepseek","thinking":"enabled"}"#
+    );
+}
+
+#[test]
+fn project_entries_replace_user_entries_by_name() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "default_model = \"a\"\n[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://a.example\"\nmodel = \"m1\"\n[[providers]]\npreset = \"ollama\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("reasonix.toml"),
+        "default_model = \"c\"\n[[providers]]\nname = \"c\"\npreset = \"llamacpp\"\n[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://a2.example\"\nmodel = \"m2\"\n[[providers]]\nname = \"ollama\"\npreset = \"ollama\"\nmodel = \"x\"\n",
+    )
+    .unwrap();
+    let paths = crate::config::Paths {
+        home: home.path().to_path_buf(),
+        cache: home.path().join("cache"),
+        state: home.path().to_path_buf(),
+    };
+    let cfg = Config::load(&paths, project.path()).unwrap();
+    let names: Vec<_> = cfg.providers.iter().map(|p| p.effective_name()).collect();
+    assert_eq!(names, ["a", "ollama", "c"]);
+    assert_eq!(cfg.providers[0].model.as_deref(), Some("m2"));
+    assert_eq!(
+        cfg.providers[0].base_url.as_deref(),
+        Some("https://a2.example")
+    );
+    assert_eq!(cfg.providers[1].model.as_deref(), Some("x"));
+    assert_eq!(cfg.default_model.as_deref(), Some("c"));
+    let resolved = resolve_providers_with(&cfg, no_env).unwrap();
+    let (p, m) = resolve_model(None, cfg.default_model.as_deref(), &resolved).unwrap();
+    assert_eq!((p.name.as_str(), m.as_str()), ("c", "local"));
+}
+
+#[test]
+fn duplicate_in_one_file_is_an_error() {
+    let e = err(
+        "[[providers]]\npreset = \"ollama\"\n[[providers]]\nname = \"ollama\"\npreset = \"llamacpp\"\n",
+    );
+    assert!(e.contains("`ollama` is defined more than once"), "{e}");
+}
+
+#[test]
+fn presets_fill_unset_keys() {
+    let p = one("[[providers]]\npreset = \"kimi\"\n");
+    assert_eq!(p.name, "kimi");
+    assert_eq!(p.preset.as_deref(), Some("kimi"));
+    assert_eq!(p.kind, "openai");
+    assert_eq!(p.base_url, "https://api.moonshot.cn/v1");
+    assert_eq!(p.default_model, "kimi-k3");
+    assert_eq!(p.api_key_env.as_deref(), Some("KIMI_API_KEY"));
+    assert_eq!(p.context_window, Some(262144));
+    // Detected per model on Moonshot.
+    assert_eq!(p.reasoning_protocol, "kimi-k3");
+    assert_eq!(p.protocol_for("kimi-k2.6"), "generic");
+
+    // Entry keys win; a model list replaces the preset's; `preset_id` is an alias.
+    let p = one(
+        "[[providers]]\nname = \"ds\"\npreset_id = \"deepseek\"\nbase_url = \"https://proxy.example.com/v1\"\nmodel = \"deepseek-v4-pro\"\napi_key_env = \"PROXY_KEY\"\n",
+    );
+    assert_eq!(p.name, "ds");
+    assert_eq!(p.base_url, "https://proxy.example.com/v1");
+    assert_eq!(p.models, ["deepseek-v4-pro"]);
+    assert_eq!(p.default_model, "deepseek-v4-pro");
+    assert_eq!(p.api_key_env.as_deref(), Some("PROXY_KEY"));
+    // The preset's explicit protocol survives a base_url change.
+    assert_eq!(p.reasoning_protocol, "deepseek");
+    assert!(!p.reasoning_protocol_detected);
+
+    let p = one("[[providers]]\npreset = \"ollama\"\n");
+    assert_eq!(p.api_key_env, None);
+    assert_eq!(p.reasoning_protocol, "ollama");
+    assert_eq!(p.origins(), ["http://localhost:11434"]);
+    // `api_key_env = ""` removes the preset's key.
+    let p = one("[[providers]]\npreset = \"openai\"\napi_key_env = \"\"\n");
+    assert_eq!(p.api_key_env, None);
+    let e = err("[[providers]]\npreset = \"nope\"\n");
+    assert!(
+        e.contains("`preset`") && e.contains("deepseek, openai"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_preset_resolves_alone() {
+    for preset in presets() {
+        let p = one(&format!("[[providers]]\npreset = \"{}\"\n", preset.id));
+        assert_eq!(p.name, preset.id);
+        assert!(p.has_model(&p.default_model));
+        assert!(resolve::KNOWN_PROTOCOLS.contains(&p.reasoning_protocol.as_str()));
+        assert!(map_effort(&p, &p.default_model, None).is_ok(), "{}", p.name);
+    }
+}
+
+#[test]
+fn validation_names_provider_and_key() {
+    let base = "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.example\"\nmodel = \"m\"\n";
+    assert!(resolve(base).is_ok());
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[providers]]\nkind = \"openai\"\n",
+            "entry #1 has no `name`",
+        ),
+        ("[[providers]]\nname = \"a/b\"\n", "`name`"),
+        (
+            "[[providers]]\nname = \"x\"\nbase_url = \"https://x\"\nmodel = \"m\"\n",
+            "`kind` is missing",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nmodel = \"m\"\n",
+            "`base_url` is missing",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"api.x.com\"\nmodel = \"m\"\n",
+            "`base_url` = \"api.x.com\" must be an absolute URL",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"ftp://x.com\"\nmodel = \"m\"\n",
+            "https://",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://u:p@x.com\"\nmodel = \"m\"\n",
+            "credentials",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"${NOPE}/v1\"\nmodel = \"m\"\n",
+            "`${NOPE}` is not set",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\n",
+            "`models` is empty",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodels = [\"a\"]\ndefault = \"b\"\n",
+            "`default` = \"b\" is not one of models (a)",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodels = [\"a\", \" \"]\n",
+            "empty model name",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nthinking = \"maybe\"\n",
+            "`thinking` = \"maybe\"",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\neffort = \"ultra\"\n",
+            "`effort` = \"ultra\" is not an effort level",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nsupported_efforts = [\"low\"]\ndefault_effort = \"high\"\n",
+            "`default_effort` = \"high\" is not one of supported_efforts",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nreasoning_protocol = \"magic\"\n",
+            "`reasoning_protocol` = \"magic\"",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\napi_key_env = \"sk-abc123\"\n",
+            "NAME of an environment variable",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nauth_header = \"bad header\"\n",
+            "`auth_header`",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nheaders = { \"X-A\" = \"${NOPE}\" }\n",
+            "`headers.X-A`",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nheaders = { \"X-A\" = \"a\\nb\" }\n",
+            "`headers.X-A` contains a control character",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nrequest_url = \"/chat\"\n",
+            "`request_url`",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nchat_url = \"nope\"\n",
+            "`chat_url`",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\ntemperature = -1.0\n",
+            "`temperature`",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nstall_timeout_seconds = 0\n",
+            "`stall_timeout_seconds`",
+        ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nmodel_overrides = { m = { reasoning_protocol = \"zzz\" } }\n",
+            "model_overrides.\"m\".reasoning_protocol",
+        ),
+    ];
+    for (text, wanted) in cases {
+        let e = err(text);
+        assert!(e.contains(wanted), "{text}\n=> {e}");
+        if !wanted.contains("entry #1") {
+            assert!(e.starts_with("provider `"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn a_wrong_type_is_a_config_error_with_the_key() {
+    let e = Config::parse(
+        Path::new("reasonix.toml"),
+        "[[providers]]\nname = \"x\"\nmodels = \"one\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("line 3") && e.contains("models = \"one\"") && e.contains("sequence"),
+        "{e}"
+    );
+}
+
+#[test]
+fn urls_variables_and_request_url() {
+    let env = |k: &str| (k == "GW").then(|| "gw.example.com".to_string());
+    let cfg = config(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://${GW}/v1///\"\nchat_url = \"http://${GW}:8080/chat\"\nmodel = \"m\"\nmax_retries = 3\nstall_timeout_seconds = 9\n",
+    );
+    let p = resolve_providers_with(&cfg, env).unwrap().remove(0);
+    assert_eq!(p.base_url, "https://gw.example.com/v1");
+    assert_eq!(
+        p.request_url.as_deref(),
+        Some("http://gw.example.com:8080/chat")
+    );
+    assert_eq!(
+        p.origins(),
+        ["https://gw.example.com:443", "http://gw.example.com:8080"]
+    );
+    assert_eq!(
+        (p.max_retries, p.stall_timeout),
+        (3, Duration::from_secs(9))
+    );
+    // request_url wins over chat_url; an IPv6 origin keeps its brackets.
+    let p = one(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"http://[::1]:9000\"\nrequest_url = \"http://[::1]:9000/a\"\nchat_url = \"http://other/b\"\nmodel = \"m\"\n",
+    );
+    assert_eq!(p.request_url.as_deref(), Some("http://[::1]:9000/a"));
+    assert_eq!(p.origins(), ["http://[::1]:9000"]);
+}
+
+#[test]
+fn models_default_and_model_forms() {
+    let p = one(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodels = [\"a\", \"b\", \"a\"]\n",
+    );
+    assert_eq!(
+        (p.models.clone(), p.default_model.as_str()),
+        (vec!["a".to_string(), "b".into()], "a")
+    );
+    let p = one(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodels = [\"a\", \"b\"]\nmodel = \"c\"\n",
+    );
+    assert_eq!(p.models, ["a", "b", "c"]);
+    assert_eq!(p.default_model, "c");
+    let p = one(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodels = [\"a\", \"b\"]\ndefault = \"b\"\n",
+    );
+    assert_eq!(p.default_model, "b");
+}
+
+#[test]
+fn protocol_detection_from_host() {
+    let cases = [
+        (
+            "openai",
+            "https://api.deepseek.com",
+            "deepseek-v4-flash",
+            "deepseek",
+        ),
+        ("openai", "https://api.deepseek.com/beta", "x", "deepseek"),
+        (
+            "anthropic",
+            "https://api.deepseek.com/anthropic",
+            "deepseek-v4-pro",
+            "deepseek",
+        ),
+        ("openai", "https://api.openai.com/v1", "gpt-5.5", "openai"),
+        (
+            "responses",
+            "https://api.openai.com/v1",
+            "gpt-5.5",
+            "openai",
+        ),
+        ("openai", "https://api.moonshot.cn/v1", "kimi-k3", "kimi-k3"),
+        (
+            "openai",
+            "https://api.moonshot.ai/v1",
+            "kimi-k3-preview",
+            "kimi-k3",
+        ),
+        (
+            "openai",
+            "https://api.moonshot.ai/v1",
+            "kimi-k2.6",
+            "generic",
+        ),
+        (
+            "openai",
+            "https://open.bigmodel.cn/api/paas/v4",
+            "glm-5.2",
+            "glm",
+        ),
+        ("openai", "https://api.z.ai/api/paas/v4", "glm-5.2", "glm"),
+        (
+            "anthropic",
+            "https://open.bigmodel.cn/api/anthropic",
+            "glm-5.2",
+            "glm",
+        ),
+        (
+            "openai",
+            "https://api.minimax.io/v1",
+            "MiniMax-M3",
+            "minimax",
+        ),
+        (
+            "openai",
+            "https://api.minimaxi.com/v1",
+            "MiniMax-M3",
+            "minimax",
+        ),
+        (
+            "anthropic",
+            "https://api.anthropic.com",
+            "claude-sonnet-4-6",
+            "anthropic",
+        ),
+        ("openai", "http://localhost:11434/v1", "llama", "ollama"),
+        ("openai", "https://ollama.com/v1", "glm-5.2", "ollama"),
+        (
+            "anthropic",
+            "https://api.kimi.com/coding",
+            "kimi-k3",
+            "generic",
+        ),
+        ("openai", "http://localhost:8080/v1", "local", "generic"),
+        ("anthropic", "https://gw.example.com", "claude", "generic"),
+        ("openai", "https://notdeepseek.com", "x", "generic"),
+        ("openai", "not a url", "x", "generic"),
+    ];
+    for (kind, url, model, wanted) in cases {
+        assert_eq!(
+            detect_protocol(kind, url, model),
+            wanted,
+            "{kind} {url} {model}"
+        );
+    }
+    // Explicit values win, `auto` means detect, overrides win per model.
+    let p = one(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://api.deepseek.com\"\nmodels = [\"a\", \"b\"]\nreasoning_protocol = \"AUTO\"\nmodel_overrides = { b = { reasoning_protocol = \"none\" } }\n",
+    );
+    assert_eq!(p.reasoning_protocol, "deepseek");
+    assert_eq!(p.protocol_for("b"), "none");
+    let p = one(
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://gw.example.com\"\nmodel = \"m\"\nreasoning_protocol = \"glm\"\n",
+    );
+    assert_eq!(p.protocol_for("m"), "glm");
+}
+
+#[test]
+fn credential_header_overrides() {
+    let mut p = one("[[providers]]\npreset = \"anthropic\"\n");
+    assert_eq!(
+        p.credential_header("X-Api-Key", ""),
+        ("x-api-key".into(), String::new())
+    );
+    for (setting, wanted) in [
+        ("bearer", ("authorization", "Bearer ")),
+        ("x-api-key", ("x-api-key", "")),
+        ("api-key", ("api-key", "")),
+    ] {
+        p.auth_header = Some(setting.into());
+        let (h, v) = p.credential_header("authorization", "Bearer ");
+        assert_eq!((h.as_str(), v.as_str()), wanted, "{setting}");
+    }
+    let p = one("[[providers]]\npreset = \"anthropic\"\nauth_header = \"Bearer\"\n");
+    assert_eq!(p.auth_header.as_deref(), Some("bearer"));
+    let p = one("[[providers]]\npreset = \"anthropic\"\nauth_header = false\n");
+    assert_eq!(p.auth_header, None);
+}
+
+// ---- model references ----------------------------------------------------------------------
+
+fn refs() -> Vec<ResolvedProvider> {
+    resolve(
+        r#"
+[[providers]]
+preset = "deepseek"
+[[providers]]
+name = "proxy"
+preset = "deepseek"
+models = ["deepseek-v4-pro", "only-here"]
+[[providers]]
+preset = "openrouter"
+models = ["anthropic/claude-sonnet-4.6", "deepseek/deepseek-v4-pro"]
+[[providers]]
+preset = "anthropic"
+"#,
+    )
+    .unwrap()
+}
+
+fn pick(reference: Option<&str>, default: Option<&str>) -> Result<(String, String), ModelRefError> {
+    let providers = refs();
+    resolve_model(reference, default, &providers).map(|(p, m)| (p.name.clone(), m))
+}
+
+#[test]
+fn model_references() {
+    let ok = |r: Option<&str>, d: Option<&str>, p: &str, m: &str| {
+        assert_eq!(
+            pick(r, d).unwrap(),
+            (p.to_string(), m.to_string()),
+            "{r:?} {d:?}"
+        );
+    };
+    ok(None, None, "deepseek", "deepseek-v4-flash");
+    ok(None, Some("proxy"), "proxy", "deepseek-v4-pro");
+    ok(
+        Some("  "),
+        Some("openrouter"),
+        "openrouter",
+        "anthropic/claude-sonnet-4.6",
+    );
+    ok(
+        Some("anthropic"),
+        Some("proxy"),
+        "anthropic",
+        "claude-sonnet-4-6",
+    );
+    ok(Some("proxy/only-here"), None, "proxy", "only-here");
+    ok(Some("only-here"), None, "proxy", "only-here");
+    ok(
+        Some("deepseek-v4-flash"),
+        None,
+        "deepseek",
+        "deepseek-v4-flash",
+    );
+    ok(Some("deepseek/"), None, "deepseek", "deepseek-v4-flash");
+    // OpenRouter ids contain '/': split at the first one only when it names a provider.
+    ok(
+        Some("openrouter/anthropic/claude-sonnet-4.6"),
+        None,
+        "openrouter",
+        "anthropic/claude-sonnet-4.6",
+    );
+    // `anthropic/claude-sonnet-4.6`: `anthropic` is a provider without that model, but the
+    // whole reference is an OpenRouter model.
+    ok(
+        Some("anthropic/claude-sonnet-4.6"),
+        None,
+        "openrouter",
+        "anthropic/claude-sonnet-4.6",
+    );
+    // `deepseek/deepseek-v4-pro` is both deepseek's model and an OpenRouter id: the provider
+    // prefix wins.
+    ok(
+        Some("deepseek/deepseek-v4-pro"),
+        None,
+        "deepseek",
+        "deepseek-v4-pro",
+    );
+}
+
+#[test]
+fn model_reference_errors_list_what_is_configured() {
+    let e = pick(Some("deepseek-v4-pro"), None).unwrap_err();
+    assert!(matches!(e, ModelRefError::Ambiguous { .. }));
+    let text = e.to_string();
+    assert!(
+        text.contains("deepseek/deepseek-v4-pro, proxy/deepseek-v4-pro"),
+        "{text}"
+    );
+
+    let text = pick(Some("deepseek/nope"), None).unwrap_err().to_string();
+    assert!(
+        text.contains("provider `deepseek` has no model `nope`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("deepseek-v4-flash, deepseek-v4-pro"),
+        "{text}"
+    );
+
+    let text = pick(Some("gpt-9"), None).unwrap_err().to_string();
+    assert!(
+        text.contains("`gpt-9`") && text.contains("proxy (deepseek-v4-pro, only-here)"),
+        "{text}"
+    );
+    let text = pick(None, Some("nobody/x")).unwrap_err().to_string();
+    assert!(text.contains("`nobody/x`"), "{text}");
+
+    assert_eq!(
+        resolve_model(Some("x"), None, &[]).unwrap_err(),
+        ModelRefError::NoProviders
+    );
+}
+
+proptest! {
+    #[test]
+    fn model_reference_parsing_never_panics(reference in "\\PC{0,40}", default in proptest::option::of("[a-z/ -]{0,20}")) {
+        let providers = refs();
+        if let Ok((p, m)) = resolve_model(Some(&reference), default.as_deref(), &providers) {
+            prop_assert!(p.has_model(&m));
+        }
+    }
+
+    #[test]
+    fn provider_prefixed_references_resolve(idx in 0usize..4, m in 0usize..3) {
+        let providers = refs();
+        let p = &providers[idx];
+        let model = &p.models[m % p.models.len()];
+        let (got, got_model) = resolve_model(Some(&format!("{}/{model}", p.name)), None, &providers).unwrap();
+        prop_assert_eq!(&got.name, &p.name);
+        prop_assert_eq!(&got_model, model);
+    }
+
+    #[test]
+    fn arbitrary_provider_entries_never_panic(
+        name in "[a-z/ ]{0,6}", kind in proptest::option::of("[a-z]{0,8}"),
+        url in proptest::option::of("\\PC{0,30}"), model in proptest::option::of("\\PC{0,10}"),
+        effort in proptest::option::of("[a-z]{0,6}"), proto in proptest::option::of("[a-z-]{0,8}"),
+    ) {
+        let settings = ProviderSettings {
+            name, kind, base_url: url, model, effort, reasoning_protocol: proto,
+            ..Default::default()
+        };
+        let cfg = Config { providers: vec![settings], ..Default::default() };
+        if let Ok(all) = resolve_providers_with(&cfg, no_env) {
+            let p = &all[0];
+            let _ = map_effort(p, &p.default_model, None);
+            let _ = request_options(p, &p.default_model, &EffortMapping::default());
+        }
+    }
+}
+
+// ---- effort mapping ------------------------------------------------------------------------
+
+fn provider_for(kind: &str, url: &str, model: &str, extra: &str) -> ResolvedProvider {
+    one(&format!(
+        "[[providers]]\nname = \"p\"\nkind = \"{kind}\"\nbase_url = \"{url}\"\nmodels = [\"{model}\"]\n{extra}\n"
+    ))
+}
+
+/// (effort, thinking) for one request, "-" for none; "ERR" when refused.
+fn eff(p: &ResolvedProvider, requested: Option<&str>) -> String {
+    match map_effort(p, &p.default_model, requested) {
+        Ok(m) => format!(
+            "{}/{}",
+            m.effort.as_deref().unwrap_or("-"),
+            m.thinking.as_deref().unwrap_or("-")
+        ),
+        Err(_) => "ERR".into(),
+    }
+}
+
+fn table(p: &ResolvedProvider, rows: &[(&str, &str)]) {
+    for (requested, wanted) in rows {
+        let requested = (!requested.is_empty()).then_some(*requested);
+        assert_eq!(
+            eff(p, requested),
+            *wanted,
+            "{} {:?} {requested:?}",
+            p.default_model,
+            p.base_url
+        );
+    }
+}
+
+#[test]
+fn deepseek_effort_table() {
+    let flash = provider_for(
+        "openai",
+        "https://api.deepseek.com",
+        "deepseek-v4-flash",
+        "",
+    );
+    table(
+        &flash,
+        &[
+            ("", "-/-"),
+            ("auto", "-/-"),
+            ("disabled", "-/disabled"),
+            ("off", "-/disabled"),
+            ("low", "low/enabled"),
+            ("medium", "high/enabled"),
+            ("high", "high/enabled"),
+            ("xhigh", "high/enabled"),
+            ("max", "max/enabled"),
+            ("MAX ", "max/enabled"),
+            ("ultra", "ERR"),
+        ],
+    );
+    let pro = provider_for("openai", "https://api.deepseek.com", "deepseek-v4-pro", "");
+    table(
+        &pro,
+        &[
+            ("low", "high/enabled"),
+            ("medium", "high/enabled"),
+            ("xhigh", "max/enabled"),
+            ("max", "max/enabled"),
+        ],
+    );
+    // DeepSeek's Anthropic endpoint: same mapping; Opus aliases use the Pro mapping.
+    let opus = provider_for(
+        "anthropic",
+        "https://api.deepseek.com/anthropic",
+        "claude-opus-4-8",
+        "",
+    );
+    table(
+        &opus,
+        &[
+            ("low", "high/enabled"),
+            ("xhigh", "max/enabled"),
+            ("disabled", "-/disabled"),
+        ],
+    );
+    let flash_anthropic = provider_for(
+        "anthropic",
+        "https://api.deepseek.com/anthropic",
+        "deepseek-v4-flash",
+        "",
+    );
+    table(
+        &flash_anthropic,
+        &[("xhigh", "high/enabled"), ("low", "low/enabled")],
+    );
+    // `thinking` from config passes through on auto.
+    let off = provider_for(
+        "openai",
+        "https://api.deepseek.com",
+        "deepseek-v4-flash",
+        "thinking = \"disabled\"",
+    );
+    table(&off, &[("", "-/disabled"), ("high", "high/enabled")]);
+}
+
+#[test]
+fn effort_table_per_backend() {
+    let anthropic = provider_for(
+        "anthropic",
+        "https://api.anthropic.com",
+        "claude-sonnet-4-6",
+        "",
+    );
+    table(
+        &anthropic,
+        &[
+            ("", "-/-"),
+            ("low", "low/adaptive"),
+            ("medium", "medium/adaptive"),
+            ("high", "high/adaptive"),
+            ("xhigh", "xhigh/adaptive"),
+            ("max", "max/adaptive"),
+            ("disabled", "-/disabled"),
+            ("minimal", "ERR"),
+        ],
+    );
+    let gateway = provider_for("anthropic", "https://gw.example.com", "claude", "");
+    table(
+        &gateway,
+        &[
+            ("", "-/-"),
+            ("enabled", "-/enabled"),
+            ("disabled", "-/disabled"),
+            ("high", "-/enabled"),
+            ("bogus", "ERR"),
+        ],
+    );
+    let glm = provider_for(
+        "openai",
+        "https://open.bigmodel.cn/api/paas/v4",
+        "glm-5.2",
+        "",
+    );
+    table(
+        &glm,
+        &[
+            ("", "-/-"),
+            ("enabled", "-/enabled"),
+            ("disabled", "-/disabled"),
+            ("max", "-/enabled"),
+            ("adaptive", "-/enabled"),
+            ("ultra", "ERR"),
+        ],
+    );
+    let minimax = provider_for("openai", "https://api.minimax.io/v1", "MiniMax-M3", "");
+    table(
+        &minimax,
+        &[
+            ("", "-/-"),
+            ("adaptive", "-/adaptive"),
+            ("enabled", "-/adaptive"),
+            ("disabled", "-/disabled"),
+            ("high", "-/adaptive"),
+            ("ultra", "ERR"),
+        ],
+    );
+    let kimi = provider_for("openai", "https://api.moonshot.cn/v1", "kimi-k3", "");
+    table(
+        &kimi,
+        &[
+            ("", "max/-"),
+            ("auto", "max/-"),
+            ("low", "low/-"),
+            ("medium", "high/-"),
+            ("high", "high/-"),
+            ("xhigh", "max/-"),
+            ("max", "max/-"),
+            ("disabled", "ERR"),
+        ],
+    );
+    let ollama = provider_for("openai", "http://localhost:11434/v1", "qwen3", "");
+    table(
+        &ollama,
+        &[
+            ("", "-/-"),
+            ("none", "-/-"),
+            ("low", "low/-"),
+            ("medium", "medium/-"),
+            ("max", "max/-"),
+            ("xhigh", "max/-"),
+            ("minimal", "ERR"),
+        ],
+    );
+    let openai = provider_for("openai", "https://api.openai.com/v1", "gpt-5.5", "");
+    table(
+        &openai,
+        &[
+            ("", "-/-"),
+            ("minimal", "minimal/-"),
+            ("xhigh", "xhigh/-"),
+            ("max", "xhigh/-"),
+            ("off", "none/-"),
+            ("ultra", "ERR"),
+        ],
+    );
+    let generic = provider_for("openai", "https://gw.example.com/v1", "m", "");
+    table(
+        &generic,
+        &[
+            ("", "-/-"),
+            ("low", "low/-"),
+            ("medium", "medium/-"),
+            ("high", "high/-"),
+            ("max", "high/-"),
+            ("xhigh", "high/-"),
+            ("disabled", "ERR"),
+            ("minimal", "ERR"),
+        ],
+    );
+    let responses = provider_for("responses", "https://gw.example.com/v1", "m", "");
+    table(
+        &responses,
+        &[
+            ("", "-/-"),
+            ("disabled", "none/-"),
+            ("off", "none/-"),
+            ("minimal", "minimal/-"),
+            ("max", "max/-"),
+        ],
+    );
+    let none = provider_for(
+        "openai",
+        "https://api.deepseek.com",
+        "m",
+        "reasoning_protocol = \"none\"",
+    );
+    table(&none, &[("", "-/-"), ("auto", "-/-"), ("high", "ERR")]);
+}
+
+#[test]
+fn declared_efforts_replace_the_table() {
+    // `max` is clamped on a generic endpoint unless declared.
+    let declared = provider_for(
+        "openai",
+        "https://gw.example.com/v1",
+        "m",
+        "supported_efforts = [\"low\", \"high\", \"max\", \"auto\"]\ndefault_effort = \"high\"",
+    );
+    table(
+        &declared,
+        &[
+            ("", "high/-"),
+            ("auto", "high/-"),
+            ("max", "max/-"),
+            ("low", "low/-"),
+            ("medium", "ERR"),
+        ],
+    );
+    let first = provider_for(
+        "openai",
+        "https://gw.example.com/v1",
+        "m",
+        "supported_efforts = [\"medium\", \"high\"]",
+    );
+    table(&first, &[("", "medium/-")]);
+    // LongCat-style thinking levels.
+    let thinking = provider_for(
+        "openai",
+        "https://api.longcat.chat/openai/v1",
+        "LongCat-2.0",
+        "supported_efforts = [\"enabled\", \"disabled\"]\ndefault_effort = \"enabled\"",
+    );
+    table(
+        &thinking,
+        &[
+            ("", "-/enabled"),
+            ("disabled", "-/disabled"),
+            ("high", "ERR"),
+        ],
+    );
+    let msg = map_effort(&first, "m", Some("max")).unwrap_err();
+    assert!(
+        msg.contains("provider `p`") && msg.contains("auto, medium, high"),
+        "{msg}"
+    );
+    // Per-model overrides (OpenCode-Go style).
+    let p = one(r#"
+[[providers]]
+name = "go"
+kind = "openai"
+base_url = "https://opencode.ai/zen/go/v1"
+models = ["glm-5.2", "deepseek-v4-pro"]
+model_overrides = { "deepseek-v4-pro" = { reasoning_protocol = "deepseek", supported_efforts = ["disabled", "high", "max"], default_effort = "high" } }
+"#);
+    assert_eq!(
+        map_effort(&p, "deepseek-v4-pro", None).unwrap(),
+        EffortMapping {
+            effort: Some("high".into()),
+            thinking: Some("enabled".into())
+        }
+    );
+    assert_eq!(
+        map_effort(&p, "deepseek-v4-pro", Some("disabled"))
+            .unwrap()
+            .thinking
+            .as_deref(),
+        Some("disabled")
+    );
+    assert!(map_effort(&p, "deepseek-v4-pro", Some("low")).is_err());
+    assert_eq!(
+        map_effort(&p, "glm-5.2", Some("max"))
+            .unwrap()
+            .effort
+            .as_deref(),
+        Some("high")
+    );
+}
+
+#[test]
+fn requested_effort_beats_config() {
+    let p = provider_for(
+        "openai",
+        "https://api.deepseek.com",
+        "deepseek-v4-flash",
+        "effort = \"max\"\ndefault_effort = \"low\"",
+    );
+    table(
+        &p,
+        &[("", "max/enabled"), ("low", "low/enabled"), ("auto", "-/-")],
+    );
+    let p = provider_for(
+        "openai",
+        "https://api.deepseek.com",
+        "deepseek-v4-flash",
+        "default_effort = \"low\"",
+    );
+    table(&p, &[("", "low/enabled")]);
+}
+
+#[test]
+fn error_lists_valid_levels_for_the_backend() {
+    let kimi = provider_for("openai", "https://api.moonshot.cn/v1", "kimi-k3", "");
+    let msg = map_effort(&kimi, "kimi-k3", Some("disabled")).unwrap_err();
+    assert!(
+        msg.contains("`disabled`")
+            && msg.contains("auto, low, high, max")
+            && msg.contains("kimi-k3"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn request_options_shape() {
+    let p = one(r#"
+[[providers]]
+name = "gw"
+kind = "openai"
+base_url = "https://gw.example.com/v1"
+request_url = "https://gw.example.com/v1/chat"
+model = "m"
+temperature = 0.5
+headers = { "x-extra" = "1" }
+extra_body = { top_k = 5 }
+strip_chain_of_thought = true
+"#);
+    let mapping = map_effort(&p, "m", Some("high")).unwrap();
+    let options = request_options(&p, "m", &mapping);
+    assert_eq!(
+        options,
+        json!({
+            "request_url": "https://gw.example.com/v1/chat",
+            "reasoning_protocol": "generic",
+            "temperature": 0.5,
+            "headers": {"x-extra": "1"},
+            "extra_body": {"top_k": 5},
+            "strip_chain_of_thought": true
+        })
+    );
+    // Sorted keys: byte-stable text.
+    assert!(
+        options.to_string().starts_with("{\"extra_body\""),
+        "{options}"
+    );
+    // Minimal provider: only the protocol.
+    let p = one("[[providers]]\npreset = \"llamacpp\"\n");
+    assert_eq!(
+        request_options(&p, "local", &EffortMapping::default()),
+        json!({"reasoning_protocol": "generic"})
+    );
+    // No temperature for kimi-k3 or native Anthropic.
+    for preset in ["kimi", "anthropic"] {
+        let p = one(&format!(
+            "[[providers]]\npreset = \"{preset}\"\ntemperature = 0.2\n"
+        ));
+        let o = request_options(&p, &p.default_model, &EffortMapping::default());
+        assert!(o.get("temperature").is_none(), "{preset}: {o}");
+    }
+    let p = one("[[providers]]\npreset = \"deepseek\"\ntemperature = 0\n");
+    let m = map_effort(&p, "deepseek-v4-flash", Some("disabled")).unwrap();
+    assert_eq!(
+        request_options(&p, "deepseek-v4-flash", &m),
+        json!({"reasoning_protocol": "deepseek", "thinking": "disabled", "temperature": 0.0})
+    );
+}
+
+#[test]
+fn resolved_provider_serializes_for_listing() {
+    let p =
+        one("[[providers]]\npreset = \"deepseek\"\nheaders = { \"X-Token\" = \"secret-value\" }\n");
+    let v = serde_json::to_value(&p).unwrap();
+    assert_eq!(v["headers"], json!(["X-Token"]));
+    assert!(!v.to_string().contains("secret-value"));
+    assert_eq!(v["stall_timeout"], json!(300));
+    assert_eq!(v["name"], json!("deepseek"));
+    assert_eq!(v["models"], json!(["deepseek-v4-flash", "deepseek-v4-pro"]));
+}
+
+#[test]
+fn example_config_documents_every_key_and_resolves() {
+    // The commented "Every key" entry of reasonix.example.toml, uncommented, must parse with no
+    // unknown-key warning and resolve: the documentation and the code agree.
+    let example = include_str!("../../../../reasonix.example.toml");
+    let start = example
+        .find("# Every key, with its default")
+        .expect("the example lists every provider key");
+    let text: String = example[start..]
+        .lines()
+        .skip(1)
+        .map(|l| l.strip_prefix("# ").unwrap_or(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let cfg = config(&text);
+    assert_eq!(cfg.providers.len(), 1);
+    assert_eq!(cfg.warnings(), Vec::<String>::new());
+    let p = resolve_providers_with(&cfg, no_env).unwrap().remove(0);
+    assert_eq!(p.name, "deepseek");
+    assert_eq!(p.reasoning_protocol, "deepseek");
+    assert_eq!(p.max_output_tokens_for("deepseek-v4-pro"), Some(65536));
+    assert!(map_effort(&p, "deepseek-v4-pro", None).is_ok());
+}
+
+#[test]
+fn warnings_name_the_provider() {
+    let cfg = config(
+        r#"
+[[providers]]
+name = "a"
+kind = "openai"
+base_url = "https://a.example"
+models = ["m1"]
+request_url = "https://a.example/x"
+chat_url = "https://a.example/y"
+model_overrides = { "m2" = { context_window = 1, colour = "red" } }
+[[providers]]
+preset = "deepseek"
+typo_key = true
+[[providers]]
+kind = "openai"
+mystery = 1
+"#,
+    );
+    assert_eq!(
+        cfg.warnings(),
+        [
+            "provider `a`: both `request_url` and the legacy `chat_url` are set; `request_url` is used",
+            "provider `a`: model_overrides.\"m2\" names a model that is not in `models`; check the spelling",
+            "provider `a`: unknown key `colour` in model_overrides.\"m2\" is ignored",
+            "provider `deepseek`: unknown key `typo_key` is ignored (check the spelling; see docs/CONFIG.md)",
+            "provider #3: unknown key `mystery` is ignored (check the spelling; see docs/CONFIG.md)",
+        ]
+    );
+}

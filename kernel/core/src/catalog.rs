@@ -1,0 +1,21 @@
+//! What the agent can use, as the host serves it: tools, provider kinds and interceptors, all
+//! behind the traits of this crate. The component host implements it with its registry; the
+//! agent's tests implement it with in-memory fakes.
+
+use crate::interceptor::Interceptor;
+use crate::provider::Provider;
+use crate::tool::Tool;
+use std::sync::Arc;
+
+pub trait Catalog: Send + Sync {
+    /// Every tool, in any order (the agent sorts what it offers).
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+    /// The provider serving `kind`.
+    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>>;
+    /// The provider kinds served, sorted (for error messages).
+    fn provider_kinds(&self) -> Vec<String>;
+    /// Every interceptor.
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>>;
+    /// Kill every command the plugins started (the user cancelled).
+    fn stop_processes(&self, reason: &str);
+}

@@ -1,0 +1,32 @@
+//! What the component host and the agent agree on: the contract's types, the `Tool`,
+//! `Provider` and `Interceptor` traits the agent drives, errors, cancellation, capabilities and
+//! the settings both read. No WebAssembly engine here, so the agent and its tests build without
+//! one.
+#![forbid(unsafe_code)]
+
+pub mod cancel;
+pub mod capability;
+pub mod catalog;
+pub mod error;
+pub mod interceptor;
+pub mod origin;
+pub mod provider;
+pub mod sandbox;
+pub mod settings;
+pub mod state_file;
+pub mod terminal;
+pub mod tool;
+pub mod types;
+
+pub use error::{CallError, PluginError};
+
+/// Lowercase hex SHA-256 of `bytes` (artifact keys, trust pins).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}

@@ -1,0 +1,451 @@
+//! The plugin registry: built-in components embedded in the binary and components installed
+//! under `<home>/plugins/`, loaded through the same path. One bad component never stops the
+//! others: its error is kept in [`Registry::problems`].
+
+use crate::cache::sha256_hex;
+use crate::capability::{Capabilities, LimitValues, Limits};
+use crate::component::{self, Described, LoadedPlugin, Origin};
+use crate::error::LoadError;
+use crate::host::ComponentHost;
+use crate::host::state::LogSink;
+use crate::index::PluginIndex;
+use crate::interceptor::{Interceptor, WasmInterceptor};
+use crate::provider::{Provider, WasmProvider};
+use crate::sandbox::SandboxConfig;
+use crate::settings::{Paths, RegistrySettings};
+use crate::tool::{Tool, WasmTool};
+use reasonix_core::catalog::Catalog;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A component embedded in the binary. The hash is computed at build time so start-up does not
+/// hash the bytes again.
+#[derive(Debug, Clone, Copy)]
+pub struct BuiltinComponent {
+    pub name: &'static str,
+    pub bytes: &'static [u8],
+    pub sha256: &'static str,
+}
+
+/// Failures that stop the registry from existing at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("cannot start the WebAssembly engine: {0}")]
+    Engine(String),
+}
+
+/// Every loaded plugin and what it serves.
+pub struct Registry {
+    plugins: Vec<Arc<LoadedPlugin>>,
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+    providers: BTreeMap<String, Arc<dyn Provider>>,
+    interceptors: Vec<Arc<dyn Interceptor>>,
+    problems: Vec<LoadError>,
+    notices: Vec<String>,
+}
+
+struct Candidate {
+    origin: Origin,
+    bytes: Result<Vec<u8>, LoadError>,
+    builtin: Option<BuiltinComponent>,
+}
+
+impl Registry {
+    /// Load the built-ins and every installed component.
+    pub fn load(
+        builtins: &[BuiltinComponent],
+        paths: &Paths,
+        settings: &RegistrySettings,
+        log: Option<LogSink>,
+    ) -> Result<Registry, RegistryError> {
+        let sandbox = Arc::new(SandboxConfig {
+            settings: settings.sandbox.clone(),
+            tools: settings.tools.clone(),
+            always_forbidden: vec![paths.credentials_file()],
+            hidden: paths.kernel_dirs(),
+        });
+        let host = Arc::new(
+            ComponentHost::new(paths.cache.clone(), cache_excluded(&sandbox, settings), log)
+                .map_err(|e| RegistryError::Engine(format!("{e:#}")))?,
+        );
+        let mut registry = Registry {
+            plugins: Vec::new(),
+            tools: BTreeMap::new(),
+            providers: BTreeMap::new(),
+            interceptors: Vec::new(),
+            problems: Vec::new(),
+            notices: Vec::new(),
+        };
+
+        let mut candidates: Vec<Candidate> = builtins
+            .iter()
+            .map(|b| Candidate {
+                origin: Origin::Builtin(b.name.to_string()),
+                bytes: Ok(Vec::new()),
+                builtin: Some(*b),
+            })
+            .collect();
+        let plugins_dir = paths.plugins_dir();
+        let index = match PluginIndex::load(&plugins_dir) {
+            Ok(index) => Some(index),
+            Err(e) => {
+                registry.notices.push(format!(
+                    "{e}; installed plugins were not loaded (fix or remove the index)"
+                ));
+                None
+            }
+        };
+        if index.is_some() {
+            candidates.extend(
+                installed_files(&plugins_dir)
+                    .into_iter()
+                    .map(|path| Candidate {
+                        bytes: std::fs::read(&path).map_err(|source| LoadError::Read {
+                            origin: path.display().to_string(),
+                            source,
+                        }),
+                        origin: Origin::Installed(path),
+                        builtin: None,
+                    }),
+            );
+        }
+
+        if let Some(why) = host.cache().refusal() {
+            registry.notices.push(format!(
+                "the compiled-artifact cache is not used ({why}); plugins are compiled at every start (set REASONIX_CACHE_HOME to a private directory outside the workspace)"
+            ));
+        }
+        let described = describe_all(&host, candidates, index.as_ref());
+        for result in described {
+            match result {
+                Ok(d) => registry.admit(d, &host, &sandbox, settings, index.as_ref()),
+                Err(e) => registry.problems.push(e),
+            }
+        }
+        Ok(registry)
+    }
+
+    fn admit(
+        &mut self,
+        described: Described,
+        host: &Arc<ComponentHost>,
+        sandbox: &Arc<SandboxConfig>,
+        config: &RegistrySettings,
+        index: Option<&PluginIndex>,
+    ) {
+        let name = described.info.name.clone();
+        let settings = config.plugin(&name);
+        if settings.enabled == Some(false) {
+            self.notices
+                .push(format!("plugin `{name}` is disabled in the config"));
+            return;
+        }
+        // Built-ins ship with Reasonix: their requests are their grant.
+        let (granted, granted_limits) = match &described.origin {
+            Origin::Builtin(_) => (
+                described.info.requested.clone(),
+                described.info.requested_limits(),
+            ),
+            Origin::Installed(path) => {
+                let file = file_name(path);
+                match index.and_then(|i| i.entry_for_file(&file)) {
+                    Some(entry) if !entry.enabled => {
+                        self.notices.push(format!("plugin `{name}` is disabled"));
+                        return;
+                    }
+                    Some(entry) => (
+                        described.info.requested.intersect(&entry.granted),
+                        entry.granted_limits,
+                    ),
+                    None => {
+                        self.notices.push(format!(
+                            "{}: not in the plugin index, so it runs with no capabilities; install it with `reasonix plugin install` to grant some",
+                            path.display()
+                        ));
+                        (Capabilities::default(), LimitValues::default())
+                    }
+                }
+            }
+        };
+        // Disabled plugins were skipped above, so they never cause a clash.
+        let prefer = settings.prefer == Some(true);
+        if let Some(clash) = self.find_clash(&described, prefer) {
+            self.problems.push(clash);
+            return;
+        }
+        let granted = settings.narrow(&granted);
+        let limits = Limits::resolve(
+            described.info.requested_limits(),
+            granted_limits,
+            settings.limits(),
+            settings.user_limits,
+        );
+        let plugin_config = match serde_json::to_value(&settings.config) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        let plugin = Arc::new(LoadedPlugin::new(
+            described,
+            granted,
+            limits,
+            plugin_config,
+            sandbox.clone(),
+            host.clone(),
+        ));
+        if prefer {
+            self.note_replacements(&plugin.described);
+        }
+        for spec in &plugin.described.tools {
+            self.tools.insert(
+                spec.name.clone(),
+                Arc::new(WasmTool::new(plugin.clone(), spec.clone())),
+            );
+        }
+        for kind in &plugin.described.provider_kinds {
+            self.providers.insert(
+                kind.name.clone(),
+                Arc::new(WasmProvider::new(plugin.clone(), kind.clone())),
+            );
+        }
+        if !plugin.described.interception_points.is_empty() {
+            self.interceptors
+                .push(Arc::new(WasmInterceptor::new(plugin.clone())));
+        }
+        self.plugins.push(plugin);
+    }
+
+    /// With `[plugin.<name>] prefer = true`, say which tools and kinds the plugin takes over.
+    fn note_replacements(&mut self, d: &Described) {
+        let mut notes = Vec::new();
+        for spec in &d.tools {
+            if let Some(existing) = self.tools.get(&spec.name) {
+                notes.push(format!(
+                    "tool `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
+                    crate::terminal::shown(&spec.name),
+                    self.describe_source(existing.source()),
+                    d.info.name,
+                    d.info.name
+                ));
+            }
+        }
+        for kind in &d.provider_kinds {
+            if let Some(existing) = self.providers.get(&kind.name) {
+                notes.push(format!(
+                    "provider kind `{}` of {} is replaced by plugin `{}` ([plugin.{}] prefer = true)",
+                    crate::terminal::shown(&kind.name),
+                    self.describe_source(existing.source()),
+                    d.info.name,
+                    d.info.name
+                ));
+            }
+        }
+        self.notices.extend(notes);
+    }
+
+    /// A clash of `d` with what is loaded. `prefer` allows tool and kind clashes (the plugin
+    /// replaces them), never a second plugin of the same name.
+    fn find_clash(&self, d: &Described, prefer: bool) -> Option<LoadError> {
+        let clash = |what, name: &str, first: String| LoadError::Clash {
+            what,
+            name: name.to_string(),
+            first,
+            second: format!("plugin `{}` ({})", d.info.name, d.origin),
+        };
+        let describe = |p: &LoadedPlugin| format!("plugin `{}` ({})", p.name(), p.described.origin);
+        if let Some(p) = self.plugins.iter().find(|p| p.name() == d.info.name) {
+            return Some(clash("plugin name", &d.info.name, describe(p)));
+        }
+        for spec in d.tools.iter().filter(|_| !prefer) {
+            if let Some(existing) = self.tools.get(&spec.name) {
+                let first = self.describe_source(existing.source());
+                return Some(clash("tool", &spec.name, first));
+            }
+        }
+        for kind in d.provider_kinds.iter().filter(|_| !prefer) {
+            if let Some(existing) = self.providers.get(&kind.name) {
+                let first = self.describe_source(existing.source());
+                return Some(clash("provider kind", &kind.name, first));
+            }
+        }
+        // Two tools of the same name inside one plugin are a clash with itself.
+        let mut seen = std::collections::BTreeSet::new();
+        for spec in &d.tools {
+            if !seen.insert(&spec.name) {
+                return Some(clash("tool", &spec.name, describe_described(d)));
+            }
+        }
+        None
+    }
+
+    fn describe_source(&self, plugin: &str) -> String {
+        match self.plugins.iter().find(|p| p.name() == plugin) {
+            Some(p) => format!("plugin `{}` ({})", p.name(), p.described.origin),
+            None => format!("plugin `{plugin}`"),
+        }
+    }
+
+    /// Loaded plugins in load order (built-ins first).
+    pub fn plugins(&self) -> &[Arc<LoadedPlugin>] {
+        &self.plugins
+    }
+
+    /// Every tool, by name (sorted).
+    pub fn tools(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.tools.values()
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    /// Every provider kind, by name (sorted).
+    pub fn providers(&self) -> impl Iterator<Item = &Arc<dyn Provider>> {
+        self.providers.values()
+    }
+
+    pub fn provider(&self, kind: &str) -> Option<&Arc<dyn Provider>> {
+        self.providers.get(kind)
+    }
+
+    pub fn interceptors(&self) -> &[Arc<dyn Interceptor>] {
+        &self.interceptors
+    }
+
+    /// Kill every process the plugins started (on cancellation). All plugins share one host.
+    pub fn stop_processes(&self, reason: &str) {
+        if let Some(plugin) = self.plugins.first() {
+            plugin.host().processes().kill_all(reason);
+        }
+    }
+
+    /// Components that failed to load, each naming its file and what was wrong.
+    pub fn problems(&self) -> &[LoadError] {
+        &self.problems
+    }
+
+    /// Things worth telling the user that are not failures.
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+}
+
+fn describe_described(d: &Described) -> String {
+    format!("plugin `{}` ({})", d.info.name, d.origin)
+}
+
+/// Where the artifact cache must not lie: the workspaces this run may serve (the current
+/// directory and `[sandbox] workspace_root`) and the extra writable roots, all of which
+/// plugins or jobs can write.
+fn cache_excluded(sandbox: &SandboxConfig, config: &RegistrySettings) -> Vec<PathBuf> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return Vec::new();
+    };
+    let mut roots = vec![cwd.clone()];
+    if let Some(root) = config
+        .sandbox
+        .workspace_root
+        .as_deref()
+        .filter(|r| !r.is_empty())
+    {
+        roots.push(cwd.join(root));
+    }
+    roots.extend(sandbox.resolve(&cwd).allow_write);
+    roots
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `*.wasm` files directly under the plugins directory, sorted for a stable load order.
+fn installed_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm") && p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Hash, compile and describe every candidate; compiles run in parallel on a cold cache.
+fn describe_all(
+    host: &ComponentHost,
+    candidates: Vec<Candidate>,
+    index: Option<&PluginIndex>,
+) -> Vec<Result<Described, LoadError>> {
+    let describe_one = |candidate: Candidate| -> Result<Described, LoadError> {
+        match candidate.builtin {
+            Some(b) => component::describe(host, candidate.origin, b.bytes, b.sha256.to_string()),
+            None => {
+                let bytes = candidate.bytes?;
+                let sha = sha256_hex(&bytes);
+                if let Origin::Installed(path) = &candidate.origin {
+                    let file = file_name(path);
+                    if let Some(entry) = index.and_then(|i| i.entry_for_file(&file))
+                        && entry.sha256 != sha
+                    {
+                        return Err(LoadError::HashMismatch {
+                            origin: path.display().to_string(),
+                            expected: entry.sha256.clone(),
+                            actual: sha,
+                        });
+                    }
+                }
+                component::describe(host, candidate.origin, &bytes, sha)
+            }
+        }
+    };
+    if candidates.len() <= 1 {
+        return candidates.into_iter().map(describe_one).collect();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = candidates
+            .into_iter()
+            .map(|c| {
+                let origin = c.origin.to_string();
+                (origin, scope.spawn(|| describe_one(c)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(origin, h)| {
+                h.join().unwrap_or_else(|_| {
+                    Err(LoadError::Invalid {
+                        origin,
+                        message: "the loader panicked on this component".to_string(),
+                    })
+                })
+            })
+            .collect()
+    })
+}
+
+impl Catalog for Registry {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.values().cloned().collect()
+    }
+
+    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
+        self.providers.get(kind).cloned()
+    }
+
+    fn provider_kinds(&self) -> Vec<String> {
+        // BTreeMap keys: already sorted.
+        self.providers.keys().cloned().collect()
+    }
+
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        self.interceptors.clone()
+    }
+
+    fn stop_processes(&self, reason: &str) {
+        Registry::stop_processes(self, reason)
+    }
+}
