@@ -3,15 +3,15 @@
 use crate::component::LoadedPlugin;
 use crate::error::CallError;
 use crate::host::bindings::interceptor as wit;
-use crate::types::Decision;
+use crate::types::{Decision, Subscription};
 use std::sync::Arc;
 
 /// Something that observes or changes payloads at named interception points.
 pub trait Interceptor: Send + Sync {
     /// Name of the plugin serving it.
     fn source(&self) -> &str;
-    /// The points it subscribes to.
-    fn points(&self) -> &[String];
+    /// The points it subscribes to, each with its priority (lower runs first).
+    fn points(&self) -> &[Subscription];
     /// Handle one interception; the payload is JSON in the point's documented schema.
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError>;
 }
@@ -32,7 +32,7 @@ impl Interceptor for WasmInterceptor {
         self.plugin.name()
     }
 
-    fn points(&self) -> &[String] {
+    fn points(&self) -> &[Subscription] {
         &self.plugin.described.interception_points
     }
 

@@ -32,6 +32,6 @@ pub use error::{CallError, LoadError, PluginError};
 pub use registry::{BuiltinComponent, Registry};
 
 /// The WIT package versions this kernel can load.
-pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0"];
+pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.2.0"];
 /// The WIT package every Reasonix component exports from.
 pub const WIT_PACKAGE: &str = "reasonix:plugin";
