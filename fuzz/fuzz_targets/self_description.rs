@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use reasonix_core::capability::Capabilities;
 use reasonix_host::component::validate::{self, *};
 use reasonix_host::component::{Description, PluginInfo};
-use reasonix_core::types::{ProviderKind, ToolSpec};
+use reasonix_core::types::{ProviderKind, Subscription, ToolSpec};
 
 #[derive(arbitrary::Arbitrary, Debug)]
 struct Input {
@@ -15,9 +15,9 @@ struct Input {
     description: String,
     network: Vec<String>,
     env: Vec<String>,
-    tools: Vec<(String, String, String)>,
+    tools: Vec<(String, String, String, Option<String>)>,
     kinds: Vec<(String, String, String, String)>,
-    points: Vec<String>,
+    points: Vec<(String, i32)>,
 }
 
 fuzz_target!(|input: Input| {
@@ -37,11 +37,12 @@ fuzz_target!(|input: Input| {
         tools: input
             .tools
             .into_iter()
-            .map(|(name, description, parameters)| ToolSpec {
+            .map(|(name, description, parameters, guidance)| ToolSpec {
                 name,
                 description,
                 parameters,
                 read_only: true,
+                guidance,
             })
             .collect(),
         provider_kinds: input
@@ -56,7 +57,11 @@ fuzz_target!(|input: Input| {
                 },
             )
             .collect(),
-        interception_points: input.points,
+        interception_points: input
+            .points
+            .into_iter()
+            .map(|(point, priority)| Subscription { point, priority })
+            .collect(),
     };
     if validate::check(&description).is_ok() {
         assert!(description.tools.len() <= MAX_TOOLS);
@@ -71,9 +76,11 @@ fuzz_target!(|input: Input| {
             );
             assert!(tool.description.len() <= MAX_DESCRIPTION_BYTES);
             assert!(tool.parameters.len() <= MAX_SCHEMA_BYTES);
+            assert!(tool.guidance.as_ref().is_none_or(|g| g.len() <= MAX_GUIDANCE_BYTES));
         }
-        for point in &description.interception_points {
-            assert!(point.bytes().all(|b| b.is_ascii_graphic()));
+        for sub in &description.interception_points {
+            assert!(sub.point.bytes().all(|b| b.is_ascii_graphic()));
+            assert!((-PRIORITY_BOUND..=PRIORITY_BOUND).contains(&sub.priority));
         }
     }
 });

@@ -6,7 +6,9 @@
 //! struct NoRm;
 //! impl reasonix_sdk::InterceptorPlugin for NoRm {
 //!     fn info() -> reasonix_sdk::PluginInfo { reasonix_sdk::plugin_info("no-rm", "0.1.0", "Blocks rm -rf") }
-//!     fn points() -> Vec<String> { vec!["tool.before".into()] }
+//!     fn points() -> Vec<reasonix_sdk::interceptor::Subscription> {
+//!         vec![reasonix_sdk::interceptor::Subscription { point: "tool.before".into(), priority: 0 }]
+//!     }
 //!     fn intercept(_point: &str, payload: &str) -> Result<reasonix_sdk::Decision, reasonix_sdk::Error> {
 //!         Ok(if payload.contains("rm -rf") { reasonix_sdk::Decision::Block("no rm -rf".into()) }
 //!            else { reasonix_sdk::Decision::Proceed })
@@ -17,15 +19,18 @@
 
 use crate::{Error, PluginInfo};
 
-pub use crate::interceptor_world::exports::reasonix::plugin::interceptor::Decision;
+pub use crate::interceptor_world::exports::reasonix::plugin::interceptor::{
+    Decision, Subscription,
+};
 
 /// A plugin that intercepts. Implement this and call
 /// [`export_interceptor_plugin!`](crate::export_interceptor_plugin).
 pub trait InterceptorPlugin {
     /// Name, version, description, requested capabilities and limits.
     fn info() -> PluginInfo;
-    /// The interception points subscribed to; must be the same on every call.
-    fn points() -> Vec<String>;
+    /// The interception points subscribed to, with their priorities; must be the same on every
+    /// call.
+    fn points() -> Vec<Subscription>;
     /// Handle one interception; `payload` is JSON with the point's schema. Return
     /// [`Decision::Replace`] with a payload of the same schema to change it.
     fn intercept(point: &str, payload: &str) -> Result<Decision, Error>;
@@ -50,7 +55,7 @@ macro_rules! export_interceptor_plugin {
         impl $crate::interceptor_world::exports::reasonix::plugin::interceptor::Guest
             for __ReasonixInterceptorExport
         {
-            fn points() -> ::std::vec::Vec<::std::string::String> {
+            fn points() -> ::std::vec::Vec<$crate::interceptor::Subscription> {
                 <$plugin as $crate::InterceptorPlugin>::points()
             }
             fn intercept(

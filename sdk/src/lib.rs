@@ -72,11 +72,11 @@ pub use schemars::{self, JsonSchema};
 #[allow(unsafe_code, clippy::all)]
 pub mod plugin_world {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.2.0",
         inline: "
             package reasonix:sdk;
             world plugin-role {
-                export reasonix:plugin/plugin@0.1.0;
+                export reasonix:plugin/plugin@0.2.0;
             }
         ",
         world: "reasonix:sdk/plugin-role",
@@ -93,15 +93,15 @@ pub mod plugin_world {
 #[allow(unsafe_code, clippy::all)]
 pub mod tool_world {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.2.0",
         inline: "
             package reasonix:sdk;
             world tool-role {
-                import reasonix:plugin/log@0.1.0;
-                import reasonix:plugin/progress@0.1.0;
-                import reasonix:plugin/config@0.1.0;
-                import reasonix:plugin/process@0.1.0;
-                export reasonix:plugin/tool@0.1.0;
+                import reasonix:plugin/log@0.2.0;
+                import reasonix:plugin/progress@0.2.0;
+                import reasonix:plugin/config@0.2.0;
+                import reasonix:plugin/process@0.2.0;
+                export reasonix:plugin/tool@0.2.0;
             }
         ",
         world: "reasonix:sdk/tool-role",
@@ -120,11 +120,11 @@ pub mod tool_world {
 #[allow(unsafe_code, clippy::all)]
 pub mod provider_world {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.2.0",
         inline: "
             package reasonix:sdk;
             world provider-role {
-                export reasonix:plugin/provider@0.1.0;
+                export reasonix:plugin/provider@0.2.0;
             }
         ",
         world: "reasonix:sdk/provider-role",
@@ -133,7 +133,7 @@ pub mod provider_world {
         default_bindings_module: "reasonix_sdk::provider_world",
         additional_derives: [PartialEq],
         with: {
-            "reasonix:plugin/types@0.1.0": crate::tool_world::reasonix::plugin::types,
+            "reasonix:plugin/types@0.2.0": crate::tool_world::reasonix::plugin::types,
         },
     });
 }
@@ -144,11 +144,11 @@ pub mod provider_world {
 #[allow(unsafe_code, clippy::all)]
 pub mod interceptor_world {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.2.0",
         inline: "
             package reasonix:sdk;
             world interceptor-role {
-                export reasonix:plugin/interceptor@0.1.0;
+                export reasonix:plugin/interceptor@0.2.0;
             }
         ",
         world: "reasonix:sdk/interceptor-role",
@@ -157,7 +157,7 @@ pub mod interceptor_world {
         default_bindings_module: "reasonix_sdk::interceptor_world",
         additional_derives: [PartialEq],
         with: {
-            "reasonix:plugin/types@0.1.0": crate::tool_world::reasonix::plugin::types,
+            "reasonix:plugin/types@0.2.0": crate::tool_world::reasonix::plugin::types,
         },
     });
 }
@@ -219,6 +219,7 @@ pub fn tool_spec(
         description: description.to_string(),
         parameters: parameters.to_string(),
         read_only,
+        guidance: None,
     }
 }
 

@@ -13,7 +13,7 @@ fn version_names_the_contract() {
     assert!(out.status.success());
     let text = stdout(&out);
     assert!(text.starts_with("reasonix "), "{text}");
-    assert!(text.contains("reasonix:plugin@0.1.0"), "{text}");
+    assert!(text.contains("reasonix:plugin@0.2.0"), "{text}");
 }
 
 #[test]
@@ -127,6 +127,7 @@ fn broken_components_are_named_and_the_rest_still_load() {
     let hostile = std::fs::read(support::fixture("hostile")).unwrap();
     env.install_raw("truncated.wasm", &hostile[..hostile.len() / 3]);
     env.install_fixture("future");
+    env.install_fixture("legacy");
     let out = env.reasonix(&["tools", "list"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("read_file"), "built-ins still load");
@@ -143,8 +144,15 @@ fn broken_components_are_named_and_the_rest_still_load() {
     let future = line_for("future.wasm");
     assert!(
         future.contains("reasonix:plugin@9.0.0")
-            && future.contains("supports reasonix:plugin@0.1.0"),
+            && future.contains("supports reasonix:plugin@0.2.0"),
         "{future}"
+    );
+    let legacy = line_for("legacy.wasm");
+    assert!(
+        legacy.contains("built for reasonix:plugin@0.1.0")
+            && legacy.contains("supports reasonix:plugin@0.2.0")
+            && legacy.contains("rebuild the plugin"),
+        "{legacy}"
     );
 }
 

@@ -216,7 +216,7 @@ fn bad_components_are_refused_with_their_reason_and_nothing_changes() {
         (
             "unsupported WIT",
             vec![future.as_str(), "--yes"],
-            &["9.0.0", "supports reasonix:plugin@0.1.0"],
+            &["9.0.0", "supports reasonix:plugin@0.2.0"],
         ),
         (
             "clash with a built-in tool",

@@ -293,7 +293,7 @@ fn plugin_wit_writes_the_contract_byte_for_byte() {
         dir.path(),
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let wit = repo_root().join("wit");
+    let wit = repo_root().join("wit/0.2.0");
     let mut expected: Vec<String> = std::fs::read_dir(&wit)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -304,7 +304,10 @@ fn plugin_wit_writes_the_contract_byte_for_byte() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     written.sort();
-    assert_eq!(written, expected, "every file of wit/ and nothing else");
+    assert_eq!(
+        written, expected,
+        "every file of wit/0.2.0 and nothing else"
+    );
     for name in &expected {
         assert_eq!(
             std::fs::read(out_dir.join(name)).unwrap(),

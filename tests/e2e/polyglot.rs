@@ -103,7 +103,7 @@ fn shout_component(program: &Path) -> &'static [u8] {
             .arg(&wit)
             .args([
                 "-w",
-                "reasonix:plugin/tool-plugin@0.1.0",
+                "reasonix:plugin/tool-plugin@0.2.0",
                 "componentize",
                 "app",
                 "-o",

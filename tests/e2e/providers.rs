@@ -228,6 +228,7 @@ fn fragmented_tool_calls_are_reassembled_for_every_kind() {
             description: "Read a file".into(),
             parameters: r#"{"properties":{"path":{"type":"string"}},"type":"object"}"#.into(),
             read_only: true,
+            guidance: None,
         }];
         let request = ChatRequest {
             tools,

@@ -184,7 +184,22 @@ fn provider_stream_and_interceptor_adapters() {
     ));
 
     let interceptor = &registry.interceptors()[0];
-    assert_eq!(interceptor.points(), ["tool.before".to_string()]);
+    assert_eq!(
+        interceptor.points(),
+        [reasonix_core::types::Subscription {
+            point: "tool.before".into(),
+            priority: -10,
+        }]
+    );
+    // It exports the tool interface too, listing no tools: that role is not served.
+    let roles = &registry
+        .plugins()
+        .iter()
+        .find(|p| p.name() == "roles")
+        .expect("roles loaded")
+        .described
+        .roles;
+    assert!(roles.tool.is_none() && roles.provider.is_some() && roles.interceptor.is_some());
     assert_eq!(
         interceptor.intercept("tool.before", r#"{"a":1}"#).unwrap(),
         Decision::Proceed

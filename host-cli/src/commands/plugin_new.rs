@@ -267,6 +267,7 @@ reasonix_sdk::export_provider_plugin!(Plugin);
 "##;
 
 const INTERCEPTOR_TEMPLATE: &str = r##"//! An interceptor that blocks tool calls whose arguments contain `rm -rf`.
+use reasonix_sdk::interceptor::Subscription;
 use reasonix_sdk::{Decision, Error, InterceptorPlugin, PluginInfo};
 
 struct Plugin;
@@ -274,8 +275,8 @@ impl InterceptorPlugin for Plugin {
     fn info() -> PluginInfo {
         reasonix_sdk::plugin_info("{{name}}", "0.1.0", "Blocks tool calls containing rm -rf")
     }
-    fn points() -> Vec<String> {
-        vec!["tool.before".to_string()]
+    fn points() -> Vec<Subscription> {
+        vec![Subscription { point: "tool.before".to_string(), priority: 0 }]
     }
     fn intercept(_point: &str, payload: &str) -> Result<Decision, Error> {
         if payload.contains("rm -rf") {

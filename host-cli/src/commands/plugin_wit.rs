@@ -7,18 +7,21 @@ use crate::term::outln;
 use anyhow::Context;
 use std::path::Path;
 
-/// The files of `wit/`, byte for byte.
+/// The files of `wit/0.2.0/`, byte for byte.
 pub const WIT_FILES: &[(&str, &str)] = &[
-    ("host.wit", include_str!("../../../wit/host.wit")),
+    ("host.wit", include_str!("../../../wit/0.2.0/host.wit")),
     (
         "interceptor.wit",
-        include_str!("../../../wit/interceptor.wit"),
+        include_str!("../../../wit/0.2.0/interceptor.wit"),
     ),
-    ("plugin.wit", include_str!("../../../wit/plugin.wit")),
-    ("provider.wit", include_str!("../../../wit/provider.wit")),
-    ("tool.wit", include_str!("../../../wit/tool.wit")),
-    ("types.wit", include_str!("../../../wit/types.wit")),
-    ("worlds.wit", include_str!("../../../wit/worlds.wit")),
+    ("plugin.wit", include_str!("../../../wit/0.2.0/plugin.wit")),
+    (
+        "provider.wit",
+        include_str!("../../../wit/0.2.0/provider.wit"),
+    ),
+    ("tool.wit", include_str!("../../../wit/0.2.0/tool.wit")),
+    ("types.wit", include_str!("../../../wit/0.2.0/types.wit")),
+    ("worlds.wit", include_str!("../../../wit/0.2.0/worlds.wit")),
 ];
 
 /// Write every file into `out` (created if missing). Existing files of the same name are

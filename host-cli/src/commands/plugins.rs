@@ -357,10 +357,12 @@ fn print_plugin(p: &LoadedPlugin, entry: Option<&IndexEntry>, full: bool) {
             outln!("  provider kinds: {}", names.join(", "));
         }
         if !d.interception_points.is_empty() {
-            outln!(
-                "  interception points: {}",
-                shown(&d.interception_points.join(", "))
-            );
+            let points: Vec<String> = d
+                .interception_points
+                .iter()
+                .map(|s| format!("{} (priority {})", shown(&s.point), s.priority))
+                .collect();
+            outln!("  interception points: {}", points.join(", "));
         }
         outln!("  requested: {}", Grant::requested_by(&d.info).summary());
         outln!("  granted:   {}", p.granted.summary());

@@ -1,14 +1,14 @@
 //! The `Interceptor` trait: something that observes or changes payloads at named points.
 
 use crate::error::CallError;
-use crate::types::Decision;
+use crate::types::{Decision, Subscription};
 
 /// Something that observes or changes payloads at named interception points.
 pub trait Interceptor: Send + Sync {
     /// Name of the plugin serving it.
     fn source(&self) -> &str;
-    /// The points it subscribes to.
-    fn points(&self) -> &[String];
+    /// The points it subscribes to, each with its priority (lower runs first).
+    fn points(&self) -> &[Subscription];
     /// Handle one interception; the payload is JSON in the point's documented schema.
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError>;
 }

@@ -11,6 +11,9 @@ pub struct ToolSpec {
     pub description: String,
     pub parameters: String,
     pub read_only: bool,
+    /// Bullet text for the system prompt's "How to work" list, offered with the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<String>,
 }
 
 /// What a tool is told about the call in progress.
@@ -131,6 +134,14 @@ pub struct CompletionRequest {
     pub max_output_tokens: Option<u32>,
     /// JSON object text.
     pub options: String,
+}
+
+/// One interception point an interceptor subscribes to. Lower `priority` runs first; equal
+/// priorities run in the order of the plugins' names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Subscription {
+    pub point: String,
+    pub priority: i32,
 }
 
 /// What an interceptor decided.

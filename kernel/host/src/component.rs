@@ -8,7 +8,7 @@ use crate::host::bindings::{interceptor, plugin, provider, tool};
 use crate::host::state::{PluginState, ProgressSink, StoreSpec};
 use crate::host::{ComponentHost, classify_trap};
 use crate::sandbox::{SandboxConfig, SandboxPolicy};
-use crate::types::{ProviderKind, ToolSpec, canonical_json};
+use crate::types::{ProviderKind, Subscription, ToolSpec, canonical_json};
 use crate::{SUPPORTED_WIT_VERSIONS, WIT_PACKAGE, wasm_format};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -78,6 +78,20 @@ pub struct Roles {
     pub interceptor: Option<interceptor::GuestIndices>,
 }
 
+impl Roles {
+    /// Only the roles `d` lists something for. One SDK export covers every role, so an exported
+    /// interface with an empty list is common and means the role is not served.
+    fn served(self, d: &Description) -> Roles {
+        Roles {
+            tool: self.tool.filter(|_| !d.tools.is_empty()),
+            provider: self.provider.filter(|_| !d.provider_kinds.is_empty()),
+            interceptor: self
+                .interceptor
+                .filter(|_| !d.interception_points.is_empty()),
+        }
+    }
+}
+
 /// A compiled, linked and described component, not yet granted anything.
 pub struct Described {
     pub origin: Origin,
@@ -86,7 +100,7 @@ pub struct Described {
     pub info: PluginInfo,
     pub tools: Vec<ToolSpec>,
     pub provider_kinds: Vec<ProviderKind>,
-    pub interception_points: Vec<String>,
+    pub interception_points: Vec<Subscription>,
     pub roles: Roles,
     /// The self-description came from the cache (the component was not instantiated).
     pub description_cached: bool,
@@ -99,7 +113,7 @@ pub struct Description {
     pub info: PluginInfo,
     pub tools: Vec<ToolSpec>,
     pub provider_kinds: Vec<ProviderKind>,
-    pub interception_points: Vec<String>,
+    pub interception_points: Vec<Subscription>,
 }
 
 /// A plugin ready to serve calls with its effective capabilities and limits.
@@ -207,6 +221,7 @@ fn describe_now(
         && validate::check(&cached).is_ok()
         && cached.info.requested.validate_request().is_ok()
     {
+        let roles = roles.served(&cached);
         return Ok(Described {
             origin,
             sha256,
@@ -297,6 +312,7 @@ fn describe_now(
                 description: t.description,
                 parameters,
                 read_only: t.read_only,
+                guidance: t.guidance,
             })
         })
         .collect::<Result<Vec<_>, LoadError>>()?;
@@ -309,17 +325,25 @@ fn describe_now(
             credential_prefix: k.credential_prefix,
         })
         .collect();
+    let interception_points = points
+        .into_iter()
+        .map(|s| Subscription {
+            point: s.point,
+            priority: s.priority,
+        })
+        .collect();
     let description = Description {
         info,
         tools,
         provider_kinds,
-        interception_points: points,
+        interception_points,
     };
     validate::check(&description).map_err(|message| LoadError::BadMetadata {
         origin: label.clone(),
         message: format!("plugin `{}`: {message}", description.info.name),
     })?;
     host.cache().store_description(&sha256, &description);
+    let roles = roles.served(&description);
     Ok(Described {
         origin,
         sha256,

@@ -61,6 +61,7 @@ pub fn tool_spec(t: &ToolSpec) -> wit::ToolSpec {
         description: t.description.clone(),
         parameters: t.parameters.clone(),
         read_only: t.read_only,
+        guidance: t.guidance.clone(),
     }
 }
 

@@ -4,7 +4,7 @@ use crate::component::LoadedPlugin;
 use crate::host::bindings::interceptor as wit;
 use reasonix_core::error::CallError;
 pub use reasonix_core::interceptor::Interceptor;
-use reasonix_core::types::Decision;
+use reasonix_core::types::{Decision, Subscription};
 use std::sync::Arc;
 
 /// An interceptor served by a wasm component.
@@ -23,7 +23,7 @@ impl Interceptor for WasmInterceptor {
         self.plugin.name()
     }
 
-    fn points(&self) -> &[String] {
+    fn points(&self) -> &[Subscription] {
         &self.plugin.described.interception_points
     }
 

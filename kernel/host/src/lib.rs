@@ -27,6 +27,6 @@ pub use error::LoadError;
 pub use registry::{BuiltinComponent, Registry};
 
 /// The WIT package versions this kernel can load.
-pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.1.0"];
+pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.2.0"];
 /// The WIT package every Reasonix component exports from.
 pub const WIT_PACKAGE: &str = "reasonix:plugin";

@@ -90,6 +90,7 @@ fn request(kind: &str, options: &str) -> CompletionRequest {
             description: "List".into(),
             parameters: r#"{"type":"object"}"#.into(),
             read_only: true,
+            guidance: None,
         }],
         effort: None,
         max_output_tokens: None,

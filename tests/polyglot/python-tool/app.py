@@ -2,7 +2,7 @@
 
 It is built against the exported WIT (`reasonix plugin wit`) with componentize-py:
 
-    componentize-py -d wit -w reasonix:plugin/tool-plugin@0.1.0 componentize app -o shout.wasm
+    componentize-py -d wit -w reasonix:plugin/tool-plugin@0.2.0 componentize app -o shout.wasm
 
 It exports `reasonix:plugin/plugin` (describe) and `reasonix:plugin/tool` (list-tools, invoke,
 preview), requests no capabilities, and logs through the host `log` service.
@@ -53,6 +53,7 @@ class Tool(exports.Tool):
                 description="Return `text` in upper case.",
                 parameters=json.dumps(PARAMETERS, sort_keys=True),
                 read_only=True,
+                guidance="Use `shout` when the user asks for text in capitals.",
             )
         ]
 

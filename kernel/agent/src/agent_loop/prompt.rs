@@ -235,6 +235,7 @@ mod tests {
             description: String::new(),
             parameters: "{}".into(),
             read_only: false,
+            guidance: None,
         }
     }
 

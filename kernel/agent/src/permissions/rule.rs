@@ -444,6 +444,7 @@ pub(crate) mod tests {
             description: String::new(),
             parameters: format!(r#"{{"properties":{props},"type":"object"}}"#),
             read_only,
+            guidance: None,
         })
     }
 
@@ -472,6 +473,7 @@ pub(crate) mod tests {
             description: String::new(),
             parameters: r#"{"properties":{"command":{"type":"string"}}}"#.into(),
             read_only: false,
+            guidance: None,
         };
         assert_eq!(ToolKind::of(&spec), ToolKind::Shell);
         let bash = Rule::parse("Bash(ls:*)").unwrap();

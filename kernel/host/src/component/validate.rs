@@ -1,5 +1,5 @@
 //! Size and shape limits of a plugin's self-description (`describe`, `list-tools`,
-//! `list-kinds`, `points`). A description is shown to users, sent to the model with every
+//! `list-kinds`, `points`), and the range of interceptor priorities. A description is shown to users, sent to the model with every
 //! request and kept in the cache: without limits one component listing 20 001 tools or a
 //! 30 MiB description makes every start and every request pay for it.
 
@@ -15,6 +15,10 @@ pub const MAX_INTERCEPTION_POINTS: usize = 32;
 pub const MAX_NAME_LEN: usize = 64;
 /// Longest description of the plugin, a tool or a kind.
 pub const MAX_DESCRIPTION_BYTES: usize = 4 << 10;
+/// Longest guidance of one tool: it enters the system prompt of every request.
+pub const MAX_GUIDANCE_BYTES: usize = 1 << 10;
+/// Interceptor priorities run from `-PRIORITY_BOUND` (first) to `PRIORITY_BOUND` (last).
+pub const PRIORITY_BOUND: i32 = 1000;
 /// Longest JSON schema of one tool's parameters.
 pub const MAX_SCHEMA_BYTES: usize = 64 << 10;
 /// Longest version string, credential header or prefix, network pattern or env name.
@@ -75,6 +79,9 @@ pub fn check(d: &Description) -> Result<(), String> {
             &tool.parameters,
             MAX_SCHEMA_BYTES,
         )?;
+        if let Some(guidance) = &tool.guidance {
+            size(&format!("{what}: guidance"), guidance, MAX_GUIDANCE_BYTES)?;
+        }
     }
     for kind in &d.provider_kinds {
         name("provider kind", &kind.name, true)?;
@@ -95,8 +102,21 @@ pub fn check(d: &Description) -> Result<(), String> {
             MAX_SHORT_BYTES,
         )?;
     }
-    for point in &d.interception_points {
-        name("interception point", point, true)?;
+    let mut seen = std::collections::BTreeSet::new();
+    for sub in &d.interception_points {
+        name("interception point", &sub.point, true)?;
+        if !(-PRIORITY_BOUND..=PRIORITY_BOUND).contains(&sub.priority) {
+            return Err(format!(
+                "interception point `{}`: priority {} is out of range: use -{PRIORITY_BOUND} to {PRIORITY_BOUND} (lower runs first)",
+                sub.point, sub.priority
+            ));
+        }
+        if !seen.insert(&sub.point) {
+            return Err(format!(
+                "interception point `{}` is subscribed to twice",
+                sub.point
+            ));
+        }
     }
     Ok(())
 }
@@ -114,7 +134,12 @@ fn total_bytes(d: &Description) -> usize {
     total += d
         .tools
         .iter()
-        .map(|t| t.name.len() + t.description.len() + t.parameters.len())
+        .map(|t| {
+            t.name.len()
+                + t.description.len()
+                + t.parameters.len()
+                + t.guidance.as_ref().map_or(0, String::len)
+        })
         .sum::<usize>();
     total += d
         .provider_kinds
@@ -126,7 +151,11 @@ fn total_bytes(d: &Description) -> usize {
                 + k.credential_prefix.len()
         })
         .sum::<usize>();
-    total + d.interception_points.iter().map(String::len).sum::<usize>()
+    total
+        + d.interception_points
+            .iter()
+            .map(|s| s.point.len())
+            .sum::<usize>()
 }
 
 fn count(what: &str, n: usize, max: usize) -> Result<(), String> {
@@ -177,7 +206,7 @@ mod tests {
     use super::*;
     use crate::capability::Capabilities;
     use crate::component::PluginInfo;
-    use crate::types::{ProviderKind, ToolSpec};
+    use crate::types::{ProviderKind, Subscription, ToolSpec};
     use proptest::prelude::*;
 
     fn description() -> Description {
@@ -192,7 +221,10 @@ mod tests {
             },
             tools: vec![tool("read_file")],
             provider_kinds: vec![],
-            interception_points: vec!["tool.before".into()],
+            interception_points: vec![Subscription {
+                point: "tool.before".into(),
+                priority: 0,
+            }],
         }
     }
 
@@ -202,6 +234,7 @@ mod tests {
             description: "reads".into(),
             parameters: "{}".into(),
             read_only: true,
+            guidance: None,
         }
     }
 
@@ -211,9 +244,22 @@ mod tests {
     }
 
     #[test]
+    fn priorities_at_the_bounds_pass() {
+        for priority in [-PRIORITY_BOUND, PRIORITY_BOUND] {
+            let mut d = description();
+            d.interception_points[0].priority = priority;
+            d.interception_points.push(Subscription {
+                point: "tool.after".into(),
+                priority: -priority,
+            });
+            assert_eq!(check(&d), Ok(()), "{priority}");
+        }
+    }
+
+    #[test]
     fn each_limit_is_enforced_and_named() {
         type Mutate = fn(&mut Description);
-        let cases: [(Mutate, &str); 10] = [
+        let cases: [(Mutate, &str); 14] = [
             (
                 |d| d.tools = (0..=MAX_TOOLS).map(|i| tool(&format!("t{i}"))).collect(),
                 "257 tools",
@@ -237,8 +283,27 @@ mod tests {
                 "parameter schema",
             ),
             (
-                |d| d.interception_points[0] = "\u{1b}[2J".into(),
+                |d| d.interception_points[0].point = "\u{1b}[2J".into(),
                 "interception point name",
+            ),
+            (
+                |d| d.interception_points[0].priority = PRIORITY_BOUND + 1,
+                "priority 1001 is out of range: use -1000 to 1000",
+            ),
+            (
+                |d| d.interception_points[0].priority = i32::MIN,
+                "priority -2147483648 is out of range",
+            ),
+            (
+                |d| {
+                    let again = d.interception_points[0].clone();
+                    d.interception_points.push(again)
+                },
+                "`tool.before` is subscribed to twice",
+            ),
+            (
+                |d| d.tools[0].guidance = Some("x".repeat(MAX_GUIDANCE_BYTES + 1)),
+                "tool `read_file`: guidance is 1025 bytes",
             ),
             (
                 |d| d.info.requested.env = vec!["E".into(); MAX_REQUESTED + 1],
