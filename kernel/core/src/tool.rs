@@ -1,5 +1,6 @@
 //! The `Tool` trait: what the agent sees of a tool, whatever tier serves it.
 
+use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::error::CallError;
 use crate::types::{CallContext, FileChange, ToolSpec};
 use std::sync::Arc;
@@ -13,6 +14,9 @@ pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     /// Name of the plugin (or server) serving it.
     fn source(&self) -> &str;
+    /// What the tool is able to do, from what its plugin was granted (not from what the tool
+    /// says about itself): the permission class is at least this.
+    fn effects(&self) -> Effects;
     /// Run it. Errors are for the model to read; they are never fatal.
     fn invoke(
         &self,
@@ -23,4 +27,33 @@ pub trait Tool: Send + Sync {
     /// The file changes `invoke` would make with the same arguments.
     fn preview(&self, arguments: &str, context: &CallContext)
     -> Result<Vec<FileChange>, CallError>;
+}
+
+/// What a tool can do to the world, as its plugin's effective grant allows. A tool's own
+/// `read_only` claim counts only when these back it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// May run commands (the `process` grant).
+    pub runs_commands: bool,
+    /// May change the workspace (a read-write workspace grant).
+    pub writes_workspace: bool,
+    /// May reach the network.
+    pub fetches: bool,
+}
+
+impl Effects {
+    /// The effects an effective grant allows.
+    pub fn of_grant(granted: &Capabilities) -> Effects {
+        Effects {
+            runs_commands: granted.process,
+            writes_workspace: granted.workspace == WorkspaceAccess::ReadWrite,
+            fetches: !granted.network.is_empty(),
+        }
+    }
+
+    /// Whether a tool claiming `read_only` can be believed: its plugin can neither run commands
+    /// nor write the workspace.
+    pub fn backs_read_only(&self) -> bool {
+        !self.runs_commands && !self.writes_workspace
+    }
 }

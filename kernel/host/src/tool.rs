@@ -3,7 +3,7 @@
 use crate::component::LoadedPlugin;
 use crate::convert;
 use reasonix_core::error::CallError;
-pub use reasonix_core::tool::{ProgressSink, Tool};
+pub use reasonix_core::tool::{Effects, ProgressSink, Tool};
 use reasonix_core::types::{CallContext, FileChange, ToolSpec};
 use std::sync::Arc;
 
@@ -33,6 +33,10 @@ impl Tool for WasmTool {
 
     fn source(&self) -> &str {
         self.plugin.name()
+    }
+
+    fn effects(&self) -> Effects {
+        Effects::of_grant(&self.plugin.granted)
     }
 
     fn invoke(

@@ -11,16 +11,25 @@
 
 mod events;
 mod history;
+pub mod intercept;
+pub mod payloads;
 pub mod prompt;
+#[cfg(test)]
+mod tests;
 mod tools;
 
 pub use events::{AgentEvent, Cost, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
+pub use intercept::Interceptors;
+pub use tools::{CallFailure, MAX_RESULT_BYTES, RunStop};
+
+use intercept::{Outcome as Intercepted, points};
+use payloads::{InputReceive, ProviderRequest, ProviderResponse, ResponseCall, SessionPhase};
 
 use crate::cancel::CancelToken;
 use crate::catalog::Catalog;
 use crate::completion::{ChatRequest, CompletionError, ProviderClient};
-use crate::permissions::{Approver, Policy, Posture, ToolKind};
+use crate::permissions::{Approver, Policy, Posture, ToolClass};
 use crate::session::SessionWriter;
 use crate::tool::Tool;
 use crate::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
@@ -61,8 +70,12 @@ pub struct Agent<'r> {
     /// Sorted by name: the order is part of the cached prefix.
     tools: Vec<Arc<dyn Tool>>,
     specs: Vec<ToolSpec>,
-    /// What each tool is to the permission rules, from its spec, worked out once.
-    kinds: HashMap<String, ToolKind>,
+    /// What each tool is to the permission rules, from its spec and its plugin's grant,
+    /// worked out once.
+    classes: HashMap<String, ToolClass>,
+    interceptors: Interceptors,
+    /// `session.start` was dispatched.
+    started: bool,
     history: Vec<Message>,
     session: Option<SessionWriter>,
     approver: Option<Arc<dyn Approver>>,
@@ -87,16 +100,19 @@ impl<'r> Agent<'r> {
             .collect();
         tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
         let specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
-        let kinds = specs
+        let classes = tools
             .iter()
-            .map(|s| (s.name.clone(), ToolKind::of(s)))
+            .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
             .collect();
+        let interceptors = Interceptors::new(registry.interceptors());
         Agent {
             client,
             config,
             tools,
             specs,
-            kinds,
+            classes,
+            interceptors,
+            started: false,
             history: Vec::new(),
             session: None,
             approver: None,
@@ -154,15 +170,6 @@ impl<'r> Agent<'r> {
     ) -> RunOutcome {
         let mut usage = UsageTotals::default();
         let mut steps = 0;
-        let user = Message {
-            role: Role::User,
-            content: task.to_string(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-        };
-        self.append(user, on_event);
         let end = |agent: &Agent, status, result: String, steps, usage: UsageTotals| RunOutcome {
             cost: agent.cost(&usage),
             status,
@@ -171,12 +178,44 @@ impl<'r> Agent<'r> {
             usage,
             session_id: agent.session_id().map(str::to_string),
         };
+        if !self.started {
+            self.started = true;
+            self.session_phase(points::SESSION_START, "start", on_event);
+        }
+        let input = InputReceive {
+            text: task.to_string(),
+        };
+        let task = match self.interceptors.dispatch(
+            points::INPUT_RECEIVE,
+            || input.clone(),
+            InputReceive::validate,
+        ) {
+            Intercepted::Unchanged => input.text,
+            Intercepted::Replaced(replaced) => replaced.text,
+            Intercepted::Blocked(stop) => {
+                let result = format!("the task was not sent: {}", stop.describe());
+                return end(self, RunStatus::Error, result, steps, usage);
+            }
+        };
+        let user = Message {
+            role: Role::User,
+            content: task,
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: vec![],
+            tool_call_id: None,
+        };
+        self.append(user, on_event);
         while steps < self.config.max_steps {
             if cancel.is_cancelled() {
                 return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
             }
             steps += 1;
             on_event(AgentEvent::RequestStarted { step: steps });
+            if let Err(stop) = self.before_request() {
+                let result = format!("the request was not sent: {}", stop.describe());
+                return end(self, RunStatus::Error, result, steps, usage);
+            }
             let answer = match self.complete(cancel, on_event) {
                 Ok(answer) => answer,
                 Err(CompletionError::Cancelled) => {
@@ -193,14 +232,21 @@ impl<'r> Agent<'r> {
                     on_event(AgentEvent::Notice(format!("session not saved: {e}")));
                 }
             }
-            let calls = answer.message.tool_calls.clone();
-            let text = answer.message.content.clone();
-            self.append(answer.message, on_event);
+            let message = match self.after_response(answer.message, answer.usage, on_event) {
+                Ok(message) => message,
+                Err(stop) => {
+                    let result = format!("the answer was stopped: {}", stop.describe());
+                    return end(self, RunStatus::Error, result, steps, usage);
+                }
+            };
+            let calls = message.tool_calls.clone();
+            let text = message.content.clone();
+            self.append(message, on_event);
             if calls.is_empty() {
                 return end(self, RunStatus::Success, text, steps, usage);
             }
-            if let Err(stuck) = self.run_tools(&calls, cancel, on_event) {
-                return end(self, RunStatus::Error, stuck, steps, usage);
+            if let Err(stop) = self.run_tools(&calls, cancel, on_event) {
+                return end(self, RunStatus::Error, stop.to_string(), steps, usage);
             }
             if cancel.is_cancelled() {
                 return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
@@ -211,6 +257,112 @@ impl<'r> Agent<'r> {
             self.config.max_steps
         );
         end(self, RunStatus::MaxSteps, result, steps, usage)
+    }
+
+    /// Tell interceptors the session ends (a front end calls this once, when it is done with
+    /// the agent).
+    pub fn end_session(&mut self, on_event: &mut dyn FnMut(AgentEvent)) {
+        if self.started {
+            self.session_phase(points::SESSION_END, "end", on_event);
+        }
+    }
+
+    /// `session.start` / `session.end`: observed only; a block or replacement is reported.
+    fn session_phase(&self, point: &str, phase: &str, on_event: &mut dyn FnMut(AgentEvent)) {
+        if !self.interceptors.listens(point) {
+            return;
+        }
+        let payload = || SessionPhase {
+            session_path: self
+                .session
+                .as_ref()
+                .map(|s| s.path().display().to_string())
+                .unwrap_or_default(),
+            phase: phase.to_string(),
+        };
+        if let Intercepted::Blocked(stop) =
+            self.interceptors
+                .dispatch(point, payload, payloads::observe_only)
+        {
+            on_event(AgentEvent::Notice(format!(
+                "at `{point}`: {}",
+                stop.describe()
+            )));
+        }
+    }
+
+    /// `provider.request`: observed, and may stop the run.
+    fn before_request(&self) -> Result<(), intercept::Stop> {
+        if !self.interceptors.listens(points::PROVIDER_REQUEST) {
+            return Ok(());
+        }
+        let payload = || {
+            let request = self.request();
+            ProviderRequest {
+                model: self.client.model().to_string(),
+                messages: request.messages,
+                tools: request.tools.into_iter().map(|t| t.name).collect(),
+                max_tokens: request.max_output_tokens,
+            }
+        };
+        match self
+            .interceptors
+            .dispatch(points::PROVIDER_REQUEST, payload, payloads::observe_only)
+        {
+            Intercepted::Blocked(stop) => Err(stop),
+            _ => Ok(()),
+        }
+    }
+
+    /// `provider.response`: may replace the answer's text and tool calls, or stop the run.
+    fn after_response(
+        &self,
+        mut message: Message,
+        usage: Option<Usage>,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<Message, intercept::Stop> {
+        if !self.interceptors.listens(points::PROVIDER_RESPONSE) {
+            return Ok(message);
+        }
+        let original = ProviderResponse {
+            text: message.content.clone(),
+            reasoning: message.reasoning.clone(),
+            calls: message
+                .tool_calls
+                .iter()
+                .map(|c| ResponseCall {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments: c.arguments.clone(),
+                })
+                .collect(),
+            usage,
+        };
+        match self.interceptors.dispatch(
+            points::PROVIDER_RESPONSE,
+            || original.clone(),
+            |replaced| replaced.validate(&original),
+        ) {
+            Intercepted::Unchanged => Ok(message),
+            Intercepted::Blocked(stop) => Err(stop),
+            Intercepted::Replaced(replaced) => {
+                on_event(AgentEvent::Notice(
+                    "an interceptor replaced the model's answer".into(),
+                ));
+                message.content = replaced.text;
+                message.reasoning = replaced.reasoning;
+                message.tool_calls = replaced
+                    .calls
+                    .into_iter()
+                    .map(|c| ToolCall {
+                        id: c.id,
+                        name: c.name,
+                        arguments: c.arguments,
+                    })
+                    .collect();
+                Ok(message)
+            }
+        }
     }
 
     /// The request as the provider will see it: system prompt, tools, then the history.

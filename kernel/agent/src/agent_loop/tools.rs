@@ -1,11 +1,23 @@
-//! Running the tool calls of one answer: permission gate, parallel groups of read-only calls,
-//! writers one at a time in order, results in call order, and the loop guard.
+//! The tool pipeline: every call of one answer goes
+//! resolve → parse arguments → classify → `tool.before` interceptors → permission decision
+//! (with the `preview` of a writer handed to the approver) → run → `tool.after` interceptors →
+//! bounding → loop guard.
+//!
+//! Consecutive read-only calls run in parallel; any other call runs alone, in order. Results
+//! are appended in call order. Everything that goes wrong with one call is a [`CallFailure`]
+//! the model reads as that call's result; only the loop guard stops the run ([`RunStop`]).
 
+use super::intercept::{Outcome as Intercepted, points};
+use super::payloads::{ToolAfter, ToolBefore};
 use super::{Agent, AgentEvent, REPEAT_LIMIT, REPEAT_WARNING};
 use crate::cancel::CancelToken;
-use crate::permissions::{Approval, Call, Decision, Posture, Rule, Source, ToolKind};
+use crate::error::CallError;
+use crate::permissions::{
+    Approval, ApprovalRequest, Call, Decision, Posture, Preview, Rule, Source, ToolClass, ToolKind,
+};
 use crate::tool::Tool;
 use crate::types::{CallContext, Message, Role, ToolCall, canonical_json};
+use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,89 +25,185 @@ use std::time::Instant;
 const MAX_PARALLEL: usize = 8;
 /// How often a running tool call checks for Ctrl-C.
 const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+/// The most of one result the model reads; tools bound their own output far below this, so it
+/// only catches a tool (or interceptor) that does not.
+pub const MAX_RESULT_BYTES: usize = 512 * 1024;
 
-fn invoke(
-    call: &ToolCall,
-    tool: &Arc<dyn Tool>,
-    workspace: &std::path::Path,
-    may_write_protected: bool,
-) -> Outcome {
-    let started = Instant::now();
-    let context = CallContext {
-        call_id: call.id.clone(),
-        workspace: workspace.to_path_buf(),
-        may_write_protected,
-    };
-    let (output, is_error) = match tool.invoke(&call.arguments, &context, None) {
-        Ok(output) => (output, false),
-        Err(e) => (format!("Error: {e}"), true),
-    };
-    Outcome {
-        output,
-        is_error,
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+/// Why a call produced no normal result. The text is what the model reads.
+#[derive(Debug)]
+pub enum CallFailure {
+    UnknownTool {
+        name: String,
+        available: Vec<String>,
+    },
+    NotAnObject {
+        tool: String,
+    },
+    InvalidJson {
+        tool: String,
+        error: String,
+    },
+    /// An interceptor stopped the call (or failed while looking at it).
+    Intercepted {
+        tool: String,
+        stop: super::intercept::Stop,
+    },
+    /// The permission policy refused it; the message names the rule or what would allow it.
+    Refused(String),
+    /// The user answered no.
+    Denied {
+        tool: String,
+        note: Option<String>,
+    },
+    Cancelled,
+    /// The tool ran and failed.
+    Tool(CallError),
+    /// The thread running the call panicked.
+    Crashed,
+}
+
+impl fmt::Display for CallFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallFailure::UnknownTool { name, available } => write!(
+                f,
+                "Error: there is no tool `{name}`. Available tools: {}.",
+                available.join(", ")
+            ),
+            CallFailure::NotAnObject { tool } => write!(
+                f,
+                "Error: the arguments of `{tool}` must be a JSON object. Send the call again with an object matching its schema."
+            ),
+            CallFailure::InvalidJson { tool, error } => write!(
+                f,
+                "Error: the arguments of `{tool}` are not valid JSON ({error}); your output was probably cut off. Send the call again with complete JSON arguments, or split the work into smaller calls."
+            ),
+            CallFailure::Intercepted { tool, stop } => write!(
+                f,
+                "Blocked: `{tool}` was not run: {}. Do not retry it unchanged; take another approach or ask the user.",
+                stop.describe()
+            ),
+            CallFailure::Refused(message) => f.write_str(message),
+            CallFailure::Denied { tool, note } => {
+                write!(f, "The user denied `{tool}`.")?;
+                if let Some(note) = note.as_deref().filter(|n| !n.trim().is_empty()) {
+                    write!(f, " Their note: {}", note.trim())?;
+                }
+                write!(
+                    f,
+                    " Do not retry it; ask the user how to proceed or take another approach."
+                )
+            }
+            CallFailure::Cancelled => {
+                f.write_str("Cancelled: the user stopped the run before this call ran.")
+            }
+            CallFailure::Tool(e) => write!(f, "Error: {e}"),
+            CallFailure::Crashed => f.write_str("Error: the tool call failed unexpectedly"),
+        }
     }
 }
 
-/// A call ready to run (with whether the user explicitly allowed its write to a configuration
-/// file), or already answered (refused, malformed, unknown).
-enum Prepared {
-    Run(Arc<dyn Tool>, bool),
-    Answered(String),
+/// Why the run must stop after this batch of calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunStop {
+    /// The model repeated the same failing call [`REPEAT_LIMIT`] times.
+    Repeating { tool: String, count: u32 },
 }
 
-/// What one call produced.
+impl fmt::Display for RunStop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunStop::Repeating { tool, count } => write!(
+                f,
+                "stopped: the model repeated the same failing `{tool}` call {count} times"
+            ),
+        }
+    }
+}
+
+/// A call that passed every check.
+struct Approved {
+    tool: Arc<dyn Tool>,
+    /// The arguments to run with (an interceptor may have replaced the model's).
+    arguments: String,
+    /// The user explicitly allowed this call's write to a configuration file.
+    may_write_protected: bool,
+}
+
+enum Prepared {
+    Run(Approved),
+    Answered(CallFailure),
+}
+
+/// What one call produced, before `tool.after`.
 struct Outcome {
-    output: String,
-    is_error: bool,
+    arguments: String,
+    result: Result<String, CallFailure>,
     duration_ms: u64,
 }
 
 impl Agent<'_> {
-    /// Run `calls` and append their results. `Err` when the loop guard stops the run.
+    /// Run `calls` and append their results.
     pub(super) fn run_tools(
         &mut self,
         calls: &[ToolCall],
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
-    ) -> Result<(), String> {
-        let mut stuck = None;
+    ) -> Result<(), RunStop> {
+        let mut stop = None;
         for group in self.groups(calls) {
             let prepared: Vec<Prepared> = group
                 .iter()
                 .map(|call| {
                     if cancel.is_cancelled() {
-                        return Prepared::Answered(
-                            "Cancelled: the user stopped the run before this call ran.".into(),
-                        );
+                        return Prepared::Answered(CallFailure::Cancelled);
                     }
-                    self.prepare(call, on_event)
+                    match self.prepare(call, on_event) {
+                        Ok(approved) => Prepared::Run(approved),
+                        Err(failure) => {
+                            if matches!(
+                                failure,
+                                CallFailure::Refused(_)
+                                    | CallFailure::Denied { .. }
+                                    | CallFailure::Intercepted { .. }
+                            ) {
+                                on_event(AgentEvent::Notice(format!(
+                                    "`{}` not run: {failure}",
+                                    call.name
+                                )));
+                            }
+                            Prepared::Answered(failure)
+                        }
+                    }
                 })
                 .collect();
             for (call, prep) in group.iter().zip(&prepared) {
-                if let Prepared::Run(..) = prep {
+                if let Prepared::Run(approved) = prep {
                     on_event(AgentEvent::ToolStarted {
                         id: call.id.clone(),
                         name: call.name.clone(),
-                        arguments: call.arguments.clone(),
+                        arguments: approved.arguments.clone(),
                     });
                 }
             }
             let outcomes = self.execute(&group, prepared, cancel);
-            for (call, mut outcome) in group.iter().zip(outcomes) {
-                if let Some(message) = self.guard(call, &mut outcome) {
-                    stuck.get_or_insert(message);
+            for (call, outcome) in group.iter().zip(outcomes) {
+                let duration_ms = outcome.duration_ms;
+                let (mut output, is_error) = self.after(call, outcome, on_event);
+                bound(&mut output);
+                if let Some(s) = self.guard(call, is_error, &mut output) {
+                    stop.get_or_insert(s);
                 }
                 on_event(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.name.clone(),
-                    is_error: outcome.is_error,
-                    output: outcome.output.clone(),
-                    duration_ms: outcome.duration_ms,
+                    is_error,
+                    output: output.clone(),
+                    duration_ms,
                 });
                 let message = Message {
                     role: Role::Tool,
-                    content: outcome.output,
+                    content: output,
                     reasoning: None,
                     reasoning_state: None,
                     tool_calls: vec![],
@@ -104,8 +212,8 @@ impl Agent<'_> {
                 self.append(message, on_event);
             }
         }
-        match stuck {
-            Some(message) => Err(message),
+        match stop {
+            Some(s) => Err(s),
             None => Ok(()),
         }
     }
@@ -116,7 +224,7 @@ impl Agent<'_> {
         let mut groups: Vec<Vec<&ToolCall>> = Vec::new();
         let mut reading = false;
         for call in calls {
-            let read_only = self.tool(&call.name).is_some_and(|t| t.spec().read_only);
+            let read_only = self.class(&call.name).is_some_and(|c| c.read_only);
             match groups.last_mut() {
                 Some(group) if read_only && reading && group.len() < MAX_PARALLEL => {
                     group.push(call)
@@ -132,68 +240,88 @@ impl Agent<'_> {
         self.tools.iter().find(|t| t.spec().name == name)
     }
 
-    /// Check the call: the tool exists, the arguments are a JSON object, permissions allow it.
-    fn prepare(&mut self, call: &ToolCall, on_event: &mut dyn FnMut(AgentEvent)) -> Prepared {
-        let Some(tool) = self.tool(&call.name).cloned() else {
-            let names: Vec<&str> = self.specs.iter().map(|s| s.name.as_str()).collect();
-            return Prepared::Answered(format!(
-                "Error: there is no tool `{}`. Available tools: {}.",
-                call.name,
-                names.join(", ")
-            ));
-        };
-        let args: serde_json::Value = match serde_json::from_str(&call.arguments) {
-            Ok(value @ serde_json::Value::Object(_)) => value,
-            Ok(_) => {
-                return Prepared::Answered(format!(
-                    "Error: the arguments of `{}` must be a JSON object. Send the call again with an object matching its schema.",
-                    call.name
-                ));
-            }
-            Err(e) => {
-                return Prepared::Answered(format!(
-                    "Error: the arguments of `{}` are not valid JSON ({e}); your output was probably cut off. Send the call again with complete JSON arguments, or split the work into smaller calls.",
-                    call.name
-                ));
-            }
-        };
-        match self.gate(tool.as_ref(), &args) {
-            Ok(may_write_protected) => Prepared::Run(tool, may_write_protected),
-            Err(refusal) => {
-                on_event(AgentEvent::Notice(format!(
-                    "`{}` not run: {refusal}",
-                    call.name
-                )));
-                Prepared::Answered(refusal)
-            }
-        }
+    fn class(&self, name: &str) -> Option<ToolClass> {
+        self.classes.get(name).copied()
     }
 
-    /// The permission decision; `Err` holds the message for the model. `Ok(true)` when the
-    /// call writes a configuration file of the workspace and the user explicitly allowed it
-    /// (an answer, or `bypassPermissions`): only then does the host let the call write it.
-    fn gate(&mut self, tool: &dyn Tool, args: &serde_json::Value) -> Result<bool, String> {
+    /// Resolve, parse, classify, `tool.before`, permission decision.
+    fn prepare(
+        &mut self,
+        call: &ToolCall,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<Approved, CallFailure> {
+        let Some(tool) = self.tool(&call.name).cloned() else {
+            return Err(CallFailure::UnknownTool {
+                name: call.name.clone(),
+                available: self.specs.iter().map(|s| s.name.clone()).collect(),
+            });
+        };
+        parse_object(&call.name, &call.arguments)?;
+        let class = self
+            .class(&call.name)
+            .unwrap_or_else(|| ToolClass::of(tool.spec(), tool.effects()));
+        let before = ToolBefore {
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            call_id: call.id.clone(),
+        };
+        let arguments = match self.interceptors.dispatch(
+            points::TOOL_BEFORE,
+            || before.clone(),
+            |replaced| replaced.validate(&before),
+        ) {
+            Intercepted::Unchanged => call.arguments.clone(),
+            Intercepted::Replaced(replaced) => {
+                on_event(AgentEvent::Notice(format!(
+                    "an interceptor changed the arguments of `{}`",
+                    call.name
+                )));
+                replaced.arguments
+            }
+            Intercepted::Blocked(stop) => {
+                return Err(CallFailure::Intercepted {
+                    tool: call.name.clone(),
+                    stop,
+                });
+            }
+        };
+        let args = parse_object(&call.name, &arguments)?;
+        let may_write_protected = self.decide(tool.as_ref(), class, &call.id, &args)?;
+        Ok(Approved {
+            tool,
+            arguments,
+            may_write_protected,
+        })
+    }
+
+    /// The permission decision. `Ok(true)` when the call writes a configuration file of the
+    /// workspace and the user explicitly allowed it (an answer, or `bypassPermissions`): only
+    /// then does the host let the call write it.
+    fn decide(
+        &mut self,
+        tool: &dyn Tool,
+        class: ToolClass,
+        call_id: &str,
+        args: &serde_json::Value,
+    ) -> Result<bool, CallFailure> {
         let spec = tool.spec();
-        let kind = self
-            .kinds
-            .get(&spec.name)
-            .copied()
-            .unwrap_or_else(|| ToolKind::of(spec));
         let call = Call {
             tool: &spec.name,
-            kind,
-            read_only: spec.read_only,
+            kind: class.kind,
+            read_only: class.read_only,
             args,
             workspace: &self.config.workspace,
         };
         let verdict = self.config.policy.decide(&call);
         let protected = matches!(verdict.source, Source::Protected { .. });
+        let posture = self.config.posture;
         let Some(approver) = self.approver.clone() else {
             return self
                 .config
                 .policy
-                .resolve_verdict(&call, &verdict, self.config.posture)
-                .map(|()| protected);
+                .resolve_verdict(&call, &verdict, posture)
+                .map(|()| protected)
+                .map_err(CallFailure::Refused);
         };
         let explicit_ask = verdict.needs_explicit_approval();
         match verdict.decision {
@@ -202,44 +330,78 @@ impl Agent<'_> {
                 .config
                 .policy
                 .resolve_verdict(&call, &verdict, Posture::Yolo)
-                .map(|()| false),
+                .map(|()| false)
+                .map_err(CallFailure::Refused),
             Decision::Allow => Ok(false),
             Decision::Ask => {
-                let posture_allows = match self.config.posture {
+                let posture_allows = match posture {
                     Posture::Yolo => true,
                     Posture::Auto => !explicit_ask,
-                    Posture::AcceptEdits => !explicit_ask && call.kind == ToolKind::FileWriter,
+                    Posture::AcceptEdits => !explicit_ask && class.kind == ToolKind::FileWriter,
                     Posture::Ask | Posture::DontAsk => false,
                 };
                 if posture_allows {
                     return Ok(protected);
                 }
-                if self.config.posture == Posture::DontAsk {
+                if posture == Posture::DontAsk {
                     return self
                         .config
                         .policy
                         .resolve_verdict(&call, &verdict, Posture::DontAsk)
-                        .map(|()| false);
+                        .map(|()| false)
+                        .map_err(CallFailure::Refused);
                 }
                 let scopes = crate::permissions::suggested_scopes(&call);
-                match approver.approve(&call, &verdict, &scopes) {
+                let preview = self.preview(tool, class, call_id, args);
+                let request = ApprovalRequest {
+                    call: &call,
+                    verdict: &verdict,
+                    scopes: &scopes,
+                    preview: &preview,
+                };
+                match approver.approve(&request) {
                     Approval::Once => Ok(protected),
                     Approval::Session(rule) | Approval::Persist(rule) => {
-                        if let Ok(rule) = Rule::parse(&rule) {
+                        // Never wider than what the user was shown.
+                        if scopes.contains(&rule)
+                            && let Ok(rule) = Rule::parse(&rule)
+                        {
                             self.config.policy.grant_for_session(rule);
                         }
                         Ok(protected)
                     }
-                    Approval::Deny => Err(format!(
-                        "The user denied `{}`. Do not retry it; ask the user how to proceed or take another approach.",
-                        spec.name
-                    )),
+                    Approval::Deny(note) => Err(CallFailure::Denied {
+                        tool: spec.name.clone(),
+                        note,
+                    }),
                 }
             }
         }
     }
 
-    /// Run the group's runnable calls, each on its own thread, while this thread watches for
+    /// What a writer would change, for the approver. Readers and shell tools have no preview.
+    fn preview(
+        &self,
+        tool: &dyn Tool,
+        class: ToolClass,
+        call_id: &str,
+        args: &serde_json::Value,
+    ) -> Preview {
+        if class.kind != ToolKind::FileWriter {
+            return Preview::None;
+        }
+        let context = CallContext {
+            call_id: call_id.to_string(),
+            workspace: self.config.workspace.clone(),
+            may_write_protected: false,
+        };
+        match tool.preview(&args.to_string(), &context) {
+            Ok(changes) => Preview::Changes(changes),
+            Err(e) => Preview::Unavailable(e.to_string()),
+        }
+    }
+
+    /// Run the group's approved calls, each on its own thread, while this thread watches for
     /// cancellation: on Ctrl-C every process the plugins started is killed, so a foreground
     /// command the tool is waiting on returns at once.
     fn execute(
@@ -249,7 +411,7 @@ impl Agent<'_> {
         cancel: &CancelToken,
     ) -> Vec<Outcome> {
         let workspace = &self.config.workspace;
-        let registry = self.registry;
+        let catalog = self.registry;
         std::thread::scope(|scope| {
             let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
             let mut running = 0usize;
@@ -257,18 +419,18 @@ impl Agent<'_> {
                 .iter()
                 .zip(prepared)
                 .map(|(call, p)| match p {
-                    Prepared::Run(tool, may_write_protected) => {
+                    Prepared::Run(approved) => {
                         running += 1;
                         let done = done_tx.clone();
                         Ok(scope.spawn(move || {
-                            let outcome = invoke(call, &tool, workspace, may_write_protected);
+                            let outcome = invoke(call, approved, workspace);
                             let _ = done.send(());
                             outcome
                         }))
                     }
-                    Prepared::Answered(text) => Err(Outcome {
-                        output: text,
-                        is_error: true,
+                    Prepared::Answered(failure) => Err(Outcome {
+                        arguments: call.arguments.clone(),
+                        result: Err(failure),
                         duration_ms: 0,
                     }),
                 })
@@ -283,18 +445,19 @@ impl Agent<'_> {
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                         if cancel.is_cancelled() && !stopped {
                             stopped = true;
-                            registry.stop_processes("cancelled by the user");
+                            catalog.stop_processes("cancelled by the user");
                         }
                     }
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                 }
             }
-            handles
-                .into_iter()
-                .map(|h| match h {
+            group
+                .iter()
+                .zip(handles)
+                .map(|(call, h)| match h {
                     Ok(handle) => handle.join().unwrap_or_else(|_| Outcome {
-                        output: "Error: the tool call failed unexpectedly".into(),
-                        is_error: true,
+                        arguments: call.arguments.clone(),
+                        result: Err(CallFailure::Crashed),
                         duration_ms: 0,
                     }),
                     Err(outcome) => outcome,
@@ -303,27 +466,123 @@ impl Agent<'_> {
         })
     }
 
+    /// `tool.after` over a call's result; returns the text the model reads and whether it is
+    /// an error. Only calls that ran are shown to interceptors.
+    fn after(
+        &self,
+        call: &ToolCall,
+        outcome: Outcome,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> (String, bool) {
+        let ran = matches!(
+            outcome.result,
+            Ok(_) | Err(CallFailure::Tool(_) | CallFailure::Crashed)
+        );
+        let (result, is_error) = match outcome.result {
+            Ok(text) => (text, false),
+            Err(failure) => (failure.to_string(), true),
+        };
+        if !ran {
+            return (result, is_error);
+        }
+        let original = ToolAfter {
+            name: call.name.clone(),
+            arguments: outcome.arguments,
+            result,
+            is_error,
+            call_id: call.id.clone(),
+        };
+        match self.interceptors.dispatch(
+            points::TOOL_AFTER,
+            || original.clone(),
+            |replaced| replaced.validate(&original),
+        ) {
+            Intercepted::Unchanged => (original.result, original.is_error),
+            Intercepted::Replaced(replaced) => {
+                on_event(AgentEvent::Notice(format!(
+                    "an interceptor replaced the result of `{}`",
+                    call.name
+                )));
+                (replaced.result, replaced.is_error)
+            }
+            Intercepted::Blocked(stop) => {
+                let text = format!(
+                    "The result of `{}` was withheld: {}.",
+                    call.name,
+                    stop.describe()
+                );
+                on_event(AgentEvent::Notice(text.clone()));
+                (text, true)
+            }
+        }
+    }
+
     /// Count identical failures; warn the model at [`REPEAT_WARNING`], stop at
-    /// [`REPEAT_LIMIT`] (returns the reason to stop).
-    fn guard(&mut self, call: &ToolCall, outcome: &mut Outcome) -> Option<String> {
+    /// [`REPEAT_LIMIT`].
+    fn guard(&mut self, call: &ToolCall, is_error: bool, output: &mut String) -> Option<RunStop> {
         let arguments = canonical_json(&call.arguments).unwrap_or_else(|_| call.arguments.clone());
         let key = (call.name.clone(), arguments);
-        if !outcome.is_error {
+        if !is_error {
             self.failures.remove(&key);
             return None;
         }
         let count = self.failures.entry(key).or_insert(0);
         *count += 1;
         if *count >= REPEAT_WARNING {
-            outcome.output.push_str(&format!(
+            output.push_str(&format!(
                 "\n\nThis exact call has now failed {count} times. Do not repeat it unchanged: change the arguments, use another tool, or explain the problem to the user."
             ));
         }
-        (*count >= REPEAT_LIMIT).then(|| {
-            format!(
-                "stopped: the model repeated the same failing `{}` call {count} times",
-                call.name
-            )
+        (*count >= REPEAT_LIMIT).then(|| RunStop::Repeating {
+            tool: call.name.clone(),
+            count: *count,
         })
     }
+}
+
+fn parse_object(tool: &str, arguments: &str) -> Result<serde_json::Value, CallFailure> {
+    match serde_json::from_str(arguments) {
+        Ok(value @ serde_json::Value::Object(_)) => Ok(value),
+        Ok(_) => Err(CallFailure::NotAnObject {
+            tool: tool.to_string(),
+        }),
+        Err(e) => Err(CallFailure::InvalidJson {
+            tool: tool.to_string(),
+            error: e.to_string(),
+        }),
+    }
+}
+
+fn invoke(call: &ToolCall, approved: Approved, workspace: &std::path::Path) -> Outcome {
+    let started = Instant::now();
+    let context = CallContext {
+        call_id: call.id.clone(),
+        workspace: workspace.to_path_buf(),
+        may_write_protected: approved.may_write_protected,
+    };
+    let result = approved
+        .tool
+        .invoke(&approved.arguments, &context, None)
+        .map_err(CallFailure::Tool);
+    Outcome {
+        arguments: approved.arguments,
+        result,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+/// Cut a result longer than [`MAX_RESULT_BYTES`] at a character boundary, saying so.
+fn bound(output: &mut String) {
+    if output.len() <= MAX_RESULT_BYTES {
+        return;
+    }
+    let total = output.len();
+    let mut end = MAX_RESULT_BYTES;
+    while !output.is_char_boundary(end) {
+        end -= 1;
+    }
+    output.truncate(end);
+    output.push_str(&format!(
+        "\n\n[Reasonix cut this result at {end} of {total} bytes. Ask for less at a time (a narrower range, pattern or path).]"
+    ));
 }

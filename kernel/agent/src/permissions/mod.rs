@@ -2,11 +2,15 @@
 //! ([`shell`]), and the policy with its postures ([`policy`]). Pure, except for
 //! [`protected`], which resolves symlinks to see whether a writer targets a configuration file.
 
+pub mod approver;
+pub mod class;
 pub mod policy;
 pub mod protected;
 pub mod rule;
 pub mod shell;
 
+pub use approver::{ApprovalRequest, Preview, ScriptedApprover};
+pub use class::ToolClass;
 pub use policy::{
     Approval, Approver, Call, Decision, Policy, Posture, Source, Verdict, parse_rules,
     suggested_scopes,

@@ -258,8 +258,10 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
 /// writer the path; otherwise the tool.
 pub fn suggested_scopes(call: &Call<'_>) -> Vec<String> {
     if call.kind == ToolKind::Shell {
+        // A tool that counts as a shell tool only because its plugin may run commands has no
+        // command to scope to: the approval covers that tool, not every shell tool.
         let Some(command) = call.args.get("command").and_then(|c| c.as_str()) else {
-            return vec!["Bash".to_string()];
+            return vec![call.tool.to_string()];
         };
         let command = shell::normalize(command);
         let mut scopes = vec![format!("Bash({command})")];
@@ -294,17 +296,18 @@ pub fn suggested_scopes(call: &Call<'_>) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Approval {
     Once,
-    /// Allow calls covered by this rule for the rest of the session.
+    /// Allow calls covered by this rule for the rest of the session. The rule must be one of
+    /// the request's scopes: an answer is never wider than what the user was shown.
     Session(String),
-    /// Allow and save this rule to the config's `allow` list.
+    /// Allow and save this rule to the config's `allow` list (same bound as `Session`).
     Persist(String),
-    Deny,
+    /// Refuse, optionally with a note the model reads.
+    Deny(Option<String>),
 }
 
 /// Implemented by front ends that can ask the user.
 pub trait Approver: Send + Sync {
-    /// `scopes` are [`suggested_scopes`] for the call.
-    fn approve(&self, call: &Call<'_>, verdict: &Verdict, scopes: &[String]) -> Approval;
+    fn approve(&self, request: &super::ApprovalRequest<'_>) -> Approval;
 }
 
 #[cfg(test)]

@@ -47,12 +47,19 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
+    /// The kind the spec describes, taking its `read_only` claim at its word. The agent uses
+    /// [`super::ToolClass`], which believes the claim only when the plugin's grant backs it.
     pub fn of(spec: &ToolSpec) -> ToolKind {
+        ToolKind::described(spec, spec.read_only)
+    }
+
+    /// The kind of a tool with `spec`'s arguments that is (or is not) read-only.
+    pub fn described(spec: &ToolSpec, read_only: bool) -> ToolKind {
         let schema: serde_json::Value =
             serde_json::from_str(&spec.parameters).unwrap_or(serde_json::Value::Null);
         let has = |key: &str| schema.get("properties").and_then(|p| p.get(key)).is_some();
         let has_path = PATH_KEYS.iter().any(|k| has(k));
-        match spec.read_only {
+        match read_only {
             false if has("command") => ToolKind::Shell,
             false if has_path => ToolKind::FileWriter,
             true if has_path || has("pattern") => ToolKind::FileReader,

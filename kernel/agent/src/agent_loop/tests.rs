@@ -1,0 +1,848 @@
+//! The agent loop and its tool pipeline against in-memory fakes: a scripted provider, tools
+//! that record their calls, interceptors that block or replace, an approver that answers from
+//! a script. No WebAssembly engine is involved.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::error::CallError;
+use crate::interceptor::Interceptor;
+use crate::permissions::{Approval, Preview, Rule, ScriptedApprover};
+use crate::provider::{CompletionStream, Endpoint, Provider};
+use crate::providers::resolve_providers;
+use crate::tool::{Effects, ProgressSink};
+use crate::types::{
+    CallContext, ChangeKind, CompletionRequest, Decision, FileChange, ProviderKind, StreamEvent,
+    Subscription,
+};
+use std::sync::Mutex;
+
+// ---------------------------------------------------------------- fakes
+
+/// A tool that records what it was called with and answers with a fixed text.
+struct FakeTool {
+    spec: ToolSpec,
+    effects: Effects,
+    answer: Result<String, String>,
+    calls: Mutex<Vec<(String, bool)>>,
+    previews: Mutex<u32>,
+}
+
+impl FakeTool {
+    fn new(name: &str, parameters: &str, read_only: bool, effects: Effects) -> Arc<FakeTool> {
+        Arc::new(FakeTool {
+            spec: ToolSpec {
+                name: name.into(),
+                description: format!("the {name} tool"),
+                parameters: parameters.into(),
+                read_only,
+                guidance: None,
+            },
+            effects,
+            answer: Ok(format!("{name} done")),
+            calls: Mutex::new(Vec::new()),
+            previews: Mutex::new(0),
+        })
+    }
+
+    fn answering(mut self: Arc<Self>, answer: Result<String, String>) -> Arc<FakeTool> {
+        Arc::get_mut(&mut self).unwrap().answer = answer;
+        self
+    }
+
+    /// The arguments of every call, with whether it could write protected files.
+    fn calls(&self) -> Vec<(String, bool)> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+impl Tool for FakeTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn source(&self) -> &str {
+        "fake"
+    }
+    fn effects(&self) -> Effects {
+        self.effects
+    }
+    fn invoke(
+        &self,
+        arguments: &str,
+        context: &CallContext,
+        _progress: Option<ProgressSink>,
+    ) -> Result<String, CallError> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((arguments.to_string(), context.may_write_protected));
+        self.answer
+            .clone()
+            .map_err(|e| CallError::Plugin(crate::error::PluginError::InvalidInput(e)))
+    }
+    fn preview(
+        &self,
+        arguments: &str,
+        context: &CallContext,
+    ) -> Result<Vec<FileChange>, CallError> {
+        *self.previews.lock().unwrap() += 1;
+        let args: serde_json::Value = serde_json::from_str(arguments).unwrap();
+        Ok(vec![FileChange {
+            path: context
+                .workspace
+                .join(args["path"].as_str().unwrap_or(""))
+                .display()
+                .to_string(),
+            kind: ChangeKind::Create,
+            old_text: None,
+            new_text: Some("new".into()),
+        }])
+    }
+}
+
+/// Answers every request with the next scripted batch of events; records the requests.
+struct FakeProvider {
+    kind: ProviderKind,
+    answers: Mutex<Vec<Vec<StreamEvent>>>,
+    requests: Mutex<Vec<CompletionRequest>>,
+}
+
+struct FakeStream(Vec<StreamEvent>);
+
+impl CompletionStream for FakeStream {
+    fn next(&mut self) -> Result<Vec<StreamEvent>, CallError> {
+        Ok(std::mem::take(&mut self.0))
+    }
+}
+
+impl Provider for FakeProvider {
+    fn kind(&self) -> &ProviderKind {
+        &self.kind
+    }
+    fn source(&self) -> &str {
+        "fake"
+    }
+    fn open(
+        &self,
+        request: &CompletionRequest,
+        _endpoint: Endpoint,
+    ) -> Result<Box<dyn CompletionStream>, CallError> {
+        self.requests.lock().unwrap().push(request.clone());
+        let mut answers = self.answers.lock().unwrap();
+        let events = if answers.is_empty() {
+            vec![
+                StreamEvent::Text("done".into()),
+                StreamEvent::Done(FinishReason::Stop),
+            ]
+        } else {
+            answers.remove(0)
+        };
+        Ok(Box::new(FakeStream(events)))
+    }
+}
+
+/// Blocks, replaces or fails at its points, per a closure.
+struct FakeInterceptor {
+    name: String,
+    subs: Vec<Subscription>,
+    #[allow(clippy::type_complexity)]
+    decide: Box<dyn Fn(&str, &serde_json::Value) -> Result<Decision, CallError> + Send + Sync>,
+    seen: Mutex<Vec<(String, serde_json::Value)>>,
+}
+
+impl FakeInterceptor {
+    fn new(
+        name: &str,
+        points: &[(&str, i32)],
+        decide: impl Fn(&str, &serde_json::Value) -> Result<Decision, CallError> + Send + Sync + 'static,
+    ) -> Arc<FakeInterceptor> {
+        Arc::new(FakeInterceptor {
+            name: name.into(),
+            subs: points
+                .iter()
+                .map(|(p, priority)| Subscription {
+                    point: p.to_string(),
+                    priority: *priority,
+                })
+                .collect(),
+            decide: Box::new(decide),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl Interceptor for FakeInterceptor {
+    fn source(&self) -> &str {
+        &self.name
+    }
+    fn points(&self) -> &[Subscription] {
+        &self.subs
+    }
+    fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
+        let value: serde_json::Value = serde_json::from_str(payload).unwrap();
+        self.seen
+            .lock()
+            .unwrap()
+            .push((point.to_string(), value.clone()));
+        (self.decide)(point, &value)
+    }
+}
+
+#[derive(Default)]
+struct FakeCatalog {
+    tools: Vec<Arc<dyn Tool>>,
+    interceptors: Vec<Arc<dyn Interceptor>>,
+}
+
+impl Catalog for FakeCatalog {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.clone()
+    }
+    fn provider(&self, _kind: &str) -> Option<Arc<dyn Provider>> {
+        None
+    }
+    fn provider_kinds(&self) -> Vec<String> {
+        vec!["fake".into()]
+    }
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        self.interceptors.clone()
+    }
+    fn stop_processes(&self, _reason: &str) {}
+}
+
+// ---------------------------------------------------------------- harness
+
+const NO_EFFECTS: Effects = Effects {
+    runs_commands: false,
+    writes_workspace: false,
+    fetches: false,
+};
+const PROCESS: Effects = Effects {
+    runs_commands: true,
+    writes_workspace: true,
+    fetches: false,
+};
+const WRITES: Effects = Effects {
+    runs_commands: false,
+    writes_workspace: true,
+    fetches: false,
+};
+const PATH_SCHEMA: &str = r#"{"properties":{"path":{"type":"string"}},"type":"object"}"#;
+const TEXT_SCHEMA: &str = r#"{"properties":{"text":{"type":"string"}},"type":"object"}"#;
+const COMMAND_SCHEMA: &str = r#"{"properties":{"command":{"type":"string"}},"type":"object"}"#;
+
+fn call(id: &str, name: &str, arguments: serde_json::Value) -> StreamEvent {
+    StreamEvent::ToolCall(ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: arguments.to_string(),
+    })
+}
+
+fn answer(events: Vec<StreamEvent>) -> Vec<StreamEvent> {
+    let mut events = events;
+    events.push(StreamEvent::Done(FinishReason::ToolCalls));
+    events
+}
+
+struct Harness {
+    catalog: &'static FakeCatalog,
+    provider: Arc<FakeProvider>,
+    workspace: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new(
+        tools: Vec<Arc<dyn Tool>>,
+        interceptors: Vec<Arc<dyn Interceptor>>,
+        script: Vec<Vec<StreamEvent>>,
+    ) -> Harness {
+        // Leaked: the agent borrows the catalog for its whole life, and each test makes one.
+        let catalog: &'static FakeCatalog = Box::leak(Box::new(FakeCatalog {
+            tools,
+            interceptors,
+        }));
+        Harness {
+            catalog,
+            provider: Arc::new(FakeProvider {
+                kind: ProviderKind {
+                    name: "fake".into(),
+                    description: String::new(),
+                    credential_header: "authorization".into(),
+                    credential_prefix: "Bearer ".into(),
+                },
+                answers: Mutex::new(script),
+                requests: Mutex::new(Vec::new()),
+            }),
+            workspace: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn agent(&self, posture: Posture, policy: Policy) -> Agent<'static> {
+        let config = Config::parse(
+            std::path::Path::new("reasonix.toml"),
+            "default_model = \"fake\"\n[[providers]]\nname = \"fake\"\nkind = \"fake\"\nbase_url = \"http://127.0.0.1:9\"\nmodels = [\"m\"]\n",
+        )
+        .unwrap();
+        let providers = resolve_providers(&config).unwrap();
+        let client = ProviderClient::with_secret(
+            providers[0].clone(),
+            "m".into(),
+            self.provider.clone(),
+            None,
+        )
+        .unwrap();
+        Agent::new(
+            self.catalog,
+            client,
+            AgentConfig {
+                workspace: self.workspace.path().to_path_buf(),
+                system_prompt: "system".into(),
+                max_steps: 10,
+                posture,
+                policy,
+                effort: None,
+                max_output_tokens: None,
+                enabled_tools: None,
+            },
+        )
+    }
+
+    fn run(&self, agent: &mut Agent<'static>) -> (RunOutcome, Vec<AgentEvent>) {
+        let mut events = Vec::new();
+        let outcome = agent.run("do it", &CancelToken::new(), &mut |e| events.push(e));
+        (outcome, events)
+    }
+
+    /// What the model was told about call `id` (the tool message in the last request).
+    fn result_of(&self, id: &str) -> String {
+        let requests = self.provider.requests.lock().unwrap();
+        let last = requests.last().expect("a request was made");
+        last.messages
+            .iter()
+            .find(|m| m.tool_call_id.as_deref() == Some(id))
+            .map(|m| m.content.clone())
+            .unwrap_or_else(|| panic!("no result for {id}"))
+    }
+}
+
+fn policy(allow: &[&str], ask: &[&str], deny: &[&str]) -> Policy {
+    let rules = |list: &[&str]| list.iter().map(|r| Rule::parse(r).unwrap()).collect();
+    Policy {
+        allow: rules(allow),
+        ask: rules(ask),
+        deny: rules(deny),
+        ..Policy::default()
+    }
+}
+
+// ---------------------------------------------------------------- permissions matrix
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdicts {
+    /// An `allow` rule matches.
+    Allowed,
+    /// No rule: a writer falls back to asking.
+    Fallback,
+    /// An `ask` rule matches: only an explicit answer resolves it.
+    AskRule,
+    /// The writer targets a configuration file of the workspace.
+    Protected,
+    /// A `deny` rule matches.
+    Denied,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Headless,
+    Once,
+    Session,
+    No,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Runs without asking (`true`: with permission to write protected files).
+    Runs(bool),
+    /// The approver is asked and its answer decides.
+    Asks,
+    /// Refused without asking.
+    Refused,
+}
+
+/// The contract, written out case by case (ARCHITECTURE §4, docs/RUN.md): what each posture
+/// does with each verdict when a front end can ask.
+fn expected(verdict: Verdicts, posture: Posture) -> Expect {
+    use Expect::*;
+    use Posture::*;
+    use Verdicts::*;
+    match (verdict, posture) {
+        (Denied, _) => Refused,
+        (Allowed, _) => Runs(false),
+        (Fallback, Yolo | Auto | AcceptEdits) => Runs(false),
+        (Fallback, Ask) => Asks,
+        (Fallback, DontAsk) => Refused,
+        (AskRule, Yolo) => Runs(false),
+        (AskRule, Auto | AcceptEdits | Ask) => Asks,
+        (AskRule, DontAsk) => Refused,
+        (Protected, Yolo) => Runs(true),
+        (Protected, Auto | AcceptEdits | Ask) => Asks,
+        (Protected, DontAsk) => Refused,
+    }
+}
+
+#[test]
+fn every_posture_verdict_and_answer() {
+    let postures = [
+        Posture::Ask,
+        Posture::AcceptEdits,
+        Posture::Auto,
+        Posture::DontAsk,
+        Posture::Yolo,
+    ];
+    let verdicts = [
+        Verdicts::Allowed,
+        Verdicts::Fallback,
+        Verdicts::AskRule,
+        Verdicts::Protected,
+        Verdicts::Denied,
+    ];
+    let answers = [Answer::Headless, Answer::Once, Answer::Session, Answer::No];
+    let mut checked = 0;
+    for verdict in verdicts {
+        for posture in postures {
+            for answer in answers {
+                let tool = FakeTool::new("writer", PATH_SCHEMA, false, WRITES);
+                let path = if verdict == Verdicts::Protected {
+                    "reasonix.toml"
+                } else {
+                    "notes.txt"
+                };
+                let rules = match verdict {
+                    Verdicts::Allowed => policy(&["Edit(notes.txt)"], &[], &[]),
+                    Verdicts::AskRule => policy(&[], &["Edit(notes.txt)"], &[]),
+                    Verdicts::Denied => policy(&[], &[], &["Edit(notes.txt)"]),
+                    Verdicts::Fallback | Verdicts::Protected => policy(&[], &[], &[]),
+                };
+                let script = vec![
+                    answer_events(&[("c1", "writer", path)]),
+                    answer_events(&[("c2", "writer", path)]),
+                ];
+                let h = Harness::new(vec![tool.clone()], vec![], script);
+                let approver = Arc::new(match answer {
+                    Answer::Headless | Answer::Once => ScriptedApprover::always(Approval::Once),
+                    Answer::Session => ScriptedApprover::new(
+                        [Approval::Session(format!("Edit({path})"))],
+                        Approval::Deny(None),
+                    ),
+                    Answer::No => {
+                        ScriptedApprover::always(Approval::Deny(Some("use the other file".into())))
+                    }
+                });
+                let mut agent = h.agent(posture, rules);
+                if answer != Answer::Headless {
+                    agent = agent.with_approver(approver.clone());
+                }
+                let (outcome, _) = h.run(&mut agent);
+                let case = format!("{verdict:?} × {posture:?} × {answer:?}");
+                assert_eq!(outcome.status, RunStatus::Success, "{case}");
+                let calls = tool.calls();
+                let asked = approver.asked();
+                let first = h.result_of("c1");
+                match (expected(verdict, posture), answer) {
+                    (Expect::Runs(protected), _) => {
+                        assert_eq!(calls.len(), 2, "{case}: both calls run");
+                        assert!(calls.iter().all(|(_, p)| *p == protected), "{case}");
+                        assert!(asked.is_empty(), "{case}: nobody is asked");
+                    }
+                    (Expect::Refused, _) => {
+                        assert!(calls.is_empty(), "{case}: refused");
+                        assert!(asked.is_empty(), "{case}: refused without asking");
+                        assert!(
+                            first.starts_with("Blocked") || first.starts_with("Permission needed"),
+                            "{case}: {first}"
+                        );
+                    }
+                    (Expect::Asks, Answer::Headless) => {
+                        assert!(calls.is_empty(), "{case}: a headless run cannot ask");
+                        assert!(first.starts_with("Permission needed"), "{case}: {first}");
+                    }
+                    (Expect::Asks, Answer::Once) => {
+                        assert_eq!(calls.len(), 2, "{case}");
+                        assert_eq!(asked.len(), 2, "{case}: asked for each call");
+                        let protected = verdict == Verdicts::Protected;
+                        assert!(calls.iter().all(|(_, p)| *p == protected), "{case}");
+                    }
+                    (Expect::Asks, Answer::Session) => {
+                        // A session grant covers the second call, except where only an
+                        // explicit answer will do (an `ask` rule, a protected file): there
+                        // the second question gets the fallback answer, no.
+                        let explicit = matches!(verdict, Verdicts::AskRule | Verdicts::Protected);
+                        if explicit {
+                            assert_eq!(asked.len(), 2, "{case}");
+                            assert_eq!(calls.len(), 1, "{case}");
+                        } else {
+                            assert_eq!(asked.len(), 1, "{case}: the grant covers the rest");
+                            assert_eq!(calls.len(), 2, "{case}");
+                        }
+                    }
+                    (Expect::Asks, Answer::No) => {
+                        assert!(calls.is_empty(), "{case}");
+                        assert_eq!(asked.len(), 2, "{case}");
+                        assert!(first.starts_with("The user denied `writer`"), "{case}");
+                        assert!(first.contains("use the other file"), "{case}: the note");
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 5 * 5 * 4);
+}
+
+fn answer_events(calls: &[(&str, &str, &str)]) -> Vec<StreamEvent> {
+    answer(
+        calls
+            .iter()
+            .map(|(id, tool, path)| call(id, tool, serde_json::json!({ "path": path })))
+            .collect(),
+    )
+}
+
+#[test]
+fn the_approver_sees_the_writers_preview_and_never_grants_wider_than_shown() {
+    let writer = FakeTool::new("writer", PATH_SCHEMA, false, WRITES);
+    let script = vec![
+        answer_events(&[("c1", "writer", "a.txt")]),
+        answer_events(&[("c2", "writer", "b.txt")]),
+    ];
+    let h = Harness::new(vec![writer.clone()], vec![], script);
+    // "Edit" is wider than anything the question showed: it is not granted.
+    let approver = Arc::new(ScriptedApprover::new(
+        [Approval::Session("Edit".into())],
+        Approval::Once,
+    ));
+    let mut agent = h
+        .agent(Posture::Ask, Policy::default())
+        .with_approver(approver.clone());
+    h.run(&mut agent);
+    let asked = approver.asked();
+    assert_eq!(asked.len(), 2, "the too-wide grant did not cover b.txt");
+    assert_eq!(asked[0].scopes, vec!["Edit(a.txt)".to_string()]);
+    match &asked[0].preview {
+        Preview::Changes(changes) => {
+            assert_eq!(changes.len(), 1);
+            assert!(changes[0].path.ends_with("a.txt"));
+        }
+        other => panic!("expected a preview, got {other:?}"),
+    }
+    assert_eq!(*writer.previews.lock().unwrap(), 2);
+}
+
+#[test]
+fn a_read_only_claim_needs_a_grant_that_backs_it() {
+    for (effects, runs) in [(NO_EFFECTS, true), (PROCESS, false)] {
+        let tool = FakeTool::new("peek", TEXT_SCHEMA, true, effects);
+        let script = vec![answer(vec![call(
+            "c1",
+            "peek",
+            serde_json::json!({"text": "x"}),
+        )])];
+        let h = Harness::new(vec![tool.clone()], vec![], script);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        assert_eq!(tool.calls().len(), usize::from(runs), "{effects:?}");
+        if !runs {
+            let result = h.result_of("c1");
+            assert!(result.starts_with("Permission needed"), "{result}");
+            // The suggested rule names the tool, not every shell tool.
+            assert!(result.contains("--allowed-tools 'peek'"), "{result}");
+        }
+    }
+}
+
+#[test]
+fn a_shell_class_tool_is_covered_by_bash_rules() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, PROCESS);
+    let script = vec![answer(vec![call(
+        "c1",
+        "peek",
+        serde_json::json!({"text": "x"}),
+    )])];
+    let h = Harness::new(vec![tool.clone()], vec![], script);
+    let mut agent = h.agent(Posture::Ask, policy(&[], &[], &["Bash"]));
+    h.run(&mut agent);
+    assert!(tool.calls().is_empty());
+    assert!(h.result_of("c1").contains("denied by the rule `Bash`"));
+}
+
+// ---------------------------------------------------------------- interceptors
+
+fn shell_tool() -> Arc<FakeTool> {
+    FakeTool::new("sh", COMMAND_SCHEMA, false, PROCESS)
+}
+
+#[test]
+fn tool_before_blocks_in_priority_order_and_the_tool_never_runs() {
+    let tool = shell_tool();
+    let late = FakeInterceptor::new("late", &[("tool.before", 10)], |_, _| {
+        Ok(Decision::Block("late says no".into()))
+    });
+    let early = FakeInterceptor::new("early", &[("tool.before", -5)], |_, payload| {
+        let args = payload["arguments"].as_str().unwrap();
+        Ok(if args.contains("secret") {
+            Decision::Block("secret is off limits".into())
+        } else {
+            Decision::Proceed
+        })
+    });
+    let script = vec![answer(vec![call(
+        "c1",
+        "sh",
+        serde_json::json!({"command": "cat secret"}),
+    )])];
+    let h = Harness::new(
+        vec![tool.clone()],
+        vec![late.clone(), early.clone()],
+        script,
+    );
+    let mut agent = h.agent(Posture::Yolo, Policy::default());
+    h.run(&mut agent);
+    assert!(tool.calls().is_empty());
+    let result = h.result_of("c1");
+    assert!(
+        result.contains("blocked by interceptor `early`: secret is off limits"),
+        "{result}"
+    );
+    assert!(
+        late.seen.lock().unwrap().is_empty(),
+        "the chain stopped at the block"
+    );
+    let seen = early.seen.lock().unwrap();
+    assert_eq!(seen[0].1["name"], "sh");
+    assert_eq!(seen[0].1["callId"], "c1");
+}
+
+#[test]
+fn tool_before_replaces_arguments_and_the_decision_sees_the_new_ones() {
+    let tool = shell_tool();
+    let rewrite = FakeInterceptor::new("rewrite", &[("tool.before", 0)], |_, payload| {
+        let mut p = payload.clone();
+        p["arguments"] = serde_json::Value::String(r#"{"command":"ls"}"#.into());
+        Ok(Decision::Replace(p.to_string()))
+    });
+    let script = vec![answer(vec![call(
+        "c1",
+        "sh",
+        serde_json::json!({"command": "rm -rf /"}),
+    )])];
+    let h = Harness::new(vec![tool.clone()], vec![rewrite], script);
+    // Only `ls` is allowed: the replaced arguments are what the policy judges.
+    let mut agent = h.agent(Posture::Ask, policy(&["Bash(ls)"], &[], &[]));
+    h.run(&mut agent);
+    assert_eq!(
+        tool.calls(),
+        vec![(r#"{"command":"ls"}"#.to_string(), false)]
+    );
+}
+
+#[test]
+fn interceptors_fail_closed() {
+    // An erroring interceptor, and one whose replacement does not decode (an unknown field;
+    // a different tool name), each stop the call.
+    let cases: Vec<Arc<FakeInterceptor>> = vec![
+        FakeInterceptor::new("broken", &[("tool.before", 0)], |_, _| {
+            Err(CallError::Crashed {
+                plugin: "broken".into(),
+                message: "boom".into(),
+            })
+        }),
+        FakeInterceptor::new("sloppy", &[("tool.before", 0)], |_, payload| {
+            let mut p = payload.clone();
+            p["extra"] = serde_json::json!(1);
+            Ok(Decision::Replace(p.to_string()))
+        }),
+        FakeInterceptor::new("redirect", &[("tool.before", 0)], |_, payload| {
+            let mut p = payload.clone();
+            p["name"] = serde_json::json!("other");
+            Ok(Decision::Replace(p.to_string()))
+        }),
+    ];
+    for interceptor in cases {
+        let tool = shell_tool();
+        let name = interceptor.name.clone();
+        let script = vec![answer(vec![call(
+            "c1",
+            "sh",
+            serde_json::json!({"command": "ls"}),
+        )])];
+        let h = Harness::new(vec![tool.clone()], vec![interceptor], script);
+        let mut agent = h.agent(Posture::Yolo, Policy::default());
+        h.run(&mut agent);
+        assert!(tool.calls().is_empty(), "{name}");
+        let result = h.result_of("c1");
+        assert!(
+            result.contains(&format!("interceptor `{name}` failed")),
+            "{name}: {result}"
+        );
+    }
+}
+
+#[test]
+fn tool_after_replacement_is_what_the_next_request_carries() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS)
+        .answering(Ok("the real result".into()));
+    let redact = FakeInterceptor::new("redact", &[("tool.after", 0)], |_, payload| {
+        let mut p = payload.clone();
+        p["result"] = serde_json::json!("[redacted]");
+        Ok(Decision::Replace(p.to_string()))
+    });
+    let script = vec![answer(vec![call(
+        "c1",
+        "peek",
+        serde_json::json!({"text": "x"}),
+    )])];
+    let h = Harness::new(vec![tool.clone()], vec![redact.clone()], script);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    h.run(&mut agent);
+    assert_eq!(h.result_of("c1"), "[redacted]");
+    let seen = redact.seen.lock().unwrap();
+    assert_eq!(seen[0].1["result"], "the real result");
+    assert_eq!(seen[0].1["isError"], false);
+}
+
+#[test]
+fn calls_that_never_ran_are_not_shown_to_tool_after() {
+    let after = FakeInterceptor::new("after", &[("tool.after", 0)], |_, _| Ok(Decision::Proceed));
+    let script = vec![answer(vec![call("c1", "nope", serde_json::json!({}))])];
+    let h = Harness::new(vec![], vec![after.clone()], script);
+    let mut agent = h.agent(Posture::Yolo, Policy::default());
+    h.run(&mut agent);
+    assert!(
+        h.result_of("c1")
+            .starts_with("Error: there is no tool `nope`")
+    );
+    assert!(after.seen.lock().unwrap().is_empty());
+}
+
+#[test]
+fn input_and_response_points() {
+    // input.receive replaces the task; provider.response replaces the answer text.
+    let input = FakeInterceptor::new(
+        "input",
+        &[("input.receive", 0), ("provider.response", 0)],
+        |point, payload| {
+            let mut p = payload.clone();
+            match point {
+                "input.receive" => p["text"] = serde_json::json!("rewritten task"),
+                _ => p["text"] = serde_json::json!("rewritten answer"),
+            }
+            Ok(Decision::Replace(p.to_string()))
+        },
+    );
+    let h = Harness::new(vec![], vec![input], vec![]);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    let (outcome, _) = h.run(&mut agent);
+    assert_eq!(outcome.result, "rewritten answer");
+    let requests = h.provider.requests.lock().unwrap();
+    assert_eq!(requests[0].messages[1].content, "rewritten task");
+
+    // A block at provider.request stops the run before anything is sent.
+    let gate = FakeInterceptor::new("gate", &[("provider.request", 0)], |_, payload| {
+        assert_eq!(payload["model"], "m");
+        Ok(Decision::Block("offline hours".into()))
+    });
+    let h = Harness::new(vec![], vec![gate], vec![]);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    let (outcome, _) = h.run(&mut agent);
+    assert_eq!(outcome.status, RunStatus::Error);
+    assert!(
+        outcome.result.contains("offline hours"),
+        "{}",
+        outcome.result
+    );
+    assert!(h.provider.requests.lock().unwrap().is_empty());
+}
+
+#[test]
+fn with_no_interceptor_no_payload_is_built() {
+    let interceptors = Interceptors::new(Vec::new());
+    let outcome = interceptors.dispatch(
+        points::TOOL_BEFORE,
+        || -> payloads::InputReceive { panic!("the payload was built") },
+        |_| Ok(()),
+    );
+    assert_eq!(outcome, Intercepted::Unchanged);
+}
+
+// ---------------------------------------------------------------- failures, bounding, guard
+
+#[test]
+fn malformed_calls_go_back_to_the_model() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+    let script = vec![answer(vec![
+        StreamEvent::ToolCall(ToolCall {
+            id: "c1".into(),
+            name: "peek".into(),
+            arguments: "{\"text\":".into(),
+        }),
+        StreamEvent::ToolCall(ToolCall {
+            id: "c2".into(),
+            name: "peek".into(),
+            arguments: "[1]".into(),
+        }),
+    ])];
+    let h = Harness::new(vec![tool.clone()], vec![], script);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    let (outcome, _) = h.run(&mut agent);
+    assert_eq!(outcome.status, RunStatus::Success);
+    assert!(h.result_of("c1").contains("are not valid JSON"));
+    assert!(h.result_of("c2").contains("must be a JSON object"));
+    assert!(tool.calls().is_empty());
+}
+
+#[test]
+fn a_giant_result_is_cut_for_the_model() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS)
+        .answering(Ok("é".repeat(MAX_RESULT_BYTES)));
+    let script = vec![answer(vec![call(
+        "c1",
+        "peek",
+        serde_json::json!({"text": "x"}),
+    )])];
+    let h = Harness::new(vec![tool], vec![], script);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    h.run(&mut agent);
+    let result = h.result_of("c1");
+    assert!(result.len() < MAX_RESULT_BYTES + 200);
+    assert!(result.contains(&format!("of {} bytes", 2 * MAX_RESULT_BYTES)));
+}
+
+#[test]
+fn the_loop_guard_stops_a_repeating_failure() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Err("no".into()));
+    let script = (0..6)
+        .map(|i| {
+            answer(vec![call(
+                &format!("c{i}"),
+                "peek",
+                serde_json::json!({"text": "same"}),
+            )])
+        })
+        .collect();
+    let h = Harness::new(vec![tool.clone()], vec![], script);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    let (outcome, _) = h.run(&mut agent);
+    assert_eq!(outcome.status, RunStatus::Error);
+    assert_eq!(
+        outcome.result,
+        RunStop::Repeating {
+            tool: "peek".into(),
+            count: REPEAT_LIMIT
+        }
+        .to_string()
+    );
+    assert_eq!(tool.calls().len(), REPEAT_LIMIT as usize);
+    assert!(h.result_of("c3").contains("has now failed 4 times"));
+}
