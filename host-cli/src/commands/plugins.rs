@@ -5,7 +5,11 @@ use crate::builtins::BUILTINS;
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
+use reasonix_agent::permissions::ToolClass;
+use reasonix_core::capability::Capabilities;
 use reasonix_core::terminal::shown;
+use reasonix_core::tool::Effects;
+use reasonix_core::types::ToolSpec;
 use reasonix_host::component::{LoadedPlugin, Origin};
 use reasonix_host::index::{IndexEntry, PluginIndex};
 use reasonix_host::install::{self, Grant, InstallError};
@@ -137,6 +141,11 @@ fn install_from(
         cx.paths.plugins_dir().join(&entry.file).display()
     );
     outln!("  granted: {}", entry_grant(&entry).summary());
+    let effective = cx
+        .config
+        .plugin(&info.name)
+        .narrow(&info.requested.intersect(&entry.granted));
+    print_tool_classes(&checked.described.tools, &effective);
     if !entry.enabled {
         outln!(
             "  disabled: it is not loaded until `reasonix plugin enable {}`",
@@ -144,6 +153,22 @@ fn install_from(
         );
     }
     Ok(Code::Success)
+}
+
+/// Each tool with the class the permission rules apply to it, which follows from the grant, not
+/// from what the tool claims.
+fn print_tool_classes(tools: &[ToolSpec], granted: &Capabilities) {
+    if tools.is_empty() {
+        return;
+    }
+    outln!("  tools (as the permission rules treat them):");
+    for t in tools {
+        outln!("    {}: {}", shown(&t.name), tool_class(t, granted));
+    }
+}
+
+fn tool_class(spec: &ToolSpec, granted: &Capabilities) -> ToolClass {
+    ToolClass::of(spec, Effects::of_grant(granted))
 }
 
 /// What an index entry says was granted.
@@ -373,10 +398,10 @@ fn print_plugin(p: &LoadedPlugin, entry: Option<&IndexEntry>, full: bool) {
         );
         if full {
             for t in &d.tools {
-                let ro = if t.read_only { " (read-only)" } else { "" };
                 outln!(
-                    "  tool {}{ro}: {}",
+                    "  tool {} ({}): {}",
                     shown(&t.name),
+                    tool_class(t, &p.granted),
                     indented(&t.description)
                 );
             }
@@ -432,6 +457,7 @@ fn plugin_json(p: &LoadedPlugin, entry: Option<&IndexEntry>) -> serde_json::Valu
         "sha256": d.sha256,
         "kinds": roles(p),
         "tools": d.tools.iter().map(|t| &t.name).collect::<Vec<_>>(),
+        "tool_classes": d.tools.iter().map(|t| (t.name.clone(), serde_json::Value::String(tool_class(t, &p.granted).to_string()))).collect::<serde_json::Map<_, _>>(),
         "provider_kinds": d.provider_kinds.iter().map(|k| &k.name).collect::<Vec<_>>(),
         "interception_points": d.interception_points,
         "capabilities": { "requested": d.info.requested, "granted": p.granted },

@@ -2,6 +2,7 @@ use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, out, outln};
 use anyhow::anyhow;
+use reasonix_agent::permissions::ToolClass;
 use reasonix_core::CallError;
 use reasonix_core::terminal::shown;
 use reasonix_core::types::CallContext;
@@ -22,6 +23,7 @@ pub fn list(as_json: bool) -> Outcome {
                     "name": spec.name,
                     "plugin": t.source(),
                     "read_only": spec.read_only,
+                    "class": ToolClass::of(spec, t.effects()).to_string(),
                     "description": spec.description,
                     "parameters": parameters,
                 })
@@ -32,11 +34,7 @@ pub fn list(as_json: bool) -> Outcome {
     }
     for tool in cx.registry.tools() {
         let spec = tool.spec();
-        let mode = if spec.read_only {
-            "read-only"
-        } else {
-            "writes"
-        };
+        let mode = ToolClass::of(spec, tool.effects());
         outln!(
             "{}\t{mode}\t[{}]\t{}",
             shown(&spec.name),

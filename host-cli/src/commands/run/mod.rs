@@ -167,6 +167,7 @@ pub fn run(args: RunArgs) -> Outcome {
         resumed_messages,
     });
     let outcome = agent.run(&task, &cancel, &mut |event| printer.event(&event));
+    agent.end_session(&mut |event| printer.event(&event));
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     printer.finish(&outcome, duration_ms);
     Ok(match outcome.status {

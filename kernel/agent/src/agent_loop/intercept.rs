@@ -24,6 +24,9 @@ pub mod points {
     pub const SESSION_END: &str = "session.end";
 }
 
+/// An interceptor with its priority at one point.
+type Ranked = (i32, Arc<dyn Interceptor>);
+
 /// The interceptors of one agent, grouped by point and ordered.
 #[derive(Default, Clone)]
 pub struct Interceptors {
@@ -53,7 +56,7 @@ pub struct Stop {
 
 impl Interceptors {
     pub fn new(list: Vec<Arc<dyn Interceptor>>) -> Interceptors {
-        let mut by_point: HashMap<String, Vec<(i32, Arc<dyn Interceptor>)>> = HashMap::new();
+        let mut by_point: HashMap<String, Vec<Ranked>> = HashMap::new();
         for interceptor in list {
             for sub in interceptor.points() {
                 by_point

@@ -160,49 +160,26 @@ pub fn build(
     out
 }
 
-/// The default guidance. Mentions a tool only when it is offered, so a narrowed tool set
-/// (`[tools] enabled`) does not send the model looking for tools it does not have.
+/// The default guidance. The tool-specific bullets come from the offered tools themselves
+/// (their `guidance`, in tool order), so a narrowed tool set (`[tools] enabled`) does not send
+/// the model looking for tools it does not have, and an installed tool brings its own advice.
 fn guidance(tools: &[ToolSpec]) -> String {
-    let has = |name: &str| tools.iter().any(|t| t.name == name);
     let mut out = String::from(
         "You are Reasonix, a coding agent working in the user's terminal. You help with software engineering tasks in the workspace: reading and changing code, running commands and tests, and explaining what you find.\n\n# How to work\n\n",
     );
-    let mut rules: Vec<String> = Vec::new();
-    rules.push("Use the tools to look at the actual code before you answer or change anything; do not guess file contents, paths or APIs.".into());
-    let finders: Vec<&str> = ["ls", "glob", "grep"]
-        .into_iter()
-        .filter(|t| has(t))
-        .collect();
-    if !finders.is_empty() {
-        let names: Vec<String> = finders.iter().map(|t| format!("`{t}`")).collect();
-        rules.push(format!(
-            "Find your way with {} rather than reading whole directories file by file.",
-            join_or(&names)
-        ));
+    let mut rules: Vec<&str> = vec![
+        "Use the tools to look at the actual code before you answer or change anything; do not guess file contents, paths or APIs.",
+    ];
+    for tool in tools {
+        if let Some(text) = &tool.guidance {
+            rules.extend(text.lines().map(str::trim).filter(|l| !l.is_empty()));
+        }
     }
-    if has("read_file") {
-        rules.push("Read a file with `read_file` before editing it, so your edit matches what is really there.".into());
-    }
-    if has("edit_file") && has("write_file") {
-        rules.push("Change existing files with `edit_file` (or `multi_edit` for several changes to one file); use `write_file` only for new files or complete rewrites.".into());
-    } else if has("edit_file") {
-        rules.push("Change existing files with `edit_file`.".into());
-    }
-    if has("bash") {
-        rules.push("After changing code, run the project's build and tests with `bash` and fix what fails before you call the work done.".into());
-    }
-    if has("todo_write") {
-        rules.push("For a task with several steps, keep a short plan with `todo_write` and update it as you go.".into());
-    }
-    rules.push(
-        "Independent reads can be requested together in one answer; they run in parallel.".into(),
-    );
-    rules.push(
-        "Stay inside the task: do not refactor, reformat or add features nobody asked for.".into(),
-    );
+    rules.push("Independent reads can be requested together in one answer; they run in parallel.");
+    rules.push("Stay inside the task: do not refactor, reformat or add features nobody asked for.");
     for rule in rules {
         out.push_str("- ");
-        out.push_str(&rule);
+        out.push_str(rule);
         out.push('\n');
     }
     out.push_str(
@@ -215,14 +192,6 @@ fn guidance(tools: &[ToolSpec]) -> String {
          - Refer to code as `path:line` so the user can find it.\n",
     );
     out
-}
-
-fn join_or(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
 }
 
 #[cfg(test)]
@@ -300,18 +269,33 @@ mod tests {
     }
 
     #[test]
-    fn the_default_guidance_names_only_offered_tools() {
-        let full = build(None, &env(), &[], &all_tools());
+    fn guidance_travels_with_the_offered_tools() {
+        let guided = |name: &str, text: &str| ToolSpec {
+            guidance: Some(text.into()),
+            ..spec(name)
+        };
+        let tools = [
+            guided("alpha", "Use `alpha` first."),
+            spec("beta"),
+            guided(
+                "gamma",
+                "Use `gamma` for searching.\n\nNever `gamma` twice.",
+            ),
+        ];
+        let full = build(None, &env(), &[], &tools);
         assert!(full.starts_with("You are Reasonix"));
         assert!(full.contains("user can find it.\n\n# Environment\n\n- Operating"));
-        assert!(full.contains("`edit_file`"));
-        assert!(full.contains("`write_file` only for new files"));
-        assert!(full.contains("`bash`"));
         assert!(full.contains("needs permission"));
-        let readers = build(None, &env(), &[], &[spec("read_file"), spec("grep")]);
-        assert!(!readers.contains("edit_file"));
-        assert!(!readers.contains("`bash`"));
-        assert!(readers.contains("`grep`"));
+        // In tool order, one bullet per line, between the general rules.
+        assert!(full.contains(
+            "do not guess file contents, paths or APIs.\n- Use `alpha` first.\n- Use `gamma` for searching.\n- Never `gamma` twice.\n- Independent reads"
+        ));
+        // A tool that is not offered takes its guidance with it.
+        let fewer = build(None, &env(), &[], &tools[..2]);
+        assert!(fewer.contains("`alpha`"));
+        assert!(!fewer.contains("`gamma`"));
+        let none = build(None, &env(), &[], &[]);
+        assert!(none.contains("APIs.\n- Independent reads"));
     }
 
     #[test]
