@@ -4,9 +4,9 @@
 //! credentials and the CLI views.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use reasonix_kernel::Registry;
 use reasonix_kernel::cancel::CancelToken;

@@ -3,9 +3,9 @@
 //! compiled-artifact cache behave.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use reasonix_kernel::cache::Provenance;
 use reasonix_kernel::capability::Capabilities;

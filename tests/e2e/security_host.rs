@@ -3,7 +3,7 @@
 //! deadline, self-descriptions that block or are far too large, a stack overflow and `exit`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
