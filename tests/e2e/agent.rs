@@ -5,9 +5,9 @@
 //! kind's own wire shape.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use reasonix_agent::agent_loop::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
 use reasonix_agent::completion::ProviderClient;

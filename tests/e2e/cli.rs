@@ -1,7 +1,7 @@
 //! The `reasonix` binary: listing, calling, and refusing bad input with clear messages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{Env, stderr, stdout};

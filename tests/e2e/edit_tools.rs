@@ -4,9 +4,9 @@
 //! then writes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use std::fs;
 use std::path::{Path, PathBuf};

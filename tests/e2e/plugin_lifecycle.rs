@@ -3,7 +3,7 @@
 //! clashes and `prefer`, and a tampered file refused at load while the others load.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

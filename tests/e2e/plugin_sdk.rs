@@ -5,7 +5,7 @@
 //! the interceptor. `reasonix plugin wit` writes the contract byte for byte.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::Value;

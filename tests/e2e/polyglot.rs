@@ -8,7 +8,7 @@
 // Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
 #![allow(clippy::disallowed_macros)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

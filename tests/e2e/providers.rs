@@ -4,9 +4,9 @@
 //! credentials and the CLI views.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use reasonix_agent::completion::{ChatRequest, Completion, CompletionError, ProviderClient};
 use reasonix_agent::config::{Config, Paths};

@@ -7,7 +7,7 @@
 //! `NO_PROXY` (which replaces that default) to send loopback through the proxy.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use reasonix_mock_llm::{MockLlm, Reply};
 use std::io::{Read, Write};

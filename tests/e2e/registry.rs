@@ -3,9 +3,9 @@
 //! compiled-artifact cache behave.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use reasonix_agent::config::{Config, Paths};
 use reasonix_core::CallError;

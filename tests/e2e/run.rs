@@ -4,7 +4,7 @@
 //! disk, the request bodies the mock recorded, and the session files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use reasonix_mock_llm::{MockLlm, Reply, Step, Usage};
 use serde_json::Value;

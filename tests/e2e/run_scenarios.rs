@@ -3,7 +3,7 @@
 //! prefix staying byte-identical across separate runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role};

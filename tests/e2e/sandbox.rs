@@ -1,7 +1,7 @@
 //! Capabilities hold: a plugin reaches only what it was granted, whatever its arguments say.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use support::{Env, stderr, stdout};
 

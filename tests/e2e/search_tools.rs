@@ -2,7 +2,7 @@
 //! every built-in reader (`read_file`, `ls`, `grep`, `glob`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

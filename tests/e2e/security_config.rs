@@ -6,7 +6,7 @@
 //! effect once trusted (so the test would catch the old behaviour).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use reasonix_mock_llm::{MockLlm, Reply};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! protected configuration files, symlinks out of the workspace, planted compiled artifacts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! deadline, self-descriptions that block or are far too large, a stack overflow and `exit`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -61,32 +61,88 @@ fn installed(env: &Env, timeout_ms: u64) {
 
 /// Run `reasonix` with `args` in `env`, returning its output and peak RSS in KiB (from
 /// `wait4`'s rusage of exactly this child).
+///
+/// On Linux that peak also counts the address space the child was started from, as it stood
+/// when the child called `exec` (a spawned child shares or copies its parent's until then). The
+/// end-to-end tests share one process, whose other tests keep registries of their own (hundreds
+/// of MB), so the child is not started from here but from a small process: this test binary
+/// started again to run only [`rusage_launcher`], which waits for the child and writes its
+/// exit status and peak RSS next to its stdout and stderr.
 fn run_measured(env: &Env, args: &[&str]) -> (Output, u64) {
-    let child = Command::new(env!("CARGO_BIN_EXE_reasonix"))
-        .args(args)
-        .current_dir(env.project())
-        .env("REASONIX_HOME", env.home())
-        .env("REASONIX_CACHE_HOME", support::shared_artifact_cache())
+    let dir = tempfile::tempdir().unwrap();
+    let request = serde_json::json!({
+        "program": env!("CARGO_BIN_EXE_reasonix"),
+        "args": args,
+        "cwd": env.project(),
+        "home": env.home(),
+        "cache": support::shared_artifact_cache(),
+    });
+    std::fs::write(dir.path().join("request.json"), request.to_string()).unwrap();
+    // The launcher's name as the test harness knows it (the module path without the crate).
+    let launcher = concat!(module_path!(), "::rusage_launcher");
+    let launcher = launcher.split_once("::").map_or(launcher, |(_, name)| name);
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            launcher,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(RUSAGE_LAUNCH_DIR, dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).contains("1 passed"),
+        "the rusage launcher failed:\n{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let read = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    let number = |name: &str| -> i64 { String::from_utf8(read(name)).unwrap().parse().unwrap() };
+    let output = Output {
+        status: std::os::unix::process::ExitStatusExt::from_raw(
+            i32::try_from(number("status")).unwrap(),
+        ),
+        stdout: read("stdout"),
+        stderr: read("stderr"),
+    };
+    (output, u64::try_from(number("maxrss")).unwrap())
+}
+
+/// Where [`run_measured`] tells [`rusage_launcher`] what to run and gets the results back.
+const RUSAGE_LAUNCH_DIR: &str = "REASONIX_E2E_RUSAGE_LAUNCH_DIR";
+
+/// Not a check: the small process [`run_measured`] starts a measured child from. Without
+/// `REASONIX_E2E_RUSAGE_LAUNCH_DIR` (any normal run) it does nothing.
+#[test]
+#[ignore = "a helper process for run_measured, not a test"]
+fn rusage_launcher() {
+    let Some(dir) = std::env::var_os(RUSAGE_LAUNCH_DIR).map(PathBuf::from) else {
+        return;
+    };
+    let request: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("request.json")).unwrap()).unwrap();
+    let text = |key: &str| request[key].as_str().unwrap().to_string();
+    let args: Vec<String> = request["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let child = Command::new(text("program"))
+        .args(&args)
+        .current_dir(text("cwd"))
+        .env("REASONIX_HOME", text("home"))
+        .env("REASONIX_CACHE_HOME", text("cache"))
         .env_remove("REASONIX_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .env_remove(RUSAGE_LAUNCH_DIR)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(dir.join("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.join("stderr")).unwrap())
         .spawn()
         .unwrap();
     let pid = child.id();
-    // Drain the pipes on threads so a chatty child cannot block on a full pipe.
-    let mut child = child;
-    let mut out_pipe = child.stdout.take().unwrap();
-    let mut err_pipe = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut out_pipe, &mut v).unwrap();
-        v
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut err_pipe, &mut v).unwrap();
-        v
-    });
     let mut status = 0;
     #[allow(unsafe_code)]
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -94,12 +150,8 @@ fn run_measured(env: &Env, args: &[&str]) -> (Output, u64) {
     let rc = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
     assert_eq!(rc, pid as libc::pid_t, "wait4 failed");
     std::mem::forget(child);
-    let output = Output {
-        status: std::os::unix::process::ExitStatusExt::from_raw(status),
-        stdout: out_reader.join().unwrap(),
-        stderr: err_reader.join().unwrap(),
-    };
-    (output, u64::try_from(usage.ru_maxrss).unwrap())
+    std::fs::write(dir.join("status"), status.to_string()).unwrap();
+    std::fs::write(dir.join("maxrss"), usage.ru_maxrss.to_string()).unwrap();
 }
 
 #[test]

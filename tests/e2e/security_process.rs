@@ -5,7 +5,7 @@
 //! home or rewriting the workspace's configuration files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 //! above the defaults apply only when granted.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use reasonix_mock_llm::{MockLlm, Reply};
 use std::path::{Path, PathBuf};

@@ -4,9 +4,9 @@
 //! without the `process` grant is refused. In-process, so background jobs outlive their call.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use crate::BUILTINS;
 
 use reasonix_agent::config::{Config, Paths};
 use reasonix_core::types::CallContext;

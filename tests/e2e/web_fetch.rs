@@ -5,7 +5,7 @@
 // Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
 #![allow(clippy::disallowed_macros)]
 
-mod support;
+use crate::support;
 
 use reasonix_core::capability::Capabilities;
 use reasonix_host::index::{IndexEntry, PluginIndex};

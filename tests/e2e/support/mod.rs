@@ -29,8 +29,10 @@ pub fn fixture(name: &str) -> PathBuf {
         let mut command = Command::new(cargo);
         command
             .current_dir(repo_root().join("tests/fixtures"))
+            // tests/fixtures/Cargo.lock is committed: build exactly what it pins.
             .args([
                 "build",
+                "--locked",
                 "--release",
                 "--target",
                 "wasm32-wasip2",

@@ -1,0 +1,37 @@
+//! The end-to-end tests, in one test binary (`cargo test -p reasonix --test e2e [FILTER]`):
+//! linking wasmtime into one executable instead of one per file keeps the build short. Each
+//! file here is a module; run one with its module path as the filter, e.g.
+//! `cargo test -p reasonix --test e2e shell::` or `--test e2e cli::tools_list`.
+//!
+//! Every test runs on a thread of this one process, next to tests from the other modules, so no
+//! test may change process-wide state: no `std::env::set_var`/`remove_var` (give a child
+//! process its variables with `Command::env`), no `set_current_dir` (`Command::current_dir`),
+//! no fixed paths or ports shared between tests (a temporary directory per test, port 0).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+// The built-in components, embedded once for every module (`crate::BUILTINS`).
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+
+mod agent;
+mod cli;
+mod edit_tools;
+mod plugin_lifecycle;
+mod plugin_sdk;
+mod polyglot;
+mod provider_config;
+mod providers;
+mod proxy;
+mod registry;
+mod run;
+mod run_scenarios;
+mod sandbox;
+mod search_tools;
+mod security_config;
+mod security_fs;
+mod security_host;
+mod security_process;
+mod security_terminal;
+mod shell;
+mod web_fetch;
