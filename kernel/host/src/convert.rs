@@ -1,11 +1,17 @@
 //! Conversions between the generated WIT types and the kernel's own types.
 
 use crate::error::PluginError;
+use crate::host::bindings::provider as wit_provider;
 use crate::host::bindings::types as wit;
 use crate::types::{
-    CallContext, ChangeKind, FileChange, FinishReason, Message, Role, StreamEvent, ToolCall,
-    ToolSpec, Usage,
+    CallContext, ChangeKind, FileChange, FinishReason, Message, ModelProfile, ProfileRequest, Role,
+    StreamEvent, ToolCall, ToolSpec, Usage,
 };
+
+/// Most effort levels a profile may offer.
+const MAX_EFFORT_LEVELS: usize = 32;
+/// Longest protocol name or effort level in a profile, in bytes.
+const MAX_PROFILE_WORD: usize = 64;
 
 impl From<wit::Error> for PluginError {
     fn from(e: wit::Error) -> PluginError {
@@ -114,4 +120,47 @@ pub fn stream_event(e: wit::StreamEvent) -> StreamEvent {
             wit::FinishReason::Other => FinishReason::Other,
         }),
     }
+}
+
+pub fn profile_request(r: &ProfileRequest) -> wit_provider::ProfileRequest {
+    wit_provider::ProfileRequest {
+        kind: r.kind.clone(),
+        provider: r.provider.clone(),
+        base_url: r.base_url.clone(),
+        model: r.model.clone(),
+        effort: r.effort.clone(),
+        options: r.options.clone(),
+    }
+}
+
+/// A component's profile, checked: a stall timeout of at least 1 ms, at most
+/// [`MAX_EFFORT_LEVELS`] levels, every word non-empty, short and free of control characters.
+/// The error says what is wrong.
+pub fn model_profile(p: wit_provider::ModelProfile) -> Result<ModelProfile, String> {
+    if p.stall_timeout_ms == 0 {
+        return Err("stall-timeout-ms is 0 (it must be at least 1)".into());
+    }
+    if p.effort_levels.len() > MAX_EFFORT_LEVELS {
+        return Err(format!(
+            "{} effort levels (at most {MAX_EFFORT_LEVELS})",
+            p.effort_levels.len()
+        ));
+    }
+    let word = |what: &str, text: &str| -> Result<(), String> {
+        if text.is_empty() || text.len() > MAX_PROFILE_WORD || text.chars().any(char::is_control) {
+            return Err(format!(
+                "{what} {text:?} must be 1 to {MAX_PROFILE_WORD} bytes without control characters"
+            ));
+        }
+        Ok(())
+    };
+    word("reasoning-protocol", &p.reasoning_protocol)?;
+    for level in &p.effort_levels {
+        word("effort level", level)?;
+    }
+    Ok(ModelProfile {
+        reasoning_protocol: p.reasoning_protocol,
+        effort_levels: p.effort_levels,
+        stall_timeout_ms: p.stall_timeout_ms,
+    })
 }
