@@ -109,9 +109,8 @@ pub fn run(as_json: bool) -> Outcome {
                         );
                         // The kind's plugin checks each model's effort and reasoning settings.
                         for model in &p.models {
-                            match profile_of(&cx, p, model) {
-                                Some(Err(e)) => report.add(Status::Fail, "providers", e),
-                                Some(Ok(_)) | None => {}
+                            if let Some(Err(e)) = profile_of(&cx, p, model) {
+                                report.add(Status::Fail, "providers", e);
                             }
                         }
                     }
