@@ -164,3 +164,38 @@ pub fn model_profile(p: wit_provider::ModelProfile) -> Result<ModelProfile, Stri
         stall_timeout_ms: p.stall_timeout_ms,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(stall: u32, protocol: &str, levels: &[&str]) -> wit_provider::ModelProfile {
+        wit_provider::ModelProfile {
+            reasoning_protocol: protocol.to_string(),
+            effort_levels: levels.iter().map(|l| l.to_string()).collect(),
+            stall_timeout_ms: stall,
+        }
+    }
+
+    #[test]
+    fn a_profile_is_checked_before_the_kernel_uses_it() {
+        let good = model_profile(profile(300_000, "x", &["auto", "high"])).unwrap();
+        assert_eq!(good.effort_levels, ["auto", "high"]);
+        assert_eq!(good.stall_timeout_ms, 300_000);
+        assert!(model_profile(profile(1, "x", &[])).is_ok());
+        let many: Vec<String> = (0..=MAX_EFFORT_LEVELS).map(|i| i.to_string()).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let long = "x".repeat(MAX_PROFILE_WORD + 1);
+        for (bad, wanted) in [
+            (profile(0, "x", &["auto"]), "stall-timeout-ms is 0"),
+            (profile(1, "", &["auto"]), "reasoning-protocol"),
+            (profile(1, &long, &["auto"]), "reasoning-protocol"),
+            (profile(1, "x", &["auto", "hi\u{1b}[2J"]), "effort level"),
+            (profile(1, "x", &["auto", ""]), "effort level"),
+            (profile(1, "x", &many), "effort levels (at most 32)"),
+        ] {
+            let err = model_profile(bad).unwrap_err();
+            assert!(err.contains(wanted), "{err}");
+        }
+    }
+}
