@@ -56,7 +56,7 @@ fn main() {
     )
     .unwrap();
     let providers = resolve_providers(&config).unwrap();
-    let client = ProviderClient::new(&registry, &providers, None, None, &paths.home).unwrap();
+    let client = ProviderClient::new(&registry, &providers, None, None, None, &paths.home).unwrap();
     let request = ChatRequest {
         messages: vec![Message {
             role: Role::User,

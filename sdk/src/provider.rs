@@ -1,9 +1,11 @@
 //! Provider plugins: components that serve provider kinds (wire protocols to LLM backends).
 //!
 //! Implement [`ProviderPlugin`] and call [`export_provider_plugin!`](crate::export_provider_plugin).
-//! The kernel calls `open` with a fully resolved request and then `next` on the returned stream
-//! until it returns an empty list; see `docs/PROVIDERS.md` for the contract (which error case to
-//! return when, and the order of events). Talk HTTP with [`crate::http`] and decode
+//! The kernel calls `profile` once per configured model (the reasoning protocol, the effort
+//! levels, the default stall timeout; refuse an effort level the backend does not know), then
+//! `open` with a fully resolved request and `next` on the returned stream until it returns an
+//! empty list; see `docs/PROVIDERS.md` for the contract (which error case to return when, and the
+//! order of events). Talk HTTP with [`crate::http`] and decode
 //! server-sent events with [`crate::sse`].
 //!
 //! ```ignore
@@ -21,6 +23,13 @@ use crate::provider_world::exports::reasonix::plugin::provider::GuestCompletionS
 use crate::{CompletionRequest, Error, PluginInfo, ProviderKind, StreamEvent};
 use std::cell::RefCell;
 
+pub use crate::provider_world::exports::reasonix::plugin::provider::{
+    ModelProfile, ProfileRequest,
+};
+
+/// The stall timeout of [`default_profile`]: two minutes.
+pub const DEFAULT_STALL_TIMEOUT_MS: u32 = 120_000;
+
 /// A plugin that serves provider kinds. Implement this and call
 /// [`export_provider_plugin!`](crate::export_provider_plugin).
 pub trait ProviderPlugin {
@@ -29,6 +38,13 @@ pub trait ProviderPlugin {
     fn info() -> PluginInfo;
     /// The provider kinds served; must be the same on every call.
     fn kinds() -> Vec<ProviderKind>;
+    /// What the kind knows about one model: the reasoning protocol it speaks, the effort levels
+    /// it accepts (`auto` first) and its default stall timeout. Refuse an effort level the
+    /// backend does not know with [`Error::InvalidInput`] naming the provider, the model and the
+    /// valid levels. Deterministic, cheap, no network. Default: [`default_profile`].
+    fn profile(request: ProfileRequest) -> Result<ModelProfile, Error> {
+        default_profile(&request)
+    }
     /// Send the request and wait for the response head; the stream yields the events.
     fn open(request: CompletionRequest) -> Result<Box<dyn CompletionStream>, Error>;
 }
@@ -79,6 +95,26 @@ pub fn provider_kind(
     }
 }
 
+/// The profile of a kind without reasoning controls: protocol `none`, the only effort level
+/// `auto`, a stall timeout of [`DEFAULT_STALL_TIMEOUT_MS`]. Any other effort level is refused.
+pub fn default_profile(request: &ProfileRequest) -> Result<ModelProfile, Error> {
+    match request.effort.as_deref().map(str::trim) {
+        None | Some("") => {}
+        Some(level) if level.eq_ignore_ascii_case("auto") => {}
+        Some(level) => {
+            return Err(Error::InvalidInput(format!(
+                "provider `{}` (model {}): effort `{level}` is not valid: kind `{}` has no effort levels; use auto",
+                request.provider, request.model, request.kind
+            )));
+        }
+    }
+    Ok(ModelProfile {
+        reasoning_protocol: "none".to_string(),
+        effort_levels: vec!["auto".to_string()],
+        stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
+    })
+}
+
 /// Export a [`ProviderPlugin`] implementation as the component's `plugin` and `provider`
 /// interfaces.
 #[macro_export]
@@ -104,6 +140,12 @@ macro_rules! export_provider_plugin {
                 <$plugin as $crate::ProviderPlugin>::kinds()
             }
 
+            fn profile(
+                request: $crate::provider::ProfileRequest,
+            ) -> ::std::result::Result<$crate::provider::ModelProfile, $crate::Error> {
+                <$plugin as $crate::ProviderPlugin>::profile(request)
+            }
+
             fn open(
                 request: $crate::CompletionRequest,
             ) -> ::std::result::Result<
@@ -124,4 +166,39 @@ macro_rules! export_provider_plugin {
         #[cfg(target_arch = "wasm32")]
         $crate::provider_world::export_provider_world!(__ReasonixProviderExport);
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(effort: Option<&str>) -> ProfileRequest {
+        ProfileRequest {
+            kind: "echo".into(),
+            provider: "mine".into(),
+            base_url: "http://127.0.0.1:9".into(),
+            model: "m".into(),
+            effort: effort.map(str::to_string),
+            options: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn default_profile_offers_only_auto() {
+        for effort in [None, Some("auto"), Some(" AUTO "), Some("")] {
+            let profile = default_profile(&request(effort)).unwrap();
+            assert_eq!(profile.reasoning_protocol, "none");
+            assert_eq!(profile.effort_levels, ["auto"]);
+            assert_eq!(profile.stall_timeout_ms, DEFAULT_STALL_TIMEOUT_MS);
+        }
+        match default_profile(&request(Some("high"))) {
+            Err(Error::InvalidInput(message)) => assert!(
+                message.contains("provider `mine` (model m)")
+                    && message.contains("`high`")
+                    && message.contains("use auto"),
+                "{message}"
+            ),
+            other => panic!("expected invalid-input, got {other:?}"),
+        }
+    }
 }

@@ -93,6 +93,7 @@ impl Setup {
             &self.providers,
             Some("mock"),
             None,
+            None,
             &self.env.home(),
         )
         .unwrap()

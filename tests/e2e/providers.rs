@@ -66,6 +66,7 @@ impl Setup {
             &self.providers,
             Some("mock"),
             None,
+            None,
             &self.env.home(),
         )
         .unwrap()
@@ -644,16 +645,23 @@ fn missing_key_and_unknown_kind_are_clear_errors() {
     let config = Config::parse(&env.project().join("reasonix.toml"), &text).unwrap();
     let providers = resolve_providers(&config).unwrap();
 
-    let err = ProviderClient::new(registry(), &providers, Some("mock"), None, &env.home())
-        .err()
-        .unwrap();
+    let err = ProviderClient::new(
+        registry(),
+        &providers,
+        Some("mock"),
+        None,
+        None,
+        &env.home(),
+    )
+    .err()
+    .unwrap();
     let text = err.to_string();
     assert!(
         text.contains("MOCK_LLM_KEY") && text.contains(".env"),
         "{text}"
     );
 
-    let err = ProviderClient::new(registry(), &providers, Some("gem"), None, &env.home())
+    let err = ProviderClient::new(registry(), &providers, Some("gem"), None, None, &env.home())
         .err()
         .unwrap();
     let text = err.to_string();
@@ -680,6 +688,7 @@ fn a_provider_can_reach_only_its_own_origin() {
         registry(),
         &providers,
         Some("mock"),
+        None,
         None,
         &setup.env.home(),
     )
@@ -711,12 +720,26 @@ fn providers_list_shows_kind_plugin_models_and_key_source_never_the_key() {
     );
     assert!(text.contains("MOCK_LLM_KEY (<home>/.env)"), "{text}");
     assert!(text.contains("default model: mock/mock-model"), "{text}");
+    // The reasoning protocol and effort levels come from the component's profile (an
+    // Anthropic-kind gateway: thinking only); the stall timeout is the configured one.
+    assert!(
+        text.contains(
+            "reasoning: generic, effort auto (levels: auto, enabled, disabled); stall 2 s; retries 10"
+        ),
+        "{text}"
+    );
     assert!(!text.contains(KEY) && !stderr(&out).contains(KEY));
 
     let out = setup.env.reasonix(&["providers", "list", "--json"]);
     let value: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(value["providers"][0]["served_by"], "llm");
     assert_eq!(value["providers"][0]["api_key"], "<home>/.env");
+    assert_eq!(value["providers"][0]["reasoning_protocol"], "generic");
+    assert_eq!(
+        value["providers"][0]["effort_levels"],
+        serde_json::json!(["auto", "enabled", "disabled"])
+    );
+    assert_eq!(value["providers"][0]["stall_timeout_seconds"], 2);
     assert_eq!(
         value["kinds_served"],
         serde_json::json!(["anthropic", "openai", "responses"])
@@ -741,6 +764,47 @@ fn an_unknown_kind_fails_listing_the_kinds_served() {
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stdout(&out).contains("FAIL providers `gem`: kind `gemini`"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn an_effort_the_backend_refuses_fails_listing_and_doctor() {
+    // Only the component knows the backend's levels: the config loads, and the listing and the
+    // doctor report the component's refusal, naming provider, model and the valid levels.
+    let env = Env::new();
+    env.project_config(&provider_config(
+        "openai",
+        "http://127.0.0.1:9",
+        "reasoning_protocol = \"kimi-k3\"\neffort = \"disabled\"",
+    ));
+    let out = env.reasonix(&["providers", "list"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("provider `mock` (model mock-model): effort `disabled`")
+            && err.contains("auto, low, high, max"),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).contains("reasoning: refused"),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.reasonix(&["providers", "list", "--json"]);
+    let value: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(
+        value["providers"][0]["profile_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("effort `disabled`")),
+        "{value}"
+    );
+    let out = env.reasonix(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("FAIL providers provider `mock` (model mock-model): effort `disabled`"),
         "{}",
         stdout(&out)
     );

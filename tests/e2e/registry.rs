@@ -113,6 +113,30 @@ fn provider_stream_and_interceptor_adapters() {
     let registry = load(&env, "");
     let provider = registry.provider("echo").expect("echo kind served");
     assert_eq!(provider.source(), "roles");
+    // The profile travels through the host adapter both ways; a refusal keeps its case and
+    // the component's message.
+    let mut asked = reasonix_core::types::ProfileRequest {
+        kind: "echo".into(),
+        provider: "local".into(),
+        base_url: "http://127.0.0.1:1".into(),
+        model: "m".into(),
+        effort: Some("loud".into()),
+        options: "{}".into(),
+    };
+    let profile = provider.profile(&asked).unwrap();
+    assert_eq!(profile.reasoning_protocol, "echo");
+    assert_eq!(profile.effort_levels, ["auto", "loud"]);
+    assert_eq!(profile.stall_timeout_ms, 7_000);
+    asked.effort = Some("quiet".into());
+    match provider.profile(&asked) {
+        Err(reasonix_core::error::CallError::Plugin(
+            reasonix_core::error::PluginError::InvalidInput(message),
+        )) => assert!(
+            message.contains("provider `local` (model m): effort `quiet`"),
+            "{message}"
+        ),
+        other => panic!("expected invalid-input, got {other:?}"),
+    }
     let request = CompletionRequest {
         kind: "echo".into(),
         provider: "local".into(),

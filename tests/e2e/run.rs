@@ -386,6 +386,16 @@ fn usage_errors_exit_2_before_any_request() {
     // An unknown model.
     let out = s.run(&["--model", "other", "x"]);
     assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    // An effort level the backend does not know: the provider component's message, naming the
+    // provider, the model and the valid levels.
+    let out = s.run(&["--effort", "ultra", "x"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("provider `mock` (model mock-model): effort `ultra`")
+            && stderr(&out).contains("auto, low, medium, high"),
+        "{}",
+        stderr(&out)
+    );
     assert!(s.mock.requests().is_empty());
 }
 

@@ -1,7 +1,7 @@
 //! `reasonix doctor`: check the installation and configuration, one line per finding, and exit
 //! 1 when anything would stop Reasonix from working.
 
-use crate::commands::providers::key_source;
+use crate::commands::providers::{key_source, profile_of};
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, outln};
@@ -101,11 +101,19 @@ pub fn run(as_json: bool) -> Outcome {
             }
             for p in &resolved {
                 match cx.registry.provider(&p.kind) {
-                    Some(kind) => report.add(
-                        Status::Ok,
-                        "providers",
-                        format!("`{}`: kind {} served by {}", p.name, p.kind, kind.source()),
-                    ),
+                    Some(kind) => {
+                        report.add(
+                            Status::Ok,
+                            "providers",
+                            format!("`{}`: kind {} served by {}", p.name, p.kind, kind.source()),
+                        );
+                        // The kind's plugin checks each model's effort and reasoning settings.
+                        for model in &p.models {
+                            if let Some(Err(e)) = profile_of(&cx, p, model) {
+                                report.add(Status::Fail, "providers", e);
+                            }
+                        }
+                    }
                     None => report.add(
                         Status::Fail,
                         "providers",

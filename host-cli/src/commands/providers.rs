@@ -4,13 +4,43 @@
 use crate::context::{self, Context};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
-use reasonix_agent::completion::{ChatRequest, ProviderClient};
-use reasonix_agent::providers::{self, ResolvedProvider, dotenv};
+use reasonix_agent::completion::{ChatRequest, ProviderClient, ask_profile};
+use reasonix_agent::providers::{self, ResolvedProvider, chosen_effort, dotenv};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::catalog::Catalog;
-use reasonix_core::types::{Message, Role, StreamEvent, Usage};
+use reasonix_core::types::{Message, ModelProfile, Role, StreamEvent, Usage};
 use serde_json::json;
 use std::path::Path;
+use std::time::Duration;
+
+/// What the component serving `provider`'s kind says about its default model with the
+/// configured effort: `None` when no loaded plugin serves the kind; the error names the
+/// provider, the model and what is wrong.
+pub fn default_profile(
+    cx: &Context,
+    provider: &ResolvedProvider,
+) -> Option<Result<ModelProfile, String>> {
+    profile_of(cx, provider, &provider.default_model)
+}
+
+/// [`default_profile`] for any of the provider's models.
+pub fn profile_of(
+    cx: &Context,
+    provider: &ResolvedProvider,
+    model: &str,
+) -> Option<Result<ModelProfile, String>> {
+    let kind = cx.registry.provider(&provider.kind)?;
+    let effort = chosen_effort(provider, model, None);
+    Some(ask_profile(kind.as_ref(), provider, model, effort.as_deref()).map_err(|e| e.to_string()))
+}
+
+/// `stall_timeout_seconds`, else the profile's default, in seconds.
+fn stall_seconds(provider: &ResolvedProvider, profile: Option<&ModelProfile>) -> Option<u64> {
+    provider
+        .stall_timeout
+        .map(|d| d.as_secs())
+        .or_else(|| profile.map(|p| Duration::from_millis(u64::from(p.stall_timeout_ms)).as_secs()))
+}
 
 /// Where a provider's API key was found. Never the key itself.
 pub fn key_source(provider: &ResolvedProvider, home: &Path) -> &'static str {
@@ -34,9 +64,15 @@ pub fn list(as_json: bool) -> Outcome {
         .iter()
         .filter(|p| cx.registry.provider(&p.kind).is_none())
         .collect();
+    let profiles: Vec<Option<Result<ModelProfile, String>>> =
+        resolved.iter().map(|p| default_profile(&cx, p)).collect();
     if as_json {
         let value = json!({
-            "providers": resolved.iter().map(|p| provider_json(&cx, p)).collect::<Vec<_>>(),
+            "providers": resolved
+                .iter()
+                .zip(&profiles)
+                .map(|(p, profile)| provider_json(&cx, p, profile.as_ref()))
+                .collect::<Vec<_>>(),
             "default_model": match &default {
                 Ok((provider, model)) => json!({"provider": provider, "model": model}),
                 Err(e) => json!({"error": e}),
@@ -51,8 +87,8 @@ pub fn list(as_json: bool) -> Outcome {
                 cx.paths.user_config().display()
             );
         }
-        for p in &resolved {
-            print_provider(&cx, p);
+        for (p, profile) in resolved.iter().zip(&profiles) {
+            print_provider(&cx, p, profile.as_ref());
         }
         match &default {
             Ok((provider, model)) => outln!("default model: {provider}/{model}"),
@@ -69,7 +105,14 @@ pub fn list(as_json: bool) -> Outcome {
             served.join(", ")
         );
     }
-    Ok(if unserved.is_empty() {
+    let mut refused = false;
+    for profile in profiles.iter().flatten() {
+        if let Err(e) = profile {
+            errln!("error: {e}");
+            refused = true;
+        }
+    }
+    Ok(if unserved.is_empty() && !refused {
         Code::Success
     } else {
         Code::Failure
@@ -82,7 +125,11 @@ fn default_model(cx: &Context, resolved: &[ResolvedProvider]) -> Result<(String,
         .map_err(|e| e.to_string())
 }
 
-fn print_provider(cx: &Context, p: &ResolvedProvider) {
+fn print_provider(
+    cx: &Context,
+    p: &ResolvedProvider,
+    profile: Option<&Result<ModelProfile, String>>,
+) {
     let served_by = cx
         .registry
         .provider(&p.kind)
@@ -109,19 +156,36 @@ fn print_provider(cx: &Context, p: &ResolvedProvider) {
         Some(env) => outln!("  api key:   {env} ({})", key_source(p, &cx.paths.home)),
         None => outln!("  api key:   none"),
     }
-    outln!(
-        "  reasoning: {}{}; stall {} s; retries {}",
-        p.reasoning_protocol,
-        p.effort
-            .as_deref()
-            .map(|e| format!(", effort {e}"))
-            .unwrap_or_default(),
-        p.stall_timeout.as_secs(),
-        p.max_retries
-    );
+    let effort = chosen_effort(p, &p.default_model, None);
+    let effort = effort.as_deref().unwrap_or("auto");
+    let good = profile.and_then(|r| r.as_ref().ok());
+    let stall = stall_seconds(p, good)
+        .map(|s| format!("{s} s"))
+        .unwrap_or_else(|| "unknown".to_string());
+    match profile {
+        Some(Ok(profile)) => outln!(
+            "  reasoning: {}, effort {effort} (levels: {}); stall {stall}; retries {}",
+            profile.reasoning_protocol,
+            profile.effort_levels.join(", "),
+            p.max_retries
+        ),
+        Some(Err(_)) => outln!(
+            "  reasoning: refused by the kind's plugin (see the error below); effort {effort}; stall {stall}; retries {}",
+            p.max_retries
+        ),
+        None => outln!(
+            "  reasoning: unknown (kind not served); effort {effort}; stall {stall}; retries {}",
+            p.max_retries
+        ),
+    }
 }
 
-fn provider_json(cx: &Context, p: &ResolvedProvider) -> serde_json::Value {
+fn provider_json(
+    cx: &Context,
+    p: &ResolvedProvider,
+    profile: Option<&Result<ModelProfile, String>>,
+) -> serde_json::Value {
+    let good = profile.and_then(|r| r.as_ref().ok());
     json!({
         "name": p.name,
         "kind": p.kind,
@@ -132,10 +196,12 @@ fn provider_json(cx: &Context, p: &ResolvedProvider) -> serde_json::Value {
         "default_model": p.default_model,
         "api_key_env": p.api_key_env,
         "api_key": key_source(p, &cx.paths.home),
-        "reasoning_protocol": p.reasoning_protocol,
-        "effort": p.effort,
+        "reasoning_protocol": good.map(|g| g.reasoning_protocol.clone()),
+        "effort": chosen_effort(p, &p.default_model, None).unwrap_or_else(|| "auto".to_string()),
+        "effort_levels": good.map(|g| g.effort_levels.clone()),
+        "profile_error": profile.and_then(|r| r.as_ref().err()),
         "context_window": p.context_window,
-        "stall_timeout_seconds": p.stall_timeout.as_secs(),
+        "stall_timeout_seconds": stall_seconds(p, good),
         "max_retries": p.max_retries,
     })
 }
@@ -174,15 +240,18 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
         &resolved,
         model,
         cx.config.default_model.as_deref(),
+        effort,
         &cx.paths.home,
     )
     .map_err(Failure::usage)?;
     errln!(
-        "{}/{} (kind {}, served by {})",
+        "{}/{} (kind {}, served by {}; reasoning {}, effort {})",
         client.provider().name,
         client.model(),
         client.provider().kind,
-        client.served_by()
+        client.served_by(),
+        client.profile().reasoning_protocol,
+        client.effort().unwrap_or("auto")
     );
     let request = ChatRequest {
         messages: vec![Message {

@@ -1,8 +1,9 @@
 //! Completions from a configured provider: pick the provider and model from a model reference,
-//! map the effort, open the stream through the component serving the provider's kind —
-//! retrying the connect phase per the retry policy — and turn what goes wrong into errors that
-//! name the provider. The API key is read here, handed to the host's HTTP hook for the
-//! provider's own origins only, and scrubbed from every message.
+//! ask the component serving the provider's kind for the model's profile (its reasoning
+//! protocol, effort levels and default stall timeout; a bad effort level is refused here, before
+//! any request), open the stream — retrying the connect phase per the retry policy — and turn
+//! what goes wrong into errors that name the provider. The API key is read here, handed to the
+//! host's HTTP hook for the provider's own origins only, and scrubbed from every message.
 
 use crate::cancel::CancelToken;
 use crate::catalog::Catalog;
@@ -11,10 +12,10 @@ use crate::origin::Origin;
 use crate::provider::Endpoint;
 use crate::provider::{CompletionStream, Provider};
 use crate::providers::retry::{FailureKind, RetryPolicy, Verdict};
-use crate::providers::{
-    EffortMapping, ResolvedProvider, dotenv, map_effort, request_options, resolve_model,
+use crate::providers::{ResolvedProvider, chosen_effort, dotenv, resolve_model};
+use crate::types::{
+    CompletionRequest, Message, ModelProfile, ProfileRequest, StreamEvent, ToolSpec,
 };
-use crate::types::{CompletionRequest, Message, StreamEvent, ToolSpec};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,7 +26,7 @@ use thiserror::Error;
 pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
-    /// Overrides the provider's configured effort (e.g. `--effort`).
+    /// Overrides the client's effort level (`--effort`, else the provider's configured one).
     pub effort: Option<String>,
     /// Overrides the provider's and model's configured limit.
     pub max_output_tokens: Option<u32>,
@@ -120,6 +121,13 @@ pub struct ProviderClient {
     /// The key itself, only to scrub it from error text.
     secret: Option<String>,
     policy: RetryPolicy,
+    /// The level requests carry unless they name their own: `--effort`, else the config's
+    /// (`chosen_effort`); `None` = auto.
+    effort: Option<String>,
+    /// What the component said about the model, asked once when the client was created.
+    profile: ModelProfile,
+    /// `stall_timeout_seconds`, else the profile's default.
+    stall: Duration,
 }
 
 impl std::fmt::Debug for ProviderClient {
@@ -135,13 +143,16 @@ impl std::fmt::Debug for ProviderClient {
 
 impl ProviderClient {
     /// Resolve `reference` (a `--model` value; else `default_model`; else the first provider)
-    /// against `providers`, find the component serving its kind, and read its API key from the
-    /// environment or `<home>/.env`.
+    /// against `providers`, find the component serving its kind, read its API key from the
+    /// environment or `<home>/.env`, and ask the component for the model's profile with the
+    /// effort level `effort` (`--effort`; `None` = the config's) — so a level the backend does
+    /// not know is refused now, with the component's message.
     pub fn new(
         catalog: &dyn Catalog,
         providers: &[ResolvedProvider],
         reference: Option<&str>,
         default_model: Option<&str>,
+        effort: Option<&str>,
         home: &Path,
     ) -> Result<ProviderClient, CompletionError> {
         let (provider, model) = resolve_model(reference, default_model, providers)
@@ -166,15 +177,16 @@ impl ProviderClient {
             }
             None => None,
         };
-        ProviderClient::with_secret(provider.clone(), model, kind, secret)
+        ProviderClient::with_secret(provider.clone(), model, kind, secret, effort)
     }
 
-    /// A client for an already resolved provider and model with the given key.
+    /// A client for an already resolved provider and model with the given key and `--effort`.
     pub fn with_secret(
         provider: ResolvedProvider,
         model: String,
         kind: Arc<dyn Provider>,
         secret: Option<String>,
+        effort: Option<&str>,
     ) -> Result<ProviderClient, CompletionError> {
         let config_error = |message: String| CompletionError::Config(message);
         let origins = provider
@@ -211,14 +223,24 @@ impl ProviderClient {
             max_retries: provider.max_retries,
             ..RetryPolicy::default()
         };
+        let secret = secret.filter(|s| !s.is_empty());
+        let effort = chosen_effort(&provider, &model, effort);
+        let profile = ask_profile(kind.as_ref(), &provider, &model, effort.as_deref())
+            .map_err(|e| e.scrubbed(secret.as_deref()))?;
+        let stall = provider
+            .stall_timeout
+            .unwrap_or_else(|| Duration::from_millis(u64::from(profile.stall_timeout_ms)));
         Ok(ProviderClient {
             provider,
             model,
             kind,
             origins,
             credential,
-            secret: secret.filter(|s| !s.is_empty()),
+            secret,
             policy,
+            effort,
+            profile,
+            stall,
         })
     }
 
@@ -241,17 +263,44 @@ impl ProviderClient {
         self.kind.source()
     }
 
+    /// What the component said about the model: its reasoning protocol and effort levels.
+    pub fn profile(&self) -> &ModelProfile {
+        &self.profile
+    }
+
+    /// The effort level requests carry by default; `None` = auto.
+    pub fn effort(&self) -> Option<&str> {
+        self.effort.as_deref()
+    }
+
+    /// How long the stream may be silent: `stall_timeout_seconds`, else the component's default.
+    pub fn stall_timeout(&self) -> Duration {
+        self.stall
+    }
+
     /// The exact request the component will receive (the provider-visible prefix is built
-    /// from it, so it must be deterministic).
+    /// from it, so it must be deterministic). A request naming another effort level than the
+    /// client's has it checked by the component first.
     pub fn completion_request(
         &self,
         request: &ChatRequest,
     ) -> Result<CompletionRequest, CompletionError> {
-        let mapping: EffortMapping =
-            map_effort(&self.provider, &self.model, request.effort.as_deref()).map_err(|e| {
-                CompletionError::Config(format!("provider `{}`: {e}", self.provider.name))
-            })?;
-        let options = request_options(&self.provider, &self.model, &mapping);
+        let effort = match request.effort.as_deref() {
+            None => self.effort.clone(),
+            Some(asked) => {
+                let effort = chosen_effort(&self.provider, &self.model, Some(asked));
+                if effort != self.effort {
+                    ask_profile(
+                        self.kind.as_ref(),
+                        &self.provider,
+                        &self.model,
+                        effort.as_deref(),
+                    )
+                    .map_err(|e| e.scrubbed(self.secret.as_deref()))?;
+                }
+                effort
+            }
+        };
         Ok(CompletionRequest {
             kind: self.provider.kind.clone(),
             provider: self.provider.name.clone(),
@@ -259,11 +308,11 @@ impl ProviderClient {
             model: self.model.clone(),
             messages: request.messages.clone(),
             tools: request.tools.clone(),
-            effort: mapping.effort,
+            effort,
             max_output_tokens: request
                 .max_output_tokens
                 .or_else(|| self.provider.max_output_tokens_for(&self.model)),
-            options: options.to_string(),
+            options: self.provider.request_options(&self.model).to_string(),
         })
     }
 
@@ -287,7 +336,7 @@ impl ProviderClient {
                     return Ok(Completion {
                         stream,
                         provider: self.provider.name.clone(),
-                        stall: self.provider.stall_timeout,
+                        stall: self.stall,
                         cancel: cancel.clone(),
                         secret: self.secret.clone(),
                         finished: false,
@@ -300,7 +349,7 @@ impl ProviderClient {
                 CallError::Plugin(e) => e,
                 CallError::Deadline { .. } => PluginError::Timeout(format!(
                     "no response head within {} s",
-                    self.provider.stall_timeout.as_secs()
+                    self.stall.as_secs()
                 )),
                 other => return Err(self.failed(other.to_string())),
             };
@@ -335,7 +384,7 @@ impl ProviderClient {
             provider: self.provider.name.clone(),
             origins: self.origins.clone(),
             credential: self.credential.clone(),
-            stall: self.provider.stall_timeout,
+            stall: self.stall,
             cancel: cancel.clone(),
         }
     }
@@ -462,6 +511,57 @@ impl Completion {
                 provider,
                 message: scrub(&other.to_string()),
             },
+        }
+    }
+}
+
+/// Ask the component serving `provider`'s kind for the profile of `model` with the user's
+/// level `effort` (already chosen: `chosen_effort`). The component refuses a level or option its
+/// backend does not accept; that refusal becomes a configuration error naming the provider and
+/// model.
+pub fn ask_profile(
+    kind: &dyn Provider,
+    provider: &ResolvedProvider,
+    model: &str,
+    effort: Option<&str>,
+) -> Result<ModelProfile, CompletionError> {
+    let request = ProfileRequest {
+        kind: provider.kind.clone(),
+        provider: provider.name.clone(),
+        base_url: provider.base_url.clone(),
+        model: model.to_string(),
+        effort: effort.map(str::to_string),
+        options: provider.request_options(model).to_string(),
+    };
+    kind.profile(&request).map_err(|error| match error {
+        CallError::Plugin(PluginError::InvalidInput(message)) => {
+            let named = format!("provider `{}`", provider.name);
+            CompletionError::Config(if message.contains(&named) {
+                message
+            } else {
+                format!("{named} (model {model}): {message}")
+            })
+        }
+        other => CompletionError::Failed {
+            provider: provider.name.clone(),
+            message: format!(
+                "plugin `{}` could not describe model {model}: {other}",
+                kind.source()
+            ),
+        },
+    })
+}
+
+impl CompletionError {
+    /// The same error with the key replaced by `[redacted]` in its text.
+    fn scrubbed(self, secret: Option<&str>) -> CompletionError {
+        match self {
+            CompletionError::Config(message) => CompletionError::Config(scrub(&message, secret)),
+            CompletionError::Failed { provider, message } => CompletionError::Failed {
+                provider,
+                message: scrub(&message, secret),
+            },
+            other => other,
         }
     }
 }

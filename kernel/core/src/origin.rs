@@ -2,7 +2,7 @@
 //!
 //! A pattern is `*` (any http or https host on any port) or `scheme://host[:port]`:
 //! - `scheme` is `http` or `https`;
-//! - `host` is a name (`api.example.com`), `*.` followed by a name (any subdomain of it, not
+//! - `host` is a name (`api.example.org`), `*.` followed by a name (any subdomain of it, not
 //!   the name itself), an IPv4 address or a bracketed IPv6 address;
 //! - `port` is a number or `*`; without one only the scheme's default port matches.
 //!

@@ -4,7 +4,7 @@
 use crate::cancel::CancelToken;
 use crate::error::CallError;
 use crate::origin::Origin;
-use crate::types::{CompletionRequest, ProviderKind, StreamEvent};
+use crate::types::{CompletionRequest, ModelProfile, ProfileRequest, ProviderKind, StreamEvent};
 use std::time::Duration;
 
 /// The one endpoint a provider stream may talk to.
@@ -26,6 +26,9 @@ pub trait Provider: Send + Sync {
     fn kind(&self) -> &ProviderKind;
     /// Name of the plugin serving it.
     fn source(&self) -> &str;
+    /// What the kind knows about one model (reasoning protocol, effort levels, default stall
+    /// timeout); refuses an effort level or option its backend does not accept. No network.
+    fn profile(&self, request: &ProfileRequest) -> Result<ModelProfile, CallError>;
     /// Start a streaming completion that may reach only `endpoint`.
     fn open(
         &self,

@@ -136,6 +136,32 @@ pub struct CompletionRequest {
     pub options: String,
 }
 
+/// What the host asks a provider kind about one model before any completion (WIT
+/// `profile-request`): the same endpoint, model, effort and options a completion will carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileRequest {
+    pub kind: String,
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+    /// The user's level after the config's precedence; `None` = auto.
+    pub effort: Option<String>,
+    /// JSON object text.
+    pub options: String,
+}
+
+/// What a provider kind knows about one model on one endpoint (WIT `model-profile`). The agent
+/// shows it and uses the stall timeout; it does not interpret the protocol or the levels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelProfile {
+    /// The reasoning protocol the component speaks with this model.
+    pub reasoning_protocol: String,
+    /// The effort levels a UI offers, `auto` first.
+    pub effort_levels: Vec<String>,
+    /// Default silence limit, used unless the provider sets `stall_timeout_seconds`.
+    pub stall_timeout_ms: u32,
+}
+
 /// One interception point an interceptor subscribes to. Lower `priority` runs first; equal
 /// priorities run in the order of the plugins' names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,10 +7,14 @@ use crate::convert;
 use crate::host::bindings::provider as wit;
 use crate::host::http::{AllowedHosts, Endpoint};
 use crate::host::state::PluginState;
+use reasonix_core::cancel::CancelToken;
 use reasonix_core::error::{CallError, PluginError};
 pub use reasonix_core::provider::{CompletionStream, Provider};
-use reasonix_core::types::{CompletionRequest, ProviderKind, StreamEvent};
+use reasonix_core::types::{
+    CompletionRequest, ModelProfile, ProfileRequest, ProviderKind, StreamEvent,
+};
 use std::sync::Arc;
+use std::time::Duration;
 use wasmtime::Store;
 use wasmtime::component::ResourceAny;
 
@@ -24,6 +28,20 @@ impl WasmProvider {
     pub fn new(plugin: Arc<LoadedPlugin>, kind: ProviderKind) -> WasmProvider {
         WasmProvider { plugin, kind }
     }
+
+    fn exports(&self) -> Result<&wit::GuestIndices, CallError> {
+        self.plugin
+            .described
+            .roles
+            .provider
+            .as_ref()
+            .ok_or_else(|| {
+                CallError::Unknown(format!(
+                    "plugin `{}` serves no providers",
+                    self.plugin.name()
+                ))
+            })
+    }
 }
 
 impl Provider for WasmProvider {
@@ -33,6 +51,42 @@ impl Provider for WasmProvider {
 
     fn source(&self) -> &str {
         self.plugin.name()
+    }
+
+    fn profile(&self, request: &ProfileRequest) -> Result<ModelProfile, CallError> {
+        let indices = self.exports()?;
+        // A profile needs no network: an endpoint without origins refuses every request.
+        let no_network = Endpoint {
+            provider: request.provider.clone(),
+            origins: Vec::new(),
+            credential: None,
+            stall: Duration::from_millis(self.plugin.limits.call_timeout_ms),
+            cancel: CancelToken::new(),
+        };
+        let (mut store, instance) =
+            self.plugin
+                .instantiate_for(None, None, Some(no_network), false)?;
+        let wit_request = convert::profile_request(request);
+        let answered = indices
+            .load(&mut store, &instance)
+            .and_then(|guest| guest.call_profile(&mut store, &wit_request));
+        match answered {
+            Ok(Ok(profile)) => convert::model_profile(profile).map_err(|why| {
+                CallError::Plugin(PluginError::Other {
+                    code: "bad-profile".into(),
+                    message: format!(
+                        "plugin `{}` returned an unusable profile for model {} of provider `{}`: {why}",
+                        self.plugin.name(),
+                        request.model,
+                        request.provider
+                    ),
+                    retryable: false,
+                    detail: None,
+                })
+            }),
+            Ok(Err(e)) => Err(CallError::Plugin(e.into())),
+            Err(trap) => Err(self.plugin.classify(trap, &store)),
+        }
     }
 
     fn open(
@@ -52,18 +106,7 @@ impl Provider for WasmProvider {
         // Stalls are caught by the host's read timeout; the epoch deadline is the backstop
         // for a component that keeps decoding (pings) without producing events.
         let stall_ms = u64::try_from(endpoint.stall.as_millis()).unwrap_or(u64::MAX);
-        let indices = self
-            .plugin
-            .described
-            .roles
-            .provider
-            .as_ref()
-            .ok_or_else(|| {
-                CallError::Unknown(format!(
-                    "plugin `{}` serves no providers",
-                    self.plugin.name()
-                ))
-            })?;
+        let indices = self.exports()?;
         let (mut store, instance) =
             self.plugin
                 .instantiate_for(None, None, Some(endpoint), false)?;

@@ -1,14 +1,17 @@
 //! The built-in `llm` component: the provider kinds `openai` (Chat Completions), `anthropic`
 //! (Messages) and `responses` (OpenAI Responses).
 //!
-//! The kernel resolves everything (endpoint, model, effort, options) and adds the credential
-//! itself; this component does the wire mechanics only: it turns the request into the kind's
-//! HTTP request ([`wire::Protocol`]), sends it, maps a failed response head to the error cases
-//! of `docs/PROVIDERS.md`, and decodes the server-sent events into stream events
-//! ([`wire::Decoder`]). The transport is behind [`Transport`] so all of this is unit-tested
-//! natively with canned responses.
+//! The kernel resolves the configuration (endpoint, model, the user's effort level, options)
+//! and adds the credential itself; it knows nothing about particular backends. This component
+//! holds that knowledge ([`backend`]: the reasoning protocol of an endpoint, effort tables and
+//! clamps, thinking, default stall timeouts), reports it through `profile`, and does the wire
+//! mechanics: it turns the request into the kind's HTTP request ([`wire::Protocol`]), sends it,
+//! maps a failed response head to the error cases of `docs/PROVIDERS.md`, and decodes the
+//! server-sent events into stream events ([`wire::Decoder`]). The transport is behind
+//! [`Transport`] so all of this is unit-tested natively with canned responses.
 
 pub mod anthropic;
+pub mod backend;
 pub mod openai;
 pub mod responses;
 mod stream;
@@ -17,7 +20,9 @@ pub mod wire;
 #[cfg(test)]
 mod tests;
 
+use backend::{ReasoningConfig, THINKING_MODES, Target};
 use reasonix_sdk::http::HttpError;
+use reasonix_sdk::provider::{ModelProfile, ProfileRequest};
 use reasonix_sdk::{
     CompletionRequest, CompletionStream, Error, PluginInfo, ProviderKind, ProviderPlugin,
     RateLimit, plugin_info, provider_kind,
@@ -69,9 +74,46 @@ impl ProviderPlugin for Llm {
         ]
     }
 
+    fn profile(request: ProfileRequest) -> Result<ModelProfile, Error> {
+        profile(&request)
+    }
+
     fn open(request: CompletionRequest) -> Result<Box<dyn CompletionStream>, Error> {
         open_with(request, &HostTransport)
     }
+}
+
+/// `profile`: the reasoning protocol, effort levels and default stall timeout of one model;
+/// `invalid-input` for an effort level or option the backend does not accept.
+pub fn profile(request: &ProfileRequest) -> Result<ModelProfile, Error> {
+    let provider = &request.provider;
+    protocol(&request.kind).ok_or_else(|| unsupported_kind(provider, &request.kind))?;
+    let target = Target {
+        kind: &request.kind,
+        base_url: request.base_url.trim_end_matches('/'),
+        model: &request.model,
+    };
+    let refused = |why: String| {
+        Error::InvalidInput(format!(
+            "provider `{provider}` (model {}): {why}",
+            request.model
+        ))
+    };
+    let (_, reasoning) = parse_options(&request.options).map_err(refused)?;
+    let protocol = backend::protocol(target, &reasoning);
+    backend::map_effort(target, protocol, request.effort.as_deref(), &reasoning)
+        .map_err(refused)?;
+    Ok(ModelProfile {
+        reasoning_protocol: protocol.name().to_string(),
+        effort_levels: backend::effort_levels(target, protocol, &reasoning),
+        stall_timeout_ms: backend::stall_timeout_ms(&request.kind),
+    })
+}
+
+fn unsupported_kind(provider: &str, kind: &str) -> Error {
+    Error::Unsupported(format!(
+        "{provider}: the llm plugin serves the kinds openai, anthropic and responses, not `{kind}`"
+    ))
 }
 
 reasonix_sdk::export_provider_plugin!(Llm);
@@ -167,12 +209,8 @@ pub fn open_with(
     transport: &dyn Transport,
 ) -> Result<Box<dyn CompletionStream>, Error> {
     let provider = request.provider.clone();
-    let protocol = protocol(&request.kind).ok_or_else(|| {
-        Error::Unsupported(format!(
-            "{provider}: the llm plugin serves the kinds openai, anthropic and responses, not `{}`",
-            request.kind
-        ))
-    })?;
+    let protocol =
+        protocol(&request.kind).ok_or_else(|| unsupported_kind(&provider, &request.kind))?;
     let request = convert_request(request)?;
     let mut http = protocol
         .build(&request)
@@ -280,11 +318,36 @@ pub fn retry_after_ms(value: &str, now: SystemTime) -> Option<u64> {
     Some(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The WIT request as the protocols' [`Request`]; bad options are `invalid-input`.
+/// The WIT request as the protocols' [`Request`], reasoning resolved for the backend
+/// ([`backend`]); bad options and unknown effort levels are `invalid-input`.
 fn convert_request(request: CompletionRequest) -> Result<Request, Error> {
     let provider = request.provider;
-    let options = parse_options(&request.options)
-        .map_err(|why| Error::InvalidInput(format!("{provider}: {why}")))?;
+    let refused = |why: String| {
+        Error::InvalidInput(format!(
+            "provider `{provider}` (model {}): {why}",
+            request.model
+        ))
+    };
+    let (mut options, reasoning) = parse_options(&request.options).map_err(refused)?;
+    let base_url = request.base_url.trim_end_matches('/').to_string();
+    let target = Target {
+        kind: &request.kind,
+        base_url: &base_url,
+        model: &request.model,
+    };
+    let reasoning_protocol = backend::protocol(target, &reasoning);
+    let mapping = backend::map_effort(
+        target,
+        reasoning_protocol,
+        request.effort.as_deref(),
+        &reasoning,
+    )
+    .map_err(refused)?;
+    options.reasoning_protocol = reasoning_protocol;
+    options.thinking = mapping.thinking;
+    if backend::refuses_temperature(reasoning_protocol) {
+        options.temperature = None;
+    }
     let messages = request
         .messages
         .into_iter()
@@ -321,34 +384,24 @@ fn convert_request(request: CompletionRequest) -> Result<Request, Error> {
         .collect();
     Ok(Request {
         provider,
-        base_url: request.base_url.trim_end_matches('/').to_string(),
+        base_url,
         model: request.model,
         messages,
         tools,
-        effort: request.effort,
+        effort: mapping.effort,
         max_output_tokens: request.max_output_tokens,
         options,
     })
 }
 
-const REASONING_PROTOCOLS: &[&str] = &[
-    "deepseek",
-    "openai",
-    "glm",
-    "kimi-k3",
-    "minimax",
-    "anthropic",
-    "ollama",
-    "generic",
-    "none",
-];
-const THINKING_MODES: &[&str] = &["enabled", "disabled", "adaptive"];
-
-/// The `options` JSON (docs/PROVIDERS.md); the error names the key and what it must be.
-pub fn parse_options(text: &str) -> Result<Options, String> {
+/// The `options` JSON (docs/PROVIDERS.md): the wire options (reasoning protocol and thinking not
+/// yet resolved) and what it configures about reasoning. The error names the key and what it
+/// must be.
+pub fn parse_options(text: &str) -> Result<(Options, ReasoningConfig), String> {
     let mut options = Options::default();
+    let mut reasoning = ReasoningConfig::default();
     if text.trim().is_empty() {
-        return Ok(options);
+        return Ok((options, reasoning));
     }
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("options is not valid JSON ({e})"))?;
@@ -362,26 +415,49 @@ pub fn parse_options(text: &str) -> Result<Options, String> {
             Some(other) => Err(format!("options.{key} must be a string, not {other}")),
         }
     };
-    let one_of = |key: &str, allowed: &[&str]| -> Result<Option<String>, String> {
-        let value = string(key)?;
-        if let Some(v) = &value
-            && !allowed.contains(&v.as_str())
-        {
-            return Err(format!(
-                "options.{key} is `{v}`; expected one of {}",
-                allowed.join(", ")
-            ));
-        }
-        Ok(value)
-    };
     options.request_url = match string("request_url")? {
         Some(url) => Some(url),
         None => string("chat_url")?, // the legacy name
     };
-    if let Some(protocol) = one_of("reasoning_protocol", REASONING_PROTOCOLS)? {
-        options.reasoning_protocol = ReasoningProtocol::parse(&protocol);
-    }
-    options.thinking = one_of("thinking", THINKING_MODES)?;
+    reasoning.protocol = match string("reasoning_protocol")?.map(|p| p.trim().to_ascii_lowercase())
+    {
+        None => None,
+        Some(p) if p.is_empty() || p == "auto" => None,
+        Some(p) => Some(ReasoningProtocol::from_name(&p).ok_or_else(|| {
+            format!(
+                "reasoning_protocol = \"{p}\" (options.reasoning_protocol) is not a reasoning protocol; use auto (detect from base_url) or one of: {}",
+                ReasoningProtocol::ALL.map(ReasoningProtocol::name).join(", ")
+            )
+        })?),
+    };
+    reasoning.thinking = match string("thinking")?.map(|t| t.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(t) if THINKING_MODES.contains(&t.as_str()) => Some(t),
+        Some(t) => {
+            return Err(format!(
+                "thinking = \"{t}\" (options.thinking) is not valid; use one of: {}",
+                THINKING_MODES.join(", ")
+            ));
+        }
+    };
+    reasoning.supported_efforts = match map.get("supported_efforts") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(format!(
+                    "options.supported_efforts must list strings, not {other}"
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(format!(
+                "options.supported_efforts must be a list of strings, not {other}"
+            ));
+        }
+    };
+    reasoning.default_effort = string("default_effort")?;
     options.temperature = match map.get("temperature") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => n.as_f64(),
@@ -417,5 +493,5 @@ pub fn parse_options(text: &str) -> Result<Options, String> {
             ));
         }
     };
-    Ok(options)
+    Ok((options, reasoning))
 }

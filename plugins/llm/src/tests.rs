@@ -230,9 +230,11 @@ fn bad_options_name_the_key() {
     let cases = [
         (r#"{"thinking": "maybe"}"#, "options.thinking"),
         (
-            r#"{"reasoning_protocol": "auto"}"#,
+            r#"{"reasoning_protocol": "magic"}"#,
             "options.reasoning_protocol",
         ),
+        (r#"{"supported_efforts": {}}"#, "options.supported_efforts"),
+        (r#"{"default_effort": 1}"#, "options.default_effort"),
         (r#"{"temperature": "hot"}"#, "options.temperature"),
         (r#"{"headers": {"x": 1}}"#, "options.headers.x"),
         (r#"{"extra_body": []}"#, "options.extra_body"),
@@ -248,7 +250,10 @@ fn bad_options_name_the_key() {
         let fake = Fake::default();
         match open(&fake, options) {
             Err(Error::InvalidInput(message)) => {
-                assert!(message.starts_with("my-deepseek: "), "{message}");
+                assert!(
+                    message.starts_with("provider `my-deepseek` (model deepseek-chat): "),
+                    "{message}"
+                );
                 assert!(message.contains(key), "{options}: {message}");
             }
             Err(other) => panic!("{options}: expected invalid-input, got {other:?}"),
@@ -263,22 +268,31 @@ fn bad_options_name_the_key() {
 
 #[test]
 fn options_parse() {
-    let options = parse_options(
-        r#"{"request_url": "https://gw/x", "reasoning_protocol": "kimi-k3", "thinking": "adaptive",
+    let (options, reasoning) = parse_options(
+        r#"{"request_url": "https://gw/x", "reasoning_protocol": "kimi-k3", "thinking": "Adaptive",
+            "supported_efforts": ["low", "max"], "default_effort": "max",
             "temperature": 0.3, "headers": {"a": "b"}, "extra_body": {"top_k": 5},
             "strip_chain_of_thought": true, "future_key": 1}"#,
     )
     .unwrap();
     assert_eq!(options.request_url.as_deref(), Some("https://gw/x"));
-    assert_eq!(options.reasoning_protocol, ReasoningProtocol::KimiK3);
-    assert_eq!(options.thinking.as_deref(), Some("adaptive"));
+    assert_eq!(reasoning.protocol, Some(ReasoningProtocol::KimiK3));
+    assert_eq!(reasoning.thinking.as_deref(), Some("adaptive"));
+    assert_eq!(reasoning.supported_efforts, ["low", "max"]);
+    assert_eq!(reasoning.default_effort.as_deref(), Some("max"));
     assert_eq!(options.temperature, Some(0.3));
     assert_eq!(options.headers, vec![("a".to_string(), "b".to_string())]);
     assert_eq!(options.extra_body.get("top_k"), Some(&Value::from(5)));
     assert!(options.strip_chain_of_thought);
-    assert_eq!(parse_options("").unwrap(), Options::default());
-    let legacy = parse_options(r#"{"chat_url": "https://old/chat"}"#).unwrap();
+    assert_eq!(
+        parse_options("").unwrap(),
+        (Options::default(), ReasoningConfig::default())
+    );
+    let (legacy, _) = parse_options(r#"{"chat_url": "https://old/chat"}"#).unwrap();
     assert_eq!(legacy.request_url.as_deref(), Some("https://old/chat"));
+    // `auto` (or nothing) leaves the protocol to detection.
+    let (_, auto) = parse_options(r#"{"reasoning_protocol": "auto"}"#).unwrap();
+    assert_eq!(auto.protocol, None);
 }
 
 #[test]

@@ -4,9 +4,9 @@
 
 use serde_json::{Map, Value};
 
-/// Which backend family an endpoint belongs to; decides the reasoning fields sent and replayed.
-/// The kernel resolves `reasoning_protocol = "auto"` from the base URL's host before the request
-/// reaches the component, so `auto` never arrives here.
+/// Which backend family an endpoint belongs to; decides the reasoning fields sent and replayed,
+/// and how effort levels map (see [`crate::backend`]). Configured with `reasoning_protocol`, or
+/// detected from the base URL and model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReasoningProtocol {
     Deepseek,
@@ -24,30 +24,52 @@ pub enum ReasoningProtocol {
 }
 
 impl ReasoningProtocol {
-    /// Parse the `reasoning_protocol` option; unknown names fall back to `Generic`.
-    pub fn parse(text: &str) -> ReasoningProtocol {
-        match text {
-            "deepseek" => ReasoningProtocol::Deepseek,
-            "openai" => ReasoningProtocol::Openai,
-            "glm" => ReasoningProtocol::Glm,
-            "kimi-k3" => ReasoningProtocol::KimiK3,
-            "minimax" => ReasoningProtocol::Minimax,
-            "anthropic" => ReasoningProtocol::Anthropic,
-            "ollama" => ReasoningProtocol::Ollama,
-            "none" => ReasoningProtocol::None,
-            _ => ReasoningProtocol::Generic,
+    /// Every protocol, in the order error messages list them: the one list of reasoning
+    /// protocols.
+    pub const ALL: [ReasoningProtocol; 9] = [
+        ReasoningProtocol::Deepseek,
+        ReasoningProtocol::Openai,
+        ReasoningProtocol::Glm,
+        ReasoningProtocol::KimiK3,
+        ReasoningProtocol::Minimax,
+        ReasoningProtocol::Anthropic,
+        ReasoningProtocol::Ollama,
+        ReasoningProtocol::Generic,
+        ReasoningProtocol::None,
+    ];
+
+    /// The name used in `reasoning_protocol` and shown to the user.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReasoningProtocol::Deepseek => "deepseek",
+            ReasoningProtocol::Openai => "openai",
+            ReasoningProtocol::Glm => "glm",
+            ReasoningProtocol::KimiK3 => "kimi-k3",
+            ReasoningProtocol::Minimax => "minimax",
+            ReasoningProtocol::Anthropic => "anthropic",
+            ReasoningProtocol::Ollama => "ollama",
+            ReasoningProtocol::Generic => "generic",
+            ReasoningProtocol::None => "none",
         }
+    }
+
+    /// The protocol called `name` (exactly, lowercase), if any.
+    pub fn from_name(name: &str) -> Option<ReasoningProtocol> {
+        ReasoningProtocol::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
     }
 }
 
-/// Backend options the kernel resolved from the `[[providers]]` entry (the request's `options`
-/// JSON; see docs/PROVIDERS.md, "Kernel ↔ component contract").
+/// Backend options for the wire: the request's `options` JSON (docs/PROVIDERS.md, "Kernel ↔
+/// component contract") with the reasoning protocol and thinking resolved by
+/// [`crate::backend::resolve`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
     /// Full request URL overriding `base_url + <kind's path>` (`request_url` / legacy `chat_url`).
     pub request_url: Option<String>,
     pub reasoning_protocol: ReasoningProtocol,
-    /// `enabled`, `disabled` or `adaptive`, already mapped for this backend; `None` sends nothing.
+    /// `enabled`, `disabled` or `adaptive`, mapped for this backend; `None` sends nothing.
     pub thinking: Option<String>,
     /// Sampling temperature; `None` omits the field.
     pub temperature: Option<f64>,
@@ -109,7 +131,7 @@ pub struct Request {
     pub model: String,
     pub messages: Vec<Message>,
     pub tools: Vec<Tool>,
-    /// Reasoning effort already mapped for this backend.
+    /// Reasoning effort mapped for this backend (the wire value); `None` sends nothing.
     pub effort: Option<String>,
     pub max_output_tokens: Option<u32>,
     pub options: Options,

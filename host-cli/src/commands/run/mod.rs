@@ -108,6 +108,7 @@ pub fn run(args: RunArgs) -> Outcome {
         &resolved,
         reference,
         cx.config.default_model.as_deref(),
+        args.effort.as_deref(),
         &cx.paths.home,
     )
     .map_err(client_failure)?;

@@ -13,8 +13,8 @@ use crate::provider::{CompletionStream, Endpoint, Provider};
 use crate::providers::resolve_providers;
 use crate::tool::{Effects, ProgressSink};
 use crate::types::{
-    CallContext, ChangeKind, CompletionRequest, Decision, FileChange, ProviderKind, StreamEvent,
-    Subscription,
+    CallContext, ChangeKind, CompletionRequest, Decision, FileChange, ModelProfile, ProfileRequest,
+    ProviderKind, StreamEvent, Subscription,
 };
 use std::sync::Mutex;
 
@@ -122,6 +122,13 @@ impl Provider for FakeProvider {
     }
     fn source(&self) -> &str {
         "fake"
+    }
+    fn profile(&self, _request: &ProfileRequest) -> Result<ModelProfile, CallError> {
+        Ok(ModelProfile {
+            reasoning_protocol: "none".into(),
+            effort_levels: vec!["auto".into()],
+            stall_timeout_ms: 5_000,
+        })
     }
     fn open(
         &self,
@@ -290,6 +297,7 @@ impl Harness {
             providers[0].clone(),
             "m".into(),
             self.provider.clone(),
+            None,
             None,
         )
         .unwrap();

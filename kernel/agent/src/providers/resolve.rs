@@ -1,34 +1,20 @@
 //! From `[[providers]]` entries to [`ResolvedProvider`]s: presets applied, `${VAR}` expanded,
-//! everything validated, the reasoning protocol detected. Also model references
-//! (`--model`, `default_model`).
+//! everything that is configuration (URLs, names, headers, numbers) validated. Also model
+//! references (`--model`, `default_model`) and the `options` JSON a request carries.
+//!
+//! Nothing here knows a backend: what a reasoning protocol, an effort level or a thinking mode
+//! means — and which are valid — is the provider component's (`profile`, docs/PROVIDERS.md).
+//! Those values are normalised (trimmed, lowercase) and passed on.
 
 use super::presets::{self, Preset};
 use super::settings::{ModelOverride, Price, ProviderSettings};
 use crate::config::{Config, expand_vars};
 use serde::Serialize;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use thiserror::Error;
 
-/// Reasoning protocols a resolved provider can have (`auto` is resolved away).
-pub const KNOWN_PROTOCOLS: &[&str] = &[
-    "deepseek",
-    "openai",
-    "glm",
-    "kimi-k3",
-    "minimax",
-    "anthropic",
-    "ollama",
-    "generic",
-    "none",
-];
-/// Values of `thinking`.
-pub const THINKING_VALUES: &[&str] = &["enabled", "disabled", "adaptive"];
-/// Every effort word some backend understands (`effort`, `default_effort`, `--effort`).
-pub const EFFORT_WORDS: &[&str] = &[
-    "auto", "none", "off", "disabled", "enabled", "adaptive", "minimal", "low", "medium", "high",
-    "xhigh", "max",
-];
 /// Default number of retries of the open phase.
 pub const DEFAULT_MAX_RETRIES: u32 = 10;
 
@@ -63,7 +49,7 @@ fn invalid(provider: &str, key: &str, message: impl Into<String>) -> ProviderCon
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ModelRefError {
     #[error(
-        "no providers are configured: add a [[providers]] entry (for example `preset = \"deepseek\"`) to <home>/config.toml or ./reasonix.toml"
+        "no providers are configured: add a [[providers]] entry (for example `preset = \"<id>\"`; `reasonix providers presets` lists them) to <home>/config.toml or ./reasonix.toml"
     )]
     NoProviders,
     #[error(
@@ -103,15 +89,16 @@ pub struct ResolvedProvider {
     pub api_key_env: Option<String>,
     /// Lowercase: `bearer`, `x-api-key` or another header name.
     pub auth_header: Option<String>,
-    /// Resolved, never `auto`: one of [`KNOWN_PROTOCOLS`].
-    pub reasoning_protocol: String,
-    /// True when `reasoning_protocol` was detected from the base URL (not configured), so it is
-    /// detected again per model (Moonshot: only `kimi-k3*` models speak `kimi-k3`).
-    pub reasoning_protocol_detected: bool,
+    /// As configured (entry, else preset), lowercase; `None` (or `auto`) = the component
+    /// detects it from the base URL and model.
+    pub reasoning_protocol: Option<String>,
+    /// Lowercase; the component says which values its backend takes.
     pub thinking: Option<String>,
+    /// Lowercase.
     pub effort: Option<String>,
+    /// Lowercase.
     pub default_effort: Option<String>,
-    /// Lowercase, without `auto`, deduplicated. Empty = the built-in table applies.
+    /// Lowercase, without `auto`, deduplicated. Empty = the component's table applies.
     pub supported_efforts: Vec<String>,
     pub temperature: Option<f64>,
     /// Extra headers, `${VAR}` expanded. Serialized as names only: a value may hold a secret.
@@ -132,9 +119,10 @@ pub struct ResolvedProvider {
     pub vision_detail: Option<String>,
     pub mode: Option<String>,
     pub stateful: Option<bool>,
-    /// Seconds without stream data before the request is abandoned.
+    /// `stall_timeout_seconds`: how long without stream data before the request is abandoned.
+    /// `None` = the component's default for the model (its profile).
     #[serde(serialize_with = "seconds")]
-    pub stall_timeout: Duration,
+    pub stall_timeout: Option<Duration>,
     pub max_retries: u32,
 }
 
@@ -145,8 +133,11 @@ fn header_names<S: serde::Serializer>(
     s.collect_seq(headers.keys())
 }
 
-fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(d.as_secs())
+fn seconds<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => s.serialize_u64(d.as_secs()),
+        None => s.serialize_none(),
+    }
 }
 
 impl ResolvedProvider {
@@ -160,23 +151,18 @@ impl ResolvedProvider {
         self.model_overrides.get(model)
     }
 
-    /// The reasoning protocol for one model: its override, else (when detected) detection with
-    /// this model, else the provider's.
-    pub fn protocol_for(&self, model: &str) -> String {
-        if let Some(p) = self
-            .override_for(model)
-            .and_then(|o| o.reasoning_protocol.as_deref())
-            .filter(|p| *p != "auto")
-        {
-            return p.to_string();
-        }
-        if self.reasoning_protocol_detected {
-            return detect_protocol(&self.kind, &self.base_url, model).to_string();
-        }
-        self.reasoning_protocol.clone()
+    /// The configured reasoning protocol for one model: its override, else the provider's
+    /// (`auto` counts as not configured). `None` = the component detects it.
+    pub fn protocol_for(&self, model: &str) -> Option<String> {
+        self.override_for(model)
+            .and_then(|o| o.reasoning_protocol.clone())
+            .filter(|p| p != "auto")
+            .or_else(|| self.reasoning_protocol.clone())
+            .filter(|p| p != "auto")
     }
 
-    /// Declared effort levels for one model (override, else provider); empty = built-in table.
+    /// Declared effort levels for one model (override, else provider); empty = the
+    /// component's table.
     pub fn supported_efforts_for(&self, model: &str) -> Vec<String> {
         match self
             .override_for(model)
@@ -199,6 +185,53 @@ impl ResolvedProvider {
         self.override_for(model)
             .and_then(|o| o.default_effort.clone())
             .or_else(|| self.default_effort.clone())
+    }
+
+    /// The `options` JSON object of a request (and a profile) for `model` (docs/PROVIDERS.md):
+    /// what is configured, passed on for the component to interpret. Absent values are omitted;
+    /// keys are sorted, so the text is byte-stable.
+    pub fn request_options(&self, model: &str) -> Value {
+        let mut o = Map::new();
+        if let Some(url) = &self.request_url {
+            o.insert("request_url".into(), Value::String(url.clone()));
+        }
+        if let Some(protocol) = self.protocol_for(model) {
+            o.insert("reasoning_protocol".into(), Value::String(protocol));
+        }
+        if let Some(thinking) = &self.thinking {
+            o.insert("thinking".into(), Value::String(thinking.clone()));
+        }
+        let declared = self.supported_efforts_for(model);
+        if !declared.is_empty() {
+            // What `auto` means among the declared levels.
+            if let Some(default) = self.default_effort_for(model) {
+                o.insert("default_effort".into(), Value::String(default));
+            }
+            o.insert(
+                "supported_efforts".into(),
+                Value::Array(declared.into_iter().map(Value::String).collect()),
+            );
+        }
+        if let Some(t) = self.temperature
+            && let Some(n) = serde_json::Number::from_f64(t)
+        {
+            o.insert("temperature".into(), Value::Number(n));
+        }
+        if !self.headers.is_empty() {
+            let headers = self
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            o.insert("headers".into(), Value::Object(headers));
+        }
+        if !self.extra_body.is_empty() {
+            o.insert("extra_body".into(), Value::Object(self.extra_body.clone()));
+        }
+        if self.strip_chain_of_thought {
+            o.insert("strip_chain_of_thought".into(), Value::Bool(true));
+        }
+        Value::Object(o)
     }
 
     /// The price for `model`: `prices.<model>`, else the provider-wide `price`.
@@ -296,39 +329,6 @@ pub fn parse_http_url(text: &str) -> Result<UrlOrigin, String> {
     Ok(UrlOrigin { scheme, host, port })
 }
 
-/// The reasoning protocol of an endpoint, from its host (and the model, for Moonshot).
-pub fn detect_protocol(kind: &str, base_url: &str, model: &str) -> &'static str {
-    let Ok(origin) = parse_http_url(base_url) else {
-        return "generic";
-    };
-    let host = origin.host.as_str();
-    let under = |domain: &str| host == domain || host.ends_with(&format!(".{domain}"));
-    let labels = || host.split('.');
-    if under("deepseek.com") {
-        "deepseek"
-    } else if under("anthropic.com") {
-        "anthropic"
-    } else if host == "api.openai.com" {
-        "openai"
-    } else if labels().any(|l| l == "moonshot") || under("kimi.com") {
-        // `kimi-k3` is an OpenAI-compatible chat shape; Kimi's Anthropic-compatible endpoint is
-        // a plain Anthropic gateway.
-        if kind != "anthropic" && model.to_ascii_lowercase().starts_with("kimi-k3") {
-            "kimi-k3"
-        } else {
-            "generic"
-        }
-    } else if under("bigmodel.cn") || host.contains("zhipu") || under("z.ai") {
-        "glm"
-    } else if host.contains("minimax") {
-        "minimax"
-    } else if under("ollama.com") || origin.port == 11434 {
-        "ollama"
-    } else {
-        "generic"
-    }
-}
-
 /// Resolve every `[[providers]]` entry, expanding `${VAR}` from the process environment.
 pub fn resolve_providers(config: &Config) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
     resolve_providers_with(config, |name| std::env::var(name).ok())
@@ -387,57 +387,6 @@ fn is_header_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
-fn check_effort(
-    provider: &str,
-    key: &str,
-    value: Option<&String>,
-    supported: &[String],
-) -> Result<Option<String>, ProviderConfigError> {
-    let Some(level) = lower(value) else {
-        return Ok(None);
-    };
-    if EFFORT_WORDS.contains(&level.as_str()) || supported.contains(&level) {
-        return Ok(Some(level));
-    }
-    Err(invalid(
-        provider,
-        key,
-        format!(
-            "= \"{level}\" is not an effort level; use one of: {}{}",
-            EFFORT_WORDS.join(", "),
-            if supported.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " (or a level declared in supported_efforts: {})",
-                    supported.join(", ")
-                )
-            }
-        ),
-    ))
-}
-
-fn check_protocol(
-    provider: &str,
-    key: &str,
-    value: Option<&String>,
-) -> Result<Option<String>, ProviderConfigError> {
-    let Some(proto) = lower(value) else {
-        return Ok(None);
-    };
-    if proto == "auto" || KNOWN_PROTOCOLS.contains(&proto.as_str()) {
-        return Ok(Some(proto));
-    }
-    Err(invalid(
-        provider,
-        key,
-        format!(
-            "= \"{proto}\" is not a reasoning protocol; use auto (detect from base_url) or one of: {}",
-            KNOWN_PROTOCOLS.join(", ")
-        ),
-    ))
-}
-
 fn expand(
     provider: &str,
     key: &str,
@@ -492,7 +441,7 @@ fn resolve_one(
             invalid(
                 n,
                 "kind",
-                "is missing: set kind = \"openai\" (OpenAI-compatible chat completions), \"anthropic\" or \"responses\", or start from a preset (preset = \"deepseek\")",
+                "is missing: set `kind` to a provider kind (`reasonix providers list` shows the kinds served) or start from a preset (`reasonix providers presets` lists them)",
             )
         })?;
 
@@ -600,7 +549,7 @@ fn resolve_one(
         return Err(invalid(
             n,
             "api_key_env",
-            "must be the NAME of an environment variable (like DEEPSEEK_API_KEY), not the key itself; put the key in the environment or in <home>/.env",
+            "must be the NAME of an environment variable (like MY_PROVIDER_API_KEY), not the key itself; put the key in the environment or in <home>/.env",
         ));
     }
 
@@ -617,44 +566,21 @@ fn resolve_one(
         ));
     }
 
-    let configured_protocol =
-        check_protocol(n, "reasoning_protocol", s.reasoning_protocol.as_ref())?
-            .or_else(|| preset.and_then(|p| p.reasoning_protocol.clone()))
-            .filter(|p| p != "auto");
-    let (reasoning_protocol, reasoning_protocol_detected) = match configured_protocol {
-        Some(p) => (p, false),
-        None => (
-            detect_protocol(&kind, &base_url, &default_model).to_string(),
-            true,
-        ),
-    };
-
-    let thinking = lower(s.thinking.as_ref());
-    if let Some(t) = &thinking
-        && !THINKING_VALUES.contains(&t.as_str())
-    {
-        return Err(invalid(
-            n,
-            "thinking",
-            format!(
-                "= \"{t}\" is not valid; use one of: {}",
-                THINKING_VALUES.join(", ")
-            ),
-        ));
+    // An explicit `auto` in the entry also overrides a preset's protocol.
+    let reasoning_protocol = match lower(s.reasoning_protocol.as_ref()) {
+        Some(p) => Some(p),
+        None => preset.and_then(|p| lower(p.reasoning_protocol.as_ref())),
     }
+    .filter(|p| p != "auto");
+    let thinking = lower(s.thinking.as_ref());
 
     let supported_efforts = s
         .supported_efforts
         .as_deref()
         .map(normalize_levels)
         .unwrap_or_default();
-    let effort = check_effort(n, "effort", s.effort.as_ref(), &supported_efforts)?;
-    let default_effort = check_effort(
-        n,
-        "default_effort",
-        s.default_effort.as_ref(),
-        &supported_efforts,
-    )?;
+    let effort = lower(s.effort.as_ref());
+    let default_effort = lower(s.default_effort.as_ref());
     if let Some(d) = &default_effort
         && !supported_efforts.is_empty()
         && d != "auto"
@@ -674,20 +600,28 @@ fn resolve_one(
     for (model, o) in &s.model_overrides {
         let key = |k: &str| format!("model_overrides.\"{model}\".{k}");
         let mut o = o.clone();
-        o.reasoning_protocol =
-            check_protocol(n, &key("reasoning_protocol"), o.reasoning_protocol.as_ref())?;
+        o.reasoning_protocol = lower(o.reasoning_protocol.as_ref());
+        o.effort = lower(o.effort.as_ref());
+        o.default_effort = lower(o.default_effort.as_ref());
         let declared = o
             .supported_efforts
             .as_deref()
             .map(normalize_levels)
             .unwrap_or_else(|| supported_efforts.clone());
-        o.effort = check_effort(n, &key("effort"), o.effort.as_ref(), &declared)?;
-        o.default_effort = check_effort(
-            n,
-            &key("default_effort"),
-            o.default_effort.as_ref(),
-            &declared,
-        )?;
+        if let Some(d) = &o.default_effort
+            && !declared.is_empty()
+            && d != "auto"
+            && !declared.contains(d)
+        {
+            return Err(invalid(
+                n,
+                &key("default_effort"),
+                format!(
+                    "= \"{d}\" is not one of supported_efforts ({})",
+                    declared.join(", ")
+                ),
+            ));
+        }
         model_overrides.insert(model.trim().to_string(), o);
     }
 
@@ -727,15 +661,10 @@ fn resolve_one(
         return Err(invalid(
             n,
             "stall_timeout_seconds",
-            "= 0 would abandon every request; use at least 1 (default 300 for openai, 120 otherwise)",
+            "= 0 would abandon every request; use at least 1, or leave it out for the provider kind's default (`reasonix providers list` shows it)",
         ));
     }
-    let stall_timeout =
-        Duration::from_secs(s.stall_timeout_seconds.unwrap_or(if kind == "openai" {
-            300
-        } else {
-            120
-        }));
+    let stall_timeout = s.stall_timeout_seconds.map(Duration::from_secs);
 
     Ok(ResolvedProvider {
         name: name.clone(),
@@ -749,7 +678,6 @@ fn resolve_one(
         api_key_env,
         auth_header,
         reasoning_protocol,
-        reasoning_protocol_detected,
         thinking,
         effort,
         default_effort,
@@ -807,7 +735,8 @@ fn configured_summary(providers: &[ResolvedProvider]) -> String {
 /// Resolve a model reference: `reference` (e.g. `--model`), else `default_model`, else the first
 /// provider's default model. A reference is a provider name (→ its default model),
 /// `provider/model` (split at the first `/` only when the part before it is a provider name, so
-/// `openrouter/anthropic/claude-…` works), or a bare model name that exactly one provider lists.
+/// `gateway/vendor/model-…` works for model ids that contain `/`), or a bare model name that
+/// exactly one provider lists.
 pub fn resolve_model<'a>(
     reference: Option<&str>,
     default_model: Option<&str>,

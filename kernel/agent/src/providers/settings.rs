@@ -14,8 +14,8 @@ pub struct ProviderSettings {
     /// Instance name, used in model references (`name/model`) and error messages. May be
     /// omitted only when `preset` is set: the preset id is the name then.
     pub name: String,
-    /// Wire protocol: a provider kind served by a loaded component (`openai`, `anthropic`,
-    /// `responses` …).
+    /// Wire protocol: a provider kind served by a loaded component (`reasonix providers` lists
+    /// the kinds served).
     pub kind: Option<String>,
     /// Built-in preset id (`presets.toml`) this entry starts from; unset keys come from it.
     #[serde(alias = "preset_id")]
@@ -23,7 +23,7 @@ pub struct ProviderSettings {
     pub base_url: Option<String>,
     /// Full request URL instead of `base_url` + the kind's path.
     pub request_url: Option<String>,
-    /// Legacy spelling of `request_url` (OpenAI-compatible chat URL).
+    /// Legacy spelling of `request_url`.
     pub chat_url: Option<String>,
     pub models_url: Option<String>,
     /// Single-model form.
@@ -49,13 +49,15 @@ pub struct ProviderSettings {
     pub prices: BTreeMap<String, Price>,
     /// Reasoning effort used when no `--effort` is given (`auto` = backend default).
     pub effort: Option<String>,
-    /// Default among `supported_efforts`.
+    /// Used when neither `--effort` nor `effort` is set; with `supported_efforts`, what `auto`
+    /// means.
     pub default_effort: Option<String>,
-    /// `enabled` | `disabled` | `adaptive`.
+    /// Thinking mode, passed to the component (which says which values its backend takes).
     pub thinking: Option<String>,
-    /// `auto` (default: detected from the base URL) or a protocol name.
+    /// `auto` (default: the component detects it from the base URL and model) or a protocol
+    /// name the component knows.
     pub reasoning_protocol: Option<String>,
-    /// Declares the effort levels the endpoint accepts, replacing the built-in table.
+    /// Declares the effort levels the endpoint accepts, replacing the component's table.
     pub supported_efforts: Option<Vec<String>>,
     /// Header carrying the API key instead of the kind's own: `bearer` (Authorization: Bearer),
     /// `x-api-key`, or any header name. `true` (the original's boolean form) means `bearer`.
@@ -70,13 +72,13 @@ pub struct ProviderSettings {
     pub vision_detail: Option<String>,
     /// Replay empty reasoning instead of the model's chain of thought.
     pub strip_chain_of_thought: Option<bool>,
-    /// Responses API mode.
+    /// Wire mode of kinds that have several (kept from the original).
     pub mode: Option<String>,
-    /// Responses API: use `previous_response_id`.
+    /// Whether the backend keeps the conversation itself (kept from the original).
     pub stateful: Option<bool>,
     pub temperature: Option<f64>,
-    /// Seconds without stream data before the request is abandoned (ours; default 300 s for
-    /// `openai`, 120 s otherwise).
+    /// Seconds without stream data before the request is abandoned (ours; default: the
+    /// component's for the kind, shown by `reasonix providers`).
     pub stall_timeout_seconds: Option<u64>,
     /// Retries of the connect/response-head phase (ours; default 10).
     pub max_retries: Option<u32>,

@@ -1,4 +1,6 @@
-//! Tests of provider resolution, model references and effort mapping.
+//! Tests of provider resolution, model references, the chosen effort level and the request
+//! options. (What a protocol or an effort level means for a backend is the provider
+//! component's; those tests live with it, in `plugins/llm/src/backend/tests.rs`.)
 
 use super::*;
 use crate::config::Config;
@@ -104,8 +106,8 @@ fn original_reasonix_config_parses_and_resolves() {
     let providers = resolve_providers_with(&cfg, no_env).unwrap();
     let ds = &providers[0];
     assert_eq!(ds.base_url, "https://api.deepseek.com");
-    assert_eq!(ds.reasoning_protocol, "deepseek");
-    assert!(ds.reasoning_protocol_detected);
+    // Not configured: the component detects it.
+    assert_eq!(ds.reasoning_protocol, None);
     assert_eq!(ds.default_model, "deepseek-v4-flash");
     assert_eq!(ds.api_key_env.as_deref(), Some("DEEPSEEK_API_KEY"));
     assert_eq!(ds.context_window_for("deepseek-v4-flash"), Some(1_000_000));
@@ -119,14 +121,15 @@ fn original_reasonix_config_parses_and_resolves() {
     );
     assert_eq!(ds.headers["X-Trace"], "off");
     assert_eq!(ds.extra_body["nested"], json!({"a": [1, 2]}));
-    assert_eq!(ds.stall_timeout, Duration::from_secs(300));
+    // Not configured: the component's default for the model applies.
+    assert_eq!(ds.stall_timeout, None);
     assert_eq!(ds.max_retries, 10);
     assert_eq!(ds.origins(), ["https://api.deepseek.com:443"]);
 
     let gw = &providers[1];
     assert_eq!(gw.auth_header.as_deref(), Some("bearer"));
-    assert_eq!(gw.reasoning_protocol, "generic");
-    assert_eq!(gw.stall_timeout, Duration::from_secs(120));
+    assert_eq!(gw.reasoning_protocol, None);
+    assert_eq!(gw.thinking.as_deref(), Some("enabled"));
     assert_eq!(
         gw.credential_header("x-api-key", ""),
         ("authorization".to_string(), "Bearer ".to_string())
@@ -142,12 +145,17 @@ fn original_reasonix_config_parses_and_resolves() {
         (p.name.as_str(), model.as_str()),
         ("deepseek", "deepseek-v4-pro")
     );
-    let mapping = map_effort(p, &model, None).unwrap();
-    assert_eq!(mapping.effort.as_deref(), Some("high"));
-    let options = request_options(p, &model, &mapping);
+    assert_eq!(chosen_effort(p, &model, None).as_deref(), Some("high"));
+    let options = p.request_options(&model);
     assert_eq!(
         options.to_string(),
-        r#"{"extra_body":{"nested":{"a":[1,2]},"top_k":5},"headers":{"X-Trace":"off"},"reasoning_protocol":"deepseek","thinking":"enabled"}"#
+        r#"{"extra_body":{"nested":{"a":[1,2]},"top_k":5},"headers":{"X-Trace":"off"}}"#
+    );
+    assert_eq!(
+        providers[1]
+            .request_options("claude-sonnet-4-6")
+            .to_string(),
+        r#"{"thinking":"enabled"}"#
     );
 }
 
@@ -203,9 +211,9 @@ fn presets_fill_unset_keys() {
     assert_eq!(p.default_model, "kimi-k3");
     assert_eq!(p.api_key_env.as_deref(), Some("KIMI_API_KEY"));
     assert_eq!(p.context_window, Some(262144));
-    // Detected per model on Moonshot.
-    assert_eq!(p.reasoning_protocol, "kimi-k3");
-    assert_eq!(p.protocol_for("kimi-k2.6"), "generic");
+    // Left to the component, which detects it per model.
+    assert_eq!(p.reasoning_protocol, None);
+    assert_eq!(p.protocol_for("kimi-k2.6"), None);
 
     // Entry keys win; a model list replaces the preset's; `preset_id` is an alias.
     let p = one(
@@ -216,13 +224,19 @@ fn presets_fill_unset_keys() {
     assert_eq!(p.models, ["deepseek-v4-pro"]);
     assert_eq!(p.default_model, "deepseek-v4-pro");
     assert_eq!(p.api_key_env.as_deref(), Some("PROXY_KEY"));
-    // The preset's explicit protocol survives a base_url change.
-    assert_eq!(p.reasoning_protocol, "deepseek");
-    assert!(!p.reasoning_protocol_detected);
+    // The preset's explicit protocol survives a base_url change …
+    assert_eq!(p.reasoning_protocol.as_deref(), Some("deepseek"));
+    assert_eq!(
+        p.protocol_for("deepseek-v4-pro").as_deref(),
+        Some("deepseek")
+    );
+    // … unless the entry says `auto`.
+    let p = one("[[providers]]\npreset = \"deepseek\"\nreasoning_protocol = \"Auto\"\n");
+    assert_eq!(p.reasoning_protocol, None);
 
     let p = one("[[providers]]\npreset = \"ollama\"\n");
     assert_eq!(p.api_key_env, None);
-    assert_eq!(p.reasoning_protocol, "ollama");
+    assert_eq!(p.reasoning_protocol.as_deref(), Some("ollama"));
     assert_eq!(p.origins(), ["http://localhost:11434"]);
     // `api_key_env = ""` removes the preset's key.
     let p = one("[[providers]]\npreset = \"openai\"\napi_key_env = \"\"\n");
@@ -240,8 +254,8 @@ fn every_preset_resolves_alone() {
         let p = one(&format!("[[providers]]\npreset = \"{}\"\n", preset.id));
         assert_eq!(p.name, preset.id);
         assert!(p.has_model(&p.default_model));
-        assert!(resolve::KNOWN_PROTOCOLS.contains(&p.reasoning_protocol.as_str()));
-        assert!(map_effort(&p, &p.default_model, None).is_ok(), "{}", p.name);
+        // That the built-in component knows each preset's protocol and profiles its default
+        // model: tests/e2e/provider_config.rs.
     }
 }
 
@@ -292,20 +306,12 @@ fn validation_names_provider_and_key() {
             "empty model name",
         ),
         (
-            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nthinking = \"maybe\"\n",
-            "`thinking` = \"maybe\"",
-        ),
-        (
-            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\neffort = \"ultra\"\n",
-            "`effort` = \"ultra\" is not an effort level",
-        ),
-        (
             "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nsupported_efforts = [\"low\"]\ndefault_effort = \"high\"\n",
             "`default_effort` = \"high\" is not one of supported_efforts",
         ),
         (
-            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nreasoning_protocol = \"magic\"\n",
-            "`reasoning_protocol` = \"magic\"",
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nmodel_overrides = { m = { supported_efforts = [\"low\"], default_effort = \"max\" } }\n",
+            "`model_overrides.\"m\".default_effort` = \"max\" is not one of supported_efforts (low)",
         ),
         (
             "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\napi_key_env = \"sk-abc123\"\n",
@@ -338,10 +344,6 @@ fn validation_names_provider_and_key() {
         (
             "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nstall_timeout_seconds = 0\n",
             "`stall_timeout_seconds`",
-        ),
-        (
-            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nmodel_overrides = { m = { reasoning_protocol = \"zzz\" } }\n",
-            "model_overrides.\"m\".reasoning_protocol",
         ),
     ];
     for (text, wanted) in cases {
@@ -385,7 +387,7 @@ fn urls_variables_and_request_url() {
     );
     assert_eq!(
         (p.max_retries, p.stall_timeout),
-        (3, Duration::from_secs(9))
+        (3, Some(Duration::from_secs(9)))
     );
     // request_url wins over chat_url; an IPv6 origin keeps its brackets.
     let p = one(
@@ -416,102 +418,22 @@ fn models_default_and_model_forms() {
 }
 
 #[test]
-fn protocol_detection_from_host() {
-    let cases = [
-        (
-            "openai",
-            "https://api.deepseek.com",
-            "deepseek-v4-flash",
-            "deepseek",
-        ),
-        ("openai", "https://api.deepseek.com/beta", "x", "deepseek"),
-        (
-            "anthropic",
-            "https://api.deepseek.com/anthropic",
-            "deepseek-v4-pro",
-            "deepseek",
-        ),
-        ("openai", "https://api.openai.com/v1", "gpt-5.5", "openai"),
-        (
-            "responses",
-            "https://api.openai.com/v1",
-            "gpt-5.5",
-            "openai",
-        ),
-        ("openai", "https://api.moonshot.cn/v1", "kimi-k3", "kimi-k3"),
-        (
-            "openai",
-            "https://api.moonshot.ai/v1",
-            "kimi-k3-preview",
-            "kimi-k3",
-        ),
-        (
-            "openai",
-            "https://api.moonshot.ai/v1",
-            "kimi-k2.6",
-            "generic",
-        ),
-        (
-            "openai",
-            "https://open.bigmodel.cn/api/paas/v4",
-            "glm-5.2",
-            "glm",
-        ),
-        ("openai", "https://api.z.ai/api/paas/v4", "glm-5.2", "glm"),
-        (
-            "anthropic",
-            "https://open.bigmodel.cn/api/anthropic",
-            "glm-5.2",
-            "glm",
-        ),
-        (
-            "openai",
-            "https://api.minimax.io/v1",
-            "MiniMax-M3",
-            "minimax",
-        ),
-        (
-            "openai",
-            "https://api.minimaxi.com/v1",
-            "MiniMax-M3",
-            "minimax",
-        ),
-        (
-            "anthropic",
-            "https://api.anthropic.com",
-            "claude-sonnet-4-6",
-            "anthropic",
-        ),
-        ("openai", "http://localhost:11434/v1", "llama", "ollama"),
-        ("openai", "https://ollama.com/v1", "glm-5.2", "ollama"),
-        (
-            "anthropic",
-            "https://api.kimi.com/coding",
-            "kimi-k3",
-            "generic",
-        ),
-        ("openai", "http://localhost:8080/v1", "local", "generic"),
-        ("anthropic", "https://gw.example.com", "claude", "generic"),
-        ("openai", "https://notdeepseek.com", "x", "generic"),
-        ("openai", "not a url", "x", "generic"),
-    ];
-    for (kind, url, model, wanted) in cases {
-        assert_eq!(
-            detect_protocol(kind, url, model),
-            wanted,
-            "{kind} {url} {model}"
-        );
-    }
-    // Explicit values win, `auto` means detect, overrides win per model.
+fn configured_protocol_per_model() {
+    // `auto` (any case) means "let the component detect"; overrides win per model; values are
+    // passed on lowercase, whatever they are (the component says which it knows).
     let p = one(
-        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://api.deepseek.com\"\nmodels = [\"a\", \"b\"]\nreasoning_protocol = \"AUTO\"\nmodel_overrides = { b = { reasoning_protocol = \"none\" } }\n",
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.example\"\nmodels = [\"a\", \"b\", \"c\"]\nreasoning_protocol = \"AUTO\"\nmodel_overrides = { b = { reasoning_protocol = \"None\" }, c = { reasoning_protocol = \"auto\" } }\n",
     );
-    assert_eq!(p.reasoning_protocol, "deepseek");
-    assert_eq!(p.protocol_for("b"), "none");
+    assert_eq!(p.reasoning_protocol, None);
+    assert_eq!(p.protocol_for("a"), None);
+    assert_eq!(p.protocol_for("b").as_deref(), Some("none"));
+    assert_eq!(p.protocol_for("c"), None);
     let p = one(
-        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://gw.example.com\"\nmodel = \"m\"\nreasoning_protocol = \"glm\"\n",
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://gw.example\"\nmodels = [\"m\", \"n\"]\nreasoning_protocol = \" Magic \"\nmodel_overrides = { n = { reasoning_protocol = \"auto\" } }\n",
     );
-    assert_eq!(p.protocol_for("m"), "glm");
+    assert_eq!(p.protocol_for("m").as_deref(), Some("magic"));
+    // An override's `auto` falls back to the provider's value.
+    assert_eq!(p.protocol_for("n").as_deref(), Some("magic"));
 }
 
 #[test]
@@ -685,13 +607,13 @@ proptest! {
         let cfg = Config { providers: vec![settings], ..Default::default() };
         if let Ok(all) = resolve_providers_with(&cfg, no_env) {
             let p = &all[0];
-            let _ = map_effort(p, &p.default_model, None);
-            let _ = request_options(p, &p.default_model, &EffortMapping::default());
+            let _ = chosen_effort(p, &p.default_model, None);
+            prop_assert!(p.request_options(&p.default_model).is_object());
         }
     }
 }
 
-// ---- effort mapping ------------------------------------------------------------------------
+// ---- effort level and options ---------------------------------------------------------------
 
 fn provider_for(kind: &str, url: &str, model: &str, extra: &str) -> ResolvedProvider {
     one(&format!(
@@ -699,344 +621,83 @@ fn provider_for(kind: &str, url: &str, model: &str, extra: &str) -> ResolvedProv
     ))
 }
 
-/// (effort, thinking) for one request, "-" for none; "ERR" when refused.
-fn eff(p: &ResolvedProvider, requested: Option<&str>) -> String {
-    match map_effort(p, &p.default_model, requested) {
-        Ok(m) => format!(
-            "{}/{}",
-            m.effort.as_deref().unwrap_or("-"),
-            m.thinking.as_deref().unwrap_or("-")
-        ),
-        Err(_) => "ERR".into(),
-    }
-}
-
-fn table(p: &ResolvedProvider, rows: &[(&str, &str)]) {
-    for (requested, wanted) in rows {
-        let requested = (!requested.is_empty()).then_some(*requested);
+/// The level a request carries for each flag (`""` = no flag), `-` for auto.
+fn levels(p: &ResolvedProvider, rows: &[(&str, &str)]) {
+    for (flag, wanted) in rows {
+        let flag = (!flag.is_empty()).then_some(*flag);
         assert_eq!(
-            eff(p, requested),
+            chosen_effort(p, &p.default_model, flag)
+                .as_deref()
+                .unwrap_or("-"),
             *wanted,
-            "{} {:?} {requested:?}",
-            p.default_model,
-            p.base_url
+            "{flag:?}"
         );
     }
-}
-
-#[test]
-fn deepseek_effort_table() {
-    let flash = provider_for(
-        "openai",
-        "https://api.deepseek.com",
-        "deepseek-v4-flash",
-        "",
-    );
-    table(
-        &flash,
-        &[
-            ("", "-/-"),
-            ("auto", "-/-"),
-            ("disabled", "-/disabled"),
-            ("off", "-/disabled"),
-            ("low", "low/enabled"),
-            ("medium", "high/enabled"),
-            ("high", "high/enabled"),
-            ("xhigh", "high/enabled"),
-            ("max", "max/enabled"),
-            ("MAX ", "max/enabled"),
-            ("ultra", "ERR"),
-        ],
-    );
-    let pro = provider_for("openai", "https://api.deepseek.com", "deepseek-v4-pro", "");
-    table(
-        &pro,
-        &[
-            ("low", "high/enabled"),
-            ("medium", "high/enabled"),
-            ("xhigh", "max/enabled"),
-            ("max", "max/enabled"),
-        ],
-    );
-    // DeepSeek's Anthropic endpoint: same mapping; Opus aliases use the Pro mapping.
-    let opus = provider_for(
-        "anthropic",
-        "https://api.deepseek.com/anthropic",
-        "claude-opus-4-8",
-        "",
-    );
-    table(
-        &opus,
-        &[
-            ("low", "high/enabled"),
-            ("xhigh", "max/enabled"),
-            ("disabled", "-/disabled"),
-        ],
-    );
-    let flash_anthropic = provider_for(
-        "anthropic",
-        "https://api.deepseek.com/anthropic",
-        "deepseek-v4-flash",
-        "",
-    );
-    table(
-        &flash_anthropic,
-        &[("xhigh", "high/enabled"), ("low", "low/enabled")],
-    );
-    // `thinking` from config passes through on auto.
-    let off = provider_for(
-        "openai",
-        "https://api.deepseek.com",
-        "deepseek-v4-flash",
-        "thinking = \"disabled\"",
-    );
-    table(&off, &[("", "-/disabled"), ("high", "high/enabled")]);
-}
-
-#[test]
-fn effort_table_per_backend() {
-    let anthropic = provider_for(
-        "anthropic",
-        "https://api.anthropic.com",
-        "claude-sonnet-4-6",
-        "",
-    );
-    table(
-        &anthropic,
-        &[
-            ("", "-/-"),
-            ("low", "low/adaptive"),
-            ("medium", "medium/adaptive"),
-            ("high", "high/adaptive"),
-            ("xhigh", "xhigh/adaptive"),
-            ("max", "max/adaptive"),
-            ("disabled", "-/disabled"),
-            ("minimal", "ERR"),
-        ],
-    );
-    let gateway = provider_for("anthropic", "https://gw.example.com", "claude", "");
-    table(
-        &gateway,
-        &[
-            ("", "-/-"),
-            ("enabled", "-/enabled"),
-            ("disabled", "-/disabled"),
-            ("high", "-/enabled"),
-            ("bogus", "ERR"),
-        ],
-    );
-    let glm = provider_for(
-        "openai",
-        "https://open.bigmodel.cn/api/paas/v4",
-        "glm-5.2",
-        "",
-    );
-    table(
-        &glm,
-        &[
-            ("", "-/-"),
-            ("enabled", "-/enabled"),
-            ("disabled", "-/disabled"),
-            ("max", "-/enabled"),
-            ("adaptive", "-/enabled"),
-            ("ultra", "ERR"),
-        ],
-    );
-    let minimax = provider_for("openai", "https://api.minimax.io/v1", "MiniMax-M3", "");
-    table(
-        &minimax,
-        &[
-            ("", "-/-"),
-            ("adaptive", "-/adaptive"),
-            ("enabled", "-/adaptive"),
-            ("disabled", "-/disabled"),
-            ("high", "-/adaptive"),
-            ("ultra", "ERR"),
-        ],
-    );
-    let kimi = provider_for("openai", "https://api.moonshot.cn/v1", "kimi-k3", "");
-    table(
-        &kimi,
-        &[
-            ("", "max/-"),
-            ("auto", "max/-"),
-            ("low", "low/-"),
-            ("medium", "high/-"),
-            ("high", "high/-"),
-            ("xhigh", "max/-"),
-            ("max", "max/-"),
-            ("disabled", "ERR"),
-        ],
-    );
-    let ollama = provider_for("openai", "http://localhost:11434/v1", "qwen3", "");
-    table(
-        &ollama,
-        &[
-            ("", "-/-"),
-            ("none", "-/-"),
-            ("low", "low/-"),
-            ("medium", "medium/-"),
-            ("max", "max/-"),
-            ("xhigh", "max/-"),
-            ("minimal", "ERR"),
-        ],
-    );
-    let openai = provider_for("openai", "https://api.openai.com/v1", "gpt-5.5", "");
-    table(
-        &openai,
-        &[
-            ("", "-/-"),
-            ("minimal", "minimal/-"),
-            ("xhigh", "xhigh/-"),
-            ("max", "xhigh/-"),
-            ("off", "none/-"),
-            ("ultra", "ERR"),
-        ],
-    );
-    let generic = provider_for("openai", "https://gw.example.com/v1", "m", "");
-    table(
-        &generic,
-        &[
-            ("", "-/-"),
-            ("low", "low/-"),
-            ("medium", "medium/-"),
-            ("high", "high/-"),
-            ("max", "high/-"),
-            ("xhigh", "high/-"),
-            ("disabled", "ERR"),
-            ("minimal", "ERR"),
-        ],
-    );
-    let responses = provider_for("responses", "https://gw.example.com/v1", "m", "");
-    table(
-        &responses,
-        &[
-            ("", "-/-"),
-            ("disabled", "none/-"),
-            ("off", "none/-"),
-            ("minimal", "minimal/-"),
-            ("max", "max/-"),
-        ],
-    );
-    let none = provider_for(
-        "openai",
-        "https://api.deepseek.com",
-        "m",
-        "reasoning_protocol = \"none\"",
-    );
-    table(&none, &[("", "-/-"), ("auto", "-/-"), ("high", "ERR")]);
-}
-
-#[test]
-fn declared_efforts_replace_the_table() {
-    // `max` is clamped on a generic endpoint unless declared.
-    let declared = provider_for(
-        "openai",
-        "https://gw.example.com/v1",
-        "m",
-        "supported_efforts = [\"low\", \"high\", \"max\", \"auto\"]\ndefault_effort = \"high\"",
-    );
-    table(
-        &declared,
-        &[
-            ("", "high/-"),
-            ("auto", "high/-"),
-            ("max", "max/-"),
-            ("low", "low/-"),
-            ("medium", "ERR"),
-        ],
-    );
-    let first = provider_for(
-        "openai",
-        "https://gw.example.com/v1",
-        "m",
-        "supported_efforts = [\"medium\", \"high\"]",
-    );
-    table(&first, &[("", "medium/-")]);
-    // LongCat-style thinking levels.
-    let thinking = provider_for(
-        "openai",
-        "https://api.longcat.chat/openai/v1",
-        "LongCat-2.0",
-        "supported_efforts = [\"enabled\", \"disabled\"]\ndefault_effort = \"enabled\"",
-    );
-    table(
-        &thinking,
-        &[
-            ("", "-/enabled"),
-            ("disabled", "-/disabled"),
-            ("high", "ERR"),
-        ],
-    );
-    let msg = map_effort(&first, "m", Some("max")).unwrap_err();
-    assert!(
-        msg.contains("provider `p`") && msg.contains("auto, medium, high"),
-        "{msg}"
-    );
-    // Per-model overrides (OpenCode-Go style).
-    let p = one(r#"
-[[providers]]
-name = "go"
-kind = "openai"
-base_url = "https://opencode.ai/zen/go/v1"
-models = ["glm-5.2", "deepseek-v4-pro"]
-model_overrides = { "deepseek-v4-pro" = { reasoning_protocol = "deepseek", supported_efforts = ["disabled", "high", "max"], default_effort = "high" } }
-"#);
-    assert_eq!(
-        map_effort(&p, "deepseek-v4-pro", None).unwrap(),
-        EffortMapping {
-            effort: Some("high".into()),
-            thinking: Some("enabled".into())
-        }
-    );
-    assert_eq!(
-        map_effort(&p, "deepseek-v4-pro", Some("disabled"))
-            .unwrap()
-            .thinking
-            .as_deref(),
-        Some("disabled")
-    );
-    assert!(map_effort(&p, "deepseek-v4-pro", Some("low")).is_err());
-    assert_eq!(
-        map_effort(&p, "glm-5.2", Some("max"))
-            .unwrap()
-            .effort
-            .as_deref(),
-        Some("high")
-    );
 }
 
 #[test]
 fn requested_effort_beats_config() {
     let p = provider_for(
         "openai",
-        "https://api.deepseek.com",
-        "deepseek-v4-flash",
-        "effort = \"max\"\ndefault_effort = \"low\"",
+        "https://gw.example",
+        "m",
+        "effort = \"MAX\"\ndefault_effort = \"low\"",
     );
-    table(
+    levels(
         &p,
-        &[("", "max/enabled"), ("low", "low/enabled"), ("auto", "-/-")],
+        &[
+            ("", "max"),
+            ("low", "low"),
+            (" High ", "high"),
+            ("auto", "-"),
+            ("  ", "max"),
+        ],
     );
     let p = provider_for(
         "openai",
-        "https://api.deepseek.com",
-        "deepseek-v4-flash",
+        "https://gw.example",
+        "m",
         "default_effort = \"low\"",
     );
-    table(&p, &[("", "low/enabled")]);
+    levels(&p, &[("", "low"), ("ultra", "ultra")]);
+    // An explicit `auto` stops the chain: the backend's default, not `default_effort`.
+    let p = provider_for(
+        "openai",
+        "https://gw.example",
+        "m",
+        "effort = \"auto\"\ndefault_effort = \"low\"",
+    );
+    levels(&p, &[("", "-")]);
+    let p = provider_for("openai", "https://gw.example", "m", "");
+    levels(&p, &[("", "-")]);
 }
 
 #[test]
-fn error_lists_valid_levels_for_the_backend() {
-    let kimi = provider_for("openai", "https://api.moonshot.cn/v1", "kimi-k3", "");
-    let msg = map_effort(&kimi, "kimi-k3", Some("disabled")).unwrap_err();
-    assert!(
-        msg.contains("`disabled`")
-            && msg.contains("auto, low, high, max")
-            && msg.contains("kimi-k3"),
-        "{msg}"
+fn per_model_overrides_reach_the_options() {
+    // OpenCode-Go style: one gateway, a model declared as DeepSeek with its own levels.
+    let p = one(r#"
+[[providers]]
+name = "go"
+kind = "openai"
+base_url = "https://opencode.ai/zen/go/v1"
+models = ["glm-5.2", "deepseek-v4-pro"]
+effort = "high"
+model_overrides = { "deepseek-v4-pro" = { reasoning_protocol = "deepseek", supported_efforts = ["Disabled", "high", "max", "auto"], default_effort = "high", effort = "max" } }
+"#);
+    assert_eq!(
+        p.request_options("deepseek-v4-pro"),
+        json!({
+            "reasoning_protocol": "deepseek",
+            "supported_efforts": ["disabled", "high", "max"],
+            "default_effort": "high"
+        })
     );
+    assert_eq!(
+        chosen_effort(&p, "deepseek-v4-pro", None).as_deref(),
+        Some("max")
+    );
+    assert_eq!(p.request_options("glm-5.2"), json!({}));
+    assert_eq!(chosen_effort(&p, "glm-5.2", None).as_deref(), Some("high"));
 }
 
 #[test]
@@ -1049,17 +710,17 @@ base_url = "https://gw.example.com/v1"
 request_url = "https://gw.example.com/v1/chat"
 model = "m"
 temperature = 0.5
+thinking = "Adaptive"
 headers = { "x-extra" = "1" }
 extra_body = { top_k = 5 }
 strip_chain_of_thought = true
 "#);
-    let mapping = map_effort(&p, "m", Some("high")).unwrap();
-    let options = request_options(&p, "m", &mapping);
+    let options = p.request_options("m");
     assert_eq!(
         options,
         json!({
             "request_url": "https://gw.example.com/v1/chat",
-            "reasoning_protocol": "generic",
+            "thinking": "adaptive",
             "temperature": 0.5,
             "headers": {"x-extra": "1"},
             "extra_body": {"top_k": 5},
@@ -1071,26 +732,28 @@ strip_chain_of_thought = true
         options.to_string().starts_with("{\"extra_body\""),
         "{options}"
     );
-    // Minimal provider: only the protocol.
-    let p = one("[[providers]]\npreset = \"llamacpp\"\n");
-    assert_eq!(
-        request_options(&p, "local", &EffortMapping::default()),
-        json!({"reasoning_protocol": "generic"})
+    // Minimal provider: nothing to say.
+    let p = one("[[providers]]\npreset = \"llamacpp\"\nreasoning_protocol = \"auto\"\n");
+    assert_eq!(p.request_options("local"), json!({}));
+    // Declared levels carry the default `auto` stands for; without them it is not sent (the
+    // agent already applied it: `chosen_effort`).
+    let p = provider_for(
+        "openai",
+        "https://gw.example",
+        "m",
+        "supported_efforts = [\"low\", \"max\"]\ndefault_effort = \"max\"\ntemperature = 0",
     );
-    // No temperature for kimi-k3 or native Anthropic.
-    for preset in ["kimi", "anthropic"] {
-        let p = one(&format!(
-            "[[providers]]\npreset = \"{preset}\"\ntemperature = 0.2\n"
-        ));
-        let o = request_options(&p, &p.default_model, &EffortMapping::default());
-        assert!(o.get("temperature").is_none(), "{preset}: {o}");
-    }
-    let p = one("[[providers]]\npreset = \"deepseek\"\ntemperature = 0\n");
-    let m = map_effort(&p, "deepseek-v4-flash", Some("disabled")).unwrap();
     assert_eq!(
-        request_options(&p, "deepseek-v4-flash", &m),
-        json!({"reasoning_protocol": "deepseek", "thinking": "disabled", "temperature": 0.0})
+        p.request_options("m"),
+        json!({"supported_efforts": ["low", "max"], "default_effort": "max", "temperature": 0.0})
     );
+    let p = provider_for(
+        "openai",
+        "https://gw.example",
+        "m",
+        "default_effort = \"max\"",
+    );
+    assert_eq!(p.request_options("m"), json!({}));
 }
 
 #[test]
@@ -1100,7 +763,12 @@ fn resolved_provider_serializes_for_listing() {
     let v = serde_json::to_value(&p).unwrap();
     assert_eq!(v["headers"], json!(["X-Token"]));
     assert!(!v.to_string().contains("secret-value"));
-    assert_eq!(v["stall_timeout"], json!(300));
+    assert_eq!(v["stall_timeout"], json!(null));
+    let p = one("[[providers]]\npreset = \"deepseek\"\nstall_timeout_seconds = 30\n");
+    assert_eq!(
+        serde_json::to_value(&p).unwrap()["stall_timeout"],
+        json!(30)
+    );
     assert_eq!(v["name"], json!("deepseek"));
     assert_eq!(v["models"], json!(["deepseek-v4-flash", "deepseek-v4-pro"]));
 }
@@ -1124,9 +792,15 @@ fn example_config_documents_every_key_and_resolves() {
     assert_eq!(cfg.warnings(), Vec::<String>::new());
     let p = resolve_providers_with(&cfg, no_env).unwrap().remove(0);
     assert_eq!(p.name, "deepseek");
-    assert_eq!(p.reasoning_protocol, "deepseek");
     assert_eq!(p.max_output_tokens_for("deepseek-v4-pro"), Some(65536));
-    assert!(map_effort(&p, "deepseek-v4-pro", None).is_ok());
+    assert_eq!(
+        p.protocol_for("deepseek-v4-pro").as_deref(),
+        Some("deepseek")
+    );
+    assert_eq!(
+        chosen_effort(&p, "deepseek-v4-pro", None).as_deref(),
+        Some("max")
+    );
 }
 
 #[test]

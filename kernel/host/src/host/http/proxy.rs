@@ -5,8 +5,8 @@
 //!   `ALL_PROXY`/`all_proxy` for either when its own variable is unset; the uppercase name wins
 //!   and an empty value counts as unset;
 //! - `NO_PROXY`/`no_proxy`: hosts reached directly, a comma (or space) separated list of
-//!   `*` (every host), names (`example.com` matches it and its subdomains, `.example.com` only
-//!   its subdomains, `*.example.com` likewise), IP addresses, CIDR ranges (`10.0.0.0/8`), each
+//!   `*` (every host), names (`example.org` matches it and its subdomains, `.example.org` only
+//!   its subdomains, `*.example.org` likewise), IP addresses, CIDR ranges (`10.0.0.0/8`), each
 //!   optionally with `:port`.
 //!
 //! When neither `NO_PROXY` nor `no_proxy` is set, loopback (`localhost`, `127.0.0.0/8`, `::1`)
