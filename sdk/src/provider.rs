@@ -1,37 +1,25 @@
-//! Provider plugins: components that serve provider kinds (wire protocols to LLM backends).
+//! The provider role: serve provider kinds (wire protocols to LLM backends).
 //!
-//! Implement [`ProviderPlugin`] and call [`export_provider_plugin!`](crate::export_provider_plugin).
-//! The kernel calls `open` with a fully resolved request and then `next` on the returned stream
-//! until it returns an empty list; see `docs/PROVIDERS.md` for the contract (which error case to
-//! return when, and the order of events). Talk HTTP with [`crate::http`] and decode
-//! server-sent events with [`crate::sse`].
+//! List the kinds in [`Plugin::provider_kinds`](crate::Plugin::provider_kinds) and start a
+//! completion in [`Plugin::open`](crate::Plugin::open). The kernel calls `open` with a fully
+//! resolved request and then `next` on the returned stream until it returns an empty list; see
+//! `docs/PROVIDERS.md` for the contract (which error case to return when, and the order of
+//! events). Talk HTTP with [`crate::http`] and decode server-sent events with [`crate::sse`].
 //!
 //! ```ignore
 //! struct Echo;
-//! impl reasonix_sdk::ProviderPlugin for Echo {
+//! impl reasonix_sdk::Plugin for Echo {
 //!     fn info() -> reasonix_sdk::PluginInfo { reasonix_sdk::plugin_info("echo", "0.1.0", "Echoes") }
-//!     fn kinds() -> Vec<reasonix_sdk::ProviderKind> { /* … */ vec![] }
+//!     fn provider_kinds() -> Vec<reasonix_sdk::ProviderKind> { /* … */ vec![] }
 //!     fn open(request: reasonix_sdk::CompletionRequest)
 //!         -> Result<Box<dyn reasonix_sdk::CompletionStream>, reasonix_sdk::Error> { /* … */ }
 //! }
-//! reasonix_sdk::export_provider_plugin!(Echo);
+//! reasonix_sdk::export!(Echo);
 //! ```
 
-use crate::provider_world::exports::reasonix::plugin::provider::GuestCompletionStream;
-use crate::{CompletionRequest, Error, PluginInfo, ProviderKind, StreamEvent};
+use crate::bindings::exports::reasonix::plugin::provider::GuestCompletionStream;
+use crate::{Error, ProviderKind, StreamEvent};
 use std::cell::RefCell;
-
-/// A plugin that serves provider kinds. Implement this and call
-/// [`export_provider_plugin!`](crate::export_provider_plugin).
-pub trait ProviderPlugin {
-    /// Name, version, description, requested capabilities (a provider needs `network`) and
-    /// limits.
-    fn info() -> PluginInfo;
-    /// The provider kinds served; must be the same on every call.
-    fn kinds() -> Vec<ProviderKind>;
-    /// Send the request and wait for the response head; the stream yields the events.
-    fn open(request: CompletionRequest) -> Result<Box<dyn CompletionStream>, Error>;
-}
 
 /// An in-flight streaming completion. Dropping it cancels the request.
 pub trait CompletionStream {
@@ -77,51 +65,4 @@ pub fn provider_kind(
         credential_header: credential_header.to_string(),
         credential_prefix: credential_prefix.to_string(),
     }
-}
-
-/// Export a [`ProviderPlugin`] implementation as the component's `plugin` and `provider`
-/// interfaces.
-#[macro_export]
-macro_rules! export_provider_plugin {
-    ($plugin:ty) => {
-        #[doc(hidden)]
-        pub struct __ReasonixProviderExport;
-
-        impl $crate::plugin_world::exports::reasonix::plugin::plugin::Guest
-            for __ReasonixProviderExport
-        {
-            fn describe() -> $crate::PluginInfo {
-                <$plugin as $crate::ProviderPlugin>::info()
-            }
-        }
-
-        impl $crate::provider_world::exports::reasonix::plugin::provider::Guest
-            for __ReasonixProviderExport
-        {
-            type CompletionStream = $crate::provider::StreamResource;
-
-            fn list_kinds() -> ::std::vec::Vec<$crate::ProviderKind> {
-                <$plugin as $crate::ProviderPlugin>::kinds()
-            }
-
-            fn open(
-                request: $crate::CompletionRequest,
-            ) -> ::std::result::Result<
-                $crate::provider_world::exports::reasonix::plugin::provider::CompletionStream,
-                $crate::Error,
-            > {
-                <$plugin as $crate::ProviderPlugin>::open(request).map(|stream| {
-                    $crate::provider_world::exports::reasonix::plugin::provider::CompletionStream::new(
-                        $crate::provider::StreamResource::new(stream),
-                    )
-                })
-            }
-        }
-
-        // As for tools: the component exports only exist in the wasm build.
-        #[cfg(target_arch = "wasm32")]
-        $crate::plugin_world::export_plugin_world!(__ReasonixProviderExport);
-        #[cfg(target_arch = "wasm32")]
-        $crate::provider_world::export_provider_world!(__ReasonixProviderExport);
-    };
 }

@@ -23,6 +23,7 @@ pub fn list(as_json: bool) -> Outcome {
                     "plugin": t.source(),
                     "read_only": spec.read_only,
                     "description": spec.description,
+                    "guidance": spec.guidance,
                     "parameters": parameters,
                 })
             })

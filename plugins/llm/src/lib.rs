@@ -19,8 +19,8 @@ mod tests;
 
 use reasonix_sdk::http::HttpError;
 use reasonix_sdk::{
-    CompletionRequest, CompletionStream, Error, PluginInfo, ProviderKind, ProviderPlugin,
-    RateLimit, plugin_info, provider_kind,
+    CompletionRequest, CompletionStream, Error, Plugin, PluginInfo, ProviderKind, RateLimit,
+    plugin_info, provider_kind,
 };
 use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime};
@@ -34,7 +34,7 @@ const ERROR_BODY_LIMIT: usize = 4096;
 /// The `llm` plugin.
 pub struct Llm;
 
-impl ProviderPlugin for Llm {
+impl Plugin for Llm {
     fn info() -> PluginInfo {
         let mut info = plugin_info(
             "llm",
@@ -46,7 +46,7 @@ impl ProviderPlugin for Llm {
         info
     }
 
-    fn kinds() -> Vec<ProviderKind> {
+    fn provider_kinds() -> Vec<ProviderKind> {
         vec![
             provider_kind(
                 "openai",
@@ -74,7 +74,7 @@ impl ProviderPlugin for Llm {
     }
 }
 
-reasonix_sdk::export_provider_plugin!(Llm);
+reasonix_sdk::export!(Llm);
 
 /// The wire protocol of a kind.
 fn protocol(kind: &str) -> Option<&'static dyn Protocol> {
