@@ -66,6 +66,7 @@ fn main() {
 
     println!("| call | wasm µs/call | native µs/call | ratio |");
     println!("|---|---|---|---|");
+    let read_tools = reasonix_fs_core::read_tools();
     for (label, tool, args, batch, runs) in [
         (
             "read_file, 20-line file",
@@ -94,7 +95,7 @@ fn main() {
             continue;
         }
         let wasm_tool = registry.tool(tool).unwrap();
-        let expected = reasonix_fs_core::invoke(tool, args, &sdk_ctx).unwrap();
+        let expected = read_tools.invoke(tool, args, &sdk_ctx).unwrap();
         assert_eq!(wasm_tool.invoke(args, &kernel_ctx, None).unwrap(), expected);
         let wasm = sample(runs, || {
             for _ in 0..batch {
@@ -103,7 +104,7 @@ fn main() {
         });
         let native = sample(runs, || {
             for _ in 0..batch {
-                reasonix_fs_core::invoke(tool, args, &sdk_ctx).unwrap();
+                read_tools.invoke(tool, args, &sdk_ctx).unwrap();
             }
         });
         let (w, n) = (per_call(&wasm, batch), per_call(&native, batch));
@@ -133,6 +134,7 @@ fn main() {
         return;
     }
     let edit = registry.tool("edit_file").unwrap();
+    let write_tools = reasonix_fs_core::write_tools();
     const EDITS: usize = 4;
     let wasm = sample(15, || {
         for i in 0..EDITS {
@@ -141,7 +143,7 @@ fn main() {
     });
     let native = sample(15, || {
         for i in 0..EDITS {
-            reasonix_fs_core::invoke("edit_file", &flip(i), &sdk_ctx).unwrap();
+            write_tools.invoke("edit_file", &flip(i), &sdk_ctx).unwrap();
         }
     });
     assert_eq!(

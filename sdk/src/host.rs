@@ -2,10 +2,10 @@
 //! plugin logic stays testable without a host.
 
 #[cfg(target_arch = "wasm32")]
-use crate::tool_world::reasonix::plugin::{config, log as wit_log, progress};
+use crate::bindings::reasonix::plugin::{config, log as wit_log, progress};
 
 /// Severity of a log line.
-pub use crate::tool_world::reasonix::plugin::log::Level;
+pub use crate::bindings::reasonix::plugin::log::Level;
 
 /// Write a line to the host's log, tagged with this plugin's name.
 pub fn log(level: Level, message: &str) {

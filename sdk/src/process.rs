@@ -10,7 +10,7 @@
 
 use crate::Error;
 
-pub use crate::tool_world::reasonix::plugin::process::{ExitStatus, Output};
+pub use crate::bindings::reasonix::plugin::process::{ExitStatus, Output};
 
 /// A command to run: program, arguments, working directory, extra environment, timeout.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -65,8 +65,8 @@ impl Command {
         self
     }
 
-    fn to_wit(&self) -> crate::tool_world::reasonix::plugin::process::Command {
-        crate::tool_world::reasonix::plugin::process::Command {
+    fn to_wit(&self) -> crate::bindings::reasonix::plugin::process::Command {
+        crate::bindings::reasonix::plugin::process::Command {
             program: self.program.clone(),
             args: self.args.clone(),
             cwd: self.cwd.clone(),
@@ -157,7 +157,7 @@ pub fn run(command: &Command, max_output: usize) -> Result<Finished, Error> {
 #[cfg(target_arch = "wasm32")]
 mod imp {
     use crate::Error;
-    use crate::tool_world::reasonix::plugin::process::{self, Command, ExitStatus, Output};
+    use crate::bindings::reasonix::plugin::process::{self, Command, ExitStatus, Output};
 
     pub fn spawn(command: &Command) -> Result<String, Error> {
         process::spawn(command)
@@ -176,7 +176,7 @@ mod imp {
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
     use crate::Error;
-    use crate::tool_world::reasonix::plugin::process::{Command, ExitStatus, Output};
+    use crate::bindings::reasonix::plugin::process::{Command, ExitStatus, Output};
 
     fn native() -> Error {
         Error::Unsupported(

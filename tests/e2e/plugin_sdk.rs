@@ -151,6 +151,28 @@ fn scaffolded_tool_plugin_serves_its_typed_tool() {
         tool["parameters"]["properties"]["text"]["description"],
         "The text whose words to count."
     );
+    assert_eq!(tool["parameters"]["additionalProperties"], false);
+    assert_eq!(
+        tool["guidance"],
+        "Count words with `word_count` rather than by hand."
+    );
+
+    // `export!` exports every role; only the one with something listed is served.
+    let out = env.reasonix(&["plugin", "list", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let list: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let plugin = list["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "word-counter")
+        .expect("word-counter listed");
+    assert_eq!(plugin["kinds"], serde_json::json!(["tool"]), "{plugin}");
+    assert_eq!(
+        plugin["interception_points"],
+        serde_json::json!([]),
+        "{plugin}"
+    );
 }
 
 #[test]
@@ -250,8 +272,8 @@ fn scaffolded_interceptor_loads_with_its_points() {
         .split("\n\n")
         .find(|block| block.contains("rm-guard"))
         .unwrap_or(&text);
-    assert!(entry.contains("interceptor"), "{text}");
-    assert!(entry.contains("tool.before"), "{text}");
+    assert!(entry.contains("roles: interceptor\n"), "{text}");
+    assert!(entry.contains("tool.before (priority 0)"), "{text}");
 }
 
 #[test]

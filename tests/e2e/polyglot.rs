@@ -194,6 +194,10 @@ fn python_plugin_installs_lists_and_runs() {
     assert_eq!(tool["plugin"], "shout", "{tool}");
     assert_eq!(tool["read_only"], true, "{tool}");
     assert_eq!(
+        tool["guidance"], "Use `shout` when the user asks for text in capitals.",
+        "{tool}"
+    );
+    assert_eq!(
         tool["parameters"]["required"],
         serde_json::json!(["text"]),
         "{tool}"

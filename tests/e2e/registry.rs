@@ -243,6 +243,121 @@ fn provider_stream_and_interceptor_adapters() {
 }
 
 #[test]
+fn one_component_serves_a_tool_and_an_interceptor_through_one_export() {
+    let env = Env::new();
+    env.install_fixture("gatekeeper");
+    let registry = load(
+        &env,
+        "[plugin.gatekeeper.config]\nblock_path = \"secrets/\"\nreplace_tool = \"read_file\"\nreplacement = \"(redacted)\"\n",
+    );
+    assert!(registry.problems().is_empty(), "{:?}", registry.problems());
+
+    let stamp = registry.tool("stamp").expect("the tool role is served");
+    assert_eq!(stamp.source(), "gatekeeper");
+    assert!(stamp.spec().read_only);
+    assert_eq!(
+        stamp.spec().guidance.as_deref(),
+        Some("Stamp texts with `stamp` when asked to.")
+    );
+    let schema: serde_json::Value = serde_json::from_str(&stamp.spec().parameters).unwrap();
+    assert_eq!(schema["required"], serde_json::json!(["text"]));
+    assert_eq!(
+        stamp.invoke(r#"{"text":"x"}"#, &ctx(&env), None).unwrap(),
+        "stamped: x"
+    );
+    match stamp.invoke(r#"{"text":1}"#, &ctx(&env), None) {
+        Err(CallError::Plugin(reasonix_core::PluginError::InvalidInput(m))) => {
+            assert!(m.contains("field `text`"), "{m}")
+        }
+        other => panic!("a bad argument: {other:?}"),
+    }
+
+    let interceptor = registry
+        .interceptors()
+        .iter()
+        .find(|i| i.source() == "gatekeeper")
+        .expect("the interceptor role is served");
+    let sub = |point: &str, priority| reasonix_core::types::Subscription {
+        point: point.into(),
+        priority,
+    };
+    assert_eq!(
+        interceptor.points(),
+        [sub("tool.before", -100), sub("tool.after", 0)]
+    );
+    let before = |arguments: &str| {
+        serde_json::json!({"name": "read_file", "arguments": arguments, "callId": "c1"}).to_string()
+    };
+    assert_eq!(
+        interceptor
+            .intercept("tool.before", &before(r#"{"path":"secrets/key.pem"}"#))
+            .unwrap(),
+        Decision::Block("gatekeeper: secrets/ is off limits".into())
+    );
+    assert_eq!(
+        interceptor
+            .intercept("tool.before", &before(r#"{"path":"src/main.rs"}"#))
+            .unwrap(),
+        Decision::Proceed
+    );
+    let after = |name: &str| {
+        serde_json::json!({"name": name, "arguments": "{}", "result": "the text", "isError": false, "callId": "c2"})
+            .to_string()
+    };
+    match interceptor
+        .intercept("tool.after", &after("read_file"))
+        .unwrap()
+    {
+        Decision::Replace(payload) => {
+            let payload: serde_json::Value = serde_json::from_str(&payload).unwrap();
+            assert_eq!(
+                payload,
+                serde_json::json!({"name": "read_file", "arguments": "{}", "result": "(redacted)", "isError": false, "callId": "c2"})
+            );
+        }
+        other => panic!("tool.after of read_file: {other:?}"),
+    }
+    assert_eq!(
+        interceptor.intercept("tool.after", &after("ls")).unwrap(),
+        Decision::Proceed
+    );
+
+    // It exports the provider interface too, with no kinds: that role is not served.
+    let plugin = registry
+        .plugins()
+        .iter()
+        .find(|p| p.name() == "gatekeeper")
+        .unwrap();
+    let roles = &plugin.described.roles;
+    assert!(roles.tool.is_some() && roles.interceptor.is_some() && roles.provider.is_none());
+    assert!(plugin.described.provider_kinds.is_empty());
+    assert!(registry.providers().all(|p| p.source() != "gatekeeper"));
+}
+
+#[test]
+fn without_config_the_gatekeeper_lets_everything_through() {
+    let env = Env::new();
+    env.install_fixture("gatekeeper");
+    let registry = load(&env, "");
+    let interceptor = registry
+        .interceptors()
+        .iter()
+        .find(|i| i.source() == "gatekeeper")
+        .unwrap();
+    let payload = r#"{"name":"read_file","arguments":"{\"path\":\"secrets/k\"}","callId":"c"}"#;
+    assert_eq!(
+        interceptor.intercept("tool.before", payload).unwrap(),
+        Decision::Proceed
+    );
+    match interceptor.intercept("tool.before", "not json") {
+        Err(CallError::Plugin(reasonix_core::PluginError::InvalidInput(m))) => {
+            assert!(m.contains("payload"), "{m}")
+        }
+        other => panic!("a malformed payload: {other:?}"),
+    }
+}
+
+#[test]
 fn tool_clash_names_both_plugins_and_keeps_the_first() {
     let env = Env::new();
     let hostile = std::fs::read(support::fixture("hostile")).unwrap();

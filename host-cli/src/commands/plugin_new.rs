@@ -169,44 +169,59 @@ reasonix-sdk = { path = "{{sdk}}" }
 serde = { version = "1", features = ["derive"] }
 "#;
 
-const TOOL_TEMPLATE: &str = r##"use reasonix_sdk::{CallContext, Error, PluginInfo, ToolPlugin, ToolSpec};
+const TOOL_TEMPLATE: &str = r##"use reasonix_sdk::{CallContext, Error, Plugin, PluginInfo, Tool, ToolSet};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)] // the schema the model sees comes from here
+#[serde(deny_unknown_fields)]
 struct Args {
     /// The text whose words to count.
     text: String,
 }
 
-struct Plugin;
-impl ToolPlugin for Plugin {
-    fn info() -> PluginInfo { reasonix_sdk::plugin_info("{{name}}", "0.1.0", "Counts words") }
-    fn tools() -> Vec<ToolSpec> {
-        vec![reasonix_sdk::typed_tool::<Args>("word_count", "Count the words in a text.", true)]
+/// The tool `word_count`. Add more tools as more types like this one.
+struct WordCount;
+impl Tool for WordCount {
+    const NAME: &'static str = "word_count";
+    const READ_ONLY: bool = true;
+    type Args = Args;
+    fn description() -> String {
+        "Count the words in a text.".into()
     }
-    fn invoke(name: &str, arguments: &str, _cx: &CallContext) -> Result<String, Error> {
-        let args: Args = reasonix_sdk::parse_args(name, arguments)?;
+    // Optional: a bullet for the agent's system prompt while this tool is offered.
+    fn guidance() -> Option<String> {
+        Some("Count words with `word_count` rather than by hand.".into())
+    }
+    fn run(args: Args, _cx: &CallContext) -> Result<String, Error> {
         Ok(args.text.split_whitespace().count().to_string())
     }
 }
-reasonix_sdk::export_tool_plugin!(Plugin);
+
+struct Component;
+impl Plugin for Component {
+    fn info() -> PluginInfo { reasonix_sdk::plugin_info("{{name}}", "0.1.0", "Counts words") }
+    fn tools() -> ToolSet {
+        ToolSet::new().with::<WordCount>()
+    }
+}
+reasonix_sdk::export!(Component);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cx() -> CallContext {
-        CallContext { call_id: "t".into(), workspace: "/".into() }
+    fn call(arguments: &str) -> Result<String, Error> {
+        let cx = CallContext { call_id: "t".into(), workspace: "/".into() };
+        Component::tools().invoke("word_count", arguments, &cx)
     }
 
     #[test]
     fn counts_words() {
-        let out = Plugin::invoke("word_count", r#"{"text": "one two  three"}"#, &cx());
-        assert_eq!(out, Ok("3".to_string()));
+        assert_eq!(call(r#"{"text": "one two  three"}"#), Ok("3".to_string()));
     }
 
     #[test]
     fn a_missing_argument_is_named() {
-        match Plugin::invoke("word_count", "{}", &cx()) {
+        match call("{}") {
             Err(Error::InvalidInput(m)) => assert!(m.contains("`text`"), "{m}"),
             other => panic!("unexpected {other:?}"),
         }
@@ -218,12 +233,12 @@ const PROVIDER_TEMPLATE: &str = r##"//! A provider kind `{{ident}}`: an "echo" m
 //! no network. Replace `open` with real HTTP (`reasonix_sdk::http`, `reasonix_sdk::sse`) and
 //! request `network` in `info` to talk to a backend.
 use reasonix_sdk::{
-    CompletionRequest, CompletionStream, Error, FinishReason, PluginInfo, ProviderKind,
-    ProviderPlugin, Role, StreamEvent, Usage,
+    CompletionRequest, CompletionStream, Error, FinishReason, Plugin, PluginInfo, ProviderKind,
+    Role, StreamEvent, Usage,
 };
 
-struct Plugin;
-impl ProviderPlugin for Plugin {
+struct Component;
+impl Plugin for Component {
     fn info() -> PluginInfo {
         let mut info = reasonix_sdk::plugin_info("{{name}}", "0.1.0", "Echo model: answers with the prompt");
         // A provider must be granted network access to its `base_url`; the host narrows every
@@ -231,7 +246,7 @@ impl ProviderPlugin for Plugin {
         info.capabilities.network = vec!["*".to_string()];
         info
     }
-    fn kinds() -> Vec<ProviderKind> {
+    fn provider_kinds() -> Vec<ProviderKind> {
         vec![reasonix_sdk::provider_kind("{{ident}}", "Echoes the last user message", "authorization", "Bearer ")]
     }
     fn open(request: CompletionRequest) -> Result<Box<dyn CompletionStream>, Error> {
@@ -263,20 +278,20 @@ impl CompletionStream for Echo {
     }
 }
 
-reasonix_sdk::export_provider_plugin!(Plugin);
+reasonix_sdk::export!(Component);
 "##;
 
 const INTERCEPTOR_TEMPLATE: &str = r##"//! An interceptor that blocks tool calls whose arguments contain `rm -rf`.
-use reasonix_sdk::interceptor::Subscription;
-use reasonix_sdk::{Decision, Error, InterceptorPlugin, PluginInfo};
+use reasonix_sdk::{Decision, Error, Plugin, PluginInfo, Subscription};
 
-struct Plugin;
-impl InterceptorPlugin for Plugin {
+struct Component;
+impl Plugin for Component {
     fn info() -> PluginInfo {
         reasonix_sdk::plugin_info("{{name}}", "0.1.0", "Blocks tool calls containing rm -rf")
     }
-    fn points() -> Vec<Subscription> {
-        vec![Subscription { point: "tool.before".to_string(), priority: 0 }]
+    // Priority -1000..=1000 (default 0): lower runs first at the same point.
+    fn subscriptions() -> Vec<Subscription> {
+        vec![Subscription::new("tool.before")]
     }
     fn intercept(_point: &str, payload: &str) -> Result<Decision, Error> {
         if payload.contains("rm -rf") {
@@ -286,7 +301,7 @@ impl InterceptorPlugin for Plugin {
         }
     }
 }
-reasonix_sdk::export_interceptor_plugin!(Plugin);
+reasonix_sdk::export!(Component);
 
 #[cfg(test)]
 mod tests {
@@ -294,8 +309,8 @@ mod tests {
 
     #[test]
     fn blocks_rm_rf_only() {
-        assert!(matches!(Plugin::intercept("tool.before", r#"{"command":"rm -rf /"}"#), Ok(Decision::Block(_))));
-        assert_eq!(Plugin::intercept("tool.before", r#"{"command":"ls"}"#), Ok(Decision::Proceed));
+        assert!(matches!(Component::intercept("tool.before", r#"{"command":"rm -rf /"}"#), Ok(Decision::Block(_))));
+        assert_eq!(Component::intercept("tool.before", r#"{"command":"ls"}"#), Ok(Decision::Proceed));
     }
 }
 "##;

@@ -47,6 +47,6 @@ pub fn run(out: Option<&Path>) -> Outcome {
     for (name, _) in WIT_FILES {
         outln!("  {name}");
     }
-    outln!("worlds: tool-plugin, provider-plugin, interceptor-plugin (see worlds.wit)");
+    outln!("worlds: tool-plugin, provider-plugin, interceptor-plugin, all-roles (see worlds.wit)");
     Ok(Code::Success)
 }

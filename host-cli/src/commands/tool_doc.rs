@@ -30,6 +30,15 @@ pub fn render<'a>(tools: impl Iterator<Item = &'a Arc<dyn Tool>>) -> String {
     for tool in &tools {
         let spec = tool.spec();
         let _ = write!(out, "\n## {}\n\n{}\n\n", spec.name, spec.description.trim());
+        if let Some(guidance) = &spec.guidance {
+            out.push_str(
+                "Guidance, in the system prompt's \"How to work\" list while the tool is offered:\n\n",
+            );
+            for line in guidance.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                let _ = writeln!(out, "- {line}");
+            }
+            out.push('\n');
+        }
         let schema: Value = serde_json::from_str(&spec.parameters).unwrap_or(Value::Null);
         out.push_str(&parameter_table(&schema));
         let _ = write!(

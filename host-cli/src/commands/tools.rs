@@ -25,6 +25,7 @@ pub fn list(as_json: bool) -> Outcome {
                     "read_only": spec.read_only,
                     "class": ToolClass::of(spec, t.effects()).to_string(),
                     "description": spec.description,
+                    "guidance": spec.guidance,
                     "parameters": parameters,
                 })
             })

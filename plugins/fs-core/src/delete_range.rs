@@ -1,8 +1,8 @@
 //! `delete_range`: delete a block of whole lines between two anchor lines.
 
-use reasonix_sdk::{CallContext, Error, FileChange, ToolSpec, other_error, tool_spec};
+use reasonix_sdk::{CallContext, Error, FileChange, Tool, other_error};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::edit_file::{TextFile, parse_checked};
 
@@ -12,24 +12,29 @@ pub const NAME: &str = "delete_range";
 /// Context lines around a change in the unified diff.
 const CONTEXT: usize = 3;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// File to edit, relative to the workspace root (or absolute inside the workspace).
     path: String,
+    /// The full text of the first line of the block (must match exactly one line).
     start_anchor: String,
+    /// The full text of the last line of the block (must match exactly one line).
     end_anchor: String,
+    /// Whether the anchor lines themselves are deleted (default true).
     #[serde(default = "default_inclusive")]
     inclusive: bool,
 }
 
-fn default_inclusive() -> bool {
-    true
-}
+/// The `delete_range` tool.
+pub struct DeleteRange;
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+impl Tool for DeleteRange {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = false;
+    type Args = Args;
+
+    fn description() -> String {
         "Delete a block of whole lines from an existing file, located by two anchor lines, and \
          return a unified diff of the change. `start_anchor` and `end_anchor` must each be the \
          complete text of exactly one line of the file (copied verbatim, without read_file's \
@@ -37,32 +42,38 @@ pub fn spec() -> ToolSpec {
          line (or be the same line). With `inclusive` (default true) the anchor lines are \
          deleted too; with false only the lines strictly between them are. Line endings and the \
          presence or absence of a final newline are kept. Cheaper than edit_file for removing a \
-         large block.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "File to edit, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "start_anchor": {
-                    "type": "string",
-                    "description": "The full text of the first line of the block (must match exactly one line)."
-                },
-                "end_anchor": {
-                    "type": "string",
-                    "description": "The full text of the last line of the block (must match exactly one line)."
-                },
-                "inclusive": {
-                    "type": "boolean",
-                    "description": "Whether the anchor lines themselves are deleted (default true)."
-                }
-            },
-            "required": ["path", "start_anchor", "end_anchor"],
-            "additionalProperties": false
-        }),
-        false,
-    )
+         large block."
+            .into()
+    }
+
+    fn parse(arguments: &str) -> Result<Args, Error> {
+        parse_checked::<Self>(arguments)
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let plan = plan(args, cx)?;
+        plan.file.write(&plan.new_text, &cx.call_id)?;
+        let display = &plan.file.target.display;
+        let count = plan.last - plan.first + 1;
+        let span = if count == 1 {
+            format!("line {}", plan.first)
+        } else {
+            format!("lines {}-{} ({count} lines)", plan.first, plan.last)
+        };
+        Ok(format!(
+            "deleted {span} from {display}\n{}",
+            unified_diff(display, plan.file.text(), &plan.new_text)
+        ))
+    }
+
+    fn preview(args: Args, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        let plan = plan(args, cx)?;
+        Ok(plan.file.changes(&plan.new_text))
+    }
+}
+
+fn default_inclusive() -> bool {
+    true
 }
 
 /// One line of the file, as byte offsets: `start..content_end` is its text (without `\r\n` or
@@ -185,8 +196,7 @@ fn find_anchor(
     }
 }
 
-fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
-    let args: Args = parse_checked(&spec(), arguments)?;
+fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
     let start_anchor = anchor_text("start_anchor", &args.start_anchor)?;
     let end_anchor = anchor_text("end_anchor", &args.end_anchor)?;
     let file = TextFile::load(NAME, cx, &args.path)?;
@@ -239,29 +249,6 @@ fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
         first: first + 1,
         last: last + 1,
     })
-}
-
-/// Run the tool: a summary line, then the unified diff.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let plan = plan(arguments, cx)?;
-    plan.file.write(&plan.new_text, &cx.call_id)?;
-    let display = &plan.file.target.display;
-    let count = plan.last - plan.first + 1;
-    let span = if count == 1 {
-        format!("line {}", plan.first)
-    } else {
-        format!("lines {}-{} ({count} lines)", plan.first, plan.last)
-    };
-    Ok(format!(
-        "deleted {span} from {display}\n{}",
-        unified_diff(display, plan.file.text(), &plan.new_text)
-    ))
-}
-
-/// The change `invoke` would make: one modify.
-pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    let plan = plan(arguments, cx)?;
-    Ok(plan.file.changes(&plan.new_text))
 }
 
 /// A unified diff (one hunk, [`CONTEXT`] lines of context) between two texts that differ in one
@@ -330,6 +317,7 @@ pub fn unified_diff(display: &str, old: &str, new: &str) -> String {
 mod tests {
     use super::*;
     use crate::edit_file::tests::{Ws, preview_then_invoke};
+    use serde_json::json;
 
     fn run(ws: &Ws, args: serde_json::Value) -> Result<String, Error> {
         preview_then_invoke(ws, NAME, &args, args["path"].as_str().unwrap_or("x"))

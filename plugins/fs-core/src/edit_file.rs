@@ -7,10 +7,10 @@
 use std::fs;
 
 use reasonix_sdk::{
-    CallContext, ChangeKind, Error, FileChange, ToolSpec, other_error, parse_args, tool_spec,
+    CallContext, ChangeKind, Error, FileChange, Tool, other_error, parse_args, schema_for,
 };
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::encoding::{self, TextEncoding};
 use crate::paths::{self, Resolved};
@@ -20,20 +20,29 @@ use crate::write_file::{self, Current};
 /// Tool name.
 pub const NAME: &str = "edit_file";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// File to edit, relative to the workspace root (or absolute inside the workspace).
     path: String,
+    /// The exact text to replace; must occur exactly once in the file. Not empty.
     old_string: String,
+    /// The replacement text (empty string deletes old_string).
     new_string: String,
-    #[serde(default)]
+    /// Optional: the file's whole current content as you believe it is. The edit is refused
+    /// with "stale content" if the file differs.
     expected: Option<String>,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `edit_file` tool.
+pub struct EditFile;
+
+impl Tool for EditFile {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = false;
+    type Args = Args;
+
+    fn description() -> String {
         "Replace one exact piece of text in an existing file. `old_string` must occur exactly \
          once in the file: copy it verbatim from read_file output (without the line-number \
          prefixes), including enough surrounding lines to make it unique. If it occurs more \
@@ -44,32 +53,36 @@ pub fn spec() -> ToolSpec {
          in old_string/new_string are adapted to the file (CRLF files stay CRLF) and the file \
          keeps its encoding. `new_string` may be empty to delete the text. Pass `expected` (the \
          whole file as you last read it) to refuse the edit if the file changed since. Use \
-         write_file to create files, multi_edit for several edits to one file.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "File to edit, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "old_string": {
-                    "type": "string",
-                    "description": "The exact text to replace; must occur exactly once in the file. Not empty."
-                },
-                "new_string": {
-                    "type": "string",
-                    "description": "The replacement text (empty string deletes old_string)."
-                },
-                "expected": {
-                    "type": "string",
-                    "description": "Optional: the file's whole current content as you believe it is. The edit is refused with \"stale content\" if the file differs."
-                }
-            },
-            "required": ["path", "old_string", "new_string"],
-            "additionalProperties": false
-        }),
-        false,
-    )
+         write_file to create files, multi_edit for several edits to one file."
+            .into()
+    }
+
+    fn guidance() -> Option<String> {
+        Some("Change existing files with `edit_file` rather than rewriting them whole.".into())
+    }
+
+    fn parse(arguments: &str) -> Result<Args, Error> {
+        parse_checked::<Self>(arguments)
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let plan = plan(args, cx)?;
+        if encoding::same_bytes(plan.new_text.as_bytes(), plan.file.text().as_bytes()) {
+            return Ok(format!(
+                "unchanged {} (with the file's line endings the replacement equals the text it \
+                 replaces)",
+                plan.file.target.display
+            ));
+        }
+        plan.file.write(&plan.new_text, &cx.call_id)?;
+        let fuzzy = if plan.fuzzy { " (fuzzy match)" } else { "" };
+        Ok(format!("edited {}{fuzzy}", plan.file.target.display))
+    }
+
+    fn preview(args: Args, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        let plan = plan(args, cx)?;
+        Ok(plan.file.changes(&plan.new_text))
+    }
 }
 
 /// What an `edit_file` call would do.
@@ -79,8 +92,7 @@ struct Plan {
     fuzzy: bool,
 }
 
-fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
-    let args: Args = parse_checked(&spec(), arguments)?;
+fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
     if args.old_string.is_empty() {
         return Err(Error::InvalidInput(format!(
             "{NAME}: `old_string` must not be empty — to create a file or replace all of it use \
@@ -121,48 +133,22 @@ fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
     })
 }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let plan = plan(arguments, cx)?;
-    if encoding::same_bytes(plan.new_text.as_bytes(), plan.file.text().as_bytes()) {
-        return Ok(format!(
-            "unchanged {} (with the file's line endings the replacement equals the text it \
-             replaces)",
-            plan.file.target.display
-        ));
-    }
-    plan.file.write(&plan.new_text, &cx.call_id)?;
-    let fuzzy = if plan.fuzzy { " (fuzzy match)" } else { "" };
-    Ok(format!("edited {}{fuzzy}", plan.file.target.display))
-}
-
-/// The change `invoke` would make: one modify (nothing when the text would not change).
-pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    let plan = plan(arguments, cx)?;
-    Ok(plan.file.changes(&plan.new_text))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Arguments.
 
-/// Parse `arguments` for the tool `spec`, first checking them against its JSON schema so a
+/// Parse `arguments` for the tool `T`, first checking them against its JSON schema so a
 /// mismatch names the offending field (`edits[2].old_string must be a string, got a number`),
 /// which serde's own type errors do not.
-pub(crate) fn parse_checked<T: serde::de::DeserializeOwned>(
-    spec: &ToolSpec,
-    arguments: &str,
-) -> Result<T, Error> {
-    if let (Ok(schema), Ok(value)) = (
-        serde_json::from_str::<serde_json::Value>(&spec.parameters),
-        serde_json::from_str::<serde_json::Value>(arguments),
-    ) && let Err(problem) = check_value(&schema, &value, "")
+pub(crate) fn parse_checked<T: Tool>(arguments: &str) -> Result<T::Args, Error> {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments)
+        && let Err(problem) = check_value(&schema_for::<T::Args>(), &value, "")
     {
         return Err(Error::InvalidInput(format!(
             "{}: invalid arguments: {problem}",
-            spec.name
+            T::NAME
         )));
     }
-    parse_args(&spec.name, arguments)
+    parse_args(T::NAME, arguments)
 }
 
 fn json_type(value: &serde_json::Value) -> &'static str {
@@ -681,6 +667,7 @@ fn common_prefix_chars(a: &str, b: &str) -> usize {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 pub(crate) mod tests {
     use super::*;
+    use serde_json::json;
     use std::path::PathBuf;
 
     /// A temporary workspace for the editor tools' tests.
@@ -727,10 +714,10 @@ pub(crate) mod tests {
         file: &str,
     ) -> Result<String, Error> {
         let before = fs::read(ws.path(file)).ok();
-        let previewed = crate::preview(name, &args.to_string(), &ws.cx());
+        let previewed = crate::write_tools().preview(name, &args.to_string(), &ws.cx());
         // Preview changes nothing.
         assert_eq!(fs::read(ws.path(file)).ok(), before, "preview wrote");
-        let result = crate::invoke(name, &args.to_string(), &ws.cx());
+        let result = crate::write_tools().invoke(name, &args.to_string(), &ws.cx());
         match (&previewed, &result) {
             (Ok(changes), Ok(_)) => {
                 let after = fs::read(ws.path(file)).ok();

@@ -10,9 +10,9 @@ use std::ops::ControlFlow;
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
-use reasonix_sdk::{CallContext, Error, ToolSpec, parse_args, tool_spec};
+use reasonix_sdk::{CallContext, Error, Tool};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::ls::SKIPPED;
 use crate::paths;
@@ -24,16 +24,22 @@ pub const NAME: &str = "glob";
 /// Most results shown before the output is cut.
 pub const MAX_RESULTS: usize = 1000;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// Glob pattern relative to the workspace root, e.g. "src/**/*.rs" or "*.md".
     pattern: String,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `glob` tool.
+pub struct Glob;
+
+impl Tool for Glob {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = true;
+    type Args = Args;
+
+    fn description() -> String {
         "Find files and directories in the workspace whose path matches a glob pattern, e.g. \
          `src/**/*.rs`, `*.toml`, `tests/test_?.py`, `docs/[A-Z]*.md`. Patterns are relative to \
          the workspace root and use `/`: `*` and `?` match within one path component, `**` \
@@ -43,30 +49,21 @@ pub fn spec() -> ToolSpec {
          paths relative to the workspace root, directories ending with `/`; at most 1000 are \
          shown, then `... (truncated at 1000 results)` — use a more specific pattern to see the \
          rest. .git, node_modules, __pycache__, .idea, .vscode and .DS_Store are not searched. \
-         Use grep to search file contents.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "pattern": {
-                    "type": "string",
-                    "description": "Glob pattern relative to the workspace root, e.g. \"src/**/*.rs\" or \"*.md\"."
-                }
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        }),
-        true,
-    )
-}
+         Use grep to search file contents."
+            .into()
+    }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let args: Args = parse_args(NAME, arguments)?;
-    let workspace = paths::normalize(Path::new(&cx.workspace));
-    // Refuses an unusable workspace the same way the other readers do.
-    paths::resolve(&cx.workspace, ".")?;
-    let policy = Policy::current(&cx.workspace);
-    find(&args.pattern, &workspace, &policy)
+    fn guidance() -> Option<String> {
+        Some("Find files by name with `glob` (e.g. `src/**/*.rs`).".into())
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let workspace = paths::normalize(Path::new(&cx.workspace));
+        // Refuses an unusable workspace the same way the other readers do.
+        paths::resolve(&cx.workspace, ".")?;
+        let policy = Policy::current(&cx.workspace);
+        find(&args.pattern, &workspace, &policy)
+    }
 }
 
 /// Find the paths under `workspace` matching `pattern`, formatted for the model.
@@ -228,6 +225,7 @@ fn relative(path: &Path, workspace: &Path) -> Option<String> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::fs;
 
     struct Ws {
@@ -253,7 +251,7 @@ mod tests {
                 call_id: "t".to_string(),
                 workspace: self.root().to_string_lossy().into_owned(),
             };
-            invoke(&json!({ "pattern": pattern }).to_string(), &cx)
+            reasonix_sdk::tool::invoke::<Glob>(&json!({ "pattern": pattern }).to_string(), &cx)
         }
         fn ok(&self, pattern: &str) -> String {
             match self.glob(pattern) {

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
-use reasonix_sdk::{CallContext, Error, ToolSpec, parse_args, tool_spec};
+use reasonix_sdk::{CallContext, Error, Tool};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::paths::{self, io_error};
 use crate::policy::Policy;
@@ -38,20 +38,31 @@ const CLOCK_EVERY_FILES: usize = 16;
 /// Directory names never descended into (besides hidden ones).
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules"];
 
-#[derive(Debug, Deserialize)]
+// `timeout_seconds` is signed so that a negative value gets a message of its own.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// Regular expression to search for (RE2/Rust regex syntax; one line at a time, so it never
+    /// matches a newline).
     pattern: String,
-    #[serde(default)]
+    /// Directory or file to search, relative to the workspace root (or absolute inside the
+    /// workspace). Default "." (the whole workspace).
     path: Option<String>,
-    #[serde(default)]
+    /// Time budget in seconds; when it runs out, the matches found so far are returned with a
+    /// note. Default 30, at most 300.
+    #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout_seconds: Option<i64>,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `grep` tool.
+pub struct Grep;
+
+impl Tool for Grep {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = true;
+    type Args = Args;
+
+    fn description() -> String {
         "Search file contents in the workspace for a regular expression (RE2/Rust syntax, e.g. \
          `fn\\s+main`, `(?i)todo`). Each match is one line `path:line:text`, paths relative to \
          the workspace root, lines numbered from 1; matched lines longer than 1000 bytes are cut \
@@ -61,58 +72,42 @@ pub fn spec() -> ToolSpec {
          .git-credentials, .netrc, *.pem, *.key, *.p12, *.pfx, .ssh/). Shows at most 200 \
          matches, then `... (truncated at 200 matches)` — narrow the pattern or path to see \
          more. Stops after `timeout_seconds` (default 30, at most 300) and returns the matches \
-         found so far with a note. Use glob to find files by name.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "pattern": {
-                    "type": "string",
-                    "description": "Regular expression to search for (RE2/Rust regex syntax; one line at a time, so it never matches a newline)."
-                },
-                "path": {
-                    "type": "string",
-                    "description": "Directory or file to search, relative to the workspace root (or absolute inside the workspace). Default \".\" (the whole workspace)."
-                },
-                "timeout_seconds": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_TIMEOUT_SECS,
-                    "description": "Time budget in seconds; when it runs out, the matches found so far are returned with a note. Default 30, at most 300."
-                }
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        }),
-        true,
-    )
-}
+         found so far with a note. Use glob to find files by name."
+            .into()
+    }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let args: Args = parse_args(NAME, arguments)?;
-    let timeout = match args.timeout_seconds {
-        None => DEFAULT_TIMEOUT_SECS,
-        Some(n) if n >= 1 => n.unsigned_abs().min(MAX_TIMEOUT_SECS),
-        Some(n) => {
-            return Err(Error::InvalidInput(format!(
-                "{NAME}: `timeout_seconds` must be between 1 and {MAX_TIMEOUT_SECS} (got {n})"
-            )));
-        }
-    };
-    let path = args.path.as_deref().unwrap_or(".");
-    let resolved = paths::resolve(&cx.workspace, path)?;
-    let policy = Policy::current(&cx.workspace);
-    let workspace = paths::normalize(Path::new(&cx.workspace));
-    search(
-        &Query {
-            pattern: &args.pattern,
-            root: &resolved.abs,
-            display: &resolved.display,
-            workspace: &workspace,
-            timeout: Duration::from_secs(timeout),
-        },
-        &policy,
-    )
+    fn guidance() -> Option<String> {
+        Some(
+            "Find code by its content with `grep` rather than reading files in search of it."
+                .into(),
+        )
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let timeout = match args.timeout_seconds {
+            None => DEFAULT_TIMEOUT_SECS,
+            Some(n) if n >= 1 => n.unsigned_abs().min(MAX_TIMEOUT_SECS),
+            Some(n) => {
+                return Err(Error::InvalidInput(format!(
+                    "{NAME}: `timeout_seconds` must be between 1 and {MAX_TIMEOUT_SECS} (got {n})"
+                )));
+            }
+        };
+        let path = args.path.as_deref().unwrap_or(".");
+        let resolved = paths::resolve(&cx.workspace, path)?;
+        let policy = Policy::current(&cx.workspace);
+        let workspace = paths::normalize(Path::new(&cx.workspace));
+        search(
+            &Query {
+                pattern: &args.pattern,
+                root: &resolved.abs,
+                display: &resolved.display,
+                workspace: &workspace,
+                timeout: Duration::from_secs(timeout),
+            },
+            &policy,
+        )
+    }
 }
 
 /// One search.
@@ -423,6 +418,7 @@ fn render_line(bytes: &[u8]) -> String {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::fs;
 
     struct Ws {
@@ -450,7 +446,7 @@ mod tests {
             }
         }
         fn grep(&self, args: serde_json::Value) -> Result<String, Error> {
-            invoke(&args.to_string(), &self.cx())
+            reasonix_sdk::tool::invoke::<Grep>(&args.to_string(), &self.cx())
         }
         fn ok(&self, args: serde_json::Value) -> String {
             match self.grep(args) {

@@ -23,113 +23,34 @@ pub mod read_file;
 pub mod walk;
 pub mod write_file;
 
-use reasonix_sdk::{CallContext, Error, FileChange, ToolSpec};
+use reasonix_sdk::ToolSet;
 
 /// The read-only tools: `read_file`, `ls`, `grep` and `glob`.
-pub fn read_tools() -> Vec<ToolSpec> {
-    vec![read_file::spec(), ls::spec(), grep::spec(), glob::spec()]
+pub fn read_tools() -> ToolSet {
+    ToolSet::new()
+        .with::<read_file::ReadFile>()
+        .with::<ls::Ls>()
+        .with::<grep::Grep>()
+        .with::<glob::Glob>()
 }
 
 /// The writing tools: `write_file`, `edit_file`, `multi_edit`, `move_file`, `delete_range` and
 /// `notebook_edit`.
-pub fn write_tools() -> Vec<ToolSpec> {
-    vec![
-        write_file::spec(),
-        edit_file::spec(),
-        multi_edit::spec(),
-        move_file::spec(),
-        delete_range::spec(),
-        notebook_edit::spec(),
-    ]
-}
-
-/// Whether `name` is one of the read-only tools.
-pub fn is_read_tool(name: &str) -> bool {
-    matches!(name, read_file::NAME | ls::NAME | grep::NAME | glob::NAME)
-}
-
-/// Whether `name` is one of the writing tools.
-pub fn is_write_tool(name: &str) -> bool {
-    matches!(
-        name,
-        write_file::NAME
-            | edit_file::NAME
-            | multi_edit::NAME
-            | move_file::NAME
-            | delete_range::NAME
-            | notebook_edit::NAME
-    )
-}
-
-/// Run the tool `name` with its JSON `arguments`.
-/// Run any file tool. The components call [`invoke_read`] / [`invoke_write`] instead, so each
-/// links only the code of the tools it serves (a smaller component loads faster).
-pub fn invoke(name: &str, arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    if is_read_tool(name) {
-        invoke_read(name, arguments, cx)
-    } else {
-        invoke_write(name, arguments, cx)
-    }
-}
-
-/// Run one of the read-only tools.
-pub fn invoke_read(name: &str, arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    match name {
-        read_file::NAME => read_file::invoke(arguments, cx),
-        ls::NAME => ls::invoke(arguments, cx),
-        grep::NAME => grep::invoke(arguments, cx),
-        glob::NAME => glob::invoke(arguments, cx),
-        _ => Err(unknown_tool(name)),
-    }
-}
-
-/// Run one of the writer tools.
-pub fn invoke_write(name: &str, arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    match name {
-        write_file::NAME => write_file::invoke(arguments, cx),
-        edit_file::NAME => edit_file::invoke(arguments, cx),
-        multi_edit::NAME => multi_edit::invoke(arguments, cx),
-        move_file::NAME => move_file::invoke(arguments, cx),
-        delete_range::NAME => delete_range::invoke(arguments, cx),
-        notebook_edit::NAME => notebook_edit::invoke(arguments, cx),
-        _ => Err(unknown_tool(name)),
-    }
-}
-
-/// The file changes a tool would make; read-only tools make none.
-pub fn preview(name: &str, arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    if is_read_tool(name) {
-        Ok(Vec::new())
-    } else {
-        preview_write(name, arguments, cx)
-    }
-}
-
-/// The file changes one of the writer tools would make.
-pub fn preview_write(
-    name: &str,
-    arguments: &str,
-    cx: &CallContext,
-) -> Result<Vec<FileChange>, Error> {
-    match name {
-        write_file::NAME => write_file::preview(arguments, cx),
-        edit_file::NAME => edit_file::preview(arguments, cx),
-        multi_edit::NAME => multi_edit::preview(arguments, cx),
-        move_file::NAME => move_file::preview(arguments, cx),
-        delete_range::NAME => delete_range::preview(arguments, cx),
-        notebook_edit::NAME => notebook_edit::preview(arguments, cx),
-        _ => Err(unknown_tool(name)),
-    }
-}
-
-pub fn unknown_tool(name: &str) -> Error {
-    Error::NotFound(format!("unknown tool: {name}"))
+pub fn write_tools() -> ToolSet {
+    ToolSet::new()
+        .with::<write_file::WriteFile>()
+        .with::<edit_file::EditFile>()
+        .with::<multi_edit::MultiEdit>()
+        .with::<move_file::MoveFile>()
+        .with::<delete_range::DeleteRange>()
+        .with::<notebook_edit::NotebookEdit>()
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use reasonix_sdk::{CallContext, Error};
     use serde_json::Value;
 
     fn cx(ws: &std::path::Path) -> CallContext {
@@ -141,9 +62,10 @@ mod tests {
 
     #[test]
     fn tool_sets() {
-        let read: Vec<String> = read_tools().into_iter().map(|t| t.name).collect();
-        assert_eq!(read, ["read_file", "ls", "grep", "glob"]);
-        let write: Vec<String> = write_tools().into_iter().map(|t| t.name).collect();
+        let read = read_tools();
+        let names: Vec<&str> = read.names().collect();
+        assert_eq!(names, ["read_file", "ls", "grep", "glob"]);
+        let write: Vec<String> = write_tools().specs().into_iter().map(|t| t.name).collect();
         assert_eq!(
             write,
             [
@@ -155,16 +77,19 @@ mod tests {
                 "notebook_edit"
             ]
         );
-        assert!(write.iter().all(|n| is_write_tool(n) && !is_read_tool(n)));
-        assert!(read_tools().iter().all(|t| t.read_only));
-        assert!(write_tools().iter().all(|t| !t.read_only));
-        assert!(is_read_tool("ls") && is_read_tool("read_file") && !is_read_tool("write_file"));
-        assert!(is_write_tool("write_file") && !is_write_tool("ls"));
+        assert!(read_tools().specs().iter().all(|t| t.read_only));
+        assert!(write_tools().specs().iter().all(|t| !t.read_only));
+        assert!(read_tools().contains("ls") && !read_tools().contains("write_file"));
+        assert!(write_tools().contains("write_file") && !write_tools().contains("ls"));
     }
 
     #[test]
     fn schemas_are_strict_objects() {
-        for spec in read_tools().into_iter().chain(write_tools()) {
+        for spec in read_tools()
+            .specs()
+            .into_iter()
+            .chain(write_tools().specs())
+        {
             let schema: Value = serde_json::from_str(&spec.parameters).unwrap();
             assert_eq!(schema["type"], "object", "{}", spec.name);
             assert_eq!(schema["additionalProperties"], false, "{}", spec.name);
@@ -184,23 +109,73 @@ mod tests {
     }
 
     #[test]
+    fn guidance_names_only_its_own_tool() {
+        let specs: Vec<_> = read_tools()
+            .specs()
+            .into_iter()
+            .chain(write_tools().specs())
+            .collect();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        for spec in &specs {
+            let Some(guidance) = &spec.guidance else {
+                continue;
+            };
+            assert!(guidance.contains(&format!("`{}`", spec.name)), "{guidance}");
+            for other in names.iter().filter(|n| **n != spec.name) {
+                assert!(
+                    !guidance.contains(&format!("`{other}`")),
+                    "{}: {guidance} names `{other}`",
+                    spec.name
+                );
+            }
+            assert!(
+                !guidance.starts_with("- ") && guidance.ends_with('.'),
+                "{guidance}"
+            );
+        }
+        let guided: Vec<&str> = specs
+            .iter()
+            .filter(|s| s.guidance.is_some())
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(
+            guided,
+            [
+                "read_file",
+                "ls",
+                "grep",
+                "glob",
+                "write_file",
+                "edit_file",
+                "multi_edit"
+            ]
+        );
+    }
+
+    #[test]
     fn dispatch_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let cx = cx(dir.path());
-        let wrote = invoke("write_file", r#"{"path":"a.txt","content":"hi\n"}"#, &cx).unwrap();
+        let (read, write) = (read_tools(), write_tools());
+        let wrote = write
+            .invoke("write_file", r#"{"path":"a.txt","content":"hi\n"}"#, &cx)
+            .unwrap();
         assert_eq!(wrote, "created a.txt (3 bytes, 1 line)");
         assert_eq!(
-            invoke("read_file", r#"{"path":"a.txt"}"#, &cx).unwrap(),
+            read.invoke("read_file", r#"{"path":"a.txt"}"#, &cx)
+                .unwrap(),
             "1→hi\n"
         );
-        assert_eq!(invoke("ls", "{}", &cx).unwrap(), "a.txt\t3");
+        assert_eq!(read.invoke("ls", "{}", &cx).unwrap(), "a.txt\t3");
         assert!(
-            preview("read_file", r#"{"path":"a.txt"}"#, &cx)
+            read.preview("read_file", r#"{"path":"a.txt"}"#, &cx)
                 .unwrap()
                 .is_empty()
         );
-        assert!(preview("ls", "{}", &cx).unwrap().is_empty());
-        let change = preview("write_file", r#"{"path":"a.txt","content":"yo\n"}"#, &cx).unwrap();
+        assert!(read.preview("ls", "{}", &cx).unwrap().is_empty());
+        let change = write
+            .preview("write_file", r#"{"path":"a.txt","content":"yo\n"}"#, &cx)
+            .unwrap();
         assert_eq!(change.len(), 1);
     }
 
@@ -208,13 +183,21 @@ mod tests {
     fn unknown_tool_is_not_found() {
         let dir = tempfile::tempdir().unwrap();
         let cx = cx(dir.path());
+        for set in [read_tools(), write_tools()] {
+            assert!(matches!(
+                set.invoke("rm_rf", "{}", &cx),
+                Err(Error::NotFound(_))
+            ));
+            assert!(matches!(
+                set.preview("rm_rf", "{}", &cx),
+                Err(Error::NotFound(_))
+            ));
+        }
+        // Each set serves only its own tools.
         assert!(matches!(
-            invoke("rm_rf", "{}", &cx),
+            read_tools().invoke("write_file", r#"{"path":"x","content":"x"}"#, &cx),
             Err(Error::NotFound(_))
         ));
-        assert!(matches!(
-            preview("rm_rf", "{}", &cx),
-            Err(Error::NotFound(_))
-        ));
+        assert!(!dir.path().join("x").exists());
     }
 }

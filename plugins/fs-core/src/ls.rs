@@ -3,9 +3,9 @@
 use std::fs;
 use std::path::Path;
 
-use reasonix_sdk::{CallContext, Error, ToolSpec, parse_args, tool_spec};
+use reasonix_sdk::{CallContext, Error, Tool};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::paths::{self, io_error};
 use crate::policy::Policy;
@@ -26,56 +26,53 @@ pub const SKIPPED: &[&str] = &[
     ".vscode",
 ];
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
-    #[serde(default)]
+#[schemars(extend("required" = []))]
+pub struct Args {
+    /// Directory to list, relative to the workspace root (or absolute inside the workspace).
+    /// Default "." (the workspace root).
     path: Option<String>,
-    #[serde(default)]
+    /// List subdirectories too, depth-first. Default false.
     recursive: Option<bool>,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `ls` tool.
+pub struct Ls;
+
+impl Tool for Ls {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = true;
+    type Args = Args;
+
+    fn description() -> String {
         "List a directory in the workspace, sorted by name. Subdirectories end with `/`; files \
          are shown as `name<TAB>size in bytes`. With `recursive: true` the whole tree is listed \
          depth-first, each entry shown with its path relative to the listed directory, leaving \
          out .git, node_modules, __pycache__, .idea, .vscode and .DS_Store; recursion stops 50 \
          levels deep, symlinked directories are shown but not entered, and the output stops \
          after 5000 entries. Listing a file shows just that file. Use read_file to see a file's \
-         content.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "Directory to list, relative to the workspace root (or absolute inside the workspace). Default \".\" (the workspace root)."
-                },
-                "recursive": {
-                    "type": "boolean",
-                    "description": "List subdirectories too, depth-first. Default false."
-                }
-            },
-            "required": [],
-            "additionalProperties": false
-        }),
-        true,
-    )
-}
+         content."
+            .into()
+    }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let args: Args = parse_args(NAME, arguments)?;
-    let path = args.path.as_deref().unwrap_or(".");
-    let resolved = paths::resolve(&cx.workspace, path)?;
-    list(
-        &resolved.abs,
-        &resolved.display,
-        args.recursive.unwrap_or(false),
-        &Policy::current(&cx.workspace),
-    )
+    fn guidance() -> Option<String> {
+        Some(
+            "List directories with `ls` to find your way, rather than opening files one by one."
+                .into(),
+        )
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let path = args.path.as_deref().unwrap_or(".");
+        let resolved = paths::resolve(&cx.workspace, path)?;
+        list(
+            &resolved.abs,
+            &resolved.display,
+            args.recursive.unwrap_or(false),
+            &Policy::current(&cx.workspace),
+        )
+    }
 }
 
 /// List `path` (named `display` in messages); `forbid_read` roots of `policy` are invisible.
@@ -213,6 +210,7 @@ impl Listing<'_> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     struct Ws {
         dir: tempfile::TempDir,
@@ -239,7 +237,7 @@ mod tests {
             fs::create_dir_all(self.dir.path().join(name)).unwrap();
         }
         fn ls(&self, args: serde_json::Value) -> Result<String, Error> {
-            invoke(&args.to_string(), &self.cx())
+            reasonix_sdk::tool::invoke::<Ls>(&args.to_string(), &self.cx())
         }
         fn ok(&self, args: serde_json::Value) -> String {
             match self.ls(args) {

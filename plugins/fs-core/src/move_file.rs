@@ -4,9 +4,9 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use reasonix_sdk::{CallContext, ChangeKind, Error, FileChange, ToolSpec, other_error, tool_spec};
+use reasonix_sdk::{CallContext, ChangeKind, Error, FileChange, Tool, other_error};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::edit_file::parse_checked;
 use crate::paths::{self, Resolved, io_error};
@@ -16,40 +16,100 @@ use crate::write_file;
 /// Tool name.
 pub const NAME: &str = "move_file";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// The file to move, relative to the workspace root (or absolute inside the workspace).
     source_path: String,
+    /// The new path of the file, including its file name; must not exist yet.
     destination_path: String,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `move_file` tool.
+pub struct MoveFile;
+
+impl Tool for MoveFile {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = false;
+    type Args = Args;
+
+    fn description() -> String {
         "Move or rename one file inside the workspace. `source_path` must be an existing file \
          (directories are refused); `destination_path` is the file's new full path (not a \
          directory to move it into) and must not exist yet — move_file never overwrites. Missing \
          parent directories of the destination are created. The file's bytes, permissions and \
          encoding are untouched. Both paths must lie inside the workspace; relative paths are \
-         resolved against the workspace root.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "source_path": {
-                    "type": "string",
-                    "description": "The file to move, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "destination_path": {
-                    "type": "string",
-                    "description": "The new path of the file, including its file name; must not exist yet."
+         resolved against the workspace root."
+            .into()
+    }
+
+    fn parse(arguments: &str) -> Result<Args, Error> {
+        parse_checked::<Self>(arguments)
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let (src, dst, case_alias) = match plan(args, cx)? {
+            Plan::Same(p) => {
+                return Ok(format!("unchanged: {} is already at that path", p.display));
+            }
+            Plan::Move {
+                src,
+                dst,
+                case_alias,
+            } => (src, dst, case_alias),
+        };
+        if let Some(parent) = dst.abs.parent()
+            && !parent.is_dir()
+        {
+            fs::create_dir_all(parent).map_err(|e| {
+                let shown = Path::new(&dst.display)
+                    .parent()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                io_error("create directory", &shown, &e)
+            })?;
+        }
+        let moved = if case_alias {
+            rename_via_temp(&src.abs, &dst.abs, &cx.call_id)
+        } else {
+            match fs::rename(&src.abs, &dst.abs) {
+                Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
+                    copy_then_remove(&src.abs, &dst.abs)
                 }
+                other => other,
+            }
+        };
+        moved.map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                Error::NotFound(format!("no such file: {}", src.display))
+            } else {
+                io_error(&format!("move {} to", src.display), &dst.display, &e)
+            }
+        })?;
+        Ok(format!("moved {} to {}", src.display, dst.display))
+    }
+
+    fn preview(args: Args, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        let Plan::Move { src, dst, .. } = plan(args, cx)? else {
+            return Ok(Vec::new());
+        };
+        let (_, current) = write_file::load_current(&src)?;
+        let text = current.and_then(|c| c.text);
+        Ok(vec![
+            FileChange {
+                path: src.abs.to_string_lossy().into_owned(),
+                kind: ChangeKind::Delete,
+                old_text: text.clone(),
+                new_text: None,
             },
-            "required": ["source_path", "destination_path"],
-            "additionalProperties": false
-        }),
-        false,
-    )
+            FileChange {
+                path: dst.abs.to_string_lossy().into_owned(),
+                kind: ChangeKind::Create,
+                old_text: None,
+                new_text: text,
+            },
+        ])
+    }
 }
 
 /// What a `move_file` call would do.
@@ -65,8 +125,7 @@ enum Plan {
     },
 }
 
-fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
-    let args: Args = parse_checked(&spec(), arguments)?;
+fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
     let src = paths::resolve(&cx.workspace, &args.source_path)?;
     let dst = paths::resolve(&cx.workspace, &args.destination_path)?;
     // A `forbid_read` source does not exist as far as the model can tell.
@@ -155,49 +214,6 @@ fn case_alias_among(
     s != d && s.to_lowercase() == d.to_lowercase() && !names.iter().any(|n| n == dst)
 }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let (src, dst, case_alias) = match plan(arguments, cx)? {
-        Plan::Same(p) => {
-            return Ok(format!("unchanged: {} is already at that path", p.display));
-        }
-        Plan::Move {
-            src,
-            dst,
-            case_alias,
-        } => (src, dst, case_alias),
-    };
-    if let Some(parent) = dst.abs.parent()
-        && !parent.is_dir()
-    {
-        fs::create_dir_all(parent).map_err(|e| {
-            let shown = Path::new(&dst.display)
-                .parent()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            io_error("create directory", &shown, &e)
-        })?;
-    }
-    let moved = if case_alias {
-        rename_via_temp(&src.abs, &dst.abs, &cx.call_id)
-    } else {
-        match fs::rename(&src.abs, &dst.abs) {
-            Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
-                copy_then_remove(&src.abs, &dst.abs)
-            }
-            other => other,
-        }
-    };
-    moved.map_err(|e| {
-        if e.kind() == io::ErrorKind::NotFound {
-            Error::NotFound(format!("no such file: {}", src.display))
-        } else {
-            io_error(&format!("move {} to", src.display), &dst.display, &e)
-        }
-    })?;
-    Ok(format!("moved {} to {}", src.display, dst.display))
-}
-
 /// A case-only rename on a case-insensitive filesystem: through a temporary name, since some
 /// systems treat renaming a file onto its other spelling as a no-op.
 fn rename_via_temp(src: &Path, dst: &Path, call_id: &str) -> io::Result<()> {
@@ -236,35 +252,20 @@ fn copy_then_remove(src: &Path, dst: &Path) -> io::Result<()> {
     result
 }
 
-/// The changes `invoke` would make: the source deleted and the destination created with the
-/// same text (`None` for a binary file), or nothing when the paths are the same.
-pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    let Plan::Move { src, dst, .. } = plan(arguments, cx)? else {
-        return Ok(Vec::new());
-    };
-    let (_, current) = write_file::load_current(&src)?;
-    let text = current.and_then(|c| c.text);
-    Ok(vec![
-        FileChange {
-            path: src.abs.to_string_lossy().into_owned(),
-            kind: ChangeKind::Delete,
-            old_text: text.clone(),
-            new_text: None,
-        },
-        FileChange {
-            path: dst.abs.to_string_lossy().into_owned(),
-            kind: ChangeKind::Create,
-            old_text: None,
-            new_text: text,
-        },
-    ])
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
+        reasonix_sdk::tool::invoke::<MoveFile>(arguments, cx)
+    }
+
+    fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        reasonix_sdk::tool::preview::<MoveFile>(arguments, cx)
+    }
     use crate::edit_file::tests::Ws;
+    use serde_json::json;
     use std::ffi::OsString;
 
     fn args(src: &str, dst: &str) -> String {

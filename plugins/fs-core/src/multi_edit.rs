@@ -1,8 +1,8 @@
 //! `multi_edit`: several exact replacements in one file, all or nothing.
 
-use reasonix_sdk::{CallContext, Error, FileChange, ToolSpec, tool_spec};
+use reasonix_sdk::{CallContext, Error, FileChange, Tool};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::edit_file::{
     Search, TextFile, adapt_new, find_exact, not_found, not_unique, parse_checked, spellings,
@@ -11,70 +11,76 @@ use crate::edit_file::{
 /// Tool name.
 pub const NAME: &str = "multi_edit";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// File to edit, relative to the workspace root (or absolute inside the workspace).
     path: String,
+    /// The edits, applied in order; each sees the text left by the previous one.
+    #[schemars(length(min = 1))]
     edits: Vec<Step>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Step {
-    old_string: String,
-    new_string: String,
-    #[serde(default)]
-    replace_all: bool,
-}
+/// The `multi_edit` tool.
+pub struct MultiEdit;
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+impl Tool for MultiEdit {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = false;
+    type Args = Args;
+
+    fn description() -> String {
         "Apply several text replacements to one existing file in a single, all-or-nothing call. \
          The edits run in order, in memory, each on the result of the previous one; the file is \
          written only if every edit succeeds, so a failing edit leaves the file exactly as it \
          was. Each `old_string` must be copied verbatim from the file (no read_file line-number \
          prefixes) and must occur exactly once, unless that edit sets `replace_all` to replace \
          every occurrence. Line endings are adapted to the file (CRLF files stay CRLF) and the \
-         file keeps its encoding. Prefer this over several edit_file calls on the same file.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "File to edit, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "edits": {
-                    "type": "array",
-                    "minItems": 1,
-                    "description": "The edits, applied in order; each sees the text left by the previous one.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "old_string": {
-                                "type": "string",
-                                "description": "Exact text to find. Without replace_all it must occur exactly once. Not empty."
-                            },
-                            "new_string": {
-                                "type": "string",
-                                "description": "Replacement text (empty string deletes old_string)."
-                            },
-                            "replace_all": {
-                                "type": "boolean",
-                                "description": "Replace every occurrence instead of requiring exactly one (default false)."
-                            }
-                        },
-                        "required": ["old_string", "new_string"],
-                        "additionalProperties": false
-                    }
-                }
-            },
-            "required": ["path", "edits"],
-            "additionalProperties": false
-        }),
-        false,
-    )
+         file keeps its encoding. Prefer this over several edit_file calls on the same file."
+            .into()
+    }
+
+    fn guidance() -> Option<String> {
+        Some("Use `multi_edit` for several changes to one file.".into())
+    }
+
+    fn parse(arguments: &str) -> Result<Args, Error> {
+        parse_checked::<Self>(arguments)
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let plan = plan(args, cx)?;
+        plan.file.write(&plan.new_text, &cx.call_id)?;
+        let display = &plan.file.target.display;
+        let edits = plural(plan.edits, "edit", "edits");
+        let replacements = plural(plan.replacements, "replacement", "replacements");
+        let unchanged =
+            if crate::encoding::same_bytes(plan.new_text.as_bytes(), plan.file.text().as_bytes()) {
+                "; the content is unchanged"
+            } else {
+                ""
+            };
+        Ok(format!(
+            "edited {display}: {edits} applied ({replacements}){unchanged}"
+        ))
+    }
+
+    fn preview(args: Args, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        let plan = plan(args, cx)?;
+        Ok(plan.file.changes(&plan.new_text))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Exact text to find. Without replace_all it must occur exactly once. Not empty.
+    old_string: String,
+    /// Replacement text (empty string deletes old_string).
+    new_string: String,
+    /// Replace every occurrence instead of requiring exactly one (default false).
+    #[serde(default)]
+    replace_all: bool,
 }
 
 /// What a `multi_edit` call would do.
@@ -85,8 +91,7 @@ struct Plan {
     replacements: usize,
 }
 
-fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
-    let args: Args = parse_checked(&spec(), arguments)?;
+fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
     let total = args.edits.len();
     if total == 0 {
         return Err(Error::InvalidInput(format!(
@@ -161,32 +166,8 @@ fn replace_all(text: &mut String, step: &Step) -> usize {
     0
 }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let plan = plan(arguments, cx)?;
-    plan.file.write(&plan.new_text, &cx.call_id)?;
-    let display = &plan.file.target.display;
-    let edits = plural(plan.edits, "edit", "edits");
-    let replacements = plural(plan.replacements, "replacement", "replacements");
-    let unchanged =
-        if crate::encoding::same_bytes(plan.new_text.as_bytes(), plan.file.text().as_bytes()) {
-            "; the content is unchanged"
-        } else {
-            ""
-        };
-    Ok(format!(
-        "edited {display}: {edits} applied ({replacements}){unchanged}"
-    ))
-}
-
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// The change `invoke` would make: one modify (nothing when the text ends up the same).
-pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    let plan = plan(arguments, cx)?;
-    Ok(plan.file.changes(&plan.new_text))
 }
 
 #[cfg(test)]
@@ -194,6 +175,7 @@ pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Err
 mod tests {
     use super::*;
     use crate::edit_file::tests::{Ws, preview_then_invoke};
+    use serde_json::json;
 
     fn run(ws: &Ws, args: serde_json::Value) -> Result<String, Error> {
         preview_then_invoke(ws, NAME, &args, args["path"].as_str().unwrap_or("x"))

@@ -6,19 +6,20 @@
 //! Jupyter changes only where it was edited. Every key this tool does not touch, top-level or
 //! per cell, is kept.
 
-use reasonix_sdk::{CallContext, Error, FileChange, ToolSpec, other_error, tool_spec};
+use reasonix_sdk::{CallContext, Error, FileChange, Tool, other_error};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::edit_file::{TextFile, parse_checked, to_crlf};
 
 /// Tool name.
 pub const NAME: &str = "notebook_edit";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum CellType {
+pub enum CellType {
     Code,
     Markdown,
 }
@@ -32,35 +33,42 @@ impl CellType {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum EditMode {
+pub enum EditMode {
     #[default]
     Replace,
     Insert,
     Delete,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// The .ipynb file, relative to the workspace root (or absolute inside the workspace).
     path: String,
-    #[serde(default)]
+    /// 0-based index of the cell to replace or delete; for insert, the new cell goes after this
+    /// one (-1 inserts at the top).
     cell_number: Option<i64>,
-    #[serde(default)]
+    /// The cell's `id` (nbformat 4.5+), instead of cell_number.
     cell_id: Option<String>,
-    #[serde(default)]
+    /// The cell's complete new source text (required for replace and insert).
     new_source: Option<String>,
-    #[serde(default)]
+    /// Type of the new cell (required for insert); on replace, changes the cell's type.
     cell_type: Option<CellType>,
-    #[serde(default)]
+    /// replace (default), insert or delete.
     edit_mode: Option<EditMode>,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `notebook_edit` tool.
+pub struct NotebookEdit;
+
+impl Tool for NotebookEdit {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = false;
+    type Args = Args;
+
+    fn description() -> String {
         "Edit one cell of a Jupyter notebook (.ipynb) while keeping the file valid notebook \
          JSON — prefer this over edit_file for notebooks. Choose the cell by its 0-based \
          `cell_number` or by its `cell_id`. `edit_mode` \"replace\" (default) sets the cell's \
@@ -68,42 +76,24 @@ pub fn spec() -> ToolSpec {
          cell of `cell_type` with `new_source` after the chosen cell (cell_number -1, or neither \
          cell_number nor cell_id, inserts at the top); \"delete\" removes the cell. Replacing or \
          inserting a code cell clears its outputs and execution count. Other cells, outputs and \
-         notebook metadata are kept.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "The .ipynb file, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "cell_number": {
-                    "type": "integer",
-                    "description": "0-based index of the cell to replace or delete; for insert, the new cell goes after this one (-1 inserts at the top)."
-                },
-                "cell_id": {
-                    "type": "string",
-                    "description": "The cell's `id` (nbformat 4.5+), instead of cell_number."
-                },
-                "new_source": {
-                    "type": "string",
-                    "description": "The cell's complete new source text (required for replace and insert)."
-                },
-                "cell_type": {
-                    "type": "string",
-                    "enum": ["code", "markdown"],
-                    "description": "Type of the new cell (required for insert); on replace, changes the cell's type."
-                },
-                "edit_mode": {
-                    "type": "string",
-                    "enum": ["replace", "insert", "delete"],
-                    "description": "replace (default), insert or delete."
-                }
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
-        false,
-    )
+         notebook metadata are kept."
+            .into()
+    }
+
+    fn parse(arguments: &str) -> Result<Args, Error> {
+        parse_checked::<Self>(arguments)
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let plan = plan(args, cx)?;
+        plan.file.write(&plan.new_text, &cx.call_id)?;
+        Ok(plan.summary)
+    }
+
+    fn preview(args: Args, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        let plan = plan(args, cx)?;
+        Ok(plan.file.changes(&plan.new_text))
+    }
 }
 
 /// What a `notebook_edit` call would do.
@@ -117,8 +107,7 @@ fn invalid(message: String) -> Error {
     Error::InvalidInput(format!("{NAME}: {message}"))
 }
 
-fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
-    let args: Args = parse_checked(&spec(), arguments)?;
+fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
     let mode = args.edit_mode.unwrap_or_default();
     let file = TextFile::load(NAME, cx, &args.path)?;
     let display = file.target.display.clone();
@@ -388,24 +377,12 @@ fn serialize(notebook: &Value, original: &str) -> Result<String, Error> {
     Ok(if crlf { to_crlf(&text) } else { text })
 }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let plan = plan(arguments, cx)?;
-    plan.file.write(&plan.new_text, &cx.call_id)?;
-    Ok(plan.summary)
-}
-
-/// The change `invoke` would make: one modify.
-pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    let plan = plan(arguments, cx)?;
-    Ok(plan.file.changes(&plan.new_text))
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::edit_file::tests::{Ws, preview_then_invoke};
+    use serde_json::json;
 
     fn notebook(minor: u64) -> Value {
         json!({

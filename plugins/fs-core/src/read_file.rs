@@ -5,9 +5,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read};
 use std::path::Path;
 
-use reasonix_sdk::{CallContext, Error, ToolSpec, parse_args, tool_spec};
+use reasonix_sdk::{CallContext, Error, Tool};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::encoding::{self, DETECT_SAMPLE, Sniff};
 use crate::paths::{self, io_error};
@@ -24,20 +24,29 @@ const LIKELY_LINE_BYTES: u64 = 1024;
 /// Longest line shown in full, in UTF-8 bytes; longer lines are cut with a marker.
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 
-#[derive(Debug, Deserialize)]
+// `offset` and `limit` are signed so that a negative value gets a message of its own.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// File to read, relative to the workspace root (or absolute inside the workspace).
     path: String,
-    #[serde(default)]
+    /// Number of lines to skip before the first line returned (0-based line offset). Default 0.
+    #[schemars(range(min = 0))]
     offset: Option<i64>,
-    #[serde(default)]
+    /// Maximum number of lines to return. Default 2000.
+    #[schemars(range(min = 1))]
     limit: Option<i64>,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `read_file` tool.
+pub struct ReadFile;
+
+impl Tool for ReadFile {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = true;
+    type Args = Args;
+
+    fn description() -> String {
         "Read a text file from the workspace. Each output line is prefixed with its 1-based line \
          number and `→` (e.g. `  42→fn main() {`); the prefix is not part of the file. Returns at \
          most `limit` lines (default 2000) starting after `offset` lines (default 0); when more \
@@ -45,53 +54,38 @@ pub fn spec() -> ToolSpec {
          UTF-8, UTF-16 and GB18030 files are decoded, CRLF line endings are shown as LF, and \
          lines longer than 1 MiB are cut with a marker. Binary files are refused; for a \
          directory use `ls`. Relative paths are resolved against the workspace root; absolute \
-         paths must lie inside the workspace.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "File to read, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "offset": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "Number of lines to skip before the first line returned (0-based line offset). Default 0."
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "Maximum number of lines to return. Default 2000."
-                }
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
-        true,
-    )
-}
+         paths must lie inside the workspace."
+            .into()
+    }
 
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let args: Args = parse_args(NAME, arguments)?;
-    let offset = match args.offset {
-        None => 0,
-        Some(n) => u64::try_from(n).map_err(|_| {
-            Error::InvalidInput(format!("{NAME}: `offset` must be 0 or more (got {n})"))
-        })?,
-    };
-    let limit = match args.limit {
-        None => DEFAULT_LIMIT,
-        Some(n) if n >= 1 => n.unsigned_abs(),
-        Some(n) => {
-            return Err(Error::InvalidInput(format!(
-                "{NAME}: `limit` must be 1 or more (got {n})"
-            )));
-        }
-    };
-    let resolved = paths::resolve(&cx.workspace, &args.path)?;
-    Policy::current(&cx.workspace).check(&resolved.abs, &resolved.display)?;
-    read_window(&resolved.abs, &resolved.display, offset, limit)
+    fn guidance() -> Option<String> {
+        Some(
+            "Read a file with `read_file` before editing it, so your edit matches what is really \
+             there."
+                .into(),
+        )
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let offset = match args.offset {
+            None => 0,
+            Some(n) => u64::try_from(n).map_err(|_| {
+                Error::InvalidInput(format!("{NAME}: `offset` must be 0 or more (got {n})"))
+            })?,
+        };
+        let limit = match args.limit {
+            None => DEFAULT_LIMIT,
+            Some(n) if n >= 1 => n.unsigned_abs(),
+            Some(n) => {
+                return Err(Error::InvalidInput(format!(
+                    "{NAME}: `limit` must be 1 or more (got {n})"
+                )));
+            }
+        };
+        let resolved = paths::resolve(&cx.workspace, &args.path)?;
+        Policy::current(&cx.workspace).check(&resolved.abs, &resolved.display)?;
+        read_window(&resolved.abs, &resolved.display, offset, limit)
+    }
 }
 
 /// Read lines `offset .. offset + limit` of the file at `path`, formatted for the model.
@@ -335,6 +329,7 @@ impl<R: BufRead> LineScanner<R> {
 mod tests {
     use super::*;
     use crate::encoding::{TextEncoding, encode_for};
+    use serde_json::json;
     use std::fs;
 
     struct Ws {
@@ -361,7 +356,7 @@ mod tests {
             fs::write(p, bytes).unwrap();
         }
         fn read(&self, args: serde_json::Value) -> Result<String, Error> {
-            invoke(&args.to_string(), &self.cx())
+            reasonix_sdk::tool::invoke::<ReadFile>(&args.to_string(), &self.cx())
         }
         fn ok(&self, args: serde_json::Value) -> String {
             match self.read(args) {

@@ -5,9 +5,9 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use reasonix_sdk::{CallContext, ChangeKind, Error, FileChange, ToolSpec, parse_args, tool_spec};
+use reasonix_sdk::{CallContext, ChangeKind, Error, FileChange, Tool};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::encoding::{self, Sniff, TextEncoding};
 use crate::paths::{self, Resolved, io_error};
@@ -15,19 +15,27 @@ use crate::paths::{self, Resolved, io_error};
 /// Tool name.
 pub const NAME: &str = "write_file";
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// File to write, relative to the workspace root (or absolute inside the workspace).
     path: String,
+    /// The complete new content of the file.
     content: String,
-    #[serde(default)]
+    /// Optional: the content you believe the file has now (empty string for a file that should
+    /// not exist yet). The write is refused if the file differs.
     expected: Option<String>,
 }
 
-/// The tool as the model sees it.
-pub fn spec() -> ToolSpec {
-    tool_spec(
-        NAME,
+/// The `write_file` tool.
+pub struct WriteFile;
+
+impl Tool for WriteFile {
+    const NAME: &'static str = NAME;
+    const READ_ONLY: bool = false;
+    type Args = Args;
+
+    fn description() -> String {
         "Create a file or replace a file's entire content in the workspace. Missing parent \
          directories are created. `content` is written exactly as given (no line-ending \
          conversion), so pass the complete new file, never a fragment. To guard against \
@@ -36,28 +44,59 @@ pub fn spec() -> ToolSpec {
          the write is refused with a \"stale content\" error — read the file again and retry. An \
          existing file keeps its encoding (UTF-8 with BOM, UTF-16); otherwise UTF-8 is written. \
          Writing the content a file already has changes nothing. Relative paths are resolved \
-         against the workspace root; absolute paths must lie inside the workspace.",
-        &json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "File to write, relative to the workspace root (or absolute inside the workspace)."
-                },
-                "content": {
-                    "type": "string",
-                    "description": "The complete new content of the file."
-                },
-                "expected": {
-                    "type": "string",
-                    "description": "Optional: the content you believe the file has now (empty string for a file that should not exist yet). The write is refused if the file differs."
-                }
-            },
-            "required": ["path", "content"],
-            "additionalProperties": false
-        }),
-        false,
-    )
+         against the workspace root; absolute paths must lie inside the workspace."
+            .into()
+    }
+
+    fn guidance() -> Option<String> {
+        Some("Use `write_file` only for new files or complete rewrites.".into())
+    }
+
+    fn run(args: Args, cx: &CallContext) -> Result<String, Error> {
+        let plan = plan(args, cx)?;
+        let display = &plan.target.display;
+        let Some(bytes) = &plan.bytes else {
+            return Ok(format!("unchanged {display} (content identical)"));
+        };
+        let how = strategy(plan.current.is_some(), plan.symlink);
+        write_bytes(&plan.target, how, bytes, &cx.call_id)?;
+        let verb = if plan.current.is_some() {
+            "wrote"
+        } else {
+            "created"
+        };
+        let lines = count_lines(&plan.content);
+        let line_word = if lines == 1 { "line" } else { "lines" };
+        let kept = match plan.current.as_ref().and_then(|c| c.encoding) {
+            Some(
+                enc @ (TextEncoding::Utf8Bom
+                | TextEncoding::Utf16Le { .. }
+                | TextEncoding::Utf16Be { .. }),
+            ) => format!(", kept {}", enc.label()),
+            _ => String::new(),
+        };
+        Ok(format!(
+            "{verb} {display} ({} bytes, {lines} {line_word}{kept})",
+            bytes.len()
+        ))
+    }
+
+    fn preview(args: Args, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        let plan = plan(args, cx)?;
+        if plan.bytes.is_none() {
+            return Ok(Vec::new());
+        }
+        let (kind, old_text) = match plan.current {
+            None => (ChangeKind::Create, None),
+            Some(c) => (ChangeKind::Modify, c.text),
+        };
+        Ok(vec![FileChange {
+            path: plan.target.abs.to_string_lossy().into_owned(),
+            kind,
+            old_text,
+            new_text: Some(plan.content),
+        }])
+    }
 }
 
 /// The file as it is now.
@@ -80,8 +119,7 @@ struct Plan {
     content: String,
 }
 
-fn plan(arguments: &str, cx: &CallContext) -> Result<Plan, Error> {
-    let args: Args = parse_args(NAME, arguments)?;
+fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
     let target = paths::resolve(&cx.workspace, &args.path)?;
     // Overwriting a `forbid_read` file would also reveal it (preview old text, `expected`).
     if crate::policy::Policy::current(&cx.workspace).forbids(&target.abs) {
@@ -174,55 +212,6 @@ pub(crate) fn check_expected(
              with read_file and retry with its current content."
         ),
     ))
-}
-
-/// Run the tool.
-pub fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
-    let plan = plan(arguments, cx)?;
-    let display = &plan.target.display;
-    let Some(bytes) = &plan.bytes else {
-        return Ok(format!("unchanged {display} (content identical)"));
-    };
-    let how = strategy(plan.current.is_some(), plan.symlink);
-    write_bytes(&plan.target, how, bytes, &cx.call_id)?;
-    let verb = if plan.current.is_some() {
-        "wrote"
-    } else {
-        "created"
-    };
-    let lines = count_lines(&plan.content);
-    let line_word = if lines == 1 { "line" } else { "lines" };
-    let kept = match plan.current.as_ref().and_then(|c| c.encoding) {
-        Some(
-            enc @ (TextEncoding::Utf8Bom
-            | TextEncoding::Utf16Le { .. }
-            | TextEncoding::Utf16Be { .. }),
-        ) => format!(", kept {}", enc.label()),
-        _ => String::new(),
-    };
-    Ok(format!(
-        "{verb} {display} ({} bytes, {lines} {line_word}{kept})",
-        bytes.len()
-    ))
-}
-
-/// The change `invoke` would make: one create or modify, or nothing when the content is
-/// identical.
-pub fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
-    let plan = plan(arguments, cx)?;
-    if plan.bytes.is_none() {
-        return Ok(Vec::new());
-    }
-    let (kind, old_text) = match plan.current {
-        None => (ChangeKind::Create, None),
-        Some(c) => (ChangeKind::Modify, c.text),
-    };
-    Ok(vec![FileChange {
-        path: plan.target.abs.to_string_lossy().into_owned(),
-        kind,
-        old_text,
-        new_text: Some(plan.content),
-    }])
 }
 
 /// Lines as `read_file` counts them: a final line without `\n` counts too.
@@ -350,7 +339,16 @@ fn copy_permissions(from: &Path, to: &Path) {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    fn invoke(arguments: &str, cx: &CallContext) -> Result<String, Error> {
+        reasonix_sdk::tool::invoke::<WriteFile>(arguments, cx)
+    }
+
+    fn preview(arguments: &str, cx: &CallContext) -> Result<Vec<FileChange>, Error> {
+        reasonix_sdk::tool::preview::<WriteFile>(arguments, cx)
+    }
     use crate::encoding::encode_for;
+    use serde_json::json;
 
     struct Ws {
         dir: tempfile::TempDir,

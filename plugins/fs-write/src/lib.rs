@@ -2,14 +2,12 @@
 //! `multi_edit`, `move_file`, `delete_range` and `notebook_edit`.
 //! All logic lives in `reasonix-fs-core`; this crate only declares the plugin.
 
-use reasonix_sdk::{
-    CallContext, Error, FileChange, PluginInfo, ToolPlugin, ToolSpec, WorkspaceAccess,
-};
+use reasonix_sdk::{Plugin, PluginInfo, ToolSet, WorkspaceAccess};
 
 /// The file writer plugin.
 pub struct FsWrite;
 
-impl ToolPlugin for FsWrite {
+impl Plugin for FsWrite {
     fn info() -> PluginInfo {
         let mut info = reasonix_sdk::plugin_info(
             "fs-write",
@@ -21,35 +19,18 @@ impl ToolPlugin for FsWrite {
         info
     }
 
-    fn tools() -> Vec<ToolSpec> {
+    fn tools() -> ToolSet {
         reasonix_fs_core::write_tools()
-    }
-
-    fn invoke(name: &str, arguments: &str, context: &CallContext) -> Result<String, Error> {
-        if !reasonix_fs_core::is_write_tool(name) {
-            return Err(reasonix_fs_core::unknown_tool(name));
-        }
-        reasonix_fs_core::invoke_write(name, arguments, context)
-    }
-
-    fn preview(
-        name: &str,
-        arguments: &str,
-        context: &CallContext,
-    ) -> Result<Vec<FileChange>, Error> {
-        if !reasonix_fs_core::is_write_tool(name) {
-            return Err(reasonix_fs_core::unknown_tool(name));
-        }
-        reasonix_fs_core::preview_write(name, arguments, context)
     }
 }
 
-reasonix_sdk::export_tool_plugin!(FsWrite);
+reasonix_sdk::export!(FsWrite);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use reasonix_sdk::{CallContext, Error};
 
     #[test]
     fn describes_itself_as_writer() {
@@ -60,7 +41,8 @@ mod tests {
             info.capabilities.workspace,
             WorkspaceAccess::ReadWrite
         ));
-        let names: Vec<String> = FsWrite::tools().into_iter().map(|t| t.name).collect();
+        let tools = FsWrite::tools();
+        let names: Vec<&str> = tools.names().collect();
         assert_eq!(
             names,
             [
@@ -82,11 +64,11 @@ mod tests {
             workspace: std::env::temp_dir().to_string_lossy().into_owned(),
         };
         assert!(matches!(
-            FsWrite::invoke("read_file", r#"{"path":"x"}"#, &cx),
+            FsWrite::tools().invoke("read_file", r#"{"path":"x"}"#, &cx),
             Err(Error::NotFound(_))
         ));
         assert!(matches!(
-            FsWrite::preview("ls", "{}", &cx),
+            FsWrite::tools().preview("ls", "{}", &cx),
             Err(Error::NotFound(_))
         ));
     }

@@ -24,8 +24,8 @@ use backend::{ReasoningConfig, THINKING_MODES, Target};
 use reasonix_sdk::http::HttpError;
 use reasonix_sdk::provider::{ModelProfile, ProfileRequest};
 use reasonix_sdk::{
-    CompletionRequest, CompletionStream, Error, PluginInfo, ProviderKind, ProviderPlugin,
-    RateLimit, plugin_info, provider_kind,
+    CompletionRequest, CompletionStream, Error, Plugin, PluginInfo, ProviderKind, RateLimit,
+    plugin_info, provider_kind,
 };
 use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime};
@@ -39,7 +39,7 @@ const ERROR_BODY_LIMIT: usize = 4096;
 /// The `llm` plugin.
 pub struct Llm;
 
-impl ProviderPlugin for Llm {
+impl Plugin for Llm {
     fn info() -> PluginInfo {
         let mut info = plugin_info(
             "llm",
@@ -51,7 +51,7 @@ impl ProviderPlugin for Llm {
         info
     }
 
-    fn kinds() -> Vec<ProviderKind> {
+    fn provider_kinds() -> Vec<ProviderKind> {
         vec![
             provider_kind(
                 "openai",
@@ -116,7 +116,7 @@ fn unsupported_kind(provider: &str, kind: &str) -> Error {
     ))
 }
 
-reasonix_sdk::export_provider_plugin!(Llm);
+reasonix_sdk::export!(Llm);
 
 /// The wire protocol of a kind.
 fn protocol(kind: &str) -> Option<&'static dyn Protocol> {

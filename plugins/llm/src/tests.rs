@@ -140,7 +140,7 @@ fn info_and_kinds() {
     assert_eq!(info.name, "llm");
     assert_eq!(info.version, "0.1.0");
     assert_eq!(info.capabilities.network, vec!["*".to_string()]);
-    let kinds: Vec<_> = Llm::kinds()
+    let kinds: Vec<_> = Llm::provider_kinds()
         .into_iter()
         .map(|k| (k.name, k.credential_header, k.credential_prefix))
         .collect();

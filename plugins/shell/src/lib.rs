@@ -12,14 +12,12 @@
 //! running then is killed and reported instead of being left behind. Longer commands belong in
 //! the background (`run_in_background`).
 
-use reasonix_sdk::tool_world::reasonix::plugin::process::{self, ExitStatus};
-use reasonix_sdk::{
-    CallContext, Error, PluginInfo, ToolPlugin, ToolSpec, WorkspaceAccess, parse_args, tool_spec,
-};
+use reasonix_sdk::bindings::reasonix::plugin::process::{self, ExitStatus};
+use reasonix_sdk::{CallContext, Error, Plugin, PluginInfo, Tool, ToolSet, WorkspaceAccess};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
-pub use reasonix_sdk::tool_world::reasonix::plugin::process::{Command, Output};
+pub use reasonix_sdk::bindings::reasonix::plugin::process::{Command, Output};
 
 /// Foreground timeout when the host gives no sandbox policy.
 const DEFAULT_TIMEOUT_SECS: u64 = 120;
@@ -58,98 +56,193 @@ impl Processes for HostProcesses {
     }
 }
 
-#[derive(Deserialize)]
-struct BashArgs {
+// Unknown fields are ignored rather than refused (models trained on other agents add their own,
+// e.g. `description` or `timeout`); the schema still offers only these.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct BashArgs {
+    /// The command line, run with `bash -c`.
     command: String,
+    /// Start the command as a background job and return its id instead of waiting (default
+    /// false).
     #[serde(default)]
     run_in_background: bool,
 }
 
-#[derive(Deserialize)]
-struct OutputArgs {
+#[derive(Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct OutputArgs {
+    /// Id returned by `bash`, e.g. `bash-1`.
     job_id: String,
+    /// Regular expression: only output lines matching it are shown (the rest is still consumed).
     filter: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct KillArgs {
+#[derive(Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct KillArgs {
+    /// Id returned by `bash`, e.g. `bash-1`.
     job_id: String,
 }
 
-#[derive(Deserialize)]
-struct WaitArgs {
+#[derive(Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false))]
+pub struct WaitArgs {
+    /// Jobs to wait for (default: all running jobs).
     job_ids: Option<Vec<String>>,
+    /// Stop waiting after this many seconds (default: until they finish).
+    #[schemars(range(min = 1))]
     timeout_seconds: Option<u64>,
 }
 
-/// The tools served.
-pub fn tools() -> Vec<ToolSpec> {
-    vec![
-        tool_spec(
-            "bash",
-            "Run a shell command with `bash -c` in the workspace and return its combined stdout \
-             and stderr followed by `[exit code: N]`. Commands run in the OS sandbox: only the \
-             workspace, configured writable roots and $TMPDIR are writable, and the network is \
-             off unless the user enabled it. A foreground command is killed after the configured \
-             timeout (default 120 s), together with everything it started. Set \
-             `run_in_background` for servers, watchers and long builds: it returns a job id \
-             (e.g. `bash-1`) at once; read the output with `bash_output`, block with `wait`, stop \
-             it with `kill_shell`.",
-            &json!({
-                "type": "object",
-                "properties": {
-                    "command": {"type": "string", "description": "The command line, run with `bash -c`."},
-                    "run_in_background": {"type": "boolean", "description": "Start the command as a background job and return its id instead of waiting (default false)."}
-                },
-                "required": ["command"],
-                "additionalProperties": false
-            }),
-            false,
-        ),
-        tool_spec(
-            "bash_output",
-            "Return the output a background job produced since the last read, without blocking, \
-             under a header `[<job_id>] <status>` (running, done, failed or killed).",
-            &json!({
-                "type": "object",
-                "properties": {
-                    "job_id": {"type": "string", "description": "Id returned by `bash`, e.g. `bash-1`."},
-                    "filter": {"type": "string", "description": "Regular expression: only output lines matching it are shown (the rest is still consumed)."}
-                },
-                "required": ["job_id"],
-                "additionalProperties": false
-            }),
-            true,
-        ),
-        tool_spec(
-            "kill_shell",
-            "Kill a background job and every process it started. Killing a job that has finished \
-             or does not exist does nothing.",
-            &json!({
-                "type": "object",
-                "properties": {
-                    "job_id": {"type": "string", "description": "Id returned by `bash`, e.g. `bash-1`."}
-                },
-                "required": ["job_id"],
-                "additionalProperties": false
-            }),
-            false,
-        ),
-        tool_spec(
-            "wait",
-            "Block until background jobs finish and return each one's status and the output not \
-             read yet. Without `job_ids` it waits for every running job.",
-            &json!({
-                "type": "object",
-                "properties": {
-                    "job_ids": {"type": "array", "items": {"type": "string"}, "description": "Jobs to wait for (default: all running jobs)."},
-                    "timeout_seconds": {"type": "integer", "minimum": 1, "description": "Stop waiting after this many seconds (default: until they finish)."}
-                },
-                "additionalProperties": false
-            }),
-            true,
-        ),
-    ]
+/// A shell tool, run against any [`Processes`]: the host's in the component, a fake in tests.
+pub trait ShellTool: Tool {
+    /// Run the tool; `policy` is the sandbox policy the host passes as the `sandbox` config.
+    fn run_with(
+        p: &dyn Processes,
+        args: Self::Args,
+        cx: &CallContext,
+        policy: Option<&serde_json::Value>,
+    ) -> Result<String, Error>;
+}
+
+/// `bash`: run a command in the OS sandbox.
+pub struct Bash;
+
+impl Tool for Bash {
+    const NAME: &'static str = "bash";
+    const READ_ONLY: bool = false;
+    type Args = BashArgs;
+
+    fn description() -> String {
+        "Run a shell command with `bash -c` in the workspace and return its combined stdout \
+         and stderr followed by `[exit code: N]`. Commands run in the OS sandbox: only the \
+         workspace, configured writable roots and $TMPDIR are writable, and the network is \
+         off unless the user enabled it. A foreground command is killed after the configured \
+         timeout (default 120 s), together with everything it started. Set \
+         `run_in_background` for servers, watchers and long builds: it returns a job id \
+         (e.g. `bash-1`) at once; read the output with `bash_output`, block with `wait`, stop \
+         it with `kill_shell`."
+            .into()
+    }
+
+    fn guidance() -> Option<String> {
+        Some(
+            "After changing code, run the project's build and tests with `bash` and fix what \
+             fails before you call the work done."
+                .into(),
+        )
+    }
+
+    fn run(args: BashArgs, cx: &CallContext) -> Result<String, Error> {
+        Self::run_with(&HostProcesses, args, cx, host_policy().as_ref())
+    }
+}
+
+impl ShellTool for Bash {
+    fn run_with(
+        p: &dyn Processes,
+        args: BashArgs,
+        cx: &CallContext,
+        policy: Option<&serde_json::Value>,
+    ) -> Result<String, Error> {
+        bash(p, args, cx, foreground_timeout_ms(policy))
+    }
+}
+
+/// `bash_output`: what a background job wrote since the last read.
+pub struct BashOutput;
+
+impl Tool for BashOutput {
+    const NAME: &'static str = "bash_output";
+    const READ_ONLY: bool = true;
+    type Args = OutputArgs;
+
+    fn description() -> String {
+        "Return the output a background job produced since the last read, without blocking, \
+         under a header `[<job_id>] <status>` (running, done, failed or killed)."
+            .into()
+    }
+
+    fn run(args: OutputArgs, cx: &CallContext) -> Result<String, Error> {
+        Self::run_with(&HostProcesses, args, cx, None)
+    }
+}
+
+impl ShellTool for BashOutput {
+    fn run_with(
+        p: &dyn Processes,
+        args: OutputArgs,
+        _cx: &CallContext,
+        _policy: Option<&serde_json::Value>,
+    ) -> Result<String, Error> {
+        bash_output(p, args)
+    }
+}
+
+/// `kill_shell`: kill a background job.
+pub struct KillShell;
+
+impl Tool for KillShell {
+    const NAME: &'static str = "kill_shell";
+    const READ_ONLY: bool = false;
+    type Args = KillArgs;
+
+    fn description() -> String {
+        "Kill a background job and every process it started. Killing a job that has finished \
+         or does not exist does nothing."
+            .into()
+    }
+
+    fn run(args: KillArgs, cx: &CallContext) -> Result<String, Error> {
+        Self::run_with(&HostProcesses, args, cx, None)
+    }
+}
+
+impl ShellTool for KillShell {
+    fn run_with(
+        p: &dyn Processes,
+        args: KillArgs,
+        _cx: &CallContext,
+        _policy: Option<&serde_json::Value>,
+    ) -> Result<String, Error> {
+        kill_shell(p, args)
+    }
+}
+
+/// `wait`: block until background jobs end.
+pub struct Wait;
+
+impl Tool for Wait {
+    const NAME: &'static str = "wait";
+    const READ_ONLY: bool = true;
+    type Args = WaitArgs;
+
+    fn description() -> String {
+        "Block until background jobs finish and return each one's status and the output not \
+         read yet. Without `job_ids` it waits for every running job."
+            .into()
+    }
+
+    fn run(args: WaitArgs, cx: &CallContext) -> Result<String, Error> {
+        Self::run_with(&HostProcesses, args, cx, None)
+    }
+}
+
+impl ShellTool for Wait {
+    fn run_with(
+        p: &dyn Processes,
+        args: WaitArgs,
+        _cx: &CallContext,
+        _policy: Option<&serde_json::Value>,
+    ) -> Result<String, Error> {
+        wait(p, args)
+    }
+}
+
+/// The sandbox policy of this call, as the host passes it.
+fn host_policy() -> Option<serde_json::Value> {
+    reasonix_sdk::host::config_value("sandbox")
 }
 
 /// `running`, `done (exit code 0)`, `failed (exit code 2)`, `killed (timed out after 5 s)`.
@@ -197,11 +290,10 @@ pub fn foreground_timeout_ms(policy: Option<&serde_json::Value>) -> Option<u64> 
 
 fn bash(
     p: &dyn Processes,
-    arguments: &str,
+    args: BashArgs,
     cx: &CallContext,
     timeout_ms: Option<u64>,
 ) -> Result<String, Error> {
-    let args: BashArgs = parse_args("bash", arguments)?;
     if args.command.trim().is_empty() {
         return Err(Error::InvalidInput(
             "bash: `command` is empty; pass the command line to run".to_string(),
@@ -254,8 +346,7 @@ fn bash(
     Ok(result)
 }
 
-fn bash_output(p: &dyn Processes, arguments: &str) -> Result<String, Error> {
-    let args: OutputArgs = parse_args("bash_output", arguments)?;
+fn bash_output(p: &dyn Processes, args: OutputArgs) -> Result<String, Error> {
     let filter = match &args.filter {
         // ASCII classes only: the Unicode tables would triple the size of this component.
         Some(pattern) => Some(
@@ -298,8 +389,7 @@ fn bash_output(p: &dyn Processes, arguments: &str) -> Result<String, Error> {
     Ok(result.trim_end().to_string())
 }
 
-fn kill_shell(p: &dyn Processes, arguments: &str) -> Result<String, Error> {
-    let args: KillArgs = parse_args("kill_shell", arguments)?;
+fn kill_shell(p: &dyn Processes, args: KillArgs) -> Result<String, Error> {
     let id = &args.job_id;
     match p.wait(id, Some(0)) {
         Err(Error::NotFound(_)) => Ok(format!("[{id}] no such job; nothing to kill")),
@@ -338,8 +428,7 @@ fn running_jobs(p: &dyn Processes) -> Vec<String> {
     running
 }
 
-fn wait(p: &dyn Processes, arguments: &str) -> Result<String, Error> {
-    let args: WaitArgs = parse_args("wait", arguments)?;
+fn wait(p: &dyn Processes, args: WaitArgs) -> Result<String, Error> {
     if args.timeout_seconds == Some(0) {
         return Err(Error::InvalidInput(
             "wait: `timeout_seconds` must be at least 1; omit it to wait until the jobs end"
@@ -377,29 +466,10 @@ fn wait(p: &dyn Processes, arguments: &str) -> Result<String, Error> {
     Ok(sections.join("\n\n"))
 }
 
-/// Run one tool against `p`.
-pub fn invoke_with(
-    p: &dyn Processes,
-    name: &str,
-    arguments: &str,
-    cx: &CallContext,
-    policy: Option<&serde_json::Value>,
-) -> Result<String, Error> {
-    match name {
-        "bash" => bash(p, arguments, cx, foreground_timeout_ms(policy)),
-        "bash_output" => bash_output(p, arguments),
-        "kill_shell" => kill_shell(p, arguments),
-        "wait" => wait(p, arguments),
-        other => Err(Error::NotFound(format!(
-            "tool `{other}` is not served by the `shell` plugin (it serves bash, bash_output, kill_shell, wait)"
-        ))),
-    }
-}
-
 /// The shell plugin.
 pub struct Shell;
 
-impl ToolPlugin for Shell {
+impl Plugin for Shell {
     fn info() -> PluginInfo {
         let mut info = reasonix_sdk::plugin_info(
             "shell",
@@ -414,22 +484,22 @@ impl ToolPlugin for Shell {
         info
     }
 
-    fn tools() -> Vec<ToolSpec> {
-        tools()
-    }
-
-    fn invoke(name: &str, arguments: &str, context: &CallContext) -> Result<String, Error> {
-        let policy = reasonix_sdk::host::config_value("sandbox");
-        invoke_with(&HostProcesses, name, arguments, context, policy.as_ref())
+    fn tools() -> ToolSet {
+        ToolSet::new()
+            .with::<Bash>()
+            .with::<BashOutput>()
+            .with::<KillShell>()
+            .with::<Wait>()
     }
 }
 
-reasonix_sdk::export_tool_plugin!(Shell);
+reasonix_sdk::export!(Shell);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::cell::RefCell;
     use std::collections::BTreeMap;
 
@@ -505,15 +575,15 @@ mod tests {
         }
     }
 
-    fn call(p: &Fake, name: &str, args: serde_json::Value) -> Result<String, Error> {
+    fn call<T: ShellTool>(p: &Fake, args: serde_json::Value) -> Result<String, Error> {
         let policy = json!({"bash_timeout_secs": 7});
-        invoke_with(p, name, &args.to_string(), &cx(), Some(&policy))
+        T::run_with(p, T::parse(&args.to_string())?, &cx(), Some(&policy))
     }
 
     #[test]
     fn foreground_reports_output_and_exit_code() {
         let p = Fake::default();
-        let out = call(&p, "bash", json!({"command": "exit:2:oops"})).unwrap();
+        let out = call::<Bash>(&p, json!({"command": "exit:2:oops"})).unwrap();
         assert_eq!(out, "oops\n[exit code: 2]");
         {
             let spawned = &p.spawned.borrow()[0];
@@ -521,14 +591,14 @@ mod tests {
             assert_eq!(spawned.cwd.as_deref(), Some("/ws"));
             assert_eq!(spawned.timeout_ms, Some(7_000));
         }
-        let out = call(&p, "bash", json!({"command": "exit:0:"})).unwrap();
+        let out = call::<Bash>(&p, json!({"command": "exit:0:"})).unwrap();
         assert_eq!(out, "(no output)\n[exit code: 0]");
     }
 
     #[test]
     fn foreground_still_running_at_the_deadline_is_killed_and_said_so() {
         let p = Fake::default();
-        let out = call(&p, "bash", json!({"command": "hang"})).unwrap();
+        let out = call::<Bash>(&p, json!({"command": "hang"})).unwrap();
         assert!(out.starts_with("partial\n[stopped:"), "{out}");
         assert!(p.jobs.borrow()["bash-1"].killed);
     }
@@ -536,84 +606,67 @@ mod tests {
     #[test]
     fn background_job_lifecycle() {
         let p = Fake::default();
-        let out = call(
-            &p,
-            "bash",
-            json!({"command": "hang", "run_in_background": true}),
-        )
-        .unwrap();
+        let out = call::<Bash>(&p, json!({"command": "hang", "run_in_background": true})).unwrap();
         assert!(out.contains("bash-1"), "{out}");
         assert_eq!(p.spawned.borrow()[0].timeout_ms, None);
-        let out = call(&p, "bash_output", json!({"job_id": "bash-1"})).unwrap();
+        let out = call::<BashOutput>(&p, json!({"job_id": "bash-1"})).unwrap();
         assert_eq!(out, "[bash-1] running\npartial");
-        let out = call(&p, "bash_output", json!({"job_id": "bash-1"})).unwrap();
+        let out = call::<BashOutput>(&p, json!({"job_id": "bash-1"})).unwrap();
         assert_eq!(out, "[bash-1] running\n(no new output)");
-        let out = call(&p, "wait", json!({"timeout_seconds": 1})).unwrap();
+        let out = call::<Wait>(&p, json!({"timeout_seconds": 1})).unwrap();
         assert_eq!(out, "[bash-1] running");
-        let out = call(&p, "kill_shell", json!({"job_id": "bash-1"})).unwrap();
+        let out = call::<KillShell>(&p, json!({"job_id": "bash-1"})).unwrap();
         assert!(
             out.starts_with("[bash-1] killed (killed by request)"),
             "{out}"
         );
-        let out = call(&p, "kill_shell", json!({"job_id": "bash-1"})).unwrap();
+        let out = call::<KillShell>(&p, json!({"job_id": "bash-1"})).unwrap();
         assert!(out.contains("already killed"), "{out}");
-        let out = call(&p, "kill_shell", json!({"job_id": "bash-9"})).unwrap();
+        let out = call::<KillShell>(&p, json!({"job_id": "bash-9"})).unwrap();
         assert!(out.contains("no such job"), "{out}");
-        let out = call(&p, "wait", json!({})).unwrap();
+        let out = call::<Wait>(&p, json!({})).unwrap();
         assert_eq!(out, "No background jobs are running.");
     }
 
     #[test]
     fn output_filter_and_bad_input() {
         let p = Fake::default();
-        call(
+        call::<Bash>(
             &p,
-            "bash",
             json!({"command": "exit:0:a1\nb2\na3\n", "run_in_background": true}),
         )
         .unwrap();
-        let out = call(
-            &p,
-            "bash_output",
-            json!({"job_id": "bash-1", "filter": "^a"}),
-        )
-        .unwrap();
+        let out = call::<BashOutput>(&p, json!({"job_id": "bash-1", "filter": "^a"})).unwrap();
         assert_eq!(
             out,
             "[bash-1] done (exit code 0)\na1\na3\n(2 of 3 new lines matched the filter)"
         );
-        call(
+        call::<Bash>(
             &p,
-            "bash",
             json!({"command": "exit:0:error: x\ncafé ok\nfine\n", "run_in_background": true}),
         )
         .unwrap();
-        let out = call(
-            &p,
-            "bash_output",
-            json!({"job_id": "bash-2", "filter": "err.r|é|\\d"}),
-        );
+        let out = call::<BashOutput>(&p, json!({"job_id": "bash-2", "filter": "err.r|é|\\d"}));
         assert_eq!(
             out.unwrap(),
             "[bash-2] done (exit code 0)\nerror: x\ncafé ok\n(2 of 3 new lines matched the filter)"
         );
-        match call(
-            &p,
-            "bash_output",
-            json!({"job_id": "bash-1", "filter": "("}),
-        ) {
+        match call::<BashOutput>(&p, json!({"job_id": "bash-1", "filter": "("})) {
             Err(Error::InvalidInput(m)) => assert!(m.contains("unclosed group"), "{m}"),
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            call(&p, "bash", json!({"command": "  "})),
+            call::<Bash>(&p, json!({"command": "  "})),
             Err(Error::InvalidInput(_))
         ));
         assert!(matches!(
-            call(&p, "wait", json!({"timeout_seconds": 0})),
+            call::<Wait>(&p, json!({"timeout_seconds": 0})),
             Err(Error::InvalidInput(_))
         ));
-        assert!(matches!(call(&p, "ls", json!({})), Err(Error::NotFound(_))));
+        assert!(matches!(
+            Shell::tools().invoke("ls", "{}", &cx()),
+            Err(Error::NotFound(_))
+        ));
     }
 
     #[test]
@@ -627,7 +680,8 @@ mod tests {
         assert!(info.capabilities.process);
         assert_eq!(info.capabilities.workspace, WorkspaceAccess::ReadWrite);
         assert_eq!(info.limits.call_timeout_ms, Some(CALL_TIMEOUT_MS));
-        let names: Vec<String> = tools().into_iter().map(|t| t.name).collect();
+        let tools = Shell::tools();
+        let names: Vec<&str> = tools.names().collect();
         assert_eq!(names, ["bash", "bash_output", "kill_shell", "wait"]);
     }
 }

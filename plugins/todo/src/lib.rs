@@ -4,13 +4,13 @@
 //! or removed; completion needs a receipt) belong to the agent session, which owns that state.
 #![forbid(unsafe_code)]
 
-use reasonix_sdk::{CallContext, Error, PluginInfo, ToolPlugin, ToolSpec};
+use reasonix_sdk::{CallContext, Error, Plugin, PluginInfo, Tool, ToolSet};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 pub const TOOL: &str = "todo_write";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Pending,
@@ -18,58 +18,55 @@ pub enum Status {
     Completed,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Todo {
+    /// What needs doing, imperative ("Run the tests").
     pub content: String,
+    /// Where the item stands.
     pub status: Status,
+    /// Present continuous form shown while in progress ("Running the tests").
     #[serde(default, rename = "activeForm")]
     pub active_form: Option<String>,
+    /// 0 = phase (default), 1 = sub-step of the preceding phase.
+    // The schema offers the two valid levels rather than u8's 0..=255; `validate` explains
+    // any other.
     #[serde(default)]
+    #[schemars(with = "Option<i64>", extend("enum" = [0, 1]))]
     pub level: Option<u8>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// The complete task list, in order.
     todos: Vec<Todo>,
 }
 
-pub fn spec() -> ToolSpec {
-    reasonix_sdk::tool_spec(
-        TOOL,
-        "Replace the task list shown to the user with `todos` (the full list, every call). Use it for work with several steps: mark exactly one item `in_progress` while you work on it and `completed` as soon as it is done. `level` 0 is a phase, 1 a sub-step of the phase above it. Returns the rendered list.",
-        &json!({
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["todos"],
-            "properties": {
-                "todos": {
-                    "type": "array",
-                    "description": "The complete task list, in order.",
-                    "items": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "required": ["content", "status"],
-                        "properties": {
-                            "content": {"type": "string", "description": "What needs doing, imperative (\"Run the tests\")."},
-                            "status": {"type": "string", "enum": ["pending", "in_progress", "completed"], "description": "Where the item stands."},
-                            "activeForm": {"type": "string", "description": "Present continuous form shown while in progress (\"Running the tests\")."},
-                            "level": {"type": "integer", "enum": [0, 1], "description": "0 = phase (default), 1 = sub-step of the preceding phase."}
-                        }
-                    }
-                }
-            }
-        }),
-        true,
-    )
-}
+/// The `todo_write` tool: validates the list and renders it.
+pub struct TodoWrite;
 
-/// Validate the list and render it.
-pub fn todo_write(arguments: &str) -> Result<String, Error> {
-    let args: Args = reasonix_sdk::parse_args(TOOL, arguments)?;
-    validate(&args.todos)?;
-    Ok(render(&args.todos))
+impl Tool for TodoWrite {
+    const NAME: &'static str = TOOL;
+    const READ_ONLY: bool = true;
+    type Args = Args;
+
+    fn description() -> String {
+        "Replace the task list shown to the user with `todos` (the full list, every call). Use it for work with several steps: mark exactly one item `in_progress` while you work on it and `completed` as soon as it is done. `level` 0 is a phase, 1 a sub-step of the phase above it. Returns the rendered list.".into()
+    }
+
+    fn guidance() -> Option<String> {
+        Some(
+            "For a task with several steps, keep a short plan with `todo_write` and update it as \
+             you go."
+                .into(),
+        )
+    }
+
+    fn run(args: Args, _cx: &CallContext) -> Result<String, Error> {
+        validate(&args.todos)?;
+        Ok(render(&args.todos))
+    }
 }
 
 fn validate(todos: &[Todo]) -> Result<(), Error> {
@@ -125,30 +122,29 @@ fn render(todos: &[Todo]) -> String {
 /// The component.
 pub struct Todos;
 
-impl ToolPlugin for Todos {
+impl Plugin for Todos {
     fn info() -> PluginInfo {
         reasonix_sdk::plugin_info("todo", "0.1.0", "Built-in task list tool: todo_write")
     }
 
-    fn tools() -> Vec<ToolSpec> {
-        vec![spec()]
-    }
-
-    fn invoke(name: &str, arguments: &str, _context: &CallContext) -> Result<String, Error> {
-        if name != TOOL {
-            return Err(Error::NotFound(format!(
-                "tool {name} is not served by todo"
-            )));
-        }
-        todo_write(arguments)
+    fn tools() -> ToolSet {
+        ToolSet::new().with::<TodoWrite>()
     }
 }
 
-reasonix_sdk::export_tool_plugin!(Todos);
+reasonix_sdk::export!(Todos);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn todo_write(arguments: &str) -> Result<String, Error> {
+        let cx = CallContext {
+            call_id: "c".into(),
+            workspace: "/".into(),
+        };
+        Todos::tools().invoke(TOOL, arguments, &cx)
+    }
 
     fn err(args: &str) -> String {
         match todo_write(args) {
@@ -171,6 +167,19 @@ mod tests {
             "Todo list (1/3 done):\n[x] Plan\n[>] Building\n  [ ] compile"
         );
         assert_eq!(todo_write(r#"{"todos":[]}"#).unwrap(), "Todo list cleared.");
+    }
+
+    #[test]
+    fn the_schema_offers_only_the_valid_levels() {
+        let schema = reasonix_sdk::schema_for::<Args>();
+        assert_eq!(
+            schema["properties"]["todos"]["items"]["properties"]["level"],
+            serde_json::json!({
+                "description": "0 = phase (default), 1 = sub-step of the preceding phase.",
+                "enum": [0, 1],
+                "type": "integer"
+            })
+        );
     }
 
     #[test]

@@ -13,9 +13,9 @@ pub mod url;
 #[cfg(target_arch = "wasm32")]
 mod fetch;
 
-use reasonix_sdk::{CallContext, Error, PluginInfo, ToolPlugin, ToolSpec, parse_args, tool_spec};
+use reasonix_sdk::{CallContext, Error, Plugin, PluginInfo, Tool, ToolSet};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 /// Name of the one tool served.
 pub const WEB_FETCH: &str = "web_fetch";
@@ -29,13 +29,37 @@ pub const MAX_REDIRECTS: usize = 5;
 /// The web tools plugin.
 pub struct Web;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
+pub struct Args {
+    /// Absolute http:// or https:// URL to fetch
     url: String,
 }
 
-impl ToolPlugin for Web {
+/// The `web_fetch` tool.
+pub struct WebFetch;
+
+impl Tool for WebFetch {
+    const NAME: &'static str = WEB_FETCH;
+    const READ_ONLY: bool = true;
+    type Args = Args;
+
+    fn description() -> String {
+        "Fetch a URL over http or https and return its content: HTML as readable text \
+         (scripts and styles dropped, headings as #, links as `text (href)`, preformatted \
+         text fenced), JSON and plain text verbatim. The first line gives the status, \
+         content type and size. Reads at most 1 MiB, gives up after 15 s, follows up to 5 \
+         redirects. Private, link-local and cloud-metadata addresses are refused."
+            .into()
+    }
+
+    fn run(args: Args, _cx: &CallContext) -> Result<String, Error> {
+        let url = url::Url::parse(&args.url).map_err(Error::InvalidInput)?;
+        fetch_and_render(&url)
+    }
+}
+
+impl Plugin for Web {
     fn info() -> PluginInfo {
         let mut info = reasonix_sdk::plugin_info(
             "web",
@@ -46,38 +70,8 @@ impl ToolPlugin for Web {
         info
     }
 
-    fn tools() -> Vec<ToolSpec> {
-        vec![tool_spec(
-            WEB_FETCH,
-            "Fetch a URL over http or https and return its content: HTML as readable text \
-             (scripts and styles dropped, headings as #, links as `text (href)`, preformatted \
-             text fenced), JSON and plain text verbatim. The first line gives the status, \
-             content type and size. Reads at most 1 MiB, gives up after 15 s, follows up to 5 \
-             redirects. Private, link-local and cloud-metadata addresses are refused.",
-            &json!({
-                "type": "object",
-                "properties": {
-                    "url": {
-                        "type": "string",
-                        "description": "Absolute http:// or https:// URL to fetch"
-                    }
-                },
-                "required": ["url"],
-                "additionalProperties": false
-            }),
-            true,
-        )]
-    }
-
-    fn invoke(name: &str, arguments: &str, _context: &CallContext) -> Result<String, Error> {
-        if name != WEB_FETCH {
-            return Err(Error::NotFound(format!(
-                "tool {name} is not served by the web plugin, which serves only {WEB_FETCH}"
-            )));
-        }
-        let args: Args = parse_args(name, arguments)?;
-        let url = url::Url::parse(&args.url).map_err(Error::InvalidInput)?;
-        fetch_and_render(&url)
+    fn tools() -> ToolSet {
+        ToolSet::new().with::<WebFetch>()
     }
 }
 
@@ -94,12 +88,13 @@ fn fetch_and_render(url: &url::Url) -> Result<String, Error> {
     )))
 }
 
-reasonix_sdk::export_tool_plugin!(Web);
+reasonix_sdk::export!(Web);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn cx() -> CallContext {
         CallContext {
@@ -113,7 +108,7 @@ mod tests {
         let info = Web::info();
         assert_eq!(info.name, "web");
         assert_eq!(info.capabilities.network, vec!["*".to_string()]);
-        let tools = Web::tools();
+        let tools = Web::tools().specs();
         assert_eq!(tools.len(), 1);
         assert!(tools[0].read_only);
         let schema: serde_json::Value = serde_json::from_str(&tools[0].parameters).unwrap();
@@ -130,7 +125,7 @@ mod tests {
             r#"{"url": "example.com"}"#,
             r#"{"url": "http://"}"#,
         ] {
-            match Web::invoke(WEB_FETCH, args, &cx()) {
+            match Web::tools().invoke(WEB_FETCH, args, &cx()) {
                 Err(Error::InvalidInput(m)) => {
                     assert!(
                         m.contains("url") || m.contains("expected a string"),
@@ -145,7 +140,7 @@ mod tests {
     #[test]
     fn other_tools_are_not_served() {
         assert!(matches!(
-            Web::invoke("read_file", "{}", &cx()),
+            Web::tools().invoke("read_file", "{}", &cx()),
             Err(Error::NotFound(_))
         ));
     }
