@@ -42,6 +42,14 @@ pub trait Tool {
     const READ_ONLY: bool;
     /// The arguments object.
     type Args: DeserializeOwned + JsonSchema;
+    /// The parameter schema derived from [`Args`](Tool::Args), pinned as JSON text (usually
+    /// `Some(include_str!("../schemas/<tool>.json"))`). Deriving a schema inside the component
+    /// links `schemars` into it, which roughly doubles a small component's code and so its
+    /// compile time on a cold start; a pinned schema leaves that code out of the wasm build.
+    /// [`ToolSet::check_pinned_schemas`] (in a unit test) fails when the pin and `Args` drift,
+    /// and rewrites the files with `REASONIX_BLESS=1`. `None`: derived when the plugin
+    /// describes itself.
+    const SCHEMA: Option<&'static str> = None;
 
     /// What the tool does, written for the model.
     fn description() -> String;
@@ -72,12 +80,17 @@ pub trait Tool {
     }
 }
 
-/// The [`ToolSpec`] of `T`, with its derived parameter schema.
+/// The [`ToolSpec`] of `T`, with its parameter schema (pinned, else derived).
 pub fn spec<T: Tool>() -> ToolSpec {
+    // `SCHEMA` is a constant: with a pin, the derivation is dead code and left out of the build.
+    let parameters = match T::SCHEMA {
+        Some(pinned) => pinned.trim().to_string(),
+        None => schema_for::<T::Args>().to_string(),
+    };
     ToolSpec {
         name: T::NAME.to_string(),
         description: T::description(),
-        parameters: schema_for::<T::Args>().to_string(),
+        parameters,
         read_only: T::READ_ONLY,
         guidance: T::guidance(),
     }
@@ -104,7 +117,12 @@ type Invoke = fn(&str, &str, &CallContext) -> Result<String, Error>;
 type Preview = fn(&str, &str, &CallContext) -> Result<Vec<FileChange>, Error>;
 
 enum Spec {
-    Typed(fn() -> ToolSpec),
+    Typed {
+        spec: fn() -> ToolSpec,
+        /// The pinned schema and the one derived from the arguments type, for the drift check.
+        #[cfg(not(target_arch = "wasm32"))]
+        pin: Option<(&'static str, fn() -> serde_json::Value)>,
+    },
     Raw(ToolSpec),
 }
 
@@ -133,7 +151,11 @@ impl ToolSet {
     pub fn with<T: Tool>(mut self) -> ToolSet {
         self.entries.push(Entry {
             name: Cow::Borrowed(T::NAME),
-            spec: Spec::Typed(spec::<T>),
+            spec: Spec::Typed {
+                spec: spec::<T>,
+                #[cfg(not(target_arch = "wasm32"))]
+                pin: T::SCHEMA.map(|pinned| (pinned, schema_for::<T::Args> as fn() -> _)),
+            },
             invoke: |_, arguments, cx| invoke::<T>(arguments, cx),
             preview: |_, arguments, cx| preview::<T>(arguments, cx),
         });
@@ -158,10 +180,51 @@ impl ToolSet {
         self.entries
             .iter()
             .map(|e| match &e.spec {
-                Spec::Typed(spec) => spec(),
+                Spec::Typed { spec, .. } => spec(),
                 Spec::Raw(spec) => spec.clone(),
             })
             .collect()
+    }
+
+    /// Check every pinned schema ([`Tool::SCHEMA`]) against the one derived from the tool's
+    /// arguments type; `dir` holds the pins as `<tool>.json`. With `REASONIX_BLESS` set, write
+    /// the derived schemas there instead. For a unit test of the plugin crate:
+    /// `Component::tools().check_pinned_schemas(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas"))`.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn check_pinned_schemas(&self, dir: &str) -> Result<(), String> {
+        let bless = std::env::var_os("REASONIX_BLESS").is_some();
+        let mut drift = Vec::new();
+        for entry in &self.entries {
+            let Spec::Typed {
+                pin: Some((pinned, derive)),
+                ..
+            } = &entry.spec
+            else {
+                continue;
+            };
+            let derived = derive();
+            let file = std::path::Path::new(dir).join(format!("{}.json", entry.name));
+            if bless {
+                // serde_json maps are sorted: this is the canonical form the host sends.
+                let text = derived.to_string() + "\n";
+                std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+                continue;
+            }
+            let pinned: serde_json::Value = serde_json::from_str(pinned)
+                .map_err(|e| format!("the pinned schema of `{}` is not JSON: {e}", entry.name))?;
+            if pinned != derived {
+                drift.push(format!(
+                    "`{}`: {} differs from its arguments type; rerun the test with REASONIX_BLESS=1 to rewrite it",
+                    entry.name,
+                    file.display()
+                ));
+            }
+        }
+        if drift.is_empty() {
+            Ok(())
+        } else {
+            Err(drift.join("\n"))
+        }
     }
 
     /// The tool names, in order.

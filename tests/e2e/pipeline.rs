@@ -4,14 +4,14 @@
 //! `tool.after`; a tool's "read-only" claim counts only when its plugin's grant backs it; the
 //! built-in tool set's system prompt is pinned byte for byte.
 
-use crate::support::{self, Env, shared_artifact_cache, stderr, stdout, tool_results};
+use crate::support::{self, Env, stderr, stdout, tool_results};
 use reasonix_agent::agent_loop::prompt::{Environment, build};
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::ToolSpec;
 use reasonix_host::Registry;
 use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::Value;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 struct Setup {
     env: Env,
@@ -28,22 +28,8 @@ impl Setup {
         Setup { env, mock }
     }
 
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_reasonix"));
-        command
-            .args(args)
-            .current_dir(self.env.project())
-            .env("REASONIX_HOME", self.env.home())
-            .env("REASONIX_CACHE_HOME", shared_artifact_cache())
-            .env_remove("REASONIX_STATE_HOME")
-            .env_remove("REASONIX_LOG")
-            .env_remove("MOCK_LLM_KEY")
-            .stdin(Stdio::null());
-        command
-    }
-
     fn reasonix(&self, args: &[&str]) -> Output {
-        self.command(args).output().unwrap()
+        self.env.reasonix(args)
     }
 
     /// `reasonix run --dir <workspace> <args…>` in the default posture (`ask`).

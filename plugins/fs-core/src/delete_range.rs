@@ -33,6 +33,7 @@ impl Tool for DeleteRange {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = false;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/delete_range.json"));
 
     fn description() -> String {
         "Delete a block of whole lines from an existing file, located by two anchor lines, and \

@@ -41,6 +41,7 @@ impl Tool for EditFile {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = false;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/edit_file.json"));
 
     fn description() -> String {
         "Replace one exact piece of text in an existing file. `old_string` must occur exactly \
@@ -140,8 +141,13 @@ fn plan(args: Args, cx: &CallContext) -> Result<Plan, Error> {
 /// mismatch names the offending field (`edits[2].old_string must be a string, got a number`),
 /// which serde's own type errors do not.
 pub(crate) fn parse_checked<T: Tool>(arguments: &str) -> Result<T::Args, Error> {
+    // The pinned schema when there is one: deriving it would link `schemars` into the component.
+    let schema = match T::SCHEMA {
+        Some(pinned) => serde_json::from_str(pinned).unwrap_or(serde_json::Value::Null),
+        None => schema_for::<T::Args>(),
+    };
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(arguments)
-        && let Err(problem) = check_value(&schema_for::<T::Args>(), &value, "")
+        && let Err(problem) = check_value(&schema, &value, "")
     {
         return Err(Error::InvalidInput(format!(
             "{}: invalid arguments: {problem}",

@@ -38,6 +38,7 @@ impl Tool for Glob {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = true;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/glob.json"));
 
     fn description() -> String {
         "Find files and directories in the workspace whose path matches a glob pattern, e.g. \

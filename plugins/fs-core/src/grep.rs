@@ -61,6 +61,7 @@ impl Tool for Grep {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = true;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/grep.json"));
 
     fn description() -> String {
         "Search file contents in the workspace for a regular expression (RE2/Rust syntax, e.g. \

@@ -53,6 +53,14 @@ mod tests {
     use reasonix_sdk::{CallContext, Error};
     use serde_json::Value;
 
+    #[test]
+    fn pinned_schemas_match_the_argument_types() {
+        for set in [read_tools(), write_tools()] {
+            set.check_pinned_schemas(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas"))
+                .unwrap();
+        }
+    }
+
     fn cx(ws: &std::path::Path) -> CallContext {
         CallContext {
             call_id: "c1".to_string(),

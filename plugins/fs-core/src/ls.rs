@@ -44,6 +44,7 @@ impl Tool for Ls {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = true;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/ls.json"));
 
     fn description() -> String {
         "List a directory in the workspace, sorted by name. Subdirectories end with `/`; files \

@@ -32,6 +32,7 @@ impl Tool for MoveFile {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = false;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/move_file.json"));
 
     fn description() -> String {
         "Move or rename one file inside the workspace. `source_path` must be an existing file \

@@ -28,6 +28,7 @@ impl Tool for MultiEdit {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = false;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/multi_edit.json"));
 
     fn description() -> String {
         "Apply several text replacements to one existing file in a single, all-or-nothing call. \

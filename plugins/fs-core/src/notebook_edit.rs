@@ -67,6 +67,7 @@ impl Tool for NotebookEdit {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = false;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/notebook_edit.json"));
 
     fn description() -> String {
         "Edit one cell of a Jupyter notebook (.ipynb) while keeping the file valid notebook \

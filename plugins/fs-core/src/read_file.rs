@@ -45,6 +45,7 @@ impl Tool for ReadFile {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = true;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/read_file.json"));
 
     fn description() -> String {
         "Read a text file from the workspace. Each output line is prefixed with its 1-based line \

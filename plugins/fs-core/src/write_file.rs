@@ -34,6 +34,7 @@ impl Tool for WriteFile {
     const NAME: &'static str = NAME;
     const READ_ONLY: bool = false;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/write_file.json"));
 
     fn description() -> String {
         "Create a file or replace a file's entire content in the workspace. Missing parent \

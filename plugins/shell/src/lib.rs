@@ -113,6 +113,7 @@ impl Tool for Bash {
     const NAME: &'static str = "bash";
     const READ_ONLY: bool = false;
     type Args = BashArgs;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/bash.json"));
 
     fn description() -> String {
         "Run a shell command with `bash -c` in the workspace and return its combined stdout \
@@ -157,6 +158,7 @@ impl Tool for BashOutput {
     const NAME: &'static str = "bash_output";
     const READ_ONLY: bool = true;
     type Args = OutputArgs;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/bash_output.json"));
 
     fn description() -> String {
         "Return the output a background job produced since the last read, without blocking, \
@@ -187,6 +189,7 @@ impl Tool for KillShell {
     const NAME: &'static str = "kill_shell";
     const READ_ONLY: bool = false;
     type Args = KillArgs;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/kill_shell.json"));
 
     fn description() -> String {
         "Kill a background job and every process it started. Killing a job that has finished \
@@ -217,6 +220,7 @@ impl Tool for Wait {
     const NAME: &'static str = "wait";
     const READ_ONLY: bool = true;
     type Args = WaitArgs;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/wait.json"));
 
     fn description() -> String {
         "Block until background jobs finish and return each one's status and the output not \
@@ -502,6 +506,13 @@ mod tests {
     use serde_json::json;
     use std::cell::RefCell;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn pinned_schemas_match_the_argument_types() {
+        Shell::tools()
+            .check_pinned_schemas(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas"))
+            .unwrap();
+    }
 
     #[derive(Default)]
     struct FakeJob {

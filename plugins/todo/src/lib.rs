@@ -50,6 +50,7 @@ impl Tool for TodoWrite {
     const NAME: &'static str = TOOL;
     const READ_ONLY: bool = true;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/todo_write.json"));
 
     fn description() -> String {
         "Replace the task list shown to the user with `todos` (the full list, every call). Use it for work with several steps: mark exactly one item `in_progress` while you work on it and `completed` as soon as it is done. `level` 0 is a phase, 1 a sub-step of the phase above it. Returns the rendered list.".into()
@@ -137,6 +138,13 @@ reasonix_sdk::export!(Todos);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_schemas_match_the_argument_types() {
+        Todos::tools()
+            .check_pinned_schemas(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas"))
+            .unwrap();
+    }
 
     fn todo_write(arguments: &str) -> Result<String, Error> {
         let cx = CallContext {

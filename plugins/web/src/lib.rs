@@ -43,6 +43,7 @@ impl Tool for WebFetch {
     const NAME: &'static str = WEB_FETCH;
     const READ_ONLY: bool = true;
     type Args = Args;
+    const SCHEMA: Option<&'static str> = Some(include_str!("../schemas/web_fetch.json"));
 
     fn description() -> String {
         "Fetch a URL over http or https and return its content: HTML as readable text \
@@ -95,6 +96,13 @@ reasonix_sdk::export!(Web);
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn pinned_schemas_match_the_argument_types() {
+        Web::tools()
+            .check_pinned_schemas(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas"))
+            .unwrap();
+    }
 
     fn cx() -> CallContext {
         CallContext {

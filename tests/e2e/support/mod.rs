@@ -148,8 +148,11 @@ impl Env {
         std::fs::write(self.home().join("trust.json"), trust.to_string()).unwrap();
     }
 
-    pub fn reasonix(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_reasonix"))
+    /// The `reasonix` binary with `args`, run in the project directory against this home, with
+    /// nothing of the test process's own Reasonix environment and no stdin.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_reasonix"));
+        command
             .args(args)
             .current_dir(self.project())
             .env("REASONIX_HOME", self.home())
@@ -157,9 +160,15 @@ impl Env {
             // content hash and written atomically, so sharing is safe, and each test no longer
             // compiles every built-in from scratch.
             .env("REASONIX_CACHE_HOME", shared_artifact_cache())
+            .env_remove("REASONIX_STATE_HOME")
             .env_remove("REASONIX_LOG")
-            .output()
-            .unwrap()
+            .env_remove("MOCK_LLM_KEY")
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
+    pub fn reasonix(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
     }
 
     /// `reasonix tools call <name> <args> --dir <workspace>`.

@@ -299,7 +299,8 @@ pub enum Approval {
     /// Allow calls covered by this rule for the rest of the session. The rule must be one of
     /// the request's scopes: an answer is never wider than what the user was shown.
     Session(String),
-    /// Allow and save this rule to the config's `allow` list (same bound as `Session`).
+    /// Allow, and the front end saves this rule to the config's `allow` list (same bound as
+    /// `Session`); the agent applies it for the rest of the session like `Session`.
     Persist(String),
     /// Refuse, optionally with a note the model reads.
     Deny(Option<String>),
