@@ -116,12 +116,16 @@ pub type RawInvoke = fn(&str, &str, &CallContext) -> Result<String, Error>;
 type Invoke = fn(&str, &str, &CallContext) -> Result<String, Error>;
 type Preview = fn(&str, &str, &CallContext) -> Result<Vec<FileChange>, Error>;
 
+/// A pinned schema and the function deriving the schema it must equal.
+#[cfg(not(target_arch = "wasm32"))]
+type Pin = (&'static str, fn() -> serde_json::Value);
+
 enum Spec {
     Typed {
         spec: fn() -> ToolSpec,
         /// The pinned schema and the one derived from the arguments type, for the drift check.
         #[cfg(not(target_arch = "wasm32"))]
-        pin: Option<(&'static str, fn() -> serde_json::Value)>,
+        pin: Option<Pin>,
     },
     Raw(ToolSpec),
 }
