@@ -263,16 +263,18 @@ fn forbid_read_holds_against_a_symlink_swapped_during_reads() {
     );
     assert!(err.contains("NotFound"), "{err}");
 
-    // The race.
+    // The race. On a loaded machine the flipping thread may hardly run during one call, so
+    // the calls repeat (each checked for a leak) until the link was seen both ways.
     let link = l.ws.join("flip");
     std::os::unix::fs::symlink("benign.txt", &link).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
+    let flips = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let flipper = {
-        let (stop, ws, link) = (stop.clone(), l.ws.clone(), link.clone());
+        let (stop, flips, ws, link) = (stop.clone(), flips.clone(), l.ws.clone(), link.clone());
         std::thread::spawn(move || {
-            let mut flips = 0u64;
             while !stop.load(Ordering::Relaxed) {
-                let target = if flips.is_multiple_of(2) {
+                let n = flips.load(Ordering::Relaxed);
+                let target = if n.is_multiple_of(2) {
                     "secret.txt"
                 } else {
                     "benign.txt"
@@ -281,23 +283,30 @@ fn forbid_read_holds_against_a_symlink_swapped_during_reads() {
                 let _ = std::fs::remove_file(&tmp);
                 std::os::unix::fs::symlink(target, &tmp).unwrap();
                 std::fs::rename(&tmp, &link).unwrap();
-                flips += 1;
+                flips.store(n + 1, Ordering::Relaxed);
             }
-            flips
         })
     };
-    let out = l.call("fs_read_loop", json!({"path": p(&link), "times": 2000}));
+    let mut seen: std::collections::BTreeSet<String> = Default::default();
+    for _round in 0..20 {
+        let out = l.call("fs_read_loop", json!({"path": p(&link), "times": 2000}));
+        let text = stdout(&out);
+        assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
+        let outcomes: Value = serde_json::from_str(text.trim()).unwrap();
+        let outcomes = outcomes.as_object().unwrap();
+        assert!(
+            !outcomes.keys().any(|k| k.contains("TOPSECRET")),
+            "forbidden contents leaked: {outcomes:?}"
+        );
+        seen.extend(outcomes.keys().cloned());
+        if seen.contains("ok:benign") && flips.load(Ordering::Relaxed) > 10 {
+            break;
+        }
+    }
     stop.store(true, Ordering::Relaxed);
-    let flips = flipper.join().unwrap();
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}{}", stderr(&out));
-    let outcomes: Value = serde_json::from_str(text.trim()).unwrap();
-    let outcomes = outcomes.as_object().unwrap();
-    assert!(
-        !outcomes.keys().any(|k| k.contains("TOPSECRET")),
-        "forbidden contents leaked: {outcomes:?} ({flips} flips)"
-    );
-    assert!(outcomes.contains_key("ok:benign"), "{outcomes:?}");
+    flipper.join().unwrap();
+    let flips = flips.load(Ordering::Relaxed);
+    assert!(seen.contains("ok:benign"), "{seen:?}");
     assert!(flips > 10, "the symlink hardly moved ({flips} flips)");
 }
 
