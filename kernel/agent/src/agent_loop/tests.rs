@@ -854,3 +854,81 @@ fn the_loop_guard_stops_a_repeating_failure() {
     assert_eq!(tool.calls().len(), REPEAT_LIMIT as usize);
     assert!(h.result_of("c3").contains("has now failed 4 times"));
 }
+
+// ---------------------------------------------------------------- untrusted replacements
+
+mod replacements {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn replacing_with(text: String) -> Interceptors {
+        let interceptor: Arc<dyn Interceptor> =
+            FakeInterceptor::new("fuzz", &[("tool.before", 0)], move |_, _| {
+                Ok(Decision::Replace(text.clone()))
+            });
+        Interceptors::new(vec![interceptor])
+    }
+
+    fn original() -> payloads::ToolBefore {
+        payloads::ToolBefore {
+            name: "sh".into(),
+            arguments: r#"{"command":"ls"}"#.into(),
+            call_id: "c1".into(),
+        }
+    }
+
+    fn dispatch(text: String) -> Intercepted<payloads::ToolBefore> {
+        let before = original();
+        replacing_with(text).dispatch(
+            points::TOOL_BEFORE,
+            || before.clone(),
+            |r| r.validate(&before),
+        )
+    }
+
+    proptest! {
+        /// Whatever a plugin answers, the agent never panics, and what it accepts is a
+        /// replacement the point allows (same tool, same call, arguments an object).
+        #[test]
+        fn any_text_is_refused_or_a_valid_replacement(text in ".{0,200}") {
+            match dispatch(text) {
+                Intercepted::Replaced(r) => {
+                    prop_assert_eq!(&r.name, "sh");
+                    prop_assert_eq!(&r.call_id, "c1");
+                    let args: serde_json::Value = serde_json::from_str(&r.arguments).unwrap();
+                    prop_assert!(args.is_object());
+                }
+                Intercepted::Blocked(stop) => prop_assert!(stop.failed),
+                Intercepted::Unchanged => prop_assert!(false, "a replacement was ignored"),
+            }
+        }
+
+        /// Near misses of the real shape: extra fields, other ids, arguments that are not
+        /// objects. Only the exact shape with object arguments gets through.
+        #[test]
+        fn near_misses_are_refused(
+            extra in proptest::option::of("[a-z]{1,8}"),
+            call_id in prop_oneof![Just("c1".to_string()), "[a-z0-9]{1,4}"],
+            arguments in prop_oneof![
+                Just(r#"{"command":"pwd"}"#.to_string()),
+                Just("[]".to_string()),
+                Just("1".to_string()),
+                Just("{".to_string()),
+            ],
+        ) {
+            let mut value = serde_json::json!({"name": "sh", "arguments": arguments, "callId": call_id});
+            if let Some(key) = &extra {
+                value[key.as_str()] = serde_json::json!(true);
+            }
+            let valid = extra.is_none() && call_id == "c1" && arguments.starts_with("{\"");
+            match dispatch(value.to_string()) {
+                Intercepted::Replaced(r) => {
+                    prop_assert!(valid, "accepted {value}");
+                    prop_assert_eq!(r.arguments, arguments);
+                }
+                Intercepted::Blocked(stop) => prop_assert!(!valid && stop.failed, "refused {value}"),
+                Intercepted::Unchanged => prop_assert!(false),
+            }
+        }
+    }
+}
