@@ -1,7 +1,9 @@
 //! The second pass over a config file that serde has accepted: keys this build does not know
 //! (warnings naming the file, the line and the key) and values serde cannot check (permission
-//! rules). Keys and sections of the original Reasonix that this build does not implement yet are
-//! valid configuration and never warn.
+//! rules). Keys and sections of the original Reasonix (Reasonix-Go) that this build does not
+//! implement yet are valid configuration, but never silently dropped: one warning per file lists
+//! them all (`ignored: [lsp] (line 3), [browser] (line 7) — not supported yet`), and each
+//! `[[plugins]]` MCP server gets its own warning that it is not loaded.
 
 use crate::error::StateError;
 use crate::permissions::Rule;
@@ -20,8 +22,11 @@ const TOP: &[&str] = &[
     "permissions",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
-/// not inspected.
+/// not inspected; [`check`] names them in the file's `ignored:` warning (`plugins` — MCP
+/// servers — gets a warning per server instead).
 const TOP_ORIGINAL: &[&str] = &[
+    "lsp",
+    "browser",
     "language",
     "config_version",
     "credentials_store",
@@ -120,13 +125,33 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
     };
     let file = path.display();
     let mut found: Vec<(usize, String)> = Vec::new();
+    // The original's keys this build does not read: (line, `[section]` or `key`).
+    let mut ignored: Vec<(usize, String)> = Vec::new();
     let known_top: Vec<&str> = TOP.iter().chain(TOP_ORIGINAL).copied().collect();
     for (key, value) in doc.get_ref().iter() {
         let name = key.get_ref().as_ref();
+        let line = line_col(text, key.span().start).0;
+        if TOP_ORIGINAL.contains(&name) {
+            match (name, value.get_ref()) {
+                ("plugins", DeValue::Array(entries)) => {
+                    found.extend(mcp_servers(&file.to_string(), text, entries));
+                }
+                (_, DeValue::Table(_)) => ignored.push((line, format!("[{name}]"))),
+                (_, DeValue::Array(items))
+                    if !items.is_empty()
+                        && items
+                            .iter()
+                            .all(|i| matches!(i.get_ref(), DeValue::Table(_))) =>
+                {
+                    ignored.push((line, format!("[[{name}]]")));
+                }
+                _ => ignored.push((line, format!("`{name}`"))),
+            }
+            continue;
+        }
         if known_top.contains(&name) {
             continue;
         }
-        let line = line_col(text, key.span().start).0;
         let message = match value.get_ref() {
             DeValue::Table(_) => format!(
                 "{file}:{line}: unknown section `[{name}]` is ignored{}",
@@ -155,10 +180,14 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
             .collect();
         for key in table.keys() {
             let name = key.get_ref().as_ref();
+            let line = line_col(text, key.span().start).0;
+            if section.original.contains(&name) {
+                ignored.push((line, format!("`{}.{name}`", section.name)));
+                continue;
+            }
             if known.contains(&name) {
                 continue;
             }
-            let line = line_col(text, key.span().start).0;
             found.push((
                 line,
                 format!(
@@ -176,8 +205,49 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
     {
         check_rules(path, text, permissions)?;
     }
+    if !ignored.is_empty() {
+        ignored.sort_by_key(|(line, _)| *line);
+        let first = ignored[0].0;
+        let list = ignored
+            .iter()
+            .map(|(line, what)| format!("{what} (line {line})"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        found.push((
+            first,
+            format!(
+                "{file}: ignored: {list} — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)"
+            ),
+        ));
+    }
     found.sort_by_key(|(line, _)| *line);
     Ok(found.into_iter().map(|(_, m)| m).collect())
+}
+
+/// One warning per `[[plugins]]` entry (an MCP server of the original Reasonix): nothing loads
+/// it, and nothing pretends to.
+fn mcp_servers(file: &str, text: &str, entries: &[Spanned<DeValue<'_>>]) -> Vec<(usize, String)> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let line = line_col(text, entry.span().start).0;
+            let name = match entry.get_ref() {
+                DeValue::Table(t) => t
+                    .get("name")
+                    .and_then(|n| n.get_ref().as_str())
+                    .map(|n| format!("`{n}`")),
+                _ => None,
+            }
+            .unwrap_or_else(|| format!("#{}", i + 1));
+            (
+                line,
+                format!(
+                    "mcp server {name} (from [[plugins]] in {file}:{line}) is not loaded: the MCP bridge is not available yet"
+                ),
+            )
+        })
+        .collect()
 }
 
 /// Every rule of `allow`, `ask` and `deny` must parse: an error names the line, the list and the

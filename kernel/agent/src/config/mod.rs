@@ -1,8 +1,9 @@
 //! Configuration: `<home>/config.toml` overlaid by `./reasonix.toml` (project wins, key by
 //! key; command-line flags are applied on top by the CLI). Only the keys this build uses are
 //! typed here (`default_model` and `[[providers]]` are resolved by [`crate::providers`]).
-//! Keys and sections of the original Reasonix that are not implemented yet are accepted
-//! silently; other unknown keys are reported by [`Config::warnings`] with their file and line
+//! Keys and sections of the original Reasonix that are not implemented yet are accepted and
+//! named in one `ignored: …` warning per file (`[[plugins]]` MCP servers each in their own);
+//! other unknown keys are reported by [`Config::warnings`] with their file and line
 //! ([`check`]). Invalid values of known keys are errors naming the file, line, column and key.
 
 mod check;

@@ -213,9 +213,24 @@ args = []
 "#;
 
 #[test]
-fn a_config_of_the_original_loads_without_warnings() {
+fn a_config_of_the_original_loads_naming_what_it_ignores() {
     let cfg = parse(ORIGINAL).unwrap();
-    assert_eq!(cfg.warnings(), Vec::<String>::new());
+    // One warning for everything ignored, with lines, in file order; one per MCP server.
+    assert_eq!(
+        cfg.warnings(),
+        [
+            "reasonix.toml: ignored: `language` (line 3), `config_version` (line 4), [ui] (line 6), \
+             [notifications] (line 10), `agent.reasoning_language` (line 17), \
+             `agent.subagent_model` (line 18), `agent.subagent_models` (line 19), \
+             `agent.compact_ratio` (line 20), `agent.planner_max_steps` (line 22), \
+             [environment] (line 33), `tools.protect_changed_files` (line 41), \
+             `tools.mcp_call_timeout_seconds` (line 42), `tools.shell` (line 44), [skills] (line 57), \
+             [serve] (line 60) — not supported yet (settings of the original Reasonix; \
+             docs/CONFIG.md lists what this build reads)",
+            "mcp server `example` (from [[plugins]] in reasonix.toml:63) is not loaded: the MCP \
+             bridge is not available yet",
+        ]
+    );
     assert_eq!(cfg.default_model.as_deref(), Some("deepseek"));
     assert_eq!(
         cfg.agent.system_prompt.as_deref(),
@@ -722,9 +737,20 @@ proptest! {
                 let warnings = cfg.warnings();
                 prop_assert!(warnings.len() <= 1, "{warnings:?}");
                 if let Some(w) = warnings.first() {
-                    let expected = format!("reasonix.toml:{line}: unknown key `{key}`");
-                    prop_assert!(w.starts_with(&expected), "{w}");
-                    prop_assert!(!matches!(section, "ui" | "skills"), "{w}");
+                    if w.contains(": ignored: ") {
+                        // A key or section of the original Reasonix, named with its line.
+                        let what = match section {
+                            "ui" | "skills" => format!("[{section}] (line {})", line - 1),
+                            "" => format!("`{key}` (line {line})"),
+                            _ => format!("`{section}.{key}` (line {line})"),
+                        };
+                        let expected = format!("reasonix.toml: ignored: {what} — not supported yet");
+                        prop_assert!(w.starts_with(&expected), "{w}");
+                    } else {
+                        let expected = format!("reasonix.toml:{line}: unknown key `{key}`");
+                        prop_assert!(w.starts_with(&expected), "{w}");
+                        prop_assert!(!matches!(section, "ui" | "skills"), "{w}");
+                    }
                 }
             }
         }
@@ -943,4 +969,51 @@ fn only_the_user_file_may_raise_plugin_limits() {
     let limits = crate::capability::Limits::resolve(none, none, a.limits(), a.user_limits);
     // The user's memory raise holds; the project's hour is capped at the default.
     assert_eq!((limits.memory_mib, limits.call_timeout_ms), (1024, 60_000));
+}
+
+#[test]
+fn lsp_browser_and_mcp_servers_are_announced_not_dropped() {
+    let text = r#"default_model = "deepseek-flash"
+
+[lsp]
+enabled = true
+
+[browser]
+headless = true
+
+[[plugins]]
+name = "fs"
+command = "mcp-fs"
+
+[[plugins]]
+type = "http"
+url = "https://mcp.example.com"
+
+[agent]
+max_steps = 5
+bogus = 1
+"#;
+    let cfg = parse(text).unwrap();
+    assert_eq!(
+        cfg.warnings(),
+        [
+            "reasonix.toml: ignored: [lsp] (line 3), [browser] (line 6) — not supported yet \
+             (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
+            "mcp server `fs` (from [[plugins]] in reasonix.toml:9) is not loaded: the MCP bridge \
+             is not available yet",
+            "mcp server #2 (from [[plugins]] in reasonix.toml:13) is not loaded: the MCP bridge \
+             is not available yet",
+            "reasonix.toml:19: unknown key `bogus` in [agent] is ignored (check the spelling; see \
+             docs/CONFIG.md)",
+        ]
+    );
+    // Nothing of them reaches the plugin settings.
+    assert!(cfg.plugins.is_empty());
+    // A file with only what this build reads has no `ignored:` warning.
+    assert!(
+        parse("default_model = \"deepseek-flash\"\n[agent]\nmax_steps = 3\n")
+            .unwrap()
+            .warnings()
+            .is_empty()
+    );
 }

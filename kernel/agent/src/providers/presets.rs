@@ -24,21 +24,63 @@ pub struct Preset {
     pub description: String,
 }
 
+/// A model alias of the original Reasonix (data in `presets.toml`): a short name for
+/// `<preset>/<model>`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelAlias {
+    pub name: String,
+    pub preset: String,
+    pub model: String,
+}
+
+impl ModelAlias {
+    /// The reference the alias stands for: `<preset>/<model>`.
+    pub fn target(&self) -> String {
+        format!("{}/{}", self.preset, self.model)
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PresetFile {
     preset: Vec<Preset>,
+    #[serde(default)]
+    alias: Vec<ModelAlias>,
 }
 
+fn parse_file(text: &str) -> Result<PresetFile, toml::de::Error> {
+    toml::from_str::<PresetFile>(text)
+}
+
+#[cfg(test)]
 fn parse(text: &str) -> Result<Vec<Preset>, toml::de::Error> {
-    toml::from_str::<PresetFile>(text).map(|file| file.preset)
+    parse_file(text).map(|file| file.preset)
+}
+
+fn data() -> &'static (Vec<Preset>, Vec<ModelAlias>) {
+    static DATA: OnceLock<(Vec<Preset>, Vec<ModelAlias>)> = OnceLock::new();
+    DATA.get_or_init(|| match parse_file(PRESETS_TOML) {
+        Ok(file) => (file.preset, file.alias),
+        Err(_) => (Vec::new(), Vec::new()),
+    })
 }
 
 /// Every built-in preset, in file order. The file is our own data and a unit test parses it,
 /// so a parse failure cannot ship; should it happen anyway, there are simply no presets.
 pub fn presets() -> &'static [Preset] {
-    static PRESETS: OnceLock<Vec<Preset>> = OnceLock::new();
-    PRESETS.get_or_init(|| parse(PRESETS_TOML).unwrap_or_default())
+    &data().0
+}
+
+/// The original Reasonix's model aliases, in file order.
+pub fn aliases() -> &'static [ModelAlias] {
+    &data().1
+}
+
+/// The alias with this name (case-insensitive).
+pub fn alias(name: &str) -> Option<&'static ModelAlias> {
+    let name = name.trim();
+    aliases().iter().find(|a| a.name.eq_ignore_ascii_case(name))
 }
 
 /// The preset with this id (case-insensitive).
@@ -117,6 +159,25 @@ mod tests {
             preset("deepseek").unwrap().reasoning_protocol.as_deref(),
             Some("deepseek")
         );
+    }
+
+    #[test]
+    fn aliases_name_a_preset_model() {
+        assert!(!aliases().is_empty());
+        for a in aliases() {
+            let p = preset(&a.preset).unwrap_or_else(|| panic!("{}: no preset", a.name));
+            assert!(p.models.contains(&a.model), "{}: {}", a.name, a.model);
+            assert!(preset(&a.name).is_none(), "{} shadows a preset", a.name);
+        }
+        assert_eq!(
+            alias("DeepSeek-Flash").unwrap().target(),
+            "deepseek/deepseek-v4-flash"
+        );
+        assert_eq!(
+            alias("deepseek-pro").unwrap().target(),
+            "deepseek/deepseek-v4-pro"
+        );
+        assert!(alias("deepseek").is_none());
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn invalid(provider: &str, key: &str, message: impl Into<String>) -> ProviderCon
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ModelRefError {
     #[error(
-        "no providers are configured: add a [[providers]] entry (for example `preset = \"<id>\"`; `reasonix providers presets` lists them) to <home>/config.toml or ./reasonix.toml"
+        "no providers are configured, and no built-in preset or model alias matches the model asked for: set `default_model` (or --model) to a preset or alias (with its key in the environment or <home>/.env; `reasonix providers presets` lists both), or add a [[providers]] entry to <home>/config.toml or ./reasonix.toml"
     )]
     NoProviders,
     #[error(
@@ -732,23 +732,131 @@ fn configured_summary(providers: &[ResolvedProvider]) -> String {
         .join("; ")
 }
 
+/// The built-in presets as providers, every value from the preset (`reasonix providers
+/// presets`): the implicit providers a config without a matching `[[providers]]` entry falls
+/// back on. Their base URL is always the preset's own, so a key goes only to its vendor.
+pub fn implicit_providers() -> &'static [ResolvedProvider] {
+    static IMPLICIT: std::sync::OnceLock<Vec<ResolvedProvider>> = std::sync::OnceLock::new();
+    IMPLICIT.get_or_init(|| {
+        presets::presets()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                let settings = ProviderSettings {
+                    preset: Some(p.id.clone()),
+                    ..Default::default()
+                };
+                // Our own data (a unit test resolves every preset); a preset that does not
+                // resolve is simply not offered.
+                resolve_one(i + 1, &settings, &|_: &str| None).ok()
+            })
+            .collect()
+    })
+}
+
+/// Whether `provider` is one of [`implicit_providers`] (a built-in preset no `[[providers]]`
+/// entry configures).
+pub fn is_implicit(provider: &ResolvedProvider) -> bool {
+    implicit_providers()
+        .iter()
+        .any(|p| std::ptr::eq(p, provider))
+}
+
 /// Resolve a model reference: `reference` (e.g. `--model`), else `default_model`, else the first
 /// provider's default model. A reference is a provider name (→ its default model),
 /// `provider/model` (split at the first `/` only when the part before it is a provider name, so
 /// `gateway/vendor/model-…` works for model ids that contain `/`), or a bare model name that
 /// exactly one provider lists.
+///
+/// The configured `providers` come first. Only a reference none of them resolves (nothing by
+/// that name or model, or no providers at all) falls back, in this order, on a model alias of
+/// the original Reasonix (an alias stands for `<preset>/<model>`; tried against the
+/// configured providers again, then the presets) and on the built-in presets as implicit
+/// providers ([`implicit_providers`], minus those whose name a configured provider takes).
+/// With an implicit preset, `preset/model` takes any model id: the preset's list is only the
+/// usual choice.
 pub fn resolve_model<'a>(
     reference: Option<&str>,
     default_model: Option<&str>,
     providers: &'a [ResolvedProvider],
 ) -> Result<(&'a ResolvedProvider, String), ModelRefError> {
-    let Some(first) = providers.first() else {
-        return Err(ModelRefError::NoProviders);
-    };
     let reference = reference
         .map(str::trim)
         .filter(|r| !r.is_empty())
         .or_else(|| default_model.map(str::trim).filter(|r| !r.is_empty()));
+    let explicit = resolve_configured(reference, providers);
+    let Some(reference) = reference else {
+        return explicit;
+    };
+    match &explicit {
+        Err(ModelRefError::NoProviders | ModelRefError::Unknown { .. }) => {}
+        _ => return explicit,
+    }
+    let mut target = reference.to_string();
+    if let Some(alias) = presets::alias(reference) {
+        target = alias.target();
+        match resolve_configured(Some(&target), providers) {
+            Err(ModelRefError::NoProviders | ModelRefError::Unknown { .. }) => {}
+            other => return other,
+        }
+    }
+    let implicit: Vec<&'static ResolvedProvider> = implicit_providers()
+        .iter()
+        .filter(|p| !providers.iter().any(|c| c.name == p.name))
+        .collect();
+    match resolve_implicit(&target, &implicit) {
+        Some(Ok(found)) => Ok(found),
+        Some(Err(e)) => Err(e),
+        None => explicit,
+    }
+}
+
+/// `reference` against the implicit presets: `None` when no preset matches it.
+fn resolve_implicit(
+    reference: &str,
+    implicit: &[&'static ResolvedProvider],
+) -> Option<Result<(&'static ResolvedProvider, String), ModelRefError>> {
+    let by_name = |name: &str| implicit.iter().copied().find(|p| p.name == name);
+    if let Some(p) = by_name(reference) {
+        return Some(Ok((p, p.default_model.clone())));
+    }
+    if let Some((prefix, model)) = reference.split_once('/')
+        && let Some(p) = by_name(prefix)
+    {
+        let model = if model.trim().is_empty() {
+            p.default_model.clone()
+        } else {
+            model.trim().to_string()
+        };
+        return Some(Ok((p, model)));
+    }
+    let bare: Vec<&'static ResolvedProvider> = implicit
+        .iter()
+        .copied()
+        .filter(|p| p.has_model(reference))
+        .collect();
+    match bare.as_slice() {
+        [] => None,
+        [p] => Some(Ok((p, reference.to_string()))),
+        many => Some(Err(ModelRefError::Ambiguous {
+            model: reference.to_string(),
+            candidates: many
+                .iter()
+                .map(|p| format!("{}/{reference}", p.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })),
+    }
+}
+
+/// [`resolve_model`] against the configured providers only (`reference` already trimmed).
+fn resolve_configured<'a>(
+    reference: Option<&str>,
+    providers: &'a [ResolvedProvider],
+) -> Result<(&'a ResolvedProvider, String), ModelRefError> {
+    let Some(first) = providers.first() else {
+        return Err(ModelRefError::NoProviders);
+    };
     let Some(reference) = reference else {
         return Ok((first, first.default_model.clone()));
     };

@@ -100,6 +100,8 @@ fn original_reasonix_config_parses_and_resolves() {
     assert_eq!(
         cfg.warnings(),
         [
+            "reasonix.toml: ignored: `language` (line 3), [ui] (line 5), `agent.reasoning_language` (line 11) — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
+            "mcp server `example` (from [[plugins]] in reasonix.toml:56) is not loaded: the MCP bridge is not available yet",
             "provider `openrouter`: unknown key `some_future_key` is ignored (check the spelling; see docs/CONFIG.md)"
         ]
     );
@@ -580,7 +582,8 @@ proptest! {
     fn model_reference_parsing_never_panics(reference in "\\PC{0,40}", default in proptest::option::of("[a-z/ -]{0,20}")) {
         let providers = refs();
         if let Ok((p, m)) = resolve_model(Some(&reference), default.as_deref(), &providers) {
-            prop_assert!(p.has_model(&m));
+            // An implicit preset takes any model as `preset/model`.
+            prop_assert!(p.has_model(&m) || is_implicit(p), "{reference}: {} {m}", p.name);
         }
     }
 
@@ -833,4 +836,119 @@ mystery = 1
             "provider #3: unknown key `mystery` is ignored (check the spelling; see docs/CONFIG.md)",
         ]
     );
+}
+
+/// A config as the original's `setup` writes it: no `[[providers]]`, a model alias.
+#[test]
+fn without_providers_presets_and_aliases_resolve() {
+    let implicit = |reference: &str| {
+        let (p, m) = resolve_model(Some(reference), None, &[]).unwrap();
+        assert!(is_implicit(p), "{reference}");
+        (p.name.clone(), m, p.base_url.clone(), p.api_key_env.clone())
+    };
+    let deepseek = |m: &str| {
+        (
+            "deepseek".to_string(),
+            m.to_string(),
+            "https://api.deepseek.com".to_string(),
+            Some("DEEPSEEK_API_KEY".to_string()),
+        )
+    };
+    assert_eq!(implicit("deepseek-flash"), deepseek("deepseek-v4-flash"));
+    assert_eq!(implicit("deepseek-pro"), deepseek("deepseek-v4-pro"));
+    assert_eq!(implicit("deepseek"), deepseek("deepseek-v4-flash"));
+    assert_eq!(implicit("deepseek-v4-pro"), deepseek("deepseek-v4-pro"));
+    // `preset/model` takes a model the preset does not list (the original's older ids).
+    assert_eq!(
+        implicit("deepseek/deepseek-chat"),
+        deepseek("deepseek-chat")
+    );
+    assert_eq!(implicit("deepseek/"), deepseek("deepseek-v4-flash"));
+    assert_eq!(implicit("anthropic").2, "https://api.anthropic.com");
+    // `default_model` as `setup` writes it.
+    let cfg = config("default_model = \"deepseek-flash\"\n");
+    let resolved = resolve_providers_with(&cfg, no_env).unwrap();
+    assert!(resolved.is_empty());
+    let (p, m) = resolve_model(None, cfg.default_model.as_deref(), &resolved).unwrap();
+    assert_eq!(
+        (p.name.as_str(), m.as_str()),
+        ("deepseek", "deepseek-v4-flash")
+    );
+    // Nothing chosen, nothing configured; and a reference nothing knows.
+    assert_eq!(
+        resolve_model(None, None, &[]).unwrap_err(),
+        ModelRefError::NoProviders
+    );
+    let e = resolve_model(Some("gpt-9"), None, &[]).unwrap_err();
+    assert_eq!(e, ModelRefError::NoProviders);
+    assert!(e.to_string().contains("reasonix providers presets"), "{e}");
+}
+
+/// Explicit `[[providers]]` entries win; presets only resolve what nothing configured does.
+#[test]
+fn configured_providers_win_over_presets_and_aliases() {
+    let cfg = config(
+        r#"
+[[providers]]
+preset = "deepseek"
+base_url = "http://127.0.0.1:9/v1"
+
+[[providers]]
+name = "deepseek-pro"
+kind = "openai"
+base_url = "https://gw.example.com/v1"
+model = "their-pro"
+"#,
+    );
+    let providers = resolve_providers_with(&cfg, no_env).unwrap();
+    let pick = |r: &str| {
+        let (p, m) = resolve_model(Some(r), None, &providers).unwrap();
+        (p.name.clone(), m, p.base_url.clone(), is_implicit(p))
+    };
+    // The alias goes through the configured `deepseek` (its base URL), not the preset's.
+    assert_eq!(
+        pick("deepseek-flash"),
+        (
+            "deepseek".into(),
+            "deepseek-v4-flash".into(),
+            "http://127.0.0.1:9/v1".into(),
+            false
+        )
+    );
+    // A provider named like an alias wins over the alias.
+    assert_eq!(pick("deepseek-pro").0, "deepseek-pro");
+    assert_eq!(pick("deepseek-pro").3, false);
+    // A configured provider without that model: an error, never a fall back on the preset.
+    assert!(matches!(
+        resolve_model(Some("deepseek/deepseek-chat"), None, &providers).unwrap_err(),
+        ModelRefError::UnknownModel { .. }
+    ));
+    // A preset nothing configures still resolves, with the preset's own URL.
+    assert_eq!(
+        pick("kimi"),
+        (
+            "kimi".into(),
+            "kimi-k3".into(),
+            "https://api.moonshot.cn/v1".into(),
+            true
+        )
+    );
+    // No reference: the first configured provider, as before.
+    let (p, _) = resolve_model(None, None, &providers).unwrap();
+    assert_eq!(p.name, "deepseek");
+}
+
+#[test]
+fn every_preset_is_an_implicit_provider() {
+    let ids: Vec<&str> = presets().iter().map(|p| p.id.as_str()).collect();
+    let names: Vec<&str> = implicit_providers()
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(ids, names);
+    for (preset, p) in presets().iter().zip(implicit_providers()) {
+        assert_eq!(p.base_url, preset.base_url);
+        assert_eq!(p.api_key_env, preset.api_key_env);
+        assert_eq!(p.preset.as_deref(), Some(preset.id.as_str()));
+    }
 }
