@@ -17,6 +17,7 @@ include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 mod agent;
 mod cli;
 mod edit_tools;
+mod go_config;
 mod pipeline;
 mod plugin_lifecycle;
 mod plugin_sdk;

@@ -1,0 +1,265 @@
+//! Configs of the original Reasonix (Reasonix-Go) end to end: the real binary, the `llm`
+//! provider component and the mock LLM server.
+//!
+//! - The file its `setup` writes (docs/reference: the spec's default config; `default_model =
+//!   "deepseek-flash"`, no `[[providers]]`) loads: the alias resolves to the built-in `deepseek`
+//!   preset as an implicit provider, and the original's sections this build does not read are
+//!   named in one `ignored:` warning with their lines.
+//! - `[[plugins]]` (MCP servers), `[lsp]` and `[browser]`: each MCP server is announced as not
+//!   loaded, and the model is offered no tool of it.
+//!
+//! An implicit preset always talks to its vendor (its key goes nowhere else), so a run against
+//! the mock adds one user-level line block to the setup-written file — `[[providers]] preset =
+//! "deepseek"` with the mock's `base_url` — the documented way to point a preset elsewhere; the
+//! alias then resolves through that entry. Resolution without any `[[providers]]` is checked
+//! here up to the key lookup (no request leaves the machine) and in the unit tests
+//! (`kernel/agent/src/providers/tests.rs`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::{Env, stderr, stdout};
+use reasonix_mock_llm::{MockLlm, Reply};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// `<home>/config.toml` as the original's `setup` writes it (its default config, SPEC §5),
+/// with the model alias its setup chooses and without a `[[providers]]` entry.
+const SETUP_WRITTEN: &str = r#"default_model = "deepseek-flash"   # provider name (→ its default model) or "provider/model"
+# language    = "zh"                # ui language tag; empty = auto-detect from $LANG / $REASONIX_LANG
+
+[ui]
+# shortcut_layout = "desktop"       # classic|desktop; compatibility setting
+# cursor_shape = "bar"              # CLI/TUI textarea cursor: underline|block|bar
+
+[agent]
+system_prompt = "You are Reasonix, a coding agent..."  # or system_prompt_file = "..."
+temperature       = 0.0
+reasoning_language = "auto"       # visible reasoning text: auto|zh|en
+
+[environment]
+enabled = true   # inject a stable startup summary of OS, shell, and common tool versions
+
+[tools]
+enabled = []   # omit/empty = all built-ins
+bash_timeout_seconds = 120   # foreground safety cap; set 0 for no tool-local cap
+mcp_call_timeout_seconds = 300   # default MCP call safety cap; plugin/tool overrides may raise it
+
+[tools.shell]
+prefer = "auto"   # auto (default) | bash | powershell | pwsh — force the shell tool's interpreter
+
+[skills]
+# paths = ["~/my-skills", "../shared/skills"]   # extra custom skill roots
+
+[permissions]
+mode  = "ask"                              # writer fallback when no rule matches: ask|allow|deny
+deny  = ["Bash(rm -rf*)", "Bash(git push*)"]   # hard-blocked in every mode
+allow = ["Bash(go test:*)", "Bash(git status:*)"]  # never prompted
+ask   = []                                 # force a prompt even if otherwise allowed
+
+[sandbox]
+# workspace_root = ""          # file-writers confined here; empty = cwd
+
+[serve]
+auth_mode = "none"             # none|token|password; use auth before binding beyond localhost
+"#;
+
+/// What the setup-written file has that this build does not read, as the warning lists it.
+const SETUP_IGNORED: &str = "ignored: [ui] (line 4), `agent.reasoning_language` (line 11), \
+     [environment] (line 13), `tools.mcp_call_timeout_seconds` (line 19), `tools.shell` (line 21), \
+     [skills] (line 24), [serve] (line 36) — not supported yet";
+
+/// MCP servers, `[lsp]` and `[browser]` sections of the original.
+const MCP_LSP_BROWSER: &str = r#"
+[[plugins]]
+name    = "fs"
+command = "mcp-server-filesystem"
+args    = ["/tmp"]
+
+[[plugins]]
+name    = "stripe"
+type    = "http"
+url     = "https://mcp.stripe.com"
+headers = { Authorization = "Bearer ${STRIPE_KEY}" }
+
+[lsp]
+enabled = true
+
+[browser]
+headless = true
+"#;
+
+/// The user-level block that points the `deepseek` preset at the mock.
+fn point_preset_at(mock: &MockLlm) -> String {
+    format!(
+        "\n[[providers]]\npreset = \"deepseek\"\nbase_url = \"{}\"\nstall_timeout_seconds = 5\n",
+        mock.base_url()
+    )
+}
+
+struct Home {
+    env: Env,
+}
+
+impl Home {
+    /// A home with `config` as `<home>/config.toml` and `env` as `<home>/.env`; no project file.
+    fn new(config: &str, dotenv: &str) -> Home {
+        let env = Env::untrusted();
+        std::fs::write(env.home().join("config.toml"), config).unwrap();
+        std::fs::write(env.home().join(".env"), dotenv).unwrap();
+        Home { env }
+    }
+
+    fn config_path(&self) -> PathBuf {
+        self.env.home().join("config.toml")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = self.env.command(args);
+        command.env_remove("DEEPSEEK_API_KEY");
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let ws = self.env.workspace();
+        let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.command(&all).output().unwrap()
+    }
+}
+
+fn warnings(out: &Output) -> Vec<String> {
+    stderr(out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn setup_written_config_runs_with_its_alias_and_names_what_it_ignores() {
+    let mock = MockLlm::start().unwrap();
+    mock.enqueue(Reply::text(&["hello from ", "the preset"]));
+    let home = Home::new(
+        &format!("{SETUP_WRITTEN}{}", point_preset_at(&mock)),
+        "DEEPSEEK_API_KEY=sk-go-setup\n",
+    );
+    let out = home.run(&["say hello"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(
+        stdout(&out).contains("hello from the preset"),
+        "{}",
+        stdout(&out)
+    );
+
+    // One warning for the whole file, naming it, each ignored key with its line.
+    let file = home.config_path().display().to_string();
+    assert_eq!(
+        warnings(&out)
+            .iter()
+            .filter(|w| w.contains("ignored:"))
+            .count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    let expected = format!("{file}: {SETUP_IGNORED}");
+    assert!(
+        warnings(&out).iter().any(|w| w.starts_with(&expected)),
+        "expected {expected}\nstderr: {}",
+        stderr(&out)
+    );
+
+    // `deepseek-flash` = the preset's flash model, sent with the key from <home>/.env.
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].json()["model"], "deepseek-v4-flash");
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some("Bearer sk-go-setup")
+    );
+
+    // `--model deepseek-pro` (the other alias) and `deepseek/deepseek-v4-pro` pick the pro model.
+    for model in ["deepseek-pro", "deepseek/deepseek-v4-pro"] {
+        mock.enqueue(Reply::text(&["pro"]));
+        let out = home.run(&["--model", model, "again"]);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        let last = mock.requests().pop().unwrap();
+        assert_eq!(last.json()["model"], "deepseek-v4-pro", "{model}");
+    }
+}
+
+#[test]
+fn mcp_servers_lsp_and_browser_are_announced_and_the_run_works() {
+    let mock = MockLlm::start().unwrap();
+    mock.enqueue(Reply::text(&["no mcp here"]));
+    let home = Home::new(
+        &format!("{SETUP_WRITTEN}{MCP_LSP_BROWSER}{}", point_preset_at(&mock)),
+        "DEEPSEEK_API_KEY=sk-go-mcp\n",
+    );
+    let out = home.run(&["list the mcp tools"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(stdout(&out).contains("no mcp here"), "{}", stdout(&out));
+
+    let file = home.config_path().display().to_string();
+    let warnings = warnings(&out);
+    let ignored: Vec<&String> = warnings.iter().filter(|w| w.contains("ignored:")).collect();
+    assert_eq!(ignored.len(), 1, "{warnings:#?}");
+    assert!(
+        ignored[0].contains("[lsp] (line 50), [browser] (line 53) — not supported yet"),
+        "{}",
+        ignored[0]
+    );
+    for (name, line) in [("fs", 39), ("stripe", 44)] {
+        let expected = format!(
+            "mcp server `{name}` (from [[plugins]] in {file}:{line}) is not loaded: the MCP bridge is not available yet"
+        );
+        assert!(warnings.contains(&expected), "{expected}\n{warnings:#?}");
+    }
+    // The agent does not pretend: no MCP tool is offered to the model.
+    let body = mock.requests()[0].json();
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"read_file"), "{tools:?}");
+    assert!(
+        !tools
+            .iter()
+            .any(|t| t.starts_with("mcp") || t.contains("fs__") || t.contains("stripe")),
+        "{tools:?}"
+    );
+    // And `plugin list` shows no such plugin.
+    let list = home.command(&["plugin", "list"]).output().unwrap();
+    assert!(list.status.success(), "{}", stderr(&list));
+    assert!(!stdout(&list).contains("stripe"), "{}", stdout(&list));
+}
+
+#[test]
+fn without_providers_the_preset_is_implicit_and_asks_for_its_key() {
+    // The setup-written file as it is: no [[providers]], no key anywhere. The alias resolves to
+    // the built-in preset, which needs DEEPSEEK_API_KEY; the run stops before any request.
+    let home = Home::new(SETUP_WRITTEN, "");
+    for args in [
+        vec!["hi"],
+        vec!["--model", "deepseek/deepseek-chat", "hi"],
+        vec!["--model", "deepseek-pro", "hi"],
+    ] {
+        let out = home.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("deepseek") && err.contains("DEEPSEEK_API_KEY"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("no providers are configured"), "{err}");
+    }
+    // A reference neither a preset nor an alias names: the error says where to look.
+    let out = home.run(&["--model", "no-such-model", "hi"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reasonix providers presets"),
+        "{}",
+        stderr(&out)
+    );
+}
