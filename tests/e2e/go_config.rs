@@ -263,3 +263,17 @@ fn without_providers_the_preset_is_implicit_and_asks_for_its_key() {
         stderr(&out)
     );
 }
+
+#[test]
+fn presets_list_the_aliases() {
+    let home = Home::new("", "");
+    let out = home.command(&["providers", "presets"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "deepseek-flash   deepseek/deepseek-v4-flash",
+        "deepseek-pro     deepseek/deepseek-v4-pro",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+}

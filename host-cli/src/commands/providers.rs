@@ -227,7 +227,17 @@ pub fn presets(as_json: bool) -> Outcome {
         outln!("            {}", p.description);
     }
     outln!();
-    outln!("Use one with:\n  [[providers]]\n  name = \"mine\"\n  preset = \"<id>\"");
+    outln!("Model aliases (of the original Reasonix):");
+    for a in providers::aliases() {
+        outln!("  {:<16} {}", a.name, a.target());
+    }
+    outln!();
+    outln!(
+        "Without a [[providers]] entry, `default_model` (or --model) may name a preset, an alias or \
+         `<preset>/<model>`: the preset is used as it is, with its key from the environment or <home>/.env."
+    );
+    outln!("To change one (its base URL, models …), add an entry:");
+    outln!("  [[providers]]\n  preset = \"<id>\"\n  base_url = \"…\"");
     Ok(Code::Success)
 }
 

@@ -917,7 +917,7 @@ model = "their-pro"
     );
     // A provider named like an alias wins over the alias.
     assert_eq!(pick("deepseek-pro").0, "deepseek-pro");
-    assert_eq!(pick("deepseek-pro").3, false);
+    assert!(!pick("deepseek-pro").3);
     // A configured provider without that model: an error, never a fall back on the preset.
     assert!(matches!(
         resolve_model(Some("deepseek/deepseek-chat"), None, &providers).unwrap_err(),
