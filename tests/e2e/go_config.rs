@@ -277,3 +277,55 @@ fn presets_list_the_aliases() {
         assert!(text.contains(line), "{line}\n{text}");
     }
 }
+
+#[test]
+fn doctor_and_providers_list_show_the_implicit_preset() {
+    let findings = |home: &Home| -> Vec<(String, String)> {
+        let out = home.command(&["doctor", "--json"]).output().unwrap();
+        let value: serde_json::Value =
+            serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
+        value["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["area"] == "providers")
+            .map(|f| {
+                (
+                    f["status"].as_str().unwrap().to_string(),
+                    f["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let with_key = Home::new(SETUP_WRITTEN, "DEEPSEEK_API_KEY=sk-doctor\n");
+    let found = findings(&with_key);
+    let ok = |needle: &str| {
+        found
+            .iter()
+            .any(|(status, m)| status == "ok" && m.contains(needle))
+    };
+    assert!(
+        ok("default model: deepseek/deepseek-v4-flash (the built-in preset `deepseek`"),
+        "{found:#?}"
+    );
+    assert!(ok("`deepseek`: API key: <home>/.env"), "{found:#?}");
+    assert!(found.iter().all(|(status, _)| status == "ok"), "{found:#?}");
+
+    let without_key = Home::new(SETUP_WRITTEN, "");
+    let found = findings(&without_key);
+    assert!(
+        found
+            .iter()
+            .any(|(status, m)| status == "FAIL" && m.contains("DEEPSEEK_API_KEY is not set")),
+        "{found:#?}"
+    );
+
+    let out = with_key.command(&["providers", "list"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("default model: deepseek/deepseek-v4-flash"),
+        "{text}\n{}",
+        stderr(&out)
+    );
+    assert!(text.contains("built-in preset as it is"), "{text}");
+}

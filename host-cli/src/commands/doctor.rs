@@ -92,11 +92,13 @@ pub fn run(as_json: bool) -> Outcome {
     match providers::resolve_providers(&cx.config) {
         Err(e) => report.add(Status::Fail, "providers", e.to_string()),
         Ok(resolved) => {
-            if resolved.is_empty() {
+            let default =
+                providers::resolve_model(None, cx.config.default_model.as_deref(), &resolved);
+            if resolved.is_empty() && default.is_err() {
                 report.add(
                     Status::Fail,
                     "providers",
-                    "no [[providers]] configured; see `reasonix providers presets`",
+                    "no [[providers]] configured and `default_model` names no built-in preset or model alias; see `reasonix providers presets`",
                 );
             }
             for p in &resolved {
@@ -143,16 +145,57 @@ pub fn run(as_json: bool) -> Outcome {
                     ),
                 }
             }
-            if !resolved.is_empty() {
-                match providers::resolve_model(None, cx.config.default_model.as_deref(), &resolved)
-                {
-                    Ok((p, model)) => report.add(
+            match default {
+                // A built-in preset used as it is (no [[providers]] entry): its kind and key are
+                // checked here, as the loop above does for configured providers.
+                Ok((p, model)) if providers::is_implicit(p) => {
+                    report.add(
                         Status::Ok,
                         "providers",
-                        format!("default model: {}/{model}", p.name),
-                    ),
-                    Err(e) => report.add(Status::Fail, "providers", e.to_string()),
+                        format!(
+                            "default model: {}/{model} (the built-in preset `{}` as it is: no [[providers]] entry)",
+                            p.name, p.name
+                        ),
+                    );
+                    if cx.registry.provider(&p.kind).is_none() {
+                        report.add(
+                            Status::Fail,
+                            "providers",
+                            format!(
+                                "`{}`: kind `{}` is served by no loaded plugin; kinds served: {}",
+                                p.name,
+                                p.kind,
+                                served.join(", ")
+                            ),
+                        );
+                    }
+                    match key_source(p, &cx.paths.home) {
+                        "missing" => report.add(
+                            Status::Fail,
+                            "providers",
+                            format!(
+                                "`{}`: API key {} is not set (environment or {})",
+                                p.name,
+                                p.api_key_env.as_deref().unwrap_or(""),
+                                cx.paths.home.join(".env").display()
+                            ),
+                        ),
+                        source => report.add(
+                            Status::Ok,
+                            "providers",
+                            format!("`{}`: API key: {source}", p.name),
+                        ),
+                    }
                 }
+                Ok((p, model)) => report.add(
+                    Status::Ok,
+                    "providers",
+                    format!("default model: {}/{model}", p.name),
+                ),
+                Err(e) if !resolved.is_empty() => {
+                    report.add(Status::Fail, "providers", e.to_string());
+                }
+                Err(_) => {}
             }
         }
     }

@@ -81,7 +81,11 @@ pub fn list(as_json: bool) -> Outcome {
         });
         term::print_json(&value).map_err(Failure::runtime)?;
     } else {
-        if resolved.is_empty() {
+        if resolved.is_empty() && default.is_ok() {
+            outln!(
+                "no providers configured; the default model uses a built-in preset as it is (`reasonix providers presets`)"
+            );
+        } else if resolved.is_empty() {
             outln!(
                 "no providers configured; add a [[providers]] entry to {} (see `reasonix providers presets`)",
                 cx.paths.user_config().display()
