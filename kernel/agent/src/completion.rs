@@ -74,7 +74,7 @@ pub enum CompletionError {
         status: u16,
         body: String,
     },
-    #[error("provider `{provider}`: gave up after {attempts} attempts; last error: {last}")]
+    #[error("provider `{provider}`: gave up after {attempts} {}; last error: {last}", attempt_word(.attempts))]
     RetriesExhausted {
         provider: String,
         attempts: u32,
@@ -604,6 +604,11 @@ fn sleep_unless_cancelled(delay: Duration, cancel: &CancelToken) -> bool {
         }
         std::thread::sleep(left.min(Duration::from_millis(20)));
     }
+}
+
+/// "attempt" or "attempts", for the count.
+fn attempt_word(count: &u32) -> &'static str {
+    if *count == 1 { "attempt" } else { "attempts" }
 }
 
 #[cfg(test)]
