@@ -421,3 +421,41 @@ fn unknown_flags_and_bad_rules_are_usage_errors() {
     );
     assert!(s.mock.requests().is_empty());
 }
+
+#[test]
+fn fallback_model_takes_over_when_the_main_one_fails_before_answering() {
+    let s = Setup::with_extra("models = [\"mock-model\", \"other-model\"]");
+    s.mock.enqueue(Reply::status(
+        400,
+        r#"{"error":{"message":"model overloaded"}}"#,
+    ));
+    s.mock.enqueue(Reply::text(&["from the fallback"]));
+    let out = s.run(&["--fallback-model", "other-model", "-p", "say hi"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "from the fallback\n");
+    let requests = s.mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].json()["model"], "mock-model");
+    assert_eq!(requests[1].json()["model"], "other-model");
+    assert!(
+        stderr(&out).contains("switching to the fallback model `mock/other-model`"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Without the flag the same failure ends the run; the fallback cannot be the main model.
+    s.mock.enqueue(Reply::status(
+        400,
+        r#"{"error":{"message":"model overloaded"}}"#,
+    ));
+    let out = s.run(&["-p", "say hi"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let out = s.run(&["--fallback-model", "mock-model", "say hi"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("that is the main model"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(s.mock.requests().len(), 3);
+}

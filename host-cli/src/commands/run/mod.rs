@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// (default: the session's model when resuming, else `default_model`).
     #[arg(long, short)]
     pub model: Option<String>,
+    /// A model to switch to, once, when a request to the main one fails for good before its
+    /// answer starts (same forms as `--model`).
+    #[arg(long, value_name = "REF")]
+    pub fallback_model: Option<String>,
     /// Model requests at most (default: `[agent] max_steps`, else 100).
     #[arg(long, alias = "max-turns", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
@@ -144,6 +148,30 @@ pub fn run(args: RunArgs) -> Outcome {
         &cx.paths.home,
     )
     .map_err(client_failure)?;
+    let fallback = match args.fallback_model.as_deref() {
+        Some(reference) => {
+            let fallback = ProviderClient::new(
+                &cx.registry,
+                &resolved,
+                Some(reference),
+                None,
+                args.effort.as_deref(),
+                &cx.paths.home,
+            )
+            .map_err(|e| Failure::usage(anyhow!("--fallback-model {reference}: {e}")))?;
+            if fallback.provider().name == client.provider().name
+                && fallback.model() == client.model()
+            {
+                return Err(Failure::usage(anyhow!(
+                    "--fallback-model {reference}: that is the main model ({}/{}); name another one",
+                    client.provider().name,
+                    client.model()
+                )));
+            }
+            Some(fallback)
+        }
+        None => None,
+    };
 
     let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
     policy.allow.extend(extra_allow);
@@ -155,11 +183,11 @@ pub fn run(args: RunArgs) -> Outcome {
         None => cx.config.system_prompt().map_err(Failure::usage)?,
     };
     let mut system_prompt = prompt::system_prompt(config_prompt.as_deref(), &workspace, &specs);
-    if let Some(extra) = args.append_system_prompt.as_deref().map(str::trim) {
-        if !extra.is_empty() {
-            system_prompt.push_str("\n\n");
-            system_prompt.push_str(extra);
-        }
+    if let Some(extra) = args.append_system_prompt.as_deref().map(str::trim)
+        && !extra.is_empty()
+    {
+        system_prompt.push_str("\n\n");
+        system_prompt.push_str(extra);
     }
     let max_steps = args
         .max_steps
@@ -194,6 +222,9 @@ pub fn run(args: RunArgs) -> Outcome {
         enabled_tools,
     };
     let mut agent = Agent::new(&cx.registry, client, agent_config).with_session(writer, history);
+    if let Some(fallback) = fallback {
+        agent = agent.with_fallback(fallback);
+    }
 
     let cancel = CancelToken::new();
     if let Err(e) = signals::install(cancel.clone()) {

@@ -606,10 +606,10 @@ impl Printer {
 
     /// A `stream-json` line: `session_id` added when the line has none.
     fn value_line(&mut self, mut value: Value) {
-        if let Some(map) = value.as_object_mut() {
-            if !map.contains_key("session_id") || map["session_id"].is_null() {
-                map.insert("session_id".into(), Value::String(self.session_id.clone()));
-            }
+        if let Some(map) = value.as_object_mut()
+            && map.get("session_id").is_none_or(Value::is_null)
+        {
+            map.insert("session_id".into(), Value::String(self.session_id.clone()));
         }
         self.stdout_line(&value.to_string());
     }
