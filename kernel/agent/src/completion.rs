@@ -616,6 +616,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn gave_up_counts_attempts_in_words() {
+        let e = |attempts| CompletionError::RetriesExhausted {
+            provider: "p".into(),
+            attempts,
+            last: "x".into(),
+        };
+        assert_eq!(
+            e(1).to_string(),
+            "provider `p`: gave up after 1 attempt; last error: x"
+        );
+        assert!(e(3).to_string().contains("after 3 attempts;"));
+    }
+
+    #[test]
     fn scrubs_the_key_everywhere() {
         assert_eq!(
             scrub("bad key sk-123456 (sk-123456)", Some("sk-123456")),

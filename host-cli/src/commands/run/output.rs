@@ -822,6 +822,76 @@ mod tests {
     }
 
     #[test]
+    fn currencies_are_iso_codes() {
+        for (configured, code) in [
+            ("$", "USD"),
+            ("usd", "USD"),
+            (" USD ", "USD"),
+            ("¥", "CNY"),
+            ("￥", "CNY"),
+            ("RMB", "CNY"),
+            ("cny", "CNY"),
+            ("€", "EUR"),
+            ("gbp", "GBP"),
+            ("credits", "credits"),
+        ] {
+            assert_eq!(currency_code(configured), code, "{configured}");
+        }
+        let mut priced = outcome(RunStatus::Success);
+        priced.cost = Some(Cost {
+            total: 0.25,
+            currency: "$".into(),
+        });
+        let value = serde_json::to_value(ResultObject::new(&priced, 1, Vec::new())).unwrap();
+        assert_eq!(value["total_cost_usd"], 0.25);
+        assert_eq!(value["currency"], "USD");
+        assert_eq!(value["permission_denials"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn claude_lines_use_content_blocks() {
+        let message = Message {
+            role: Role::Assistant,
+            content: "ok".into(),
+            reasoning: Some("hmm".into()),
+            reasoning_state: Some("opaque".into()),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "ls".into(),
+                arguments: "{}".into(),
+            }],
+            tool_call_id: None,
+        };
+        let value = claude_line(&AgentEvent::Message(message), "m").unwrap();
+        assert_eq!(value["type"], "assistant");
+        assert_eq!(value["message"]["model"], "m");
+        let blocks = value["message"]["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["type"], "thinking");
+        assert_eq!(blocks[0]["thinking"], "hmm");
+        assert_eq!(blocks[1]["text"], "ok");
+        assert_eq!(blocks[2]["type"], "tool_use");
+        assert_eq!(blocks[2]["id"], "c1");
+        assert!(!value.to_string().contains("opaque"));
+        let value = claude_line(
+            &AgentEvent::ToolFinished {
+                id: "c1".into(),
+                name: "ls".into(),
+                is_error: true,
+                output: "no".into(),
+                duration_ms: 3,
+            },
+            "m",
+        )
+        .unwrap();
+        assert_eq!(value["type"], "user");
+        let block = &value["message"]["content"][0];
+        assert_eq!(block["type"], "tool_result");
+        assert_eq!(block["tool_use_id"], "c1");
+        assert_eq!(block["is_error"], true);
+        assert_eq!(block["content"], "no");
+    }
+
+    #[test]
     fn clip_counts_characters() {
         assert_eq!(clip("héllo", 2), "hé…");
         assert_eq!(clip("hi", 2), "hi");
