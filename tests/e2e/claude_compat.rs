@@ -459,3 +459,21 @@ fn fallback_model_takes_over_when_the_main_one_fails_before_answering() {
     );
     assert_eq!(s.mock.requests().len(), 3);
 }
+
+/// An index that does not parse: `plugin install` says so once, with the position once (it
+/// was printed as a load note and again as the error, each naming the position twice).
+#[test]
+fn a_broken_plugin_index_is_reported_once() {
+    let env = Env::new();
+    std::fs::write(env.plugins_dir().join("index.json"), "{bad").unwrap();
+    let fixture = support::fixture("scribe");
+    let out = env.reasonix(&["plugin", "install", fixture.to_str().unwrap(), "--yes"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("key must be a string").count(), 1, "{err}");
+    assert_eq!(err.matches("line 1").count(), 1, "{err}");
+    assert!(
+        err.contains("index.json: line 1, column 2: key must be a string"),
+        "{err}"
+    );
+}
