@@ -16,7 +16,8 @@ use std::process::ExitCode;
 #[command(
     name = "reasonix",
     version,
-    about = "A coding agent for the terminal where every capability is a sandboxed WebAssembly plugin"
+    about = "A coding agent for the terminal where every capability is a sandboxed WebAssembly plugin",
+    after_help = "As in Claude Code, `reasonix -p \"task\" [flags]` is `reasonix run -p \"task\" [flags]`."
 )]
 struct Cli {
     /// Trust this workspace's reasonix.toml for this run: settings that widen what plugins,
