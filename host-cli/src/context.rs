@@ -32,10 +32,17 @@ pub fn load_config(paths: &Paths, project_dir: &Path) -> Result<Config, Failure>
 
 /// Load config and registry; print load problems and notices on stderr.
 pub fn load() -> Result<Context, Failure> {
+    load_adjusted(|_| {})
+}
+
+/// [`load`], with the merged config adjusted from the command line (the user's own flags,
+/// e.g. `run --add-dir`) before the registry is built from it.
+pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failure> {
     let paths = Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
-    let config = load_config(&paths, &cwd)?;
+    let mut config = load_config(&paths, &cwd)?;
+    adjust(&mut config);
     let registry = Registry::load(
         BUILTINS,
         &paths,

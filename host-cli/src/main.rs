@@ -16,7 +16,8 @@ use std::process::ExitCode;
 #[command(
     name = "reasonix",
     version,
-    about = "A coding agent for the terminal where every capability is a sandboxed WebAssembly plugin"
+    about = "A coding agent for the terminal where every capability is a sandboxed WebAssembly plugin",
+    after_help = "As in Claude Code, `reasonix -p \"task\" [flags]` is `reasonix run -p \"task\" [flags]`."
 )]
 struct Cli {
     /// Trust this workspace's reasonix.toml for this run: settings that widen what plugins,
@@ -176,8 +177,49 @@ enum ToolsCommand {
     },
 }
 
+/// The subcommands, for [`with_print_shorthand`].
+const SUBCOMMANDS: &[&str] = &[
+    "version",
+    "plugin",
+    "tools",
+    "providers",
+    "doctor",
+    "run",
+    "sessions",
+    "trust",
+    "help",
+];
+
+/// Claude Code's `claude -p "task" …`: with `-p`/`--print` among the arguments (before `--`)
+/// and no subcommand first, the arguments are those of `run`. `reasonix -p "task"` is
+/// `reasonix run -p "task"`.
+fn with_print_shorthand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let first = args
+        .iter()
+        .skip(1)
+        .position(|a| a != "--trust-workspace")
+        .map(|i| i + 1);
+    let Some(first) = first else {
+        return args;
+    };
+    if args[first]
+        .to_str()
+        .is_some_and(|a| SUBCOMMANDS.contains(&a))
+    {
+        return args;
+    }
+    let print = args[first..]
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "-p" || a == "--print");
+    if print {
+        args.insert(first, "run".into());
+    }
+    args
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_print_shorthand(std::env::args_os().collect()));
     context::trust_workspace_for_this_run(cli.trust_workspace);
     let result = match cli.command {
         Command::Version => commands::version::run(),
@@ -230,5 +272,40 @@ fn main() -> ExitCode {
             errln!("error: {failure:#}");
             failure.exit_code().into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(args: &[&str]) -> Vec<String> {
+        with_print_shorthand(args.iter().map(|a| a.into()).collect())
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn print_shorthand_is_run() {
+        assert_eq!(rewrite(&["r", "-p", "task"]), ["r", "run", "-p", "task"]);
+        assert_eq!(
+            rewrite(&["r", "--trust-workspace", "--model", "m", "--print", "t"]),
+            [
+                "r",
+                "--trust-workspace",
+                "run",
+                "--model",
+                "m",
+                "--print",
+                "t"
+            ]
+        );
+        // A subcommand first, no -p, or -p only after `--`: unchanged.
+        assert_eq!(rewrite(&["r", "run", "-p", "t"]), ["r", "run", "-p", "t"]);
+        assert_eq!(rewrite(&["r", "doctor"]), ["r", "doctor"]);
+        assert_eq!(rewrite(&["r", "--model", "m"]), ["r", "--model", "m"]);
+        assert_eq!(rewrite(&["r", "--", "-p"]), ["r", "--", "-p"]);
+        assert_eq!(rewrite(&["r"]), ["r"]);
     }
 }

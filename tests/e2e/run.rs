@@ -277,7 +277,12 @@ fn stream_json_lines_parse_init_first_result_last() {
         .with_reasoning("planning", None),
     );
     s.mock.enqueue(Reply::text(&["Both ", "written."]));
-    let out = s.run(&["--output-format", "stream-json", "--yolo", "write a and b"]);
+    let out = s.run(&[
+        "--output-format",
+        "stream-json-v1",
+        "--yolo",
+        "write a and b",
+    ]);
     assert_eq!(exit_code(&out), 0, "stderr: {}", stderr(&out));
     let lines: Vec<Value> = stdout(&out)
         .lines()

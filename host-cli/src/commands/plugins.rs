@@ -80,7 +80,17 @@ pub fn install(args: InstallArgs) -> Outcome {
     install_from(&args.source, args.name.as_deref(), &args.grant, false)
 }
 
+/// A plugin index that does not parse stops an index-changing command before the registry
+/// loads: its error is printed once, not first as a load note and then again as the error.
+fn readable_index() -> Result<(), Failure> {
+    let plugins_dir = reasonix_agent::config::Paths::from_env().plugins_dir();
+    PluginIndex::load(&plugins_dir)
+        .map(drop)
+        .map_err(|e| install_failure(InstallError::State(e)))
+}
+
 pub fn update(args: UpdateArgs) -> Outcome {
+    readable_index()?;
     let cx = context::load()?;
     let entry = match install::installed(&cx.paths, &args.name).map_err(install_failure)? {
         Some(entry) => entry,
@@ -103,6 +113,7 @@ fn install_from(
     grant: &GrantArgs,
     update: bool,
 ) -> Outcome {
+    readable_index()?;
     let cx = context::load()?;
     let fetched = install::fetch(source).map_err(install_failure)?;
     if let Some(note) = &fetched.note {
@@ -251,6 +262,7 @@ fn requested_minus(requested: &Grant, granted: &Grant) -> Vec<String> {
 }
 
 pub fn remove(name: &str) -> Outcome {
+    readable_index()?;
     let cx = context::load()?;
     let builtin = is_builtin(&cx, name);
     let entry = install::remove(&cx.paths, name, builtin).map_err(install_failure)?;

@@ -74,7 +74,7 @@ pub enum CompletionError {
         status: u16,
         body: String,
     },
-    #[error("provider `{provider}`: gave up after {attempts} attempts; last error: {last}")]
+    #[error("provider `{provider}`: gave up after {attempts} {}; last error: {last}", attempt_word(.attempts))]
     RetriesExhausted {
         provider: String,
         attempts: u32,
@@ -606,9 +606,28 @@ fn sleep_unless_cancelled(delay: Duration, cancel: &CancelToken) -> bool {
     }
 }
 
+/// "attempt" or "attempts", for the count.
+fn attempt_word(count: &u32) -> &'static str {
+    if *count == 1 { "attempt" } else { "attempts" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gave_up_counts_attempts_in_words() {
+        let e = |attempts| CompletionError::RetriesExhausted {
+            provider: "p".into(),
+            attempts,
+            last: "x".into(),
+        };
+        assert_eq!(
+            e(1).to_string(),
+            "provider `p`: gave up after 1 attempt; last error: x"
+        );
+        assert!(e(3).to_string().contains("after 3 attempts;"));
+    }
 
     #[test]
     fn scrubs_the_key_everywhere() {

@@ -24,8 +24,21 @@ pub fn read_json<T: DeserializeOwned>(path: &Path, fix: &str) -> Result<Option<T
         .map(Some)
         .map_err(|e| StateError::Format {
             path: path.to_path_buf(),
-            message: format!("line {}, column {}: {e}{fix}", e.line(), e.column()),
+            message: format!(
+                "line {}, column {}: {}{fix}",
+                e.line(),
+                e.column(),
+                without_position(&e)
+            ),
         })
+}
+
+/// serde_json's message without the ` at line L column C` it ends with: the caller names the
+/// position once, in front.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
 }
 
 /// Write `value` as pretty JSON to `path` through a synced temporary file in the same
@@ -47,4 +60,23 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StateError
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parse_error_names_its_position_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.json");
+        std::fs::write(&path, "{bad").unwrap();
+        let err = read_json::<serde_json::Value>(&path, "; fix it").unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("line 1, column 2: key must be a string; fix it"),
+            "{text}"
+        );
+        assert_eq!(text.matches("line 1").count(), 1, "{text}");
+    }
 }

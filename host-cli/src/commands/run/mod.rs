@@ -33,8 +33,12 @@ pub struct RunArgs {
     /// (default: the session's model when resuming, else `default_model`).
     #[arg(long, short)]
     pub model: Option<String>,
+    /// A model to switch to, once, when a request to the main one fails for good before its
+    /// answer starts (same forms as `--model`).
+    #[arg(long, value_name = "REF")]
+    pub fallback_model: Option<String>,
     /// Model requests at most (default: `[agent] max_steps`, else 100).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, alias = "max-turns", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
     /// Workspace root (default: `[sandbox] workspace_root`, else the current directory).
     #[arg(long, value_name = "PATH")]
@@ -55,9 +59,27 @@ pub struct RunArgs {
     #[arg(long, alias = "dangerously-skip-permissions")]
     pub yolo: bool,
     /// Allow rules for this run, comma- or space-separated (e.g. `Edit,Bash(cargo test:*)`).
-    /// Repeatable.
-    #[arg(long, value_name = "RULES", alias = "allowedTools")]
+    /// Takes the following arguments while they are rules naming a known tool; the rest is
+    /// the task (`--` ends the list). Repeatable.
+    #[arg(long, value_name = "RULES", alias = "allowedTools", num_args = 1..)]
     pub allowed_tools: Vec<String>,
+    /// Deny rules for this run, added to `[permissions] deny`; same forms as
+    /// `--allowed-tools`.
+    #[arg(long, value_name = "RULES", alias = "disallowedTools", num_args = 1..)]
+    pub disallowed_tools: Vec<String>,
+    /// Replace the Reasonix guidance part of the system prompt (like `[agent] system_prompt`).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// Text added at the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// An extra writable directory for this run, like `[sandbox] allow_write`. Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
+    /// Text output: show the model's reasoning on stderr (= `--show-thinking`). Accepted in
+    /// every format, as Claude Code's `-p --output-format stream-json --verbose`.
+    #[arg(long)]
+    pub verbose: bool,
     /// text (default), json (one result object) or stream-json (one JSON event per line).
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
     pub output_format: Format,
@@ -78,10 +100,24 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Outcome {
     let started = Instant::now();
     let posture = posture(&args)?;
-    let task = task(&args.task)?;
-    let extra_allow = allowed_tools(&args.allowed_tools)?;
+    let add_dirs = add_dirs(&args.add_dir)?;
+    let cx = context::load_adjusted(|config| {
+        if !add_dirs.is_empty() {
+            config
+                .sandbox
+                .allow_write
+                .get_or_insert_with(Vec::new)
+                .extend(add_dirs);
+        }
+    })?;
+    let known: Vec<String> = cx.registry.tools().map(|t| t.spec().name.clone()).collect();
+    let mut words = args.task.clone();
+    let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
+    let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
+    let task = task(&words)?;
+    let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
+    let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
 
-    let cx = context::load()?;
     let workspace = context::resolve_workspace(
         args.dir.as_deref(),
         cx.config.sandbox.workspace_root.as_deref(),
@@ -112,13 +148,47 @@ pub fn run(args: RunArgs) -> Outcome {
         &cx.paths.home,
     )
     .map_err(client_failure)?;
+    let fallback = match args.fallback_model.as_deref() {
+        Some(reference) => {
+            let fallback = ProviderClient::new(
+                &cx.registry,
+                &resolved,
+                Some(reference),
+                None,
+                args.effort.as_deref(),
+                &cx.paths.home,
+            )
+            .map_err(|e| Failure::usage(anyhow!("--fallback-model {reference}: {e}")))?;
+            if fallback.provider().name == client.provider().name
+                && fallback.model() == client.model()
+            {
+                return Err(Failure::usage(anyhow!(
+                    "--fallback-model {reference}: that is the main model ({}/{}); name another one",
+                    client.provider().name,
+                    client.model()
+                )));
+            }
+            Some(fallback)
+        }
+        None => None,
+    };
 
     let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
     policy.allow.extend(extra_allow);
+    policy.deny.extend(extra_deny);
     let enabled_tools = cx.config.tools.enabled_tools();
     let specs = offered_tools(&cx, enabled_tools.as_deref());
-    let config_prompt = cx.config.system_prompt().map_err(Failure::usage)?;
-    let system_prompt = prompt::system_prompt(config_prompt.as_deref(), &workspace, &specs);
+    let config_prompt = match &args.system_prompt {
+        Some(text) => Some(text.clone()),
+        None => cx.config.system_prompt().map_err(Failure::usage)?,
+    };
+    let mut system_prompt = prompt::system_prompt(config_prompt.as_deref(), &workspace, &specs);
+    if let Some(extra) = args.append_system_prompt.as_deref().map(str::trim)
+        && !extra.is_empty()
+    {
+        system_prompt.push_str("\n\n");
+        system_prompt.push_str(extra);
+    }
     let max_steps = args
         .max_steps
         .or(cx.config.agent.max_steps)
@@ -152,12 +222,19 @@ pub fn run(args: RunArgs) -> Outcome {
         enabled_tools,
     };
     let mut agent = Agent::new(&cx.registry, client, agent_config).with_session(writer, history);
+    if let Some(fallback) = fallback {
+        agent = agent.with_fallback(fallback);
+    }
 
     let cancel = CancelToken::new();
     if let Err(e) = signals::install(cancel.clone()) {
         errln!("warning: Ctrl-C will not stop the run cleanly: {e}");
     }
-    let mut printer = Printer::new(args.output_format, args.print, args.show_thinking);
+    let mut printer = Printer::new(
+        args.output_format,
+        args.print,
+        args.show_thinking || args.verbose,
+    );
     printer.init(Init {
         session_id: agent.session_id().unwrap_or_default().to_string(),
         model,
@@ -230,15 +307,63 @@ fn task(words: &[String]) -> Result<String, Failure> {
     Ok(text.to_string())
 }
 
-/// `--allowed-tools` values: rules separated by commas or whitespace outside parentheses, so
-/// `Bash(npm run build), Edit` is two rules.
-fn allowed_tools(values: &[String]) -> Result<Vec<Rule>, Failure> {
+/// `--add-dir` values: existing directories, canonicalized.
+fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Failure> {
+    values
+        .iter()
+        .map(|dir| {
+            let canonical = dir
+                .canonicalize()
+                .map_err(|e| Failure::usage(anyhow!("--add-dir {}: {e}", dir.display())))?;
+            if !canonical.is_dir() {
+                return Err(Failure::usage(anyhow!(
+                    "--add-dir {}: not a directory",
+                    dir.display()
+                )));
+            }
+            canonical.to_str().map(str::to_string).ok_or_else(|| {
+                Failure::usage(anyhow!(
+                    "--add-dir {}: the path is not valid UTF-8",
+                    dir.display()
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The values a list flag (`--allowed-tools`, `--disallowed-tools`) really took. clap gives
+/// the flag every argument up to the next flag; like Claude Code's list flags, it keeps them
+/// while each is a rule list (comma- or space-separated) whose every rule names a known tool
+/// or a tool family (`Bash`, `Edit`, `Read`, `WebFetch` …). The first value that is not, and
+/// every value after it, goes back to the task, in order. The first value is always kept, so
+/// a bad rule right after the flag is reported, not run as the task.
+fn rule_values(values: &[String], known: &[String], task: &mut Vec<String>) -> Vec<String> {
+    let cut = values
+        .iter()
+        .enumerate()
+        .position(|(i, v)| i > 0 && !is_rule_list(v, known))
+        .unwrap_or(values.len());
+    task.extend(values[cut..].iter().cloned());
+    values[..cut].to_vec()
+}
+
+fn is_rule_list(value: &str, known: &[String]) -> bool {
+    let rules = split_rules(std::slice::from_ref(&value.to_string()));
+    !rules.is_empty()
+        && rules
+            .iter()
+            .all(|r| Rule::parse(r).is_ok_and(|rule| rule.names_known_tool(known)))
+}
+
+/// Rules separated by commas or whitespace outside parentheses, so `Bash(npm run build), Edit`
+/// is two rules.
+fn parse_rule_values(flag: &str, values: &[String]) -> Result<Vec<Rule>, Failure> {
     split_rules(values)
         .iter()
         .map(|text| {
             Rule::parse(text).map_err(|e| {
                 Failure::usage(anyhow!(
-                    "--allowed-tools: `{}`: {}; rules look like `Edit`, `Edit(src/**)`, `Bash(cargo test:*)` or `web_fetch`",
+                    "{flag}: `{}`: {}; rules look like `Edit`, `Edit(src/**)`, `Bash(cargo test:*)` or `web_fetch`",
                     e.rule,
                     e.reason
                 ))
@@ -329,9 +454,52 @@ mod tests {
 
     #[test]
     fn bad_rules_are_usage_errors() {
-        let err = allowed_tools(&["Bash(".to_string()]).unwrap_err();
+        let err = parse_rule_values("--allowed-tools", &["Bash(".to_string()]).unwrap_err();
         assert_eq!(err.exit_code(), Code::Usage);
         assert!(err.to_string().contains("--allowed-tools"), "{err}");
+    }
+
+    #[test]
+    fn list_flags_give_back_what_is_not_a_rule() {
+        let known = vec!["read_file".to_string(), "bash".to_string()];
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut task = Vec::new();
+        let kept = rule_values(
+            &strings(&[
+                "Bash(git status:*)",
+                "Edit",
+                "read_file, WebFetch",
+                "fix the bug",
+                "Edit",
+            ]),
+            &known,
+            &mut task,
+        );
+        assert_eq!(
+            kept,
+            strings(&["Bash(git status:*)", "Edit", "read_file, WebFetch"])
+        );
+        // Everything from the first non-rule on is the task, in order.
+        assert_eq!(task, strings(&["fix the bug", "Edit"]));
+
+        // A one-word task that is not a tool name; an unknown lowercase name is not a rule.
+        let mut task = strings(&["before"]);
+        let kept = rule_values(
+            &strings(&["Edit", "refactor", "grep_all"]),
+            &known,
+            &mut task,
+        );
+        assert_eq!(kept, strings(&["Edit"]));
+        assert_eq!(task, strings(&["before", "refactor", "grep_all"]));
+
+        // The first value stays with the flag even when it is not a rule (reported as bad).
+        let mut task = Vec::new();
+        let kept = rule_values(&strings(&["Bash("]), &known, &mut task);
+        assert_eq!(kept, strings(&["Bash("]));
+        assert!(task.is_empty());
+        assert!(!is_rule_list("", &known));
+        assert!(!is_rule_list("Bash(", &known));
+        assert!(is_rule_list("mcp__git", &known));
     }
 
     #[test]

@@ -10,10 +10,12 @@ use reasonix_agent::agent_loop::{AgentEvent, RunOutcome, RunStatus, UsageTotals}
 use reasonix_core::terminal::shown;
 use reasonix_core::types::{Message, Role, Usage};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-/// The version of the `stream-json` schema, on the first line.
+/// The version of the `stream-json-v1` schema, on its first line.
 pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the `stream-json` schema (Claude Code's shapes), on its first line.
+pub const CLAUDE_SCHEMA_VERSION: u32 = 2;
 
 /// `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -22,8 +24,12 @@ pub enum Format {
     Text,
     /// One result object at the end.
     Json,
-    /// One JSON event per line, the result object last.
+    /// One JSON event per line in Claude Code's shapes (schema 2), the result object last.
     StreamJson,
+    /// The schema-1 event lines of Reasonix 0.1 (`assistant` content as a string,
+    /// `tool_calls`, top-level `tool_result`), the result object last.
+    #[value(name = "stream-json-v1")]
+    StreamJsonV1,
 }
 
 /// The first `stream-json` line.
@@ -88,14 +94,52 @@ pub struct ResultObject {
     pub result: String,
     pub session_id: Option<String>,
     pub usage: PublicUsage,
+    /// The cost when it is in US dollars (Claude Code's field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_cost_usd: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<f64>,
+    /// ISO 4217 code of `total_cost` (`USD`, `CNY` …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
+    /// Tool calls refused before running, in order.
+    pub permission_denials: Vec<PermissionDenial>,
+}
+
+/// One refused tool call, as Claude Code names its fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PermissionDenial {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    /// The arguments parsed as JSON; the raw text when they are not valid JSON.
+    pub tool_input: Value,
+    /// The refusal, as the model received it.
+    pub reason: String,
+}
+
+/// The ISO 4217 code for a configured currency: `$`/`USD` → `USD`, `¥`/`CNY`/`RMB` → `CNY`,
+/// `€` → `EUR`, any other three letters upper-cased; anything else as written.
+pub fn currency_code(configured: &str) -> String {
+    let text = configured.trim();
+    match text.to_ascii_uppercase().as_str() {
+        "$" | "US$" | "USD" => "USD".into(),
+        "¥" | "￥" | "CNY" | "RMB" => "CNY".into(),
+        "€" | "EUR" => "EUR".into(),
+        upper if upper.len() == 3 && upper.chars().all(|c| c.is_ascii_uppercase()) => {
+            upper.to_string()
+        }
+        _ => text.to_string(),
+    }
 }
 
 impl ResultObject {
-    pub fn new(outcome: &RunOutcome, duration_ms: u64) -> ResultObject {
+    pub fn new(
+        outcome: &RunOutcome,
+        duration_ms: u64,
+        permission_denials: Vec<PermissionDenial>,
+    ) -> ResultObject {
+        let currency = outcome.cost.as_ref().map(|c| currency_code(&c.currency));
+        let total_cost = outcome.cost.as_ref().map(|c| c.total);
         ResultObject {
             subtype: subtype(&outcome.status),
             is_error: outcome.status != RunStatus::Success,
@@ -104,8 +148,10 @@ impl ResultObject {
             result: outcome.result.clone(),
             session_id: outcome.session_id.clone(),
             usage: PublicUsage::of_run(&outcome.usage),
-            total_cost: outcome.cost.as_ref().map(|c| c.total),
-            currency: outcome.cost.as_ref().map(|c| c.currency.clone()),
+            total_cost_usd: total_cost.filter(|_| currency.as_deref() == Some("USD")),
+            total_cost,
+            currency,
+            permission_denials,
         }
     }
 }
@@ -249,7 +295,75 @@ impl Line {
             AgentEvent::Notice(message) => Line::Notice {
                 message: message.clone(),
             },
+            AgentEvent::PermissionDenied { .. } => return None,
         })
+    }
+}
+
+/// The `stream-json` line (Claude Code's shapes) for an internal event; `None` for events it
+/// does not carry. Messages become `assistant` / `user` lines with content blocks; a tool's
+/// result is a `user` line with a `tool_result` block. Reasonix-only events keep their
+/// schema-1 `type`s (`turn`, `text`, `reasoning`, `tool_use`, `usage`, `retry`, `notice`),
+/// which a Claude Code consumer ignores.
+fn claude_line(event: &AgentEvent, model: &str) -> Option<Value> {
+    match event {
+        AgentEvent::Message(m) => match m.role {
+            Role::User => Some(json!({
+                "type": "user",
+                "message": {"role": "user", "content": [{"type": "text", "text": m.content}]},
+                "parent_tool_use_id": null,
+            })),
+            Role::Assistant => {
+                let mut content = Vec::new();
+                if let Some(thinking) = m.reasoning.as_deref().filter(|t| !t.is_empty()) {
+                    content.push(json!({"type": "thinking", "thinking": thinking}));
+                }
+                if !m.content.is_empty() {
+                    content.push(json!({"type": "text", "text": m.content}));
+                }
+                for call in &m.tool_calls {
+                    content.push(json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.name,
+                        "input": input(&call.arguments),
+                    }));
+                }
+                Some(json!({
+                    "type": "assistant",
+                    "message": {
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": content,
+                    },
+                    "parent_tool_use_id": null,
+                }))
+            }
+            Role::Tool | Role::System => None,
+        },
+        AgentEvent::ToolFinished {
+            id,
+            name,
+            is_error,
+            output,
+            duration_ms,
+        } => Some(json!({
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{
+                    "type": "tool_result",
+                    "tool_use_id": id,
+                    "content": output,
+                    "is_error": is_error,
+                    "name": name,
+                    "duration_ms": duration_ms,
+                }],
+            },
+            "parent_tool_use_id": null,
+        })),
+        other => Line::from_event(other).and_then(|line| serde_json::to_value(line).ok()),
     }
 }
 
@@ -288,6 +402,11 @@ pub struct Printer {
     started: Vec<String>,
     /// Text mode: the last notice shown (a refusal is not shown twice).
     last_notice: Option<String>,
+    /// Refused tool calls, for the result object.
+    denials: Vec<PermissionDenial>,
+    /// `stream-json`: the session and model every line names.
+    session_id: String,
+    model: String,
 }
 
 impl Printer {
@@ -300,11 +419,30 @@ impl Printer {
             stderr_at_line_start: true,
             started: Vec::new(),
             last_notice: None,
+            denials: Vec::new(),
+            session_id: String::new(),
+            model: String::new(),
         }
     }
 
     pub fn init(&mut self, init: Init) {
+        self.session_id = init.session_id.clone();
+        self.model = init.model.clone();
         if self.format == Format::StreamJson {
+            let mut value = json!({
+                "type": "system",
+                "subtype": "init",
+                "schema_version": CLAUDE_SCHEMA_VERSION,
+                "permissionMode": init.permission_mode,
+            });
+            if let (Some(map), Ok(Value::Object(fields))) =
+                (value.as_object_mut(), serde_json::to_value(&init))
+            {
+                map.extend(fields);
+            }
+            self.value_line(value);
+        }
+        if self.format == Format::StreamJsonV1 {
             self.line(&Line::System {
                 subtype: "init",
                 schema_version: SCHEMA_VERSION,
@@ -314,8 +452,27 @@ impl Printer {
     }
 
     pub fn event(&mut self, event: &AgentEvent) {
+        if let AgentEvent::PermissionDenied {
+            id,
+            name,
+            arguments,
+            reason,
+        } = event
+        {
+            self.denials.push(PermissionDenial {
+                tool_name: name.clone(),
+                tool_use_id: id.clone(),
+                tool_input: input(arguments),
+                reason: reason.clone(),
+            });
+        }
         match self.format {
             Format::StreamJson => {
+                if let Some(value) = claude_line(event, &self.model) {
+                    self.value_line(value);
+                }
+            }
+            Format::StreamJsonV1 => {
                 if let Some(line) = Line::from_event(event) {
                     self.line(&line);
                 }
@@ -327,9 +484,13 @@ impl Printer {
 
     /// The end of the run: the result object, or the answer / error in text mode.
     pub fn finish(&mut self, outcome: &RunOutcome, duration_ms: u64) {
-        let result = ResultObject::new(outcome, duration_ms);
+        let result = ResultObject::new(outcome, duration_ms, self.denials.clone());
         match self.format {
-            Format::StreamJson | Format::Json => self.line(&Line::Result(result)),
+            Format::StreamJsonV1 | Format::Json => self.line(&Line::Result(result)),
+            Format::StreamJson => match serde_json::to_value(Line::Result(result)) {
+                Ok(value) => self.value_line(value),
+                Err(e) => self.stderr(&format!("error: cannot encode the result: {e}\n")),
+            },
             Format::Text => {
                 if outcome.status == RunStatus::Success {
                     if self.print_only {
@@ -443,6 +604,16 @@ impl Printer {
         }
     }
 
+    /// A `stream-json` line: `session_id` added when the line has none.
+    fn value_line(&mut self, mut value: Value) {
+        if let Some(map) = value.as_object_mut()
+            && map.get("session_id").is_none_or(Value::is_null)
+        {
+            map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        }
+        self.stdout_line(&value.to_string());
+    }
+
     fn line(&mut self, line: &Line) {
         match serde_json::to_string(line) {
             Ok(text) => self.stdout_line(&text),
@@ -544,6 +715,7 @@ mod tests {
         let value = serde_json::to_value(Line::Result(ResultObject::new(
             &outcome(RunStatus::Success),
             12,
+            Vec::new(),
         )))
         .unwrap();
         assert_eq!(value["type"], "result");
@@ -565,7 +737,7 @@ mod tests {
             total: 0.5,
             currency: "CNY".into(),
         });
-        let value = serde_json::to_value(ResultObject::new(&priced, 1)).unwrap();
+        let value = serde_json::to_value(ResultObject::new(&priced, 1, Vec::new())).unwrap();
         assert_eq!(value["subtype"], "error_max_turns");
         assert_eq!(value["is_error"], true);
         assert_eq!(value["total_cost"], 0.5);
@@ -647,6 +819,76 @@ mod tests {
         assert_eq!(value["subtype"], "init");
         assert_eq!(value["schema_version"], 1);
         assert_eq!(value["tools"][0], "ls");
+    }
+
+    #[test]
+    fn currencies_are_iso_codes() {
+        for (configured, code) in [
+            ("$", "USD"),
+            ("usd", "USD"),
+            (" USD ", "USD"),
+            ("¥", "CNY"),
+            ("￥", "CNY"),
+            ("RMB", "CNY"),
+            ("cny", "CNY"),
+            ("€", "EUR"),
+            ("gbp", "GBP"),
+            ("credits", "credits"),
+        ] {
+            assert_eq!(currency_code(configured), code, "{configured}");
+        }
+        let mut priced = outcome(RunStatus::Success);
+        priced.cost = Some(Cost {
+            total: 0.25,
+            currency: "$".into(),
+        });
+        let value = serde_json::to_value(ResultObject::new(&priced, 1, Vec::new())).unwrap();
+        assert_eq!(value["total_cost_usd"], 0.25);
+        assert_eq!(value["currency"], "USD");
+        assert_eq!(value["permission_denials"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn claude_lines_use_content_blocks() {
+        let message = Message {
+            role: Role::Assistant,
+            content: "ok".into(),
+            reasoning: Some("hmm".into()),
+            reasoning_state: Some("opaque".into()),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "ls".into(),
+                arguments: "{}".into(),
+            }],
+            tool_call_id: None,
+        };
+        let value = claude_line(&AgentEvent::Message(message), "m").unwrap();
+        assert_eq!(value["type"], "assistant");
+        assert_eq!(value["message"]["model"], "m");
+        let blocks = value["message"]["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["type"], "thinking");
+        assert_eq!(blocks[0]["thinking"], "hmm");
+        assert_eq!(blocks[1]["text"], "ok");
+        assert_eq!(blocks[2]["type"], "tool_use");
+        assert_eq!(blocks[2]["id"], "c1");
+        assert!(!value.to_string().contains("opaque"));
+        let value = claude_line(
+            &AgentEvent::ToolFinished {
+                id: "c1".into(),
+                name: "ls".into(),
+                is_error: true,
+                output: "no".into(),
+                duration_ms: 3,
+            },
+            "m",
+        )
+        .unwrap();
+        assert_eq!(value["type"], "user");
+        let block = &value["message"]["content"][0];
+        assert_eq!(block["type"], "tool_result");
+        assert_eq!(block["tool_use_id"], "c1");
+        assert_eq!(block["is_error"], true);
+        assert_eq!(block["content"], "no");
     }
 
     #[test]

@@ -39,6 +39,15 @@ pub enum AgentEvent {
     /// Something the user should know that is not an error: a replay after a cut stream, a
     /// loop guard firing, a tool blocked by permissions.
     Notice(String),
+    /// A tool call was refused before running (a permission rule or posture, or an
+    /// interceptor); always follows the matching `Notice`. `arguments` is the raw text the
+    /// model sent; `reason` the refusal the model receives.
+    PermissionDenied {
+        id: String,
+        name: String,
+        arguments: String,
+        reason: String,
+    },
 }
 
 /// How a run ended.

@@ -66,6 +66,8 @@ pub struct AgentConfig {
 /// One conversation with one provider and model.
 pub struct Agent<'r> {
     client: ProviderClient,
+    /// `--fallback-model`: taken once, when a request fails before its answer streams.
+    fallback: Option<ProviderClient>,
     config: AgentConfig,
     /// Sorted by name: the order is part of the cached prefix.
     tools: Vec<Arc<dyn Tool>>,
@@ -107,6 +109,7 @@ impl<'r> Agent<'r> {
         let interceptors = Interceptors::new(registry.interceptors());
         Agent {
             client,
+            fallback: None,
             config,
             tools,
             specs,
@@ -131,6 +134,14 @@ impl<'r> Agent<'r> {
         for message in placeholders {
             self.record(&message);
         }
+        self
+    }
+
+    /// A client to switch to, once, when a model request fails for good before its answer
+    /// starts streaming (an HTTP error, retries exhausted, the quota used up …; not a
+    /// cancellation). A `Notice` says so; the rest of the run uses it.
+    pub fn with_fallback(mut self, fallback: ProviderClient) -> Agent<'r> {
+        self.fallback = Some(fallback);
         self
     }
 
@@ -387,16 +398,31 @@ impl<'r> Agent<'r> {
 
     /// Stream one answer; replay the same request when the stream is cut or stalls.
     fn complete(
-        &self,
+        &mut self,
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<Answer, CompletionError> {
         let request = self.request();
         let mut replays = 0;
         loop {
-            let mut completion = self.client.stream(&request, cancel, &mut |n| {
+            let opened = self.client.stream(&request, cancel, &mut |n| {
                 on_event(AgentEvent::Retry(n.clone()))
-            })?;
+            });
+            let mut completion = match opened {
+                Ok(completion) => completion,
+                Err(e) if !matches!(e, CompletionError::Cancelled) && self.fallback.is_some() => {
+                    if let Some(fallback) = self.fallback.take() {
+                        on_event(AgentEvent::Notice(format!(
+                            "{e}; switching to the fallback model `{}/{}`",
+                            fallback.provider().name,
+                            fallback.model()
+                        )));
+                        self.client = fallback;
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let mut answer = AnswerBuilder::default();
             let failure = loop {
                 match completion.next_events() {

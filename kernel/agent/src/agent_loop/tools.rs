@@ -171,6 +171,12 @@ impl Agent<'_> {
                                     "`{}` not run: {failure}",
                                     call.name
                                 )));
+                                on_event(AgentEvent::PermissionDenied {
+                                    id: call.id.clone(),
+                                    name: call.name.clone(),
+                                    arguments: call.arguments.clone(),
+                                    reason: failure.to_string(),
+                                });
                             }
                             Prepared::Answered(failure)
                         }

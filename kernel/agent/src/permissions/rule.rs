@@ -213,6 +213,15 @@ impl Rule {
         })
     }
 
+    /// Does the rule name a tool family (`Bash`, `Edit` …), an MCP server, or one of
+    /// `tools`? The command line uses this to tell a rule from the words of a task.
+    pub fn names_known_tool(&self, tools: &[String]) -> bool {
+        match &self.family {
+            Family::Kind(_) | Family::McpServer(_) => true,
+            Family::Tool(name) => tools.iter().any(|t| t == name),
+        }
+    }
+
     /// The rule as written (trimmed).
     pub fn text(&self) -> &str {
         &self.text
