@@ -48,6 +48,71 @@ pub fn not_a_component_reason(bytes: &[u8]) -> Option<String> {
     }
 }
 
+/// Why the component cannot run here when it was built with the component-model async ABI
+/// (async-lifted exports, async-lowered imports, `task.return`, streams, futures, waitable
+/// sets…), which this Reasonix's engine does not enable; `None` when it was not. Only called
+/// after compilation failed, so a loadable component never pays for the walk.
+pub fn async_abi_reason(bytes: &[u8]) -> Option<String> {
+    uses_async_abi(bytes).then(|| {
+        "was built with the component-model async ABI, which this Reasonix does not load; \
+         rebuild it without async (jco componentize: the default StarlingMonkey backend, not \
+         `--backend qjs`; wit-bindgen/cargo-component: no `async` exports or imports)"
+            .to_string()
+    })
+}
+
+/// Whether any canonical function or function type in `bytes` (nested components included)
+/// belongs to the async ABI. Unreadable bytes count as not async: the compiler's own error then
+/// stands.
+fn uses_async_abi(bytes: &[u8]) -> bool {
+    use wasmparser::{CanonicalFunction as F, CanonicalOption, ComponentType, Parser, Payload};
+    let async_options = |options: &[CanonicalOption]| {
+        options
+            .iter()
+            .any(|o| matches!(o, CanonicalOption::Async | CanonicalOption::Callback(_)))
+    };
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload {
+            Ok(Payload::ComponentCanonicalSection(reader)) => {
+                for function in reader {
+                    let Ok(function) = function else { return false };
+                    let is_async = match &function {
+                        F::Lift { options, .. } | F::Lower { options, .. } => {
+                            async_options(options)
+                        }
+                        // The synchronous ABI: resources and (shared-everything) threads.
+                        F::ResourceNew { .. }
+                        | F::ResourceDrop { .. }
+                        | F::ResourceRep { .. }
+                        | F::ThreadSpawnRef { .. }
+                        | F::ThreadSpawnIndirect { .. }
+                        | F::ThreadAvailableParallelism => false,
+                        // task.return, task.cancel, context.*, yield, subtasks, streams,
+                        // futures, error contexts, waitable sets, backpressure, and whatever
+                        // a later ABI adds.
+                        _ => true,
+                    };
+                    if is_async {
+                        return true;
+                    }
+                }
+            }
+            Ok(Payload::ComponentTypeSection(reader)) => {
+                for ty in reader {
+                    match ty {
+                        Ok(ComponentType::Func(f)) if f.async_ => return true,
+                        Ok(_) => {}
+                        Err(_) => return false,
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,10 +127,19 @@ mod tests {
         assert_eq!(sniff(b""), WasmKind::NotWasm);
     }
 
+    #[test]
+    fn sync_components_and_garbage_are_not_async() {
+        // A synchronous component: every fixture the host tests load is one.
+        let empty_component = b"\0asm\x0d\0\x01\0";
+        assert!(async_abi_reason(empty_component).is_none());
+        assert!(async_abi_reason(b"not wasm at all").is_none());
+    }
+
     proptest! {
         #[test]
         fn never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             let _ = not_a_component_reason(&bytes);
+            let _ = async_abi_reason(&bytes);
         }
     }
 }
