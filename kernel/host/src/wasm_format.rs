@@ -127,11 +127,38 @@ mod tests {
         assert_eq!(sniff(b""), WasmKind::NotWasm);
     }
 
+    /// A component header followed by one canonical section (id 8) holding `function`.
+    fn component_with_canon(function: &[u8]) -> Vec<u8> {
+        let mut bytes = b"\0asm\x0d\0\x01\0".to_vec();
+        bytes.push(8);
+        bytes.push(u8::try_from(function.len() + 1).unwrap());
+        bytes.push(1);
+        bytes.extend_from_slice(function);
+        bytes
+    }
+
+    #[test]
+    fn async_abi_is_recognised() {
+        // task.cancel, task.return (no result, no options), waitable-set.new.
+        for function in [&[0x05][..], &[0x09, 0x01, 0x00, 0x00], &[0x1f]] {
+            let bytes = component_with_canon(function);
+            let reason = async_abi_reason(&bytes).unwrap_or_else(|| panic!("{function:?}"));
+            assert!(reason.contains("component-model async ABI"), "{reason}");
+        }
+        // canon lift of core function 0 with the `async` option (0x06), type 0.
+        let lift_async = component_with_canon(&[0x00, 0x00, 0x00, 0x01, 0x06, 0x00]);
+        assert!(async_abi_reason(&lift_async).is_some());
+        // The same lift with only `string-encoding=utf8` (0x00).
+        let lift_sync = component_with_canon(&[0x00, 0x00, 0x00, 0x01, 0x00, 0x00]);
+        assert!(async_abi_reason(&lift_sync).is_none());
+        // resource.new of type 0.
+        assert!(async_abi_reason(&component_with_canon(&[0x02, 0x00])).is_none());
+    }
+
     #[test]
     fn sync_components_and_garbage_are_not_async() {
-        // A synchronous component: every fixture the host tests load is one.
-        let empty_component = b"\0asm\x0d\0\x01\0";
-        assert!(async_abi_reason(empty_component).is_none());
+        // The empty component: no canonical functions at all.
+        assert!(async_abi_reason(b"\0asm\x0d\0\x01\0").is_none());
         assert!(async_abi_reason(b"not wasm at all").is_none());
     }
 
