@@ -23,6 +23,7 @@ mod pipeline;
 mod plugin_lifecycle;
 mod plugin_sdk;
 mod polyglot;
+mod polyglot_js;
 mod provider_config;
 mod providers;
 mod proxy;

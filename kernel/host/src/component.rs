@@ -194,9 +194,15 @@ fn describe_now(
     let (component, provenance) = host
         .cache()
         .load_or_compile(host.engine(), &sha256, bytes)
-        .map_err(|e| LoadError::Invalid {
-            origin: label.clone(),
-            message: format!("{e:#}"),
+        .map_err(|e| match wasm_format::async_abi_reason(bytes) {
+            Some(reason) => LoadError::NotAComponent {
+                origin: label.clone(),
+                reason,
+            },
+            None => LoadError::Invalid {
+                origin: label.clone(),
+                message: format!("{e:#}"),
+            },
         })?;
     check_wit_version(host, &component, &label)?;
     let pre = host

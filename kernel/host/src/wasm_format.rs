@@ -48,6 +48,71 @@ pub fn not_a_component_reason(bytes: &[u8]) -> Option<String> {
     }
 }
 
+/// Why the component cannot run here when it was built with the component-model async ABI
+/// (async-lifted exports, async-lowered imports, `task.return`, streams, futures, waitable
+/// sets…), which this Reasonix's engine does not enable; `None` when it was not. Only called
+/// after compilation failed, so a loadable component never pays for the walk.
+pub fn async_abi_reason(bytes: &[u8]) -> Option<String> {
+    uses_async_abi(bytes).then(|| {
+        "was built with the component-model async ABI, which this Reasonix does not load; \
+         rebuild it without async (jco componentize: the default StarlingMonkey backend, not \
+         `--backend qjs`; wit-bindgen/cargo-component: no `async` exports or imports)"
+            .to_string()
+    })
+}
+
+/// Whether any canonical function or function type in `bytes` (nested components included)
+/// belongs to the async ABI. Unreadable bytes count as not async: the compiler's own error then
+/// stands.
+fn uses_async_abi(bytes: &[u8]) -> bool {
+    use wasmparser::{CanonicalFunction as F, CanonicalOption, ComponentType, Parser, Payload};
+    let async_options = |options: &[CanonicalOption]| {
+        options
+            .iter()
+            .any(|o| matches!(o, CanonicalOption::Async | CanonicalOption::Callback(_)))
+    };
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload {
+            Ok(Payload::ComponentCanonicalSection(reader)) => {
+                for function in reader {
+                    let Ok(function) = function else { return false };
+                    let is_async = match &function {
+                        F::Lift { options, .. } | F::Lower { options, .. } => {
+                            async_options(options)
+                        }
+                        // The synchronous ABI: resources and (shared-everything) threads.
+                        F::ResourceNew { .. }
+                        | F::ResourceDrop { .. }
+                        | F::ResourceRep { .. }
+                        | F::ThreadSpawnRef { .. }
+                        | F::ThreadSpawnIndirect { .. }
+                        | F::ThreadAvailableParallelism => false,
+                        // task.return, task.cancel, context.*, yield, subtasks, streams,
+                        // futures, error contexts, waitable sets, backpressure, and whatever
+                        // a later ABI adds.
+                        _ => true,
+                    };
+                    if is_async {
+                        return true;
+                    }
+                }
+            }
+            Ok(Payload::ComponentTypeSection(reader)) => {
+                for ty in reader {
+                    match ty {
+                        Ok(ComponentType::Func(f)) if f.async_ => return true,
+                        Ok(_) => {}
+                        Err(_) => return false,
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,10 +127,46 @@ mod tests {
         assert_eq!(sniff(b""), WasmKind::NotWasm);
     }
 
+    /// A component header followed by one canonical section (id 8) holding `function`.
+    fn component_with_canon(function: &[u8]) -> Vec<u8> {
+        let mut bytes = b"\0asm\x0d\0\x01\0".to_vec();
+        bytes.push(8);
+        bytes.push(u8::try_from(function.len() + 1).unwrap());
+        bytes.push(1);
+        bytes.extend_from_slice(function);
+        bytes
+    }
+
+    #[test]
+    fn async_abi_is_recognised() {
+        // task.cancel, task.return (no result, no options), waitable-set.new.
+        for function in [&[0x05][..], &[0x09, 0x01, 0x00, 0x00], &[0x1f]] {
+            let bytes = component_with_canon(function);
+            let reason = async_abi_reason(&bytes).unwrap_or_else(|| panic!("{function:?}"));
+            assert!(reason.contains("component-model async ABI"), "{reason}");
+        }
+        // canon lift of core function 0 with the `async` option (0x06), type 0.
+        let lift_async = component_with_canon(&[0x00, 0x00, 0x00, 0x01, 0x06, 0x00]);
+        assert!(async_abi_reason(&lift_async).is_some());
+        // The same lift with only `string-encoding=utf8` (0x00).
+        let lift_sync = component_with_canon(&[0x00, 0x00, 0x00, 0x01, 0x00, 0x00]);
+        assert!(async_abi_reason(&lift_sync).is_none());
+        // resource.new of type 0.
+        assert!(async_abi_reason(&component_with_canon(&[0x02, 0x00])).is_none());
+    }
+
+    #[test]
+    fn sync_components_and_garbage_are_not_async() {
+        // The empty component: no canonical functions at all.
+        assert!(async_abi_reason(b"\0asm\x0d\0\x01\0").is_none());
+        assert!(async_abi_reason(b"not wasm at all").is_none());
+    }
+
     proptest! {
         #[test]
         fn never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             let _ = not_a_component_reason(&bytes);
+            let _ = async_abi_reason(&bytes);
         }
     }
 }
