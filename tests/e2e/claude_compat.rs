@@ -4,7 +4,7 @@
 //! (`tests/consumers/claude_consumer.py`, Python standard library only), against the mock LLM.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::support::{self, Env, shared_artifact_cache, stderr, stdout};
+use crate::support::{self, Env, stderr, stdout};
 use reasonix_mock_llm::{MockLlm, Reply, Usage};
 use serde_json::Value;
 use std::io::Write;
@@ -33,17 +33,7 @@ impl Setup {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_reasonix"));
-        command
-            .args(args)
-            .current_dir(self.env.project())
-            .env("REASONIX_HOME", self.env.home())
-            .env("REASONIX_CACHE_HOME", shared_artifact_cache())
-            .env_remove("REASONIX_STATE_HOME")
-            .env_remove("REASONIX_LOG")
-            .env_remove("MOCK_LLM_KEY")
-            .stdin(Stdio::null());
-        command
+        self.env.command(args)
     }
 
     /// `reasonix <first…> --dir <workspace> <args…>`.

@@ -165,15 +165,7 @@ fn python_plugin_installs_lists_and_runs() {
         stderr(&out)
     );
 
-    let out = env.reasonix(&["plugin", "list", "--json"]);
-    assert!(out.status.success(), "plugin list failed: {}", stderr(&out));
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let shout = list["plugins"]
-        .as_array()
-        .unwrap_or_else(|| panic!("plugin list --json has no `plugins` array: {list}"))
-        .iter()
-        .find(|p| p["name"] == "shout")
-        .unwrap_or_else(|| panic!("shout missing from plugin list: {list}"));
+    let shout = support::listed_plugin(&env, "shout");
     assert_eq!(shout["version"], "0.1.0", "{shout}");
     assert_eq!(shout["source"], "installed", "{shout}");
     assert_eq!(shout["kinds"], serde_json::json!(["tool"]), "{shout}");

@@ -213,15 +213,7 @@ fn js_plugin_installs_lists_and_runs() {
         stderr(&out)
     );
 
-    let out = env.reasonix(&["plugin", "list", "--json"]);
-    assert!(out.status.success(), "plugin list failed: {}", stderr(&out));
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let plugin = list["plugins"]
-        .as_array()
-        .unwrap_or_else(|| panic!("plugin list --json has no `plugins` array: {list}"))
-        .iter()
-        .find(|p| p["name"] == "js-words")
-        .unwrap_or_else(|| panic!("js-words missing from plugin list: {list}"));
+    let plugin = support::listed_plugin(&env, "js-words");
     assert_eq!(plugin["version"], "0.1.0", "{plugin}");
     assert_eq!(plugin["source"], "installed", "{plugin}");
     assert_eq!(

@@ -27,6 +27,41 @@ struct Finding {
 #[derive(Default)]
 struct Report(Vec<Finding>);
 
+/// A provider whose kind no loaded plugin serves.
+fn report_unserved(report: &mut Report, p: &providers::ResolvedProvider, served: &[String]) {
+    report.add(
+        Status::Fail,
+        "providers",
+        format!(
+            "`{}`: kind `{}` is served by no loaded plugin; kinds served: {}",
+            p.name,
+            p.kind,
+            served.join(", ")
+        ),
+    );
+}
+
+/// Where a provider's API key comes from, or that it is missing.
+fn report_key(report: &mut Report, p: &providers::ResolvedProvider, home: &std::path::Path) {
+    match key_source(p, home) {
+        "missing" => report.add(
+            Status::Fail,
+            "providers",
+            format!(
+                "`{}`: API key {} is not set (environment or {})",
+                p.name,
+                p.api_key_env.as_deref().unwrap_or(""),
+                home.join(".env").display()
+            ),
+        ),
+        source => report.add(
+            Status::Ok,
+            "providers",
+            format!("`{}`: API key: {source}", p.name),
+        ),
+    }
+}
+
 impl Report {
     fn add(&mut self, status: Status, area: &'static str, message: impl Into<String>) {
         self.0.push(Finding {
@@ -116,34 +151,9 @@ pub fn run(as_json: bool) -> Outcome {
                             }
                         }
                     }
-                    None => report.add(
-                        Status::Fail,
-                        "providers",
-                        format!(
-                            "`{}`: kind `{}` is served by no loaded plugin; kinds served: {}",
-                            p.name,
-                            p.kind,
-                            served.join(", ")
-                        ),
-                    ),
+                    None => report_unserved(&mut report, p, &served),
                 }
-                match key_source(p, &cx.paths.home) {
-                    "missing" => report.add(
-                        Status::Fail,
-                        "providers",
-                        format!(
-                            "`{}`: API key {} is not set (environment or {})",
-                            p.name,
-                            p.api_key_env.as_deref().unwrap_or(""),
-                            cx.paths.home.join(".env").display()
-                        ),
-                    ),
-                    source => report.add(
-                        Status::Ok,
-                        "providers",
-                        format!("`{}`: API key: {source}", p.name),
-                    ),
-                }
+                report_key(&mut report, p, &cx.paths.home);
             }
             match default {
                 // A built-in preset used as it is (no [[providers]] entry): its kind and key are
@@ -158,34 +168,9 @@ pub fn run(as_json: bool) -> Outcome {
                         ),
                     );
                     if cx.registry.provider(&p.kind).is_none() {
-                        report.add(
-                            Status::Fail,
-                            "providers",
-                            format!(
-                                "`{}`: kind `{}` is served by no loaded plugin; kinds served: {}",
-                                p.name,
-                                p.kind,
-                                served.join(", ")
-                            ),
-                        );
+                        report_unserved(&mut report, p, &served);
                     }
-                    match key_source(p, &cx.paths.home) {
-                        "missing" => report.add(
-                            Status::Fail,
-                            "providers",
-                            format!(
-                                "`{}`: API key {} is not set (environment or {})",
-                                p.name,
-                                p.api_key_env.as_deref().unwrap_or(""),
-                                cx.paths.home.join(".env").display()
-                            ),
-                        ),
-                        source => report.add(
-                            Status::Ok,
-                            "providers",
-                            format!("`{}`: API key: {source}", p.name),
-                        ),
-                    }
+                    report_key(&mut report, p, &cx.paths.home);
                 }
                 Ok((p, model)) => report.add(
                     Status::Ok,

@@ -258,3 +258,17 @@ pub fn one_shot_server() -> String {
     });
     authority
 }
+
+/// The entry of plugin `name` in `reasonix plugin list --json`.
+pub fn listed_plugin(env: &Env, name: &str) -> serde_json::Value {
+    let out = env.reasonix(&["plugin", "list", "--json"]);
+    assert!(out.status.success(), "plugin list failed: {}", stderr(&out));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    list["plugins"]
+        .as_array()
+        .unwrap_or_else(|| panic!("plugin list --json has no `plugins` array: {list}"))
+        .iter()
+        .find(|p| p["name"] == name)
+        .cloned()
+        .unwrap_or_else(|| panic!("{name} missing from plugin list: {list}"))
+}

@@ -262,7 +262,7 @@ impl Agent<'_> {
                 available: self.specs.iter().map(|s| s.name.clone()).collect(),
             });
         };
-        parse_object(&call.name, &call.arguments)?;
+        let parsed = parse_object(&call.name, &call.arguments)?;
         let class = self
             .class(&call.name)
             .unwrap_or_else(|| ToolClass::of(tool.spec(), tool.effects()));
@@ -271,18 +271,19 @@ impl Agent<'_> {
             arguments: call.arguments.clone(),
             call_id: call.id.clone(),
         };
-        let arguments = match self.interceptors.dispatch(
+        let (arguments, args) = match self.interceptors.dispatch(
             points::TOOL_BEFORE,
             || before.clone(),
             |replaced| replaced.validate(&before),
         ) {
-            Intercepted::Unchanged => call.arguments.clone(),
+            Intercepted::Unchanged => (call.arguments.clone(), parsed),
             Intercepted::Replaced(replaced) => {
                 on_event(AgentEvent::Notice(format!(
                     "an interceptor changed the arguments of `{}`",
                     call.name
                 )));
-                replaced.arguments
+                let args = parse_object(&call.name, &replaced.arguments)?;
+                (replaced.arguments, args)
             }
             Intercepted::Blocked(stop) => {
                 return Err(CallFailure::Intercepted {
@@ -291,7 +292,6 @@ impl Agent<'_> {
                 });
             }
         };
-        let args = parse_object(&call.name, &arguments)?;
         let may_write_protected = self.decide(tool.as_ref(), class, &call.id, &args)?;
         Ok(Approved {
             tool,
