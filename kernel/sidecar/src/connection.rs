@@ -1,0 +1,395 @@
+//! One sidecar process and its JSON-RPC connection. A reader thread matches responses to the
+//! calls waiting for them; a writer thread owns stdin (so a sidecar that stops reading cannot
+//! block a caller past its deadline); a third thread keeps the stderr tail.
+//!
+//! Anything fatal (exit, oversized frame, garbage, an id never sent, traffic before
+//! `extension/initialized`) kills the connection: every pending call and every later one fails
+//! with the same error, naming the sidecar and its stderr tail. A reply that arrives after its
+//! call timed out is dropped.
+
+use crate::error::SidecarError;
+use crate::frame::{self, FrameError, Incoming};
+use crate::limits::FRAME_BYTES;
+use crate::spawn::{self, Launch};
+use crate::stderr_tail::StderrTail;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::{BufReader, Write};
+use std::process::Child;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+type Reply = Result<Value, SidecarError>;
+
+/// A running sidecar.
+pub struct Connection {
+    name: String,
+    shared: Arc<Shared>,
+    writer: Mutex<Option<Sender<Vec<u8>>>>,
+    child: Mutex<Option<Child>>,
+    pid: u32,
+}
+
+struct Shared {
+    name: String,
+    state: Mutex<State>,
+    tail: Arc<StderrTail>,
+    /// Set once `extension/initialized` was sent: from then on the sidecar may speak first.
+    initialized: AtomicBool,
+}
+
+#[derive(Default)]
+struct State {
+    next_id: u64,
+    pending: HashMap<u64, Sender<Reply>>,
+    dead: Option<SidecarError>,
+}
+
+impl Connection {
+    /// Start the process of `launch` for sidecar `name`.
+    pub fn spawn(name: &str, launch: &Launch) -> Result<Connection, SidecarError> {
+        let mut child = launch.command().spawn().map_err(|e| SidecarError::Spawn {
+            name: name.to_string(),
+            command: launch.command_line(),
+            reason: e.to_string(),
+        })?;
+        let pid = child.id();
+        let missing = |what: &str| SidecarError::Spawn {
+            name: name.to_string(),
+            command: launch.command_line(),
+            reason: format!("its {what} was not piped"),
+        };
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            spawn::kill_group(pid);
+            let _ = child.wait();
+            return Err(missing("stdio"));
+        };
+        let tail = StderrTail::spawn(stderr, name);
+        let shared = Arc::new(Shared {
+            name: name.to_string(),
+            state: Mutex::new(State {
+                next_id: 1,
+                ..State::default()
+            }),
+            tail,
+            initialized: AtomicBool::new(false),
+        });
+        let (tx, rx) = mpsc::channel::<Vec<u8>>();
+        let writer_shared = shared.clone();
+        let reader_shared = shared.clone();
+        let reply_tx = tx.clone();
+        let threads = std::thread::Builder::new()
+            .name(format!("sidecar-in-{name}"))
+            .spawn(move || write_loop(stdin, rx, &writer_shared))
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name(format!("sidecar-out-{name}"))
+                    .spawn(move || read_loop(stdout, &reader_shared, &reply_tx))
+            });
+        if let Err(e) = threads {
+            spawn::kill_group(pid);
+            let _ = child.wait();
+            return Err(SidecarError::Spawn {
+                name: name.to_string(),
+                command: launch.command_line(),
+                reason: format!("cannot start its I/O threads: {e}"),
+            });
+        }
+        Ok(Connection {
+            name: name.to_string(),
+            shared,
+            writer: Mutex::new(Some(tx)),
+            child: Mutex::new(Some(child)),
+            pid,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The redacted stderr tail so far.
+    pub fn stderr_tail(&self) -> String {
+        self.shared.tail.render()
+    }
+
+    /// The error every call now fails with, if the connection is dead.
+    pub fn dead(&self) -> Option<SidecarError> {
+        self.shared.lock().dead.clone()
+    }
+
+    /// From now on the sidecar may send requests and notifications.
+    pub fn mark_initialized(&self) {
+        self.shared.initialized.store(true, Ordering::SeqCst);
+    }
+
+    /// Send a request and wait at most `timeout` for its result.
+    pub fn call(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, SidecarError> {
+        let (tx, rx) = mpsc::channel();
+        let id = {
+            let mut state = self.shared.lock();
+            if let Some(dead) = &state.dead {
+                return Err(dead.clone());
+            }
+            let id = state.next_id;
+            state.next_id += 1;
+            state.pending.insert(id, tx);
+            id
+        };
+        let sent = frame::encode(Some(id), method, &params)
+            .map_err(|e| {
+                self.contract(
+                    "frame_too_large",
+                    format!("`{method}` could not be sent: {e}"),
+                )
+            })
+            .and_then(|bytes| self.send(bytes));
+        if let Err(e) = sent {
+            self.shared.lock().pending.remove(&id);
+            return Err(e);
+        }
+        self.wait(id, method, &rx, timeout)
+    }
+
+    fn wait(&self, id: u64, method: &str, rx: &Receiver<Reply>, timeout: Duration) -> Reply {
+        match rx.recv_timeout(timeout) {
+            Ok(reply) => reply.map_err(|e| match e {
+                SidecarError::Remote {
+                    name,
+                    code,
+                    reason,
+                    message,
+                    ..
+                } => SidecarError::Remote {
+                    name,
+                    method: method.to_string(),
+                    code,
+                    reason,
+                    message,
+                },
+                other => other,
+            }),
+            Err(RecvTimeoutError::Timeout) => {
+                self.shared.lock().pending.remove(&id);
+                Err(SidecarError::Timeout {
+                    name: self.name.clone(),
+                    method: method.to_string(),
+                    timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                    stderr_tail: self.stderr_tail(),
+                })
+            }
+            // The reader dropped every sender: the connection died.
+            Err(RecvTimeoutError::Disconnected) => Err(self
+                .dead()
+                .unwrap_or_else(|| self.shared.died("stopped answering".into()))),
+        }
+    }
+
+    /// Send a notification.
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), SidecarError> {
+        if let Some(dead) = self.dead() {
+            return Err(dead);
+        }
+        let bytes = frame::encode(None, method, &params).map_err(|e| {
+            self.contract(
+                "frame_too_large",
+                format!("`{method}` could not be sent: {e}"),
+            )
+        })?;
+        self.send(bytes)
+    }
+
+    fn send(&self, bytes: Vec<u8>) -> Result<(), SidecarError> {
+        let writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        match writer.as_ref().map(|w| w.send(bytes)) {
+            Some(Ok(())) => Ok(()),
+            _ => Err(self
+                .dead()
+                .unwrap_or_else(|| self.shared.died("closed its stdin".into()))),
+        }
+    }
+
+    fn contract(&self, reason: &'static str, message: String) -> SidecarError {
+        SidecarError::Contract {
+            name: self.name.clone(),
+            reason,
+            message,
+        }
+    }
+
+    /// `extension/shutdown`, then close stdin, then kill the process group and reap it.
+    pub fn shutdown(&self, grace: Duration) {
+        if self.dead().is_none() {
+            let millis = u64::try_from(grace.as_millis()).unwrap_or(u64::MAX);
+            let _ = self.call(
+                "extension/shutdown",
+                serde_json::json!({"timeoutMillis": millis}),
+                grace,
+            );
+        }
+        // Dropping the sender ends the writer thread, which closes stdin.
+        self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut child) = child.take() {
+            let deadline = Instant::now() + grace;
+            while Instant::now() < deadline {
+                if matches!(child.try_wait(), Ok(Some(_))) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // The tree too: whatever it started is in its process group.
+            spawn::kill_group(self.pid);
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.shared.died("was shut down".into());
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        let child = self.child.get_mut().map(Option::take).unwrap_or(None);
+        if let Some(mut child) = child {
+            spawn::kill_group(self.pid);
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Mark the connection dead (first reason wins) and fail every pending call; returns the
+    /// error calls fail with.
+    fn died(&self, reason: String) -> SidecarError {
+        let mut state = self.lock();
+        if let Some(dead) = &state.dead {
+            return dead.clone();
+        }
+        let error = SidecarError::Dead {
+            name: self.name.clone(),
+            reason,
+            stderr_tail: self.tail.render(),
+        };
+        state.dead = Some(error.clone());
+        for (_, waiter) in state.pending.drain() {
+            let _ = waiter.send(Err(error.clone()));
+        }
+        error
+    }
+}
+
+fn write_loop(mut stdin: std::process::ChildStdin, rx: Receiver<Vec<u8>>, shared: &Shared) {
+    for bytes in rx {
+        if let Err(e) = stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
+            // The process is gone or closed stdin; the reader reports the exit itself, with
+            // the stderr tail, so wait a moment for it before saying it here.
+            shared.tail.wait_closed(Duration::from_millis(500));
+            shared.died(format!("stopped reading its stdin ({e})"));
+            return;
+        }
+    }
+}
+
+fn read_loop(stdout: std::process::ChildStdout, shared: &Shared, reply: &Sender<Vec<u8>>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut buf = Vec::new();
+    let reason = loop {
+        match frame::read_frame(&mut reader, FRAME_BYTES, &mut buf) {
+            Ok(true) => {}
+            Ok(false) => {
+                // Give stderr a moment to drain, so the report has the last words.
+                shared.tail.wait_closed(Duration::from_secs(2));
+                break "exited (closed its stdout)".to_string();
+            }
+            Err(FrameError::Truncated) => {
+                shared.tail.wait_closed(Duration::from_secs(2));
+                break "exited in the middle of a frame".to_string();
+            }
+            Err(e) => break e.to_string(),
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let incoming = match frame::parse(&buf) {
+            Ok(incoming) => incoming,
+            Err(e) => break e.to_string(),
+        };
+        if let Err(reason) = handle(shared, incoming, reply) {
+            break reason;
+        }
+    };
+    shared.died(reason);
+    // Dropping `reader` closes our end of stdout: a sidecar still writing gets EPIPE instead
+    // of filling a pipe nobody reads.
+}
+
+/// Route one message; `Err` is a fatal protocol violation.
+fn handle(shared: &Shared, incoming: Incoming, reply: &Sender<Vec<u8>>) -> Result<(), String> {
+    match incoming {
+        Incoming::Response { id, result } => {
+            let mut state = shared.lock();
+            if id == 0 || id >= state.next_id {
+                return Err(format!(
+                    "answered request id {id}, which it was never sent (protocol_error)"
+                ));
+            }
+            // Not pending: it timed out and was given up on; the late answer is dropped.
+            if let Some(waiter) = state.pending.remove(&id) {
+                let result = result.map_err(|e| SidecarError::Remote {
+                    name: shared.name.clone(),
+                    method: String::new(),
+                    code: e.code,
+                    reason: e.reason.unwrap_or_else(|| "error".into()),
+                    message: e.message,
+                });
+                let _ = waiter.send(result);
+            }
+            Ok(())
+        }
+        Incoming::Request { id, method, .. } => {
+            early(shared, &method)?;
+            // No host methods are served yet (`host/content/read`, `host/ui/*`): say so,
+            // without breaking the connection.
+            if let Ok(bytes) = frame::encode_error(
+                &id,
+                -32601,
+                "unknown_method",
+                &format!("the host does not serve `{method}`"),
+            ) {
+                let _ = reply.send(bytes);
+            }
+            Ok(())
+        }
+        Incoming::Notification { method, .. } => {
+            early(shared, &method)?;
+            // Nothing the host listens to yet (stream chunks belong to providers, not served);
+            // dropped. Each frame is bounded, so a flood costs time, not memory.
+            Ok(())
+        }
+    }
+}
+
+fn early(shared: &Shared, method: &str) -> Result<(), String> {
+    if shared.initialized.load(Ordering::SeqCst) {
+        Ok(())
+    } else {
+        Err(format!(
+            "sent `{}` before `extension/initialized` (protocol_error)",
+            reasonix_core::terminal::line(method)
+        ))
+    }
+}

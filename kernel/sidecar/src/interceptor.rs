@@ -1,0 +1,205 @@
+//! A sidecar as a kernel `Interceptor`: `extension/intercept` per point, with the point
+//! family's deadline. Any failure (dead process, timeout, a result that breaks the contract) is
+//! an `Err`, which the agent turns into a stop: interceptors fail closed.
+
+use crate::connection::Connection;
+use crate::error::SidecarError;
+use crate::limits::intercept_timeout;
+use crate::manifest::Runtime;
+use reasonix_core::error::{CallError, PluginError};
+use reasonix_core::interceptor::Interceptor;
+use reasonix_core::types::{Decision, Subscription};
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// What a sidecar answers to `extension/intercept` (decoded strictly).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InterceptResult {
+    pub decision: String,
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default)]
+    pub replacement: Option<Value>,
+    #[serde(default)]
+    pub externalized: Vec<Value>,
+}
+
+pub struct SidecarInterceptor {
+    conn: Arc<Connection>,
+    points: Vec<Subscription>,
+    timeout_override: Option<Duration>,
+    seq: AtomicU64,
+}
+
+impl SidecarInterceptor {
+    /// The interceptor of a handshaken sidecar, subscribed to what it declared.
+    pub fn new(
+        conn: Arc<Connection>,
+        runtime: &Runtime,
+        subscriptions: &[String],
+    ) -> SidecarInterceptor {
+        SidecarInterceptor {
+            conn,
+            points: subscriptions
+                .iter()
+                .map(|point| Subscription {
+                    point: point.clone(),
+                    priority: runtime.priority,
+                })
+                .collect(),
+            timeout_override: runtime.intercept_timeout_millis.map(Duration::from_millis),
+            seq: AtomicU64::new(1),
+        }
+    }
+
+    fn timeout(&self, point: &str) -> Duration {
+        self.timeout_override
+            .unwrap_or_else(|| intercept_timeout(point))
+    }
+}
+
+impl Interceptor for SidecarInterceptor {
+    fn source(&self) -> &str {
+        self.conn.name()
+    }
+
+    fn points(&self) -> &[Subscription] {
+        &self.points
+    }
+
+    fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
+        let payload: Value = serde_json::from_str(payload)
+            .map_err(|e| CallError::Unknown(format!("the `{point}` payload is not JSON: {e}")))?;
+        let timeout = self.timeout(point);
+        let params = serde_json::json!({
+            "event": point,
+            "payload": payload,
+            "seq": self.seq.fetch_add(1, Ordering::Relaxed),
+            "timeoutMillis": u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+            "externalized": [],
+        });
+        let result = self
+            .conn
+            .call("extension/intercept", params, timeout)
+            .map_err(call_error)?;
+        let result: InterceptResult = serde_json::from_value(result).map_err(|e| {
+            call_error(SidecarError::Contract {
+                name: self.conn.name().to_string(),
+                reason: "schema_mismatch",
+                message: format!("its `extension/intercept` result at `{point}`: {e}"),
+            })
+        })?;
+        decision(point, result).map_err(|message| {
+            call_error(SidecarError::Contract {
+                name: self.conn.name().to_string(),
+                reason: "invalid_params",
+                message,
+            })
+        })
+    }
+}
+
+/// Map the protocol's decision to the kernel's.
+pub fn decision(point: &str, result: InterceptResult) -> Result<Decision, String> {
+    match (result.decision.as_str(), result.replacement) {
+        ("continue", None) => Ok(Decision::Proceed),
+        ("block", None) => Ok(Decision::Block(
+            result
+                .reason
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| "no reason given".into()),
+        )),
+        ("replace", Some(replacement)) => serde_json::to_string(&replacement)
+            .map(Decision::Replace)
+            .map_err(|e| e.to_string()),
+        ("replace", None) => Err(format!("`replace` at `{point}` without a `replacement`")),
+        ("allow" | "deny", _) if point != "permission.decision" => Err(format!(
+            "`{}` is only legal at `permission.decision`, not at `{point}`",
+            result.decision
+        )),
+        ("allow" | "deny", _) => Err(format!(
+            "`{}` at `permission.decision` is not supported by this host yet",
+            result.decision
+        )),
+        ("continue" | "block", Some(_)) => Err(format!(
+            "`{}` at `{point}` must not carry a `replacement`",
+            result.decision
+        )),
+        (other, _) => Err(format!(
+            "`{}` is not a decision (continue, block, replace, allow, deny)",
+            reasonix_core::terminal::line(other)
+        )),
+    }
+}
+
+/// A sidecar failure as the kernel's call error: a dead process is a crash, a missed deadline
+/// a deadline, the rest the plugin's own error.
+pub fn call_error(e: SidecarError) -> CallError {
+    match e {
+        SidecarError::Timeout {
+            name, timeout_ms, ..
+        } => CallError::Deadline {
+            plugin: name,
+            timeout_ms,
+        },
+        SidecarError::Dead { ref name, .. } | SidecarError::Spawn { ref name, .. } => {
+            CallError::Crashed {
+                plugin: name.clone(),
+                message: e.to_string(),
+            }
+        }
+        other => CallError::Plugin(PluginError::Other {
+            code: "sidecar_error".into(),
+            message: other.to_string(),
+            retryable: false,
+            detail: None,
+        }),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn r(decision: &str, replacement: Option<Value>) -> InterceptResult {
+        InterceptResult {
+            decision: decision.into(),
+            reason: Some("why".into()),
+            replacement,
+            externalized: vec![],
+        }
+    }
+
+    #[test]
+    fn decisions_map_and_illegal_ones_are_refused() {
+        assert_eq!(
+            decision("tool.before", r("continue", None)).unwrap(),
+            Decision::Proceed
+        );
+        assert_eq!(
+            decision("tool.before", r("block", None)).unwrap(),
+            Decision::Block("why".into())
+        );
+        assert_eq!(
+            decision(
+                "tool.before",
+                r("replace", Some(serde_json::json!({"a": 1})))
+            )
+            .unwrap(),
+            Decision::Replace(r#"{"a":1}"#.into())
+        );
+        assert!(decision("tool.before", r("replace", None)).is_err());
+        assert!(
+            decision("tool.before", r("allow", None))
+                .unwrap_err()
+                .contains("permission.decision")
+        );
+        assert!(decision("tool.before", r("maybe", None)).is_err());
+        assert!(decision("tool.before", r("block", Some(Value::Null))).is_err());
+    }
+}

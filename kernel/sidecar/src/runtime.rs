@@ -1,0 +1,204 @@
+//! Starting the installed sidecars of one run: at most [`STARTUP_PARALLEL`] at once, all inside
+//! one shared [`STARTUP_BUDGET`]. A sidecar that fails to start fails the run when its manifest
+//! says `runtime.required`, else it is reported and skipped. With no package installed nothing
+//! is spawned.
+
+use crate::connection::Connection;
+use crate::error::SidecarError;
+use crate::handshake::handshake;
+use crate::interceptor::SidecarInterceptor;
+use crate::limits::{SHUTDOWN, STARTUP_BUDGET, STARTUP_PARALLEL};
+use crate::manifest::{Manifest, Runtime};
+use crate::spawn::Launch;
+use crate::tool::SidecarTool;
+use reasonix_core::interceptor::Interceptor;
+use reasonix_core::tool::Tool;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// An installed package with a `runtime` block, ready to start.
+#[derive(Debug, Clone)]
+pub struct Package {
+    pub root: PathBuf,
+    pub manifest: Manifest,
+}
+
+impl Package {
+    pub fn runtime(&self) -> Option<&Runtime> {
+        self.manifest.runtime.as_ref()
+    }
+}
+
+/// The running sidecars of one run and what they contribute.
+#[derive(Default)]
+pub struct Sidecars {
+    conns: Vec<Arc<Connection>>,
+    tools: Vec<Arc<dyn Tool>>,
+    interceptors: Vec<Arc<dyn Interceptor>>,
+    /// Optional sidecars that failed to start, with why (for a warning).
+    pub skipped: Vec<SidecarError>,
+}
+
+impl Sidecars {
+    /// Start every package (those without a `runtime` block are ignored) for `workspace`.
+    pub fn start(packages: Vec<Package>, workspace: &Path) -> Result<Sidecars, SidecarError> {
+        Sidecars::start_within(packages, workspace, STARTUP_BUDGET)
+    }
+
+    pub fn start_within(
+        packages: Vec<Package>,
+        workspace: &Path,
+        budget: Duration,
+    ) -> Result<Sidecars, SidecarError> {
+        let packages: Vec<Package> = packages
+            .into_iter()
+            .filter(|p| p.runtime().is_some())
+            .collect();
+        let mut sidecars = Sidecars::default();
+        if packages.is_empty() {
+            return Ok(sidecars);
+        }
+        let deadline = Instant::now() + budget;
+        let queue = Mutex::new(packages.into_iter().enumerate().collect::<Vec<_>>());
+        let results = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..STARTUP_PARALLEL {
+                scope.spawn(|| {
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
+                        let Some((i, package)) = next else { break };
+                        let started = start_one(&package, workspace, deadline);
+                        results
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push((i, package, started));
+                    }
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        results.sort_by_key(|(i, _, _)| *i);
+        let mut failure = None;
+        for (_, package, started) in results {
+            match started {
+                Ok(started) => sidecars.admit(started),
+                Err(e) if package.runtime().is_some_and(|r| r.required) => {
+                    failure.get_or_insert(e);
+                }
+                Err(e) => sidecars.skipped.push(e),
+            }
+        }
+        if let Some(e) = failure {
+            sidecars.shutdown();
+            return Err(e);
+        }
+        Ok(sidecars)
+    }
+
+    fn admit(&mut self, started: Started) {
+        let conn = started.conn;
+        let runtime = &started.runtime;
+        if !started.subscriptions.is_empty() {
+            self.interceptors.push(Arc::new(SidecarInterceptor::new(
+                conn.clone(),
+                runtime,
+                &started.subscriptions,
+            )));
+        }
+        for decl in runtime
+            .tools
+            .iter()
+            .filter(|t| started.tools.contains(&t.name))
+        {
+            self.tools
+                .push(Arc::new(SidecarTool::new(conn.clone(), decl)));
+        }
+        self.conns.push(conn);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.conns.is_empty()
+    }
+
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.clone()
+    }
+
+    pub fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        self.interceptors.clone()
+    }
+
+    /// Names of the running sidecars.
+    pub fn names(&self) -> Vec<&str> {
+        self.conns.iter().map(|c| c.name()).collect()
+    }
+
+    /// Shut every sidecar down (in parallel, each within [`SHUTDOWN`]).
+    pub fn shutdown(&mut self) {
+        let conns = std::mem::take(&mut self.conns);
+        self.tools.clear();
+        self.interceptors.clear();
+        std::thread::scope(|scope| {
+            for conn in &conns {
+                scope.spawn(move || conn.shutdown(SHUTDOWN));
+            }
+        });
+    }
+}
+
+impl Drop for Sidecars {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+struct Started {
+    conn: Arc<Connection>,
+    runtime: Runtime,
+    subscriptions: Vec<String>,
+    tools: Vec<String>,
+}
+
+fn start_one(
+    package: &Package,
+    workspace: &Path,
+    deadline: Instant,
+) -> Result<Started, SidecarError> {
+    let manifest = &package.manifest;
+    let Some(runtime) = manifest.runtime.clone() else {
+        return Err(SidecarError::Manifest {
+            path: package.root.join(crate::manifest::MANIFEST_FILE),
+            message: "no `runtime` block".into(),
+        });
+    };
+    let launch = Launch::new(
+        &manifest.name,
+        &manifest.version,
+        &package.root,
+        &runtime,
+        workspace,
+    );
+    let conn = Arc::new(Connection::spawn(&manifest.name, &launch)?);
+    let left = deadline.saturating_duration_since(Instant::now());
+    match handshake(&conn, manifest, &runtime, workspace, left) {
+        Ok(result) => {
+            // A sidecar that declares no tools serves every tool of its manifest.
+            let tools = if result.tools.is_empty() {
+                runtime.tools.iter().map(|t| t.name.clone()).collect()
+            } else {
+                result.tools.iter().map(|t| t.name().to_string()).collect()
+            };
+            Ok(Started {
+                conn,
+                subscriptions: result.subscriptions,
+                tools,
+                runtime,
+            })
+        }
+        Err(e) => {
+            conn.shutdown(Duration::from_millis(200));
+            Err(e)
+        }
+    }
+}
