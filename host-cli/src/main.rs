@@ -5,6 +5,7 @@ mod builtins;
 mod commands;
 mod context;
 mod exit;
+mod sidecars;
 mod term;
 
 use crate::term::errln;

@@ -38,4 +38,5 @@ mod security_host;
 mod security_process;
 mod security_terminal;
 mod shell;
+mod sidecar;
 mod web_fetch;

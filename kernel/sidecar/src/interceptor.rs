@@ -140,12 +140,9 @@ pub fn decision(point: &str, result: InterceptResult) -> Result<Decision, String
 /// a deadline, the rest the plugin's own error.
 pub fn call_error(e: SidecarError) -> CallError {
     match e {
-        SidecarError::Timeout {
-            name, timeout_ms, ..
-        } => CallError::Deadline {
-            plugin: name,
-            timeout_ms,
-        },
+        // Not `CallError::Deadline`: the sidecar is not stopped, only this call given up on
+        // (a late answer is dropped).
+        SidecarError::Timeout { .. } => CallError::Plugin(PluginError::Timeout(e.to_string())),
         SidecarError::Dead { ref name, .. } | SidecarError::Spawn { ref name, .. } => {
             CallError::Crashed {
                 plugin: name.clone(),

@@ -5,8 +5,9 @@
 pub mod output;
 mod signals;
 
-use crate::context::{self, Context};
+use crate::context;
 use crate::exit::{Code, Failure, Outcome};
+use crate::sidecars;
 use crate::term::errln;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
@@ -16,6 +17,7 @@ use reasonix_agent::permissions::{Posture, Rule};
 use reasonix_agent::providers;
 use reasonix_agent::session::{SessionError, SessionStore};
 use reasonix_core::cancel::CancelToken;
+use reasonix_core::catalog::Catalog;
 use reasonix_core::types::ToolSpec;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
@@ -126,6 +128,10 @@ pub fn run(args: RunArgs) -> Outcome {
         errln!("warning: {warning}");
     }
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    // Installed sidecar packages only (never anything a project file names); none installed,
+    // nothing spawned. Shut down when `sidecars` drops at the end of the run.
+    let sidecars = sidecars::start(&cx.paths.plugins_dir(), &workspace)?;
+    let catalog = sidecars::Composed::new(&cx.registry, &sidecars);
     let store = SessionStore::new(&cx.paths.state, &workspace);
 
     // The session to continue decides the default model.
@@ -140,7 +146,7 @@ pub fn run(args: RunArgs) -> Outcome {
         .filter(|r| providers::resolve_model(Some(r), None, &resolved).is_ok());
     let reference = args.model.as_deref().or(session_model.as_deref());
     let client = ProviderClient::new(
-        &cx.registry,
+        &catalog,
         &resolved,
         reference,
         cx.config.default_model.as_deref(),
@@ -151,7 +157,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let fallback = match args.fallback_model.as_deref() {
         Some(reference) => {
             let fallback = ProviderClient::new(
-                &cx.registry,
+                &catalog,
                 &resolved,
                 Some(reference),
                 None,
@@ -177,7 +183,7 @@ pub fn run(args: RunArgs) -> Outcome {
     policy.allow.extend(extra_allow);
     policy.deny.extend(extra_deny);
     let enabled_tools = cx.config.tools.enabled_tools();
-    let specs = offered_tools(&cx, enabled_tools.as_deref());
+    let specs = offered_tools(&catalog, enabled_tools.as_deref());
     let config_prompt = match &args.system_prompt {
         Some(text) => Some(text.clone()),
         None => cx.config.system_prompt().map_err(Failure::usage)?,
@@ -221,7 +227,7 @@ pub fn run(args: RunArgs) -> Outcome {
         max_output_tokens,
         enabled_tools,
     };
-    let mut agent = Agent::new(&cx.registry, client, agent_config).with_session(writer, history);
+    let mut agent = Agent::new(&catalog, client, agent_config).with_session(writer, history);
     if let Some(fallback) = fallback {
         agent = agent.with_fallback(fallback);
     }
@@ -403,10 +409,10 @@ fn split_rules(values: &[String]) -> Vec<String> {
 }
 
 /// The tools the agent will offer, in its order (sorted by name), for the system prompt.
-fn offered_tools(cx: &Context, enabled: Option<&[String]>) -> Vec<ToolSpec> {
-    let mut specs: Vec<ToolSpec> = cx
-        .registry
+fn offered_tools(catalog: &dyn Catalog, enabled: Option<&[String]>) -> Vec<ToolSpec> {
+    let mut specs: Vec<ToolSpec> = catalog
         .tools()
+        .iter()
         .map(|t| t.spec().clone())
         .filter(|s| enabled.is_none_or(|names| names.contains(&s.name)))
         .collect();

@@ -1,0 +1,96 @@
+//! The sidecar tier in a run: start the installed, enabled sidecar packages and compose what
+//! they contribute with the registry's components behind one `Catalog`. With no package
+//! installed nothing is spawned and the catalog is the registry's.
+
+use crate::exit::Failure;
+use crate::term::errln;
+use reasonix_core::catalog::Catalog;
+use reasonix_core::interceptor::Interceptor;
+use reasonix_core::provider::Provider;
+use reasonix_core::terminal::shown;
+use reasonix_core::tool::Tool;
+use reasonix_host::Registry;
+use reasonix_sidecar::Sidecars;
+use reasonix_sidecar::package;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Start the enabled sidecar packages under `plugins_dir` for `workspace`. A package that
+/// cannot be read, or an optional sidecar that fails to start, is a warning; a required one
+/// that fails stops the run, naming it and why.
+pub fn start(plugins_dir: &Path, workspace: &Path) -> Result<Sidecars, Failure> {
+    let entries = package::enabled(plugins_dir).map_err(Failure::runtime)?;
+    if entries.is_empty() {
+        return Ok(Sidecars::default());
+    }
+    let mut packages = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(p) => packages.push(p),
+            Err(e) => errln!("warning: sidecar package not started: {e}"),
+        }
+    }
+    let sidecars = Sidecars::start(packages, workspace).map_err(|e| {
+        Failure::runtime(anyhow::anyhow!("a required sidecar failed to start: {e}"))
+    })?;
+    for skipped in &sidecars.skipped {
+        errln!("warning: sidecar skipped: {skipped}");
+    }
+    Ok(sidecars)
+}
+
+/// The registry's components plus the sidecars' contributions.
+pub struct Composed<'a> {
+    registry: &'a Registry,
+    tools: Vec<Arc<dyn Tool>>,
+    interceptors: Vec<Arc<dyn Interceptor>>,
+}
+
+impl<'a> Composed<'a> {
+    /// A sidecar tool whose name a component already serves is left out, with a warning.
+    pub fn new(registry: &'a Registry, sidecars: &Sidecars) -> Composed<'a> {
+        let mut tools: Vec<Arc<dyn Tool>> = Catalog::tools(registry);
+        let mut names: BTreeSet<String> = tools.iter().map(|t| t.spec().name.clone()).collect();
+        for tool in sidecars.tools() {
+            if names.insert(tool.spec().name.clone()) {
+                tools.push(tool);
+            } else {
+                errln!(
+                    "warning: sidecar `{}` tool `{}` is not offered: that name is already served",
+                    shown(tool.source()),
+                    shown(&tool.spec().name)
+                );
+            }
+        }
+        let mut interceptors = Catalog::interceptors(registry);
+        interceptors.extend(sidecars.interceptors());
+        Composed {
+            registry,
+            tools,
+            interceptors,
+        }
+    }
+}
+
+impl Catalog for Composed<'_> {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.clone()
+    }
+
+    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
+        Catalog::provider(self.registry, kind)
+    }
+
+    fn provider_kinds(&self) -> Vec<String> {
+        Catalog::provider_kinds(self.registry)
+    }
+
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        self.interceptors.clone()
+    }
+
+    fn stop_processes(&self, reason: &str) {
+        Catalog::stop_processes(self.registry, reason);
+    }
+}

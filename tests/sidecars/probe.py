@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""A configurable Reasonix sidecar for tests (standard library only).
+
+Usage: probe.py CONFIG.json   (or the path in the environment variable PROBE_CONFIG)
+
+The config (every key optional):
+  {
+    "points": {                      # what to answer at each interception point
+      "tool.before": {"action": "block", "reason": "..."},
+      "input.receive": {"action": "replace", "replacement": {"text": "..."}},
+      "tool.after": {"action": "replace", "merge": {"result": "..."}},  # payload + changes
+      "session.start": {"action": "continue"}       # the default for subscribed points
+    },
+    "subscribe": ["tool.before"],    # declared subscriptions (default: the keys of "points")
+    "tools": {"echo": {"content": "...", "isError": false}},   # tool answers; "content" may
+                                     # contain {arguments}, replaced by the arguments as JSON
+    "declare": {...},                # extra members merged into the initialize result
+    "log": "/path/log.jsonl",        # every message received, one JSON object a line
+    "fault": "crash-on-initialize" | "hang" | "hang-on-initialize" | "oversized-frame" |
+             "early-frame" | "exit-mid-call" | "unknown-id" | "garbage" | "stderr-flood",
+    "fault_point": "tool.before",    # where hang / exit-mid-call / oversized-frame / unknown-id
+                                     # / garbage strike (default: any intercept or tool call)
+    "stderr": "text written to stderr at start"
+  }
+"""
+import json
+import os
+import sys
+import time
+
+config_path = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PROBE_CONFIG")
+config = {}
+if config_path:
+    with open(config_path, encoding="utf-8") as f:
+        config = json.load(f)
+
+points = config.get("points", {})
+subscribe = config.get("subscribe", list(points.keys()))
+tools = config.get("tools", {})
+fault = config.get("fault")
+fault_point = config.get("fault_point")
+log_path = config.get("log")
+
+
+def log(message):
+    if log_path:
+        with open(log_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(message) + "\n")
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def reply(request, result):
+    send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
+def strikes(where):
+    return fault_point is None or fault_point == where
+
+
+if config.get("stderr"):
+    sys.stderr.write(config["stderr"] + "\n")
+    sys.stderr.flush()
+
+if fault == "early-frame":
+    send({"jsonrpc": "2.0", "method": "host/ui/publish", "params": {"kind": "status"}})
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    message = json.loads(line)
+    log(message)
+    method = message.get("method")
+    params = message.get("params", {})
+
+    if method == "extension/initialize":
+        if fault == "crash-on-initialize":
+            sys.stderr.write("probe: crashing on initialize as configured\n")
+            sys.stderr.flush()
+            sys.exit(3)
+        if fault == "hang-on-initialize":
+            time.sleep(3600)
+        result = {
+            "name": "probe",
+            "version": "0.1.0",
+            "protocolVersion": "2",
+            "stateSchemaVersion": 1,
+            "subscriptions": subscribe,
+            "tools": list(tools.keys()),
+        }
+        result.update(config.get("declare", {}))
+        reply(message, result)
+    elif method == "extension/initialized":
+        pass
+    elif method == "extension/intercept":
+        event = params.get("event")
+        if strikes(event):
+            if fault == "hang":
+                time.sleep(3600)
+            if fault == "exit-mid-call":
+                sys.stderr.write("probe: exiting in the middle of " + str(event) + "\n")
+                sys.stderr.flush()
+                os._exit(4)
+            if fault == "oversized-frame":
+                sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":"' % message["id"])
+                chunk = "x" * (1024 * 1024)
+                for _ in range(10):
+                    sys.stdout.write(chunk)
+                sys.stdout.write('"}\n')
+                sys.stdout.flush()
+                continue
+            if fault == "unknown-id":
+                send({"jsonrpc": "2.0", "id": 999999, "result": {"decision": "continue"}})
+                continue
+            if fault == "garbage":
+                sys.stdout.write("this is not json\n")
+                sys.stdout.flush()
+                continue
+            if fault == "stderr-flood":
+                sys.stderr.write("\x1b[31mflood\x1b[0m sk-abcdefghijklmnopqrstuvwx " * 20000)
+                sys.stderr.flush()
+        answer = points.get(event, {"action": "continue"})
+        result = {"decision": answer.get("action", "continue")}
+        if "reason" in answer:
+            result["reason"] = answer["reason"]
+        if "replacement" in answer:
+            result["replacement"] = answer["replacement"]
+        if "merge" in answer:
+            # The payload as received, with these members changed (keeps ids and names).
+            replacement = dict(params.get("payload") or {})
+            replacement.update(answer["merge"])
+            result["replacement"] = replacement
+        reply(message, result)
+    elif method == "extension/tool/call":
+        name = params.get("name")
+        if strikes("tool:" + str(name)):
+            if fault == "hang":
+                time.sleep(3600)
+            if fault == "exit-mid-call":
+                sys.stderr.write("probe: exiting in the middle of tool " + str(name) + "\n")
+                sys.stderr.flush()
+                os._exit(4)
+        answer = tools.get(name, {"content": "no such tool", "isError": True})
+        content = answer.get("content", "").replace("{arguments}", json.dumps(params.get("arguments"), sort_keys=True))
+        reply(message, {"content": content, "isError": answer.get("isError", False)})
+    elif method == "extension/shutdown":
+        reply(message, {"accepted": True})
+        break
+    elif "id" in message:
+        send({"jsonrpc": "2.0", "id": message["id"],
+              "error": {"code": -32601, "message": "unknown method " + str(method),
+                        "data": {"reason": "unknown_method", "retryable": False}}})
