@@ -315,6 +315,7 @@ impl Harness {
                 enabled_tools: None,
             },
         )
+        .unwrap()
     }
 
     fn run(&self, agent: &mut Agent<'static>) -> (RunOutcome, Vec<AgentEvent>) {
@@ -775,7 +776,7 @@ fn input_and_response_points() {
 
 #[test]
 fn with_no_interceptor_no_payload_is_built() {
-    let interceptors = Interceptors::new(Vec::new());
+    let interceptors = Interceptors::new(Vec::new()).unwrap();
     let outcome = interceptors.dispatch(
         points::TOOL_BEFORE,
         || -> payloads::InputReceive { panic!("the payload was built") },
@@ -866,7 +867,7 @@ mod replacements {
             FakeInterceptor::new("fuzz", &[("tool.before", 0)], move |_, _| {
                 Ok(Decision::Replace(text.clone()))
             });
-        Interceptors::new(vec![interceptor])
+        Interceptors::new(vec![interceptor]).unwrap()
     }
 
     fn original() -> payloads::ToolBefore {
