@@ -137,6 +137,13 @@ pub trait Plugin {
         Vec::new()
     }
 
+    /// The replacement slots this plugin owns (e.g. `system_prompt`, `tool:<name>`): it runs
+    /// last at their points, after every ordinary interceptor. A slot has one owner across all
+    /// plugins; a second one fails the load naming both. None by default.
+    fn slots() -> Vec<String> {
+        Vec::new()
+    }
+
     /// Handle one interception; `payload` is JSON with the point's schema. Return
     /// [`Decision::Replace`] with a payload of the same schema to change it.
     fn intercept(point: &str, payload: &str) -> Result<Decision, Error> {
@@ -245,6 +252,10 @@ impl<P: Plugin> bindings::exports::reasonix::plugin::provider::Guest for Export<
 impl<P: Plugin> bindings::exports::reasonix::plugin::interceptor::Guest for Export<P> {
     fn points() -> Vec<Subscription> {
         P::subscriptions()
+    }
+
+    fn slots() -> Vec<String> {
+        P::slots()
     }
 
     fn intercept(point: String, payload: String) -> Result<Decision, Error> {

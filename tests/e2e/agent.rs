@@ -119,12 +119,12 @@ impl Setup {
     }
 
     fn agent(&self, posture: Posture, policy: Policy) -> Agent<'static> {
-        Agent::new(registry(), self.client(), self.config(posture, policy))
+        Agent::new(registry(), self.client(), self.config(posture, policy)).unwrap()
     }
 
     fn agent_on(&self, registry: &'static Registry, posture: Posture) -> Agent<'static> {
         let config = self.config(posture, Policy::default());
-        Agent::new(registry, self.client_on(registry), config)
+        Agent::new(registry, self.client_on(registry), config).unwrap()
     }
 
     fn ws(&self) -> std::path::PathBuf {
@@ -655,7 +655,7 @@ fn max_steps_stops_a_model_that_keeps_calling_tools() {
     }
     let mut config = setup.config(Posture::Auto, Policy::default());
     config.max_steps = 2;
-    let mut agent = Agent::new(registry(), setup.client(), config);
+    let mut agent = Agent::new(registry(), setup.client(), config).unwrap();
     let (outcome, _) = run(&mut agent, "List forever");
     assert_eq!(outcome.status, RunStatus::MaxSteps, "{outcome:?}");
     assert_eq!(outcome.steps, 2);

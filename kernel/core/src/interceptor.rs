@@ -9,6 +9,11 @@ pub trait Interceptor: Send + Sync {
     fn source(&self) -> &str;
     /// The points it subscribes to, each with its priority (lower runs first).
     fn points(&self) -> &[Subscription];
+    /// The replacement slots it owns (`system_prompt`, `tool:<name>` …): it runs last at their
+    /// points. None by default.
+    fn slots(&self) -> &[String] {
+        &[]
+    }
     /// Handle one interception; the payload is JSON in the point's documented schema.
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError>;
 }

@@ -13,6 +13,7 @@ pub mod origin;
 pub mod provider;
 pub mod sandbox;
 pub mod settings;
+pub mod slots;
 pub mod state_file;
 pub mod terminal;
 pub mod tool;

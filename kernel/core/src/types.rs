@@ -176,6 +176,10 @@ pub enum Decision {
     Proceed,
     Block(String),
     Replace(String),
+    /// Only legal at `permission.decision`.
+    Allow,
+    /// Only legal at `permission.decision`.
+    Deny(String),
 }
 
 /// Re-serialise JSON text with sorted keys and no whitespace, so equal schemas are equal bytes.

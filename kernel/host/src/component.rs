@@ -101,6 +101,8 @@ pub struct Described {
     pub tools: Vec<ToolSpec>,
     pub provider_kinds: Vec<ProviderKind>,
     pub interception_points: Vec<Subscription>,
+    /// Replacement slots the interceptor role owns.
+    pub slots: Vec<String>,
     pub roles: Roles,
     /// The self-description came from the cache (the component was not instantiated).
     pub description_cached: bool,
@@ -114,6 +116,8 @@ pub struct Description {
     pub tools: Vec<ToolSpec>,
     pub provider_kinds: Vec<ProviderKind>,
     pub interception_points: Vec<Subscription>,
+    #[serde(default)]
+    pub slots: Vec<String>,
 }
 
 /// A plugin ready to serve calls with its effective capabilities and limits.
@@ -236,6 +240,7 @@ fn describe_now(
             tools: cached.tools,
             provider_kinds: cached.provider_kinds,
             interception_points: cached.interception_points,
+            slots: cached.slots,
             roles,
             description_cached: true,
             pre,
@@ -277,13 +282,19 @@ fn describe_now(
                 .call_list_kinds(&mut *store)?,
             None => Vec::new(),
         };
-        let points = match &roles.interceptor {
-            Some(ix) => ix.load(&mut *store, &instance)?.call_points(&mut *store)?,
-            None => Vec::new(),
+        let (points, slots) = match &roles.interceptor {
+            Some(ix) => {
+                let guest = ix.load(&mut *store, &instance)?;
+                (
+                    guest.call_points(&mut *store)?,
+                    guest.call_slots(&mut *store)?,
+                )
+            }
+            None => (Vec::new(), Vec::new()),
         };
-        Ok((info, tools, kinds, points))
+        Ok((info, tools, kinds, points, slots))
     };
-    let (info, tools, kinds, points) = run(&mut store).map_err(|e| {
+    let (info, tools, kinds, points, slots) = run(&mut store).map_err(|e| {
         describe_err(classify_trap(
             e,
             &store,
@@ -343,6 +354,7 @@ fn describe_now(
         tools,
         provider_kinds,
         interception_points,
+        slots,
     };
     validate::check(&description).map_err(|message| LoadError::BadMetadata {
         origin: label.clone(),
@@ -358,6 +370,7 @@ fn describe_now(
         tools: description.tools,
         provider_kinds: description.provider_kinds,
         interception_points: description.interception_points,
+        slots: description.slots,
         roles,
         description_cached: false,
         pre,

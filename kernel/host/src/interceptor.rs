@@ -27,6 +27,10 @@ impl Interceptor for WasmInterceptor {
         &self.plugin.described.interception_points
     }
 
+    fn slots(&self) -> &[String] {
+        &self.plugin.described.slots
+    }
+
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
         let indices = self
             .plugin
@@ -49,6 +53,8 @@ impl Interceptor for WasmInterceptor {
             Ok(Ok(wit::Decision::Proceed)) => Ok(Decision::Proceed),
             Ok(Ok(wit::Decision::Block(reason))) => Ok(Decision::Block(reason)),
             Ok(Ok(wit::Decision::Replace(payload))) => Ok(Decision::Replace(payload)),
+            Ok(Ok(wit::Decision::Allow)) => Ok(Decision::Allow),
+            Ok(Ok(wit::Decision::Deny(reason))) => Ok(Decision::Deny(reason)),
             Ok(Err(e)) => Err(CallError::Plugin(e.into())),
             Err(trap) => Err(self.plugin.classify(trap, &store)),
         }

@@ -208,7 +208,7 @@ impl Registry {
                 Arc::new(WasmProvider::new(plugin.clone(), kind.clone())),
             );
         }
-        if !plugin.described.interception_points.is_empty() {
+        if !plugin.described.interception_points.is_empty() || !plugin.described.slots.is_empty() {
             self.interceptors
                 .push(Arc::new(WasmInterceptor::new(plugin.clone())));
         }
@@ -266,6 +266,15 @@ impl Registry {
             if let Some(existing) = self.providers.get(&kind.name) {
                 let first = self.describe_source(existing.source());
                 return Some(clash("provider kind", &kind.name, first));
+            }
+        }
+        for slot in &d.slots {
+            if let Some(p) = self
+                .plugins
+                .iter()
+                .find(|p| p.described.slots.contains(slot))
+            {
+                return Some(clash("slot", slot, describe(p)));
             }
         }
         // Two tools of the same name inside one plugin are a clash with itself.

@@ -31,16 +31,19 @@ pub struct InterceptResult {
 pub struct SidecarInterceptor {
     conn: Arc<Connection>,
     points: Vec<Subscription>,
+    slots: Vec<String>,
     timeout_override: Option<Duration>,
     seq: AtomicU64,
 }
 
 impl SidecarInterceptor {
-    /// The interceptor of a handshaken sidecar, subscribed to what it declared.
+    /// The interceptor of a handshaken sidecar, subscribed to what it declared and owning the
+    /// slots it declared (both already checked against its manifest).
     pub fn new(
         conn: Arc<Connection>,
         runtime: &Runtime,
         subscriptions: &[String],
+        slots: &[String],
     ) -> SidecarInterceptor {
         SidecarInterceptor {
             conn,
@@ -51,6 +54,7 @@ impl SidecarInterceptor {
                     priority: runtime.priority,
                 })
                 .collect(),
+            slots: slots.to_vec(),
             timeout_override: runtime.intercept_timeout_millis.map(Duration::from_millis),
             seq: AtomicU64::new(1),
         }
@@ -69,6 +73,10 @@ impl Interceptor for SidecarInterceptor {
 
     fn points(&self) -> &[Subscription] {
         &self.points
+    }
+
+    fn slots(&self) -> &[String] {
+        &self.slots
     }
 
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
@@ -121,11 +129,14 @@ pub fn decision(point: &str, result: InterceptResult) -> Result<Decision, String
             "`{}` is only legal at `permission.decision`, not at `{point}`",
             result.decision
         )),
-        ("allow" | "deny", _) => Err(format!(
-            "`{}` at `permission.decision` is not supported by this host yet",
-            result.decision
+        ("allow", None) => Ok(Decision::Allow),
+        ("deny", None) => Ok(Decision::Deny(
+            result
+                .reason
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or_else(|| "no reason given".into()),
         )),
-        ("continue" | "block", Some(_)) => Err(format!(
+        ("continue" | "block" | "allow" | "deny", Some(_)) => Err(format!(
             "`{}` at `{point}` must not carry a `replacement`",
             result.decision
         )),

@@ -14,38 +14,8 @@ pub const API_VERSION: &str = "reasonix.io/plugin/v2";
 /// Largest manifest read.
 pub const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
-/// The interception points of the protocol (inventory §2.4).
-pub const POINTS: &[&str] = &[
-    "input.receive",
-    "agent.before_start",
-    "system_prompt.build",
-    "context.prepare",
-    "provider.request",
-    "provider.response",
-    "tool.before",
-    "tool.after",
-    "permission.decision",
-    "compaction.prepare",
-    "compaction.complete",
-    "session.start",
-    "session.end",
-    "session.load",
-    "session.save",
-    "session.rotate",
-    "frontend.event",
-];
-
-/// The fixed replacement slots (plus `tool:<name>` and `provider:<ref>`).
-pub const SLOTS: &[&str] = &[
-    "system_prompt",
-    "context",
-    "provider_request",
-    "provider_response",
-    "compaction",
-    "session_policy",
-    "permission",
-    "frontend_events",
-];
+/// The interception points (shared with the component tier).
+pub use reasonix_core::slots::POINTS;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -382,17 +352,8 @@ impl Runtime {
             }
         }
         for (i, slot) in self.replaces.iter().enumerate() {
-            let ok = SLOTS.contains(&slot.as_str())
-                || slot.strip_prefix("tool:").is_some_and(valid_tool_name)
-                || slot
-                    .strip_prefix("provider:")
-                    .is_some_and(|r| !r.is_empty());
-            if !ok {
-                return Err(format!(
-                    "at `runtime.replaces[{i}]`: `{}` is not a replacement slot",
-                    reasonix_core::terminal::line(slot)
-                ));
-            }
+            reasonix_core::slots::Slot::parse(slot)
+                .map_err(|e| format!("at `runtime.replaces[{i}]`: {e}"))?;
         }
         let has = |c: RuntimeCapability| self.capabilities.contains(&c);
         if !self.intercepts.is_empty() && !has(RuntimeCapability::Interceptors) {

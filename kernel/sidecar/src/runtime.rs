@@ -99,11 +99,12 @@ impl Sidecars {
     fn admit(&mut self, started: Started) {
         let conn = started.conn;
         let runtime = &started.runtime;
-        if !started.subscriptions.is_empty() {
+        if !started.subscriptions.is_empty() || !started.slots.is_empty() {
             self.interceptors.push(Arc::new(SidecarInterceptor::new(
                 conn.clone(),
                 runtime,
                 &started.subscriptions,
+                &started.slots,
             )));
         }
         for decl in runtime
@@ -157,6 +158,7 @@ struct Started {
     conn: Arc<Connection>,
     runtime: Runtime,
     subscriptions: Vec<String>,
+    slots: Vec<String>,
     tools: Vec<String>,
 }
 
@@ -192,6 +194,7 @@ fn start_one(
             Ok(Started {
                 conn,
                 subscriptions: result.subscriptions,
+                slots: result.replaces,
                 tools,
                 runtime,
             })

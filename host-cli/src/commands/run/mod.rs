@@ -227,7 +227,9 @@ pub fn run(args: RunArgs) -> Outcome {
         max_output_tokens,
         enabled_tools,
     };
-    let mut agent = Agent::new(&catalog, client, agent_config).with_session(writer, history);
+    let mut agent = Agent::new(&catalog, client, agent_config)
+        .map_err(|e| Failure::usage(anyhow!("{e}")))?
+        .with_session(writer, history);
     if let Some(fallback) = fallback {
         agent = agent.with_fallback(fallback);
     }

@@ -10,6 +10,7 @@
 //! transcript as soon as it is complete.
 
 mod events;
+mod frontend;
 mod history;
 pub mod intercept;
 pub mod payloads;
@@ -23,8 +24,11 @@ pub use history::repair_history;
 pub use intercept::Interceptors;
 pub use tools::{CallFailure, MAX_RESULT_BYTES, RunStop};
 
-use intercept::{Outcome as Intercepted, points};
-use payloads::{InputReceive, ProviderRequest, ProviderResponse, ResponseCall, SessionPhase};
+use intercept::{Outcome as Intercepted, Subject, points};
+use payloads::{
+    AgentBeforeStart, ContextPrepare, InputReceive, PayloadMessage, PayloadTool, ProviderRequest,
+    ProviderResponse, RequestBody, ResponseCall, SessionPhase,
+};
 
 use crate::cancel::CancelToken;
 use crate::catalog::Catalog;
@@ -63,6 +67,14 @@ pub struct AgentConfig {
     pub enabled_tools: Option<Vec<String>>,
 }
 
+/// Why an agent could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Two plugins own one replacement slot.
+    #[error(transparent)]
+    SlotClash(#[from] reasonix_core::slots::SlotClash),
+}
+
 /// One conversation with one provider and model.
 pub struct Agent<'r> {
     client: ProviderClient,
@@ -84,6 +96,8 @@ pub struct Agent<'r> {
     /// Consecutive identical failures per (tool, canonical arguments).
     failures: HashMap<(String, String), u32>,
     registry: &'r dyn Catalog,
+    /// The session was loaded from a transcript (`session.load` is due before the first run).
+    resumed: bool,
 }
 
 impl<'r> Agent<'r> {
@@ -91,7 +105,7 @@ impl<'r> Agent<'r> {
         registry: &'r dyn Catalog,
         client: ProviderClient,
         config: AgentConfig,
-    ) -> Agent<'r> {
+    ) -> Result<Agent<'r>, StartError> {
         let mut tools: Vec<Arc<dyn Tool>> = registry
             .tools()
             .into_iter()
@@ -106,8 +120,8 @@ impl<'r> Agent<'r> {
             .iter()
             .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
             .collect();
-        let interceptors = Interceptors::new(registry.interceptors());
-        Agent {
+        let interceptors = Interceptors::new(registry.interceptors())?;
+        Ok(Agent {
             client,
             fallback: None,
             config,
@@ -121,7 +135,8 @@ impl<'r> Agent<'r> {
             approver: None,
             failures: HashMap::new(),
             registry,
-        }
+            resumed: false,
+        })
     }
 
     /// Write every message (and usage) of this agent to `writer`; `history` is what the
@@ -129,6 +144,7 @@ impl<'r> Agent<'r> {
     /// run killed between a tool call and its result can go on.
     pub fn with_session(mut self, writer: SessionWriter, mut history: Vec<Message>) -> Agent<'r> {
         let placeholders = repair_history(&mut history);
+        self.resumed = !history.is_empty();
         self.session = Some(writer);
         self.history = history;
         for message in placeholders {
@@ -179,6 +195,19 @@ impl<'r> Agent<'r> {
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> RunOutcome {
+        let interceptors = self.interceptors.clone();
+        let mut shown = |event: AgentEvent| frontend::show(&interceptors, event, on_event);
+        let outcome = self.run_task(task, cancel, &mut shown);
+        let _ = self.session_phase(points::SESSION_SAVE, "save", &mut shown);
+        outcome
+    }
+
+    fn run_task(
+        &mut self,
+        task: &str,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> RunOutcome {
         let mut usage = UsageTotals::default();
         let mut steps = 0;
         let end = |agent: &Agent, status, result: String, steps, usage: UsageTotals| RunOutcome {
@@ -191,7 +220,16 @@ impl<'r> Agent<'r> {
         };
         if !self.started {
             self.started = true;
-            self.session_phase(points::SESSION_START, "start", on_event);
+            let mut phases = vec![(points::SESSION_START, "start")];
+            if self.resumed {
+                phases.insert(0, (points::SESSION_LOAD, "load"));
+            }
+            for (point, phase) in phases {
+                if let Err(stop) = self.session_phase(point, phase, on_event) {
+                    let result = format!("the session was not started: {}", stop.describe());
+                    return end(self, RunStatus::Error, result, steps, usage);
+                }
+            }
         }
         let input = InputReceive {
             text: task.to_string(),
@@ -217,17 +255,24 @@ impl<'r> Agent<'r> {
             tool_call_id: None,
         };
         self.append(user, on_event);
+        if let Err(stop) = self.before_start() {
+            let result = format!("the run was not started: {}", stop.describe());
+            return end(self, RunStatus::Error, result, steps, usage);
+        }
         while steps < self.config.max_steps {
             if cancel.is_cancelled() {
                 return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
             }
             steps += 1;
             on_event(AgentEvent::RequestStarted { step: steps });
-            if let Err(stop) = self.before_request() {
-                let result = format!("the request was not sent: {}", stop.describe());
-                return end(self, RunStatus::Error, result, steps, usage);
-            }
-            let answer = match self.complete(cancel, on_event) {
+            let request = match self.next_request() {
+                Ok(request) => request,
+                Err(stop) => {
+                    let result = format!("the request was not sent: {}", stop.describe());
+                    return end(self, RunStatus::Error, result, steps, usage);
+                }
+            };
+            let answer = match self.complete(&request, cancel, on_event) {
                 Ok(answer) => answer,
                 Err(CompletionError::Cancelled) => {
                     return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
@@ -274,16 +319,35 @@ impl<'r> Agent<'r> {
     /// the agent).
     pub fn end_session(&mut self, on_event: &mut dyn FnMut(AgentEvent)) {
         if self.started {
-            self.session_phase(points::SESSION_END, "end", on_event);
+            let interceptors = self.interceptors.clone();
+            let mut shown = |event: AgentEvent| frontend::show(&interceptors, event, on_event);
+            let _ = self.session_phase(points::SESSION_END, "end", &mut shown);
         }
     }
 
-    /// `session.start` / `session.end`: observed only; a block or replacement is reported.
-    fn session_phase(&self, point: &str, phase: &str, on_event: &mut dyn FnMut(AgentEvent)) {
+    /// Go on in a new session file (`/new`): `session.rotate` is dispatched for the old one,
+    /// the history starts empty, and the next run dispatches `session.start` again.
+    pub fn rotate_session(&mut self, writer: SessionWriter, on_event: &mut dyn FnMut(AgentEvent)) {
+        let _ = self.session_phase(points::SESSION_ROTATE, "rotate", on_event);
+        self.session = Some(writer);
+        self.history.clear();
+        self.failures.clear();
+        self.started = false;
+        self.resumed = false;
+    }
+
+    /// A `session.*` point. A block is returned (the caller decides whether it stops
+    /// anything) and reported; the payload cannot be changed.
+    fn session_phase(
+        &self,
+        point: &str,
+        phase: &str,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<(), intercept::Stop> {
         if !self.interceptors.listens(point) {
-            return;
+            return Ok(());
         }
-        let payload = || SessionPhase {
+        let original = SessionPhase {
             session_path: self
                 .session
                 .as_ref()
@@ -291,37 +355,119 @@ impl<'r> Agent<'r> {
                 .unwrap_or_default(),
             phase: phase.to_string(),
         };
-        if let Intercepted::Blocked(stop) =
-            self.interceptors
-                .dispatch(point, payload, payloads::observe_only)
+        match self
+            .interceptors
+            .dispatch(point, || original.clone(), payloads::unchanged(&original))
         {
-            on_event(AgentEvent::Notice(format!(
-                "at `{point}`: {}",
-                stop.describe()
-            )));
+            Intercepted::Blocked(stop) => {
+                on_event(AgentEvent::Notice(format!(
+                    "at `{point}`: {}",
+                    stop.describe()
+                )));
+                Err(stop)
+            }
+            _ => Ok(()),
         }
     }
 
-    /// `provider.request`: observed, and may stop the run.
-    fn before_request(&self) -> Result<(), intercept::Stop> {
-        if !self.interceptors.listens(points::PROVIDER_REQUEST) {
+    /// `agent.before_start`: observed, and may stop the run before its first request.
+    fn before_start(&self) -> Result<(), intercept::Stop> {
+        if !self.interceptors.listens(points::AGENT_BEFORE_START) {
             return Ok(());
         }
-        let payload = || {
-            let request = self.request();
-            ProviderRequest {
-                model: self.client.model().to_string(),
-                messages: request.messages,
-                tools: request.tools.into_iter().map(|t| t.name).collect(),
-                max_tokens: request.max_output_tokens,
-            }
+        let original = AgentBeforeStart {
+            model: self.client.model().to_string(),
+            tool_count: self.specs.len(),
+            session_id: self.session_id().unwrap_or("ephemeral").to_string(),
         };
-        match self
-            .interceptors
-            .dispatch(points::PROVIDER_REQUEST, payload, payloads::observe_only)
-        {
+        match self.interceptors.dispatch(
+            points::AGENT_BEFORE_START,
+            || original.clone(),
+            payloads::unchanged(&original),
+        ) {
             Intercepted::Blocked(stop) => Err(stop),
             _ => Ok(()),
+        }
+    }
+
+    /// The request for the next step: `context.prepare` may change the conversation it
+    /// carries and `provider.request` the whole request (this request only; the history keeps
+    /// every message), or stop the run.
+    fn next_request(&self) -> Result<ChatRequest, intercept::Stop> {
+        let mut request = self.request();
+        if self.interceptors.listens(points::CONTEXT_PREPARE) {
+            let make = || ContextPrepare {
+                messages: request.messages[1..]
+                    .iter()
+                    .map(PayloadMessage::from)
+                    .collect(),
+            };
+            match self.interceptors.dispatch(
+                points::CONTEXT_PREPARE,
+                make,
+                ContextPrepare::validate,
+            ) {
+                Intercepted::Unchanged => {}
+                Intercepted::Blocked(stop) => return Err(stop),
+                Intercepted::Replaced(context) => {
+                    request.messages.truncate(1);
+                    request
+                        .messages
+                        .extend(context.messages.into_iter().map(Message::from));
+                }
+            }
+        }
+        if !self.interceptors.listens(points::PROVIDER_REQUEST) {
+            return Ok(request);
+        }
+        let provider = self.client.provider().name.clone();
+        let original = ProviderRequest {
+            provider: provider.clone(),
+            model: self.client.model().to_string(),
+            request: RequestBody {
+                messages: request.messages.iter().map(PayloadMessage::from).collect(),
+                tools: request
+                    .tools
+                    .iter()
+                    .map(|t| PayloadTool {
+                        name: t.name.clone(),
+                        description: t.description.clone(),
+                        parameters: serde_json::from_str(&t.parameters)
+                            .unwrap_or(serde_json::Value::Null),
+                    })
+                    .collect(),
+                max_tokens: request.max_output_tokens,
+            },
+        };
+        match self.interceptors.dispatch_about(
+            points::PROVIDER_REQUEST,
+            Subject::Provider(&provider),
+            || original.clone(),
+            |replaced| replaced.validate(&original),
+        ) {
+            Intercepted::Unchanged => Ok(request),
+            Intercepted::Blocked(stop) => Err(stop),
+            Intercepted::Replaced(replaced) => {
+                let body = replaced.request;
+                request.messages = body.messages.into_iter().map(Message::from).collect();
+                request.tools = body
+                    .tools
+                    .iter()
+                    .filter_map(|t| {
+                        let offered = request.tools.iter().find(|o| o.name == t.name)?;
+                        Some(crate::types::ToolSpec {
+                            description: t.description.clone(),
+                            parameters: reasonix_core::types::canonical_json(
+                                &t.parameters.to_string(),
+                            )
+                            .unwrap_or_else(|_| offered.parameters.clone()),
+                            ..offered.clone()
+                        })
+                    })
+                    .collect();
+                request.max_output_tokens = body.max_tokens;
+                Ok(request)
+            }
         }
     }
 
@@ -349,8 +495,10 @@ impl<'r> Agent<'r> {
                 .collect(),
             usage,
         };
-        match self.interceptors.dispatch(
+        let provider = self.client.provider().name.clone();
+        match self.interceptors.dispatch_about(
             points::PROVIDER_RESPONSE,
+            Subject::Provider(&provider),
             || original.clone(),
             |replaced| replaced.validate(&original),
         ) {
@@ -399,13 +547,13 @@ impl<'r> Agent<'r> {
     /// Stream one answer; replay the same request when the stream is cut or stalls.
     fn complete(
         &mut self,
+        request: &ChatRequest,
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<Answer, CompletionError> {
-        let request = self.request();
         let mut replays = 0;
         loop {
-            let opened = self.client.stream(&request, cancel, &mut |n| {
+            let opened = self.client.stream(request, cancel, &mut |n| {
                 on_event(AgentEvent::Retry(n.clone()))
             });
             let mut completion = match opened {

@@ -7,8 +7,8 @@
 //! are appended in call order. Everything that goes wrong with one call is a [`CallFailure`]
 //! the model reads as that call's result; only the loop guard stops the run ([`RunStop`]).
 
-use super::intercept::{Outcome as Intercepted, points};
-use super::payloads::{ToolAfter, ToolBefore};
+use super::intercept::{Outcome as Intercepted, Subject, Verdict, points};
+use super::payloads::{HostDecision, PermissionDecision, ToolAfter, ToolBefore};
 use super::{Agent, AgentEvent, REPEAT_LIMIT, REPEAT_WARNING};
 use crate::cancel::CancelToken;
 use crate::error::CallError;
@@ -271,8 +271,9 @@ impl Agent<'_> {
             arguments: call.arguments.clone(),
             call_id: call.id.clone(),
         };
-        let (arguments, args) = match self.interceptors.dispatch(
+        let (arguments, args) = match self.interceptors.dispatch_about(
             points::TOOL_BEFORE,
+            Subject::Tool(&call.name),
             || before.clone(),
             |replaced| replaced.validate(&before),
         ) {
@@ -292,12 +293,80 @@ impl Agent<'_> {
                 });
             }
         };
-        let may_write_protected = self.decide(tool.as_ref(), class, &call.id, &args)?;
+        let host = self.decide(tool.as_ref(), class, &call.id, &args);
+        let may_write_protected = self.permission_point(call, &arguments, class, host, on_event)?;
         Ok(Approved {
             tool,
             arguments,
             may_write_protected,
         })
+    }
+
+    /// `permission.decision`: interceptors see the host's decision and may allow or deny. An
+    /// allow overrides a host deny only when no user said no: not an explicit `deny` rule, not
+    /// the user's own answer, not a protected configuration file (the write itself stays
+    /// refused). Every override is reported.
+    fn permission_point(
+        &self,
+        call: &ToolCall,
+        arguments: &str,
+        class: ToolClass,
+        host: Result<bool, CallFailure>,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> Result<bool, CallFailure> {
+        if !self.interceptors.listens(points::PERMISSION_DECISION) {
+            return host;
+        }
+        let payload = PermissionDecision {
+            name: call.name.clone(),
+            arguments: arguments.to_string(),
+            read_only: class.read_only,
+            host_decision: if host.is_ok() {
+                HostDecision::Allow
+            } else {
+                HostDecision::Deny
+            },
+            call_id: call.id.clone(),
+        };
+        match self.interceptors.decide(payload) {
+            Verdict::Unchanged => host,
+            Verdict::Deny(stop) => Err(CallFailure::Intercepted {
+                tool: call.name.clone(),
+                stop,
+            }),
+            Verdict::Allow { by } => match host {
+                Ok(protected) => Ok(protected),
+                Err(CallFailure::Refused(reason)) if !self.user_denied(&call.name, arguments) => {
+                    on_event(AgentEvent::Notice(format!(
+                        "plugin `{by}` allowed `{}`, which the permission rules refused ({reason})",
+                        call.name
+                    )));
+                    Ok(false)
+                }
+                Err(failure) => Err(failure),
+            },
+        }
+    }
+
+    /// Whether an explicit `deny` rule or a protected path stands behind a refusal of `call`.
+    fn user_denied(&self, tool: &str, arguments: &str) -> bool {
+        let Some(class) = self.class(tool) else {
+            return true;
+        };
+        let Ok(args) = serde_json::from_str::<serde_json::Value>(arguments) else {
+            return true;
+        };
+        let verdict = self.config.policy.decide(&Call {
+            tool,
+            kind: class.kind,
+            read_only: class.read_only,
+            args: &args,
+            workspace: &self.config.workspace,
+        });
+        matches!(
+            verdict.source,
+            Source::Rule { list: "deny", .. } | Source::Protected { .. }
+        )
     }
 
     /// The permission decision. `Ok(true)` when the call writes a configuration file of the
@@ -498,8 +567,9 @@ impl Agent<'_> {
             is_error,
             call_id: call.id.clone(),
         };
-        match self.interceptors.dispatch(
+        match self.interceptors.dispatch_about(
             points::TOOL_AFTER,
+            Subject::Tool(&call.name),
             || original.clone(),
             |replaced| replaced.validate(&original),
         ) {

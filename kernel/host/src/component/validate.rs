@@ -25,6 +25,8 @@ pub const MAX_SCHEMA_BYTES: usize = 64 << 10;
 pub const MAX_SHORT_BYTES: usize = 256;
 /// Most network patterns or env names a plugin may request.
 pub const MAX_REQUESTED: usize = 64;
+/// Most replacement slots one plugin may own.
+pub const MAX_SLOTS: usize = 16;
 /// Largest whole description (every string in it).
 pub const MAX_TOTAL_BYTES: usize = 1 << 20;
 
@@ -37,6 +39,7 @@ pub fn check(d: &Description) -> Result<(), String> {
         d.interception_points.len(),
         MAX_INTERCEPTION_POINTS,
     )?;
+    count("slots", d.slots.len(), MAX_SLOTS)?;
     let total = total_bytes(d);
     if total > MAX_TOTAL_BYTES {
         return Err(format!(
@@ -115,6 +118,16 @@ pub fn check(d: &Description) -> Result<(), String> {
             return Err(format!(
                 "interception point `{}` is subscribed to twice",
                 sub.point
+            ));
+        }
+    }
+    let mut owned = std::collections::BTreeSet::new();
+    for slot in &d.slots {
+        reasonix_core::slots::Slot::parse(slot).map_err(|e| format!("slot: {e}"))?;
+        if !owned.insert(slot) {
+            return Err(format!(
+                "slot `{}` is claimed twice",
+                crate::terminal::shown(slot)
             ));
         }
     }
@@ -225,6 +238,7 @@ mod tests {
                 point: "tool.before".into(),
                 priority: 0,
             }],
+            slots: vec![],
         }
     }
 
