@@ -67,6 +67,10 @@ impl Setup {
 
     /// Install an interceptor probe subscribed to the points of `config["points"]`.
     fn interceptor(&self, config: Value, extra: Value) -> Output {
+        self.interceptor_named("probe", config, extra)
+    }
+
+    fn interceptor_named(&self, name: &str, config: Value, extra: Value) -> Output {
         let points: Vec<String> = config["points"]
             .as_object()
             .map(|m| m.keys().cloned().collect())
@@ -75,7 +79,7 @@ impl Setup {
         if let (Some(r), Some(e)) = (runtime.as_object_mut(), extra.as_object()) {
             r.extend(e.clone());
         }
-        let dir = self.package("probe", runtime, config);
+        let dir = self.package(name, runtime, config);
         self.install(&dir)
     }
 
@@ -511,4 +515,135 @@ fn a_bad_manifest_is_refused_at_install_naming_the_field() {
         stderr(&out)
     );
     assert!(!s.env.plugins_dir().join("probe").exists());
+}
+
+/// The points a run with one tool call dispatches, each with its family's deadline. A sidecar
+/// subscribed to all 17 sees every one of them (a table the lead's per-point test extends).
+#[test]
+fn every_dispatched_point_reaches_a_sidecar_with_its_family_deadline() {
+    let s = Setup::new();
+    s.notes();
+    let all: Vec<&str> = reasonix_core::slots::POINTS.to_vec();
+    let points: serde_json::Map<String, Value> =
+        all.iter().map(|p| (p.to_string(), json!({}))).collect();
+    s.interceptor(json!({"points": points}), json!({}));
+    s.read_notes_script();
+    let out = s.run(&["read the notes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert!(s.result(1, "c1").contains("ordinary notes"));
+    let seen = s.intercepts();
+    let events: std::collections::BTreeSet<&str> =
+        seen.iter().map(|p| p["event"].as_str().unwrap()).collect();
+    for point in [
+        "input.receive",
+        "agent.before_start",
+        "context.prepare",
+        "provider.request",
+        "provider.response",
+        "tool.before",
+        "permission.decision",
+        "tool.after",
+        "session.start",
+        "session.end",
+    ] {
+        assert!(
+            events.contains(point),
+            "`{point}` never reached the sidecar: {events:?}"
+        );
+    }
+    for params in &seen {
+        let event = params["event"].as_str().unwrap();
+        let family = event.split('.').next().unwrap();
+        let expected = match family {
+            "session" | "context" | "compaction" | "system_prompt" => 30_000,
+            _ => 5_000,
+        };
+        assert_eq!(params["timeoutMillis"], expected, "{event}");
+    }
+}
+
+#[test]
+fn permission_decision_allow_runs_an_asked_call_and_deny_stops_an_allowed_one() {
+    let s = Setup::new();
+    let dir = s.package(
+        "probe",
+        json!({
+            "capabilities": ["tools", "interceptors"],
+            "intercepts": ["permission.decision"],
+            "tools": [{"name": "echo", "description": "Echo", "inputSchema": {"type": "object"}}]
+        }),
+        json!({
+            "points": {"permission.decision": {"action": "allow"}},
+            "tools": {"echo": {"content": "echoed {arguments}"}}
+        }),
+    );
+    s.install(&dir);
+    s.mock
+        .enqueue(Reply::tool_calls(&[("e1", "echo", r#"{"x":1}"#)], 1));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run(&["echo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_eq!(s.result(1, "e1"), r#"echoed {"x": 1}"#);
+    let seen = s.intercepts();
+    assert_eq!(seen[0]["event"], "permission.decision");
+    assert_eq!(seen[0]["payload"]["hostDecision"], "deny");
+
+    let s = Setup::new();
+    s.notes();
+    s.interceptor(
+        json!({"points": {"permission.decision": {"action": "deny", "reason": "not today"}}}),
+        json!({}),
+    );
+    s.read_notes_script();
+    let out = s.run(&["read"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let result = s.result(1, "c1");
+    assert!(
+        result.contains("not today") && !result.contains("ordinary notes"),
+        "{result}"
+    );
+}
+
+#[test]
+fn a_sidecar_owning_a_tool_slot_has_the_final_say_without_subscribing() {
+    let s = Setup::new();
+    s.notes();
+    s.interceptor(
+        json!({
+            "points": {"tool.after": {"action": "replace", "merge": {"result": "FROM THE OWNER"}}},
+            "subscribe": [],
+            "declare": {"replaces": ["tool:read_file"]}
+        }),
+        json!({"intercepts": [], "capabilities": ["strategies"], "replaces": ["tool:read_file"]}),
+    );
+    s.read_notes_script();
+    let out = s.run(&["read"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_eq!(s.result(1, "c1"), "FROM THE OWNER");
+    let events: Vec<String> = s
+        .intercepts()
+        .iter()
+        .map(|p| p["event"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(events, ["tool.before", "tool.after"]);
+}
+
+#[test]
+fn two_sidecars_claiming_one_slot_fail_the_run_naming_both() {
+    let s = Setup::new();
+    for name in ["owner-a", "owner-b"] {
+        s.interceptor_named(
+            name,
+            json!({"points": {}, "subscribe": [], "declare": {"replaces": ["system_prompt"]}}),
+            json!({"intercepts": [], "capabilities": ["strategies"], "replaces": ["system_prompt"]}),
+        );
+    }
+    let out = s.run(&["hello"]);
+    assert_ne!(out.status.code(), Some(0));
+    let text = both(&out);
+    assert!(
+        text.contains("owner-a") && text.contains("owner-b") && text.contains("system_prompt"),
+        "{text}"
+    );
+    assert!(s.mock.requests().is_empty());
 }
