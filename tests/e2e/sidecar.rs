@@ -647,3 +647,42 @@ fn two_sidecars_claiming_one_slot_fail_the_run_naming_both() {
     );
     assert!(s.mock.requests().is_empty());
 }
+
+#[test]
+fn the_sidecar_gets_a_filtered_environment_without_credentials() {
+    let s = Setup::new();
+    s.interceptor(
+        json!({"points": {"input.receive": {}}, "log_env": true}),
+        json!({}),
+    );
+    s.mock.enqueue(Reply::text(&["ok"]));
+    let ws = s.env.workspace();
+    let out = s
+        .env
+        .command(&["run", "--dir", ws.to_str().unwrap(), "hello"])
+        .env("OPENAI_API_KEY", "sk-parent-secret-0123456789")
+        .env("GITHUB_TOKEN", "ghp_parentsecret0123456789")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let first = &s.log()[0];
+    let env = first["env"].as_object().unwrap();
+    assert!(
+        !env.contains_key("OPENAI_API_KEY") && !env.contains_key("GITHUB_TOKEN"),
+        "{env:?}"
+    );
+    assert!(!env.contains_key("REASONIX_HOME"), "{env:?}");
+    let values: Vec<&str> = env.values().filter_map(Value::as_str).collect();
+    assert!(
+        !values
+            .iter()
+            .any(|v| v.contains("sk-test") || v.contains("secret")),
+        "{values:?}"
+    );
+    assert_eq!(env["REASONIX_PLUGIN_NAME"], "probe");
+    assert_eq!(
+        env["REASONIX_PLUGIN_ROOT"].as_str().unwrap(),
+        s.env.plugins_dir().join("probe").to_str().unwrap()
+    );
+    assert_eq!(first["cwd"].as_str().unwrap(), ws.to_str().unwrap());
+}

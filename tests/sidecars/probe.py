@@ -20,7 +20,8 @@ The config (every key optional):
              "early-frame" | "exit-mid-call" | "unknown-id" | "garbage" | "stderr-flood",
     "fault_point": "tool.before",    # where hang / exit-mid-call / oversized-frame / unknown-id
                                      # / garbage strike (default: any intercept or tool call)
-    "stderr": "text written to stderr at start"
+    "stderr": "text written to stderr at start",
+    "log_env": true                  # log {"env": ..., "cwd": ...} first
   }
 """
 import json
@@ -60,6 +61,9 @@ def reply(request, result):
 def strikes(where):
     return fault_point is None or fault_point == where
 
+
+if config.get("log_env"):
+    log({"env": dict(os.environ), "cwd": os.getcwd()})
 
 if config.get("stderr"):
     sys.stderr.write(config["stderr"] + "\n")

@@ -140,7 +140,7 @@ fn entry_json(dir: &Path, e: &PackageEntry) -> serde_json::Value {
         "enabled": e.enabled,
         "source": e.source,
         "root": dir.join(&e.root).display().to_string(),
-        "command": loaded.as_ref().ok().map(|p| command_line(p)),
+        "command": loaded.as_ref().ok().map(command_line),
         "intercepts": runtime.as_ref().map(|r| r.intercepts.clone()).unwrap_or_default(),
         "tools": runtime.as_ref().map(|r| r.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default(),
         "required": runtime.as_ref().is_some_and(|r| r.required),

@@ -322,12 +322,10 @@ mod tests {
         ) {
             let got = frames(&input, limit, capacity);
             let mut total = 0;
-            for frame in &got {
-                if let Ok(bytes) = frame {
-                    prop_assert!(bytes.len() <= limit);
-                    prop_assert!(!bytes.contains(&b'\n'));
-                    total += bytes.len() + 1;
-                }
+            for bytes in got.iter().flatten() {
+                prop_assert!(bytes.len() <= limit);
+                prop_assert!(!bytes.contains(&b'\n'));
+                total += bytes.len() + 1;
             }
             prop_assert!(total <= input.len() + 1);
         }
