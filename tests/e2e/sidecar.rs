@@ -686,3 +686,55 @@ fn the_sidecar_gets_a_filtered_environment_without_credentials() {
     );
     assert_eq!(first["cwd"].as_str().unwrap(), ws.to_str().unwrap());
 }
+
+/// A tool result over 64 KiB leaves the frame: the sidecar sees `null` and an
+/// `ExternalizedField`, reads it in 256 KiB pages through `host/content/read`, and a replacement
+/// that keeps it gets the original back.
+#[test]
+fn large_fields_are_externalised_and_read_in_pages() {
+    let s = Setup::new();
+    let big: String = (0..30_000).map(|i| format!("line {i:06}\n")).collect();
+    let dir = s.package(
+        "probe",
+        json!({
+            "capabilities": ["tools", "interceptors"],
+            "intercepts": ["tool.after"],
+            "tools": [{"name": "big", "description": "A big result", "inputSchema": {"type": "object"}}]
+        }),
+        json!({
+            "points": {"tool.after": {"action": "replace", "merge": {"isError": false}}},
+            "tools": {"big": {"content": big}},
+            "read_content": true
+        }),
+    );
+    s.install(&dir);
+    s.mock.enqueue(Reply::tool_calls(&[("b1", "big", "{}")], 1));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run(&["--yolo", "get it"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let seen = s.intercepts();
+    assert!(
+        seen[0]["payload"]["result"].is_null(),
+        "the field stayed in the frame"
+    );
+    let field = &seen[0]["externalized"][0];
+    assert_eq!(field["jsonPointer"], "/result");
+    let total = field["totalBytes"].as_u64().unwrap();
+    assert_eq!(total, big.len() as u64);
+    let read: Vec<Value> = s
+        .log()
+        .into_iter()
+        .filter(|m| m.get("content_read").is_some())
+        .map(|m| m["content_read"].clone())
+        .collect();
+    assert_eq!(read[0]["bytes"].as_u64().unwrap(), total, "{read:?}");
+    assert_eq!(read[0]["sha256_ok"], true, "{read:?}");
+    assert!(read[0]["pages"].as_u64().unwrap() >= 2, "{read:?}");
+    // The replacement kept the field: the model reads the whole result.
+    let result = s.result(1, "b1");
+    assert!(
+        result.contains("line 000000") && result.contains("line 029999"),
+        "the result came back with {} bytes",
+        result.len()
+    );
+}

@@ -21,9 +21,13 @@ The config (every key optional):
     "fault_point": "tool.before",    # where hang / exit-mid-call / oversized-frame / unknown-id
                                      # / garbage strike (default: any intercept or tool call)
     "stderr": "text written to stderr at start",
-    "log_env": true                  # log {"env": ..., "cwd": ...} first
+    "log_env": true,                 # log {"env": ..., "cwd": ...} first
+    "read_content": true             # read every externalised field (host/content/read) and
+                                     # log {"content_read": {bytes, pages, sha256_ok}}
   }
 """
+import base64
+import hashlib
 import json
 import os
 import sys
@@ -72,7 +76,39 @@ if config.get("stderr"):
 if fault == "early-frame":
     send({"jsonrpc": "2.0", "method": "host/ui/publish", "params": {"kind": "status"}})
 
-for line in sys.stdin:
+next_id = [1]
+
+
+def read_content(field):
+    """Read one externalised field through host/content/read, page by page."""
+    data = b""
+    offset = 0
+    pages = 0
+    while True:
+        request_id = 1000000 + next_id[0]
+        next_id[0] += 1
+        send({"jsonrpc": "2.0", "id": request_id, "method": "host/content/read",
+              "params": {"contentRef": field["contentRef"], "offset": offset}})
+        while True:
+            answer = json.loads(sys.stdin.readline())
+            if answer.get("id") == request_id:
+                break
+        if "error" in answer:
+            return {"error": answer["error"]}
+        page = answer["result"]
+        data += base64.b64decode(page["dataBase64"])
+        pages += 1
+        offset = page["nextOffset"]
+        if offset >= page["totalBytes"]:
+            break
+    return {"contentRef": field["contentRef"], "bytes": len(data), "pages": pages,
+            "sha256_ok": hashlib.sha256(data).hexdigest() == field["sha256"]}
+
+
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
     line = line.strip()
     if not line:
         continue
@@ -127,6 +163,9 @@ for line in sys.stdin:
             if fault == "stderr-flood":
                 sys.stderr.write("\x1b[31mflood\x1b[0m sk-abcdefghijklmnopqrstuvwx " * 20000)
                 sys.stderr.flush()
+        if config.get("read_content"):
+            for field in params.get("externalized", []):
+                log({"content_read": read_content(field), "event": event})
         answer = points.get(event, {"action": "continue"})
         result = {"decision": answer.get("action", "continue")}
         if "reason" in answer:
@@ -138,6 +177,11 @@ for line in sys.stdin:
             replacement = dict(params.get("payload") or {})
             replacement.update(answer["merge"])
             result["replacement"] = replacement
+            # Fields the host externalised and the merge left alone come back unchanged.
+            kept = [f for f in params.get("externalized", [])
+                    if f["jsonPointer"].split("/")[1] not in answer["merge"]]
+            if kept:
+                result["externalized"] = kept
         reply(message, result)
     elif method == "extension/tool/call":
         name = params.get("name")

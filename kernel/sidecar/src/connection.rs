@@ -45,6 +45,13 @@ struct State {
     next_id: u64,
     pending: HashMap<u64, Sender<Reply>>,
     dead: Option<SidecarError>,
+    /// Externalised fields readable through `host/content/read`, by content ref.
+    content: HashMap<String, Content>,
+}
+
+struct Content {
+    bytes: Arc<Vec<u8>>,
+    sha256: String,
 }
 
 impl Connection {
@@ -125,6 +132,25 @@ impl Connection {
     /// From now on the sidecar may send requests and notifications.
     pub fn mark_initialized(&self) {
         self.shared.initialized.store(true, Ordering::SeqCst);
+    }
+
+    /// Make `text` readable through `host/content/read` as `reference` (until withdrawn).
+    pub fn offer_content(&self, reference: &str, text: String, sha256: &str) {
+        self.shared.lock().content.insert(
+            reference.to_string(),
+            Content {
+                bytes: Arc::new(text.into_bytes()),
+                sha256: sha256.to_string(),
+            },
+        );
+    }
+
+    /// Forget content refs (their call is over: later reads get `content_ref_expired`).
+    pub fn withdraw_content<'a>(&self, references: impl IntoIterator<Item = &'a str>) {
+        let mut state = self.shared.lock();
+        for reference in references {
+            state.content.remove(reference);
+        }
     }
 
     /// Send a request and wait at most `timeout` for its result.
@@ -360,16 +386,29 @@ fn handle(shared: &Shared, incoming: Incoming, reply: &Sender<Vec<u8>>) -> Resul
             }
             Ok(())
         }
-        Incoming::Request { id, method, .. } => {
+        Incoming::Request { id, method, params } => {
             early(shared, &method)?;
-            // No host methods are served yet (`host/content/read`, `host/ui/*`): say so,
-            // without breaking the connection.
-            if let Ok(bytes) = frame::encode_error(
-                &id,
-                -32601,
-                "unknown_method",
-                &format!("the host does not serve `{method}`"),
-            ) {
+            let answer = match method.as_str() {
+                "host/content/read" => content_read(shared, &params).and_then(|result| {
+                    frame::encode_result(&id, &result)
+                        .map_err(|e| (-32603, "internal", e.to_string()))
+                }),
+                // `host/ui/*` and the browser methods are not served: say so, without
+                // breaking the connection.
+                _ => Err((
+                    -32601,
+                    "unknown_method",
+                    format!(
+                        "the host does not serve `{}`",
+                        reasonix_core::terminal::line(&method)
+                    ),
+                )),
+            };
+            let bytes = match answer {
+                Ok(bytes) => Ok(bytes),
+                Err((code, reason, message)) => frame::encode_error(&id, code, reason, &message),
+            };
+            if let Ok(bytes) = bytes {
                 let _ = reply.send(bytes);
             }
             Ok(())
@@ -392,4 +431,55 @@ fn early(shared: &Shared, method: &str) -> Result<(), String> {
             reasonix_core::terminal::line(method)
         ))
     }
+}
+
+/// The params of `host/content/read`, decoded strictly.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ContentRead {
+    content_ref: String,
+    #[serde(default)]
+    offset: u64,
+}
+
+/// One page of an externalised field.
+fn content_read(
+    shared: &Shared,
+    params: &serde_json::Map<String, Value>,
+) -> Result<Value, (i64, &'static str, String)> {
+    let read: ContentRead = serde_json::from_value(Value::Object(params.clone()))
+        .map_err(|e| (-32602, "invalid_params", e.to_string()))?;
+    let (bytes, sha256) = {
+        let state = shared.lock();
+        let content = state.content.get(&read.content_ref).ok_or_else(|| {
+            (
+                -32000,
+                "content_ref_expired",
+                format!(
+                    "content `{}` is not (or no longer) readable; content lives as long as its call",
+                    reasonix_core::terminal::line(&read.content_ref)
+                ),
+            )
+        })?;
+        (content.bytes.clone(), content.sha256.clone())
+    };
+    let total = bytes.len();
+    let offset = usize::try_from(read.offset).unwrap_or(usize::MAX);
+    if offset > total {
+        return Err((
+            -32602,
+            "invalid_params",
+            format!("offset {offset} is past the end ({total} bytes)"),
+        ));
+    }
+    let end = (offset + crate::externalize::PAGE_BYTES).min(total);
+    Ok(serde_json::json!({
+        "contentRef": read.content_ref,
+        "dataBase64": crate::externalize::base64(&bytes[offset..end]),
+        "encoding": "utf8",
+        "offset": offset,
+        "nextOffset": end,
+        "totalBytes": total,
+        "sha256": sha256,
+    }))
 }

@@ -184,6 +184,11 @@ pub fn encode(id: Option<u64>, method: &str, params: &Value) -> Result<Vec<u8>, 
     finish(&frame)
 }
 
+/// Encode a result response to a request the sidecar made.
+pub fn encode_result(id: &Value, result: &Value) -> Result<Vec<u8>, FrameError> {
+    finish(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
 /// Encode an error response to a request the sidecar made.
 pub fn encode_error(
     id: &Value,

@@ -4,6 +4,7 @@
 
 use crate::connection::Connection;
 use crate::error::SidecarError;
+use crate::externalize::{externalize, restore};
 use crate::limits::intercept_timeout;
 use crate::manifest::Runtime;
 use reasonix_core::error::{CallError, PluginError};
@@ -80,20 +81,35 @@ impl Interceptor for SidecarInterceptor {
     }
 
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
-        let payload: Value = serde_json::from_str(payload)
+        let mut payload: Value = serde_json::from_str(payload)
             .map_err(|e| CallError::Unknown(format!("the `{point}` payload is not JSON: {e}")))?;
         let timeout = self.timeout(point);
+        let seq = self.seq.fetch_add(1, Ordering::Relaxed);
+        let contract = |reason: &'static str, message: String| {
+            call_error(SidecarError::Contract {
+                name: self.conn.name().to_string(),
+                reason,
+                message,
+            })
+        };
+        let issued = externalize(&mut payload, &format!("c{seq}"))
+            .map_err(|m| contract("frame_too_large", format!("at `{point}`: {m}")))?;
+        for (field, text) in &issued {
+            self.conn
+                .offer_content(&field.content_ref, text.clone(), &field.sha256);
+        }
         let params = serde_json::json!({
             "event": point,
             "payload": payload,
-            "seq": self.seq.fetch_add(1, Ordering::Relaxed),
+            "seq": seq,
             "timeoutMillis": u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-            "externalized": [],
+            "externalized": issued.iter().map(|(f, _)| f).collect::<Vec<_>>(),
         });
-        let result = self
-            .conn
-            .call("extension/intercept", params, timeout)
-            .map_err(call_error)?;
+        let result = self.conn.call("extension/intercept", params, timeout);
+        // The content lives as long as the call.
+        self.conn
+            .withdraw_content(issued.iter().map(|(f, _)| f.content_ref.as_str()));
+        let result = result.map_err(call_error)?;
         let result: InterceptResult = serde_json::from_value(result).map_err(|e| {
             call_error(SidecarError::Contract {
                 name: self.conn.name().to_string(),
@@ -101,6 +117,11 @@ impl Interceptor for SidecarInterceptor {
                 message: format!("its `extension/intercept` result at `{point}`: {e}"),
             })
         })?;
+        let mut result = result;
+        if let Some(replacement) = result.replacement.as_mut() {
+            restore(replacement, &result.externalized, &issued)
+                .map_err(|m| contract("invalid_params", format!("at `{point}`: {m}")))?;
+        }
         decision(point, result).map_err(|message| {
             call_error(SidecarError::Contract {
                 name: self.conn.name().to_string(),

@@ -7,6 +7,7 @@
 
 pub mod connection;
 pub mod error;
+pub mod externalize;
 pub mod frame;
 pub mod handshake;
 pub mod interceptor;
