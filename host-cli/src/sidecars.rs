@@ -7,11 +7,13 @@ use crate::term::errln;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::interceptor::Interceptor;
 use reasonix_core::provider::Provider;
+use reasonix_core::sandbox::SandboxConfig;
 use reasonix_core::terminal::shown;
 use reasonix_core::tool::Tool;
 use reasonix_host::Registry;
 use reasonix_sidecar::Sidecars;
 use reasonix_sidecar::package;
+use reasonix_sidecar::sandbox::Confinement;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -19,7 +21,11 @@ use std::sync::Arc;
 /// Start the enabled sidecar packages under `plugins_dir` for `workspace`. A package that
 /// cannot be read, or an optional sidecar that fails to start, is a warning; a required one
 /// that fails stops the run, naming it and why.
-pub fn start(plugins_dir: &Path, workspace: &Path) -> Result<Sidecars, Failure> {
+pub fn start(
+    plugins_dir: &Path,
+    workspace: &Path,
+    sandbox: SandboxConfig,
+) -> Result<Sidecars, Failure> {
     let entries = package::enabled(plugins_dir).map_err(Failure::runtime)?;
     if entries.is_empty() {
         return Ok(Sidecars::default());
@@ -31,7 +37,12 @@ pub fn start(plugins_dir: &Path, workspace: &Path) -> Result<Sidecars, Failure> 
             Err(e) => errln!("warning: sidecar package not started: {e}"),
         }
     }
-    let sidecars = Sidecars::start(packages, workspace).map_err(|e| {
+    if packages.is_empty() {
+        return Ok(Sidecars::default());
+    }
+    // The policy shell commands get: the same `[sandbox]`, Reasonix's own directories hidden.
+    let confinement = Confinement::for_policy(sandbox.resolve(workspace));
+    let sidecars = Sidecars::start(packages, workspace, &confinement).map_err(|e| {
         Failure::runtime(anyhow::anyhow!("a required sidecar failed to start: {e}"))
     })?;
     for skipped in &sidecars.skipped {

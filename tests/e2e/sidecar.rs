@@ -24,9 +24,10 @@ impl Setup {
         Setup { env, mock }
     }
 
-    /// Where the probe appends every message it receives.
+    /// Where the probe appends every message it receives: in the workspace, the one place a
+    /// sandboxed sidecar may write.
     fn log_path(&self) -> PathBuf {
-        self.env.root.path().join("probe-log.jsonl")
+        self.env.workspace().join("probe-log.jsonl")
     }
 
     /// A package directory holding the probe, its config (with the log path) and a manifest
@@ -147,7 +148,7 @@ fn install_shows_the_exact_command_and_list_and_info_show_the_package() {
         "{text}"
     );
     assert!(
-        text.contains("FULL TRUST") && text.contains("tool.before"),
+        text.contains("TRUST:") && text.contains("OS sandbox") && text.contains("tool.before"),
         "{text}"
     );
     assert!(root.join("probe.py").is_file());
@@ -737,4 +738,52 @@ fn large_fields_are_externalised_and_read_in_pages() {
         "the result came back with {} bytes",
         result.len()
     );
+}
+
+/// The sidecar runs in the OS sandbox shell commands get: it cannot read Reasonix's home (the
+/// provider keys, the plugin index) and can write only the workspace.
+#[test]
+fn the_sidecar_runs_in_the_os_sandbox() {
+    let s = Setup::new();
+    let home = s.env.home();
+    let outside = s.env.root.path().join("outside.txt");
+    let inside = s.env.workspace().join("inside.txt");
+    s.interceptor(
+        json!({
+            "points": {"input.receive": {}},
+            "try_read": [home.join(".env"), home.join("plugins/sidecars.json")],
+            "try_write": [outside, inside],
+        }),
+        json!({}),
+    );
+    s.mock.enqueue(Reply::text(&["ok"]));
+    let out = s.run(&["hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let fs: Vec<(String, bool)> = s
+        .log()
+        .into_iter()
+        .filter(|m| m.get("fs").is_some())
+        .map(|m| {
+            (
+                m["path"].as_str().unwrap().to_string(),
+                m["ok"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let ok = |path: &std::path::Path| {
+        fs.iter()
+            .find(|(p, _)| p == path.to_str().unwrap())
+            .map(|(_, ok)| *ok)
+            .unwrap_or_else(|| panic!("{} not tried: {fs:?}", path.display()))
+    };
+    assert!(
+        !ok(&home.join(".env")),
+        "the sidecar read the provider keys"
+    );
+    assert!(!ok(&home.join("plugins/sidecars.json")), "{fs:?}");
+    // The test's directories lie under /tmp, which is private to the sandbox: the write may
+    // land there, but never in the real file.
+    let _ = ok(&outside);
+    assert!(!outside.exists(), "it wrote outside the workspace");
+    assert!(ok(&inside), "{fs:?}");
 }

@@ -22,8 +22,9 @@ The config (every key optional):
                                      # / garbage strike (default: any intercept or tool call)
     "stderr": "text written to stderr at start",
     "log_env": true,                 # log {"env": ..., "cwd": ...} first
-    "read_content": true             # read every externalised field (host/content/read) and
+    "read_content": true,            # read every externalised field (host/content/read) and
                                      # log {"content_read": {bytes, pages, sha256_ok}}
+    "try_read": ["/path"], "try_write": ["/path"]   # at start; log {"fs", "path", "ok"}
   }
 """
 import base64
@@ -68,6 +69,21 @@ def strikes(where):
 
 if config.get("log_env"):
     log({"env": dict(os.environ), "cwd": os.getcwd()})
+
+for path in config.get("try_read", []):
+    try:
+        with open(path, "rb") as f:
+            f.read(16)
+        log({"fs": "read", "path": path, "ok": True})
+    except OSError as e:
+        log({"fs": "read", "path": path, "ok": False, "error": str(e)})
+for path in config.get("try_write", []):
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("written by the probe\n")
+        log({"fs": "write", "path": path, "ok": True})
+    except OSError as e:
+        log({"fs": "write", "path": path, "ok": False, "error": str(e)})
 
 if config.get("stderr"):
     sys.stderr.write(config["stderr"] + "\n")

@@ -10,6 +10,7 @@
 use crate::error::SidecarError;
 use crate::frame::{self, FrameError, Incoming};
 use crate::limits::FRAME_BYTES;
+use crate::sandbox::Confinement;
 use crate::spawn::{self, Launch};
 use crate::stderr_tail::StderrTail;
 use serde_json::Value;
@@ -56,8 +57,19 @@ struct Content {
 
 impl Connection {
     /// Start the process of `launch` for sidecar `name`.
-    pub fn spawn(name: &str, launch: &Launch) -> Result<Connection, SidecarError> {
-        let mut child = launch.command().spawn().map_err(|e| SidecarError::Spawn {
+    pub fn spawn(
+        name: &str,
+        launch: &Launch,
+        confinement: &Confinement,
+    ) -> Result<Connection, SidecarError> {
+        let mut command = launch
+            .command(confinement)
+            .map_err(|reason| SidecarError::Spawn {
+                name: name.to_string(),
+                command: launch.command_line(),
+                reason,
+            })?;
+        let mut child = command.spawn().map_err(|e| SidecarError::Spawn {
             name: name.to_string(),
             command: launch.command_line(),
             reason: e.to_string(),

@@ -15,6 +15,7 @@ pub mod limits;
 pub mod manifest;
 pub mod package;
 pub mod runtime;
+pub mod sandbox;
 pub mod spawn;
 pub mod stderr_tail;
 pub mod tool;

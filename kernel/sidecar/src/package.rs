@@ -140,12 +140,14 @@ pub fn trust_summary(manifest: &Manifest, installed_root: &Path) -> Vec<String> 
     );
     let line = |s: &str| reasonix_core::terminal::line(s).into_owned();
     let mut lines = vec![
-        format!(
-            "FULL TRUST: on every `reasonix run` this package starts a process with your user's rights:"
-        ),
+        "TRUST: on every `reasonix run` this package starts a process, and trusts it with \
+         every payload it subscribes to and every call of its tools:"
+            .to_string(),
         format!("  command:  {}", line(&launch.command_line())),
-        "  runs in:  the workspace directory, outside the OS sandbox; it can read and write \
-         whatever you can, run programs and reach the network"
+        "  runs in:  the workspace, inside the OS sandbox of `[sandbox]` (bubblewrap, as shell \
+         commands): it can write only the workspace (and `allow_write`), cannot see Reasonix's \
+         own directories (keys, sessions), may run programs, and reaches the network unless \
+         `[sandbox] network = false`; unconfined when `[sandbox] bash = \"off\"`"
             .to_string(),
         format!(
             "  env:      only {} and REASONIX_PLUGIN_ROOT/NAME/VERSION, REASONIX_WORKSPACE_ROOT{}; \
@@ -415,6 +417,9 @@ mod tests {
             text.contains("python3 /home/u/.reasonix/plugins/demo/main.py"),
             "{text}"
         );
-        assert!(text.contains("FULL TRUST"), "{text}");
+        assert!(
+            text.contains("TRUST:") && text.contains("OS sandbox"),
+            "{text}"
+        );
     }
 }

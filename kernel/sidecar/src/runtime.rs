@@ -9,6 +9,7 @@ use crate::handshake::handshake;
 use crate::interceptor::SidecarInterceptor;
 use crate::limits::{SHUTDOWN, STARTUP_BUDGET, STARTUP_PARALLEL};
 use crate::manifest::{Manifest, Runtime};
+use crate::sandbox::Confinement;
 use crate::spawn::Launch;
 use crate::tool::SidecarTool;
 use reasonix_core::interceptor::Interceptor;
@@ -42,13 +43,18 @@ pub struct Sidecars {
 
 impl Sidecars {
     /// Start every package (those without a `runtime` block are ignored) for `workspace`.
-    pub fn start(packages: Vec<Package>, workspace: &Path) -> Result<Sidecars, SidecarError> {
-        Sidecars::start_within(packages, workspace, STARTUP_BUDGET)
+    pub fn start(
+        packages: Vec<Package>,
+        workspace: &Path,
+        confinement: &Confinement,
+    ) -> Result<Sidecars, SidecarError> {
+        Sidecars::start_within(packages, workspace, confinement, STARTUP_BUDGET)
     }
 
     pub fn start_within(
         packages: Vec<Package>,
         workspace: &Path,
+        confinement: &Confinement,
         budget: Duration,
     ) -> Result<Sidecars, SidecarError> {
         let packages: Vec<Package> = packages
@@ -60,15 +66,30 @@ impl Sidecars {
             return Ok(sidecars);
         }
         let deadline = Instant::now() + budget;
-        let queue = Mutex::new(packages.into_iter().enumerate().collect::<Vec<_>>());
+        // Processes are started here, on the run's own thread: bubblewrap's
+        // `--die-with-parent` ties a sidecar to the thread that spawned it, and the handshake
+        // workers below end after start-up. Only the handshakes run in parallel.
+        let spawned: Vec<_> = packages
+            .into_iter()
+            .enumerate()
+            .map(|(i, package)| {
+                let conn = spawn_one(&package, workspace, confinement);
+                (i, package, conn)
+            })
+            .collect();
+        let queue = Mutex::new(spawned);
         let results = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..STARTUP_PARALLEL {
                 scope.spawn(|| {
                     loop {
                         let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
-                        let Some((i, package)) = next else { break };
-                        let started = start_one(&package, workspace, deadline);
+                        let Some((i, package, conn)) = next else {
+                            break;
+                        };
+                        let started = conn.and_then(|(conn, runtime)| {
+                            handshake_one(conn, &package, runtime, workspace, deadline)
+                        });
                         results
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
@@ -162,11 +183,12 @@ struct Started {
     tools: Vec<String>,
 }
 
-fn start_one(
+/// Start the process of `package` (its handshake comes later).
+fn spawn_one(
     package: &Package,
     workspace: &Path,
-    deadline: Instant,
-) -> Result<Started, SidecarError> {
+    confinement: &Confinement,
+) -> Result<(Arc<Connection>, Runtime), SidecarError> {
     let manifest = &package.manifest;
     let Some(runtime) = manifest.runtime.clone() else {
         return Err(SidecarError::Manifest {
@@ -181,7 +203,19 @@ fn start_one(
         &runtime,
         workspace,
     );
-    let conn = Arc::new(Connection::spawn(&manifest.name, &launch)?);
+    let conn = Arc::new(Connection::spawn(&manifest.name, &launch, confinement)?);
+    Ok((conn, runtime))
+}
+
+/// Handshake with a started sidecar within what is left of the start-up budget.
+fn handshake_one(
+    conn: Arc<Connection>,
+    package: &Package,
+    runtime: Runtime,
+    workspace: &Path,
+    deadline: Instant,
+) -> Result<Started, SidecarError> {
+    let manifest = &package.manifest;
     let left = deadline.saturating_duration_since(Instant::now());
     match handshake(&conn, manifest, &runtime, workspace, left) {
         Ok(result) => {

@@ -3,6 +3,7 @@
 //! so provider credentials and other secrets of the user's shell never reach it.
 
 use crate::manifest::Runtime;
+use crate::sandbox::{Confinement, bwrap_args};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -22,6 +23,8 @@ pub struct Launch {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub cwd: PathBuf,
+    /// The package directory (bound read-only into the sandbox).
+    pub root: PathBuf,
 }
 
 impl Launch {
@@ -54,6 +57,7 @@ impl Launch {
             args: runtime.args.iter().map(|a| expand(a)).collect(),
             env,
             cwd: workspace.to_path_buf(),
+            root: root.to_path_buf(),
         }
     }
 
@@ -73,12 +77,30 @@ impl Launch {
             .join(" ")
     }
 
-    /// The `Command`, with piped stdio, in a process group of its own (so the whole tree can
-    /// be killed).
-    pub fn command(&self) -> Command {
-        let mut command = Command::new(&self.program);
+    /// The `Command` under `confinement`, with piped stdio, in a process group of its own (so
+    /// the whole tree can be killed). `Err` when sidecars may not start here.
+    pub fn command(&self, confinement: &Confinement) -> Result<Command, String> {
+        let mut command = match confinement {
+            Confinement::Sandbox { bwrap, policy } => {
+                let mut command = Command::new(bwrap);
+                command.args(bwrap_args(
+                    policy,
+                    &self.root,
+                    &self.cwd,
+                    &self.program,
+                    &self.args,
+                ));
+                command
+            }
+            Confinement::Unconfined => {
+                let mut command = Command::new(&self.program);
+                command.args(&self.args);
+                command
+            }
+            Confinement::Unavailable(reason) => return Err(reason.clone()),
+        };
+        // bubblewrap hands its own environment to the program: the filtered one.
         command
-            .args(&self.args)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&self.cwd)
@@ -90,7 +112,7 @@ impl Launch {
             use std::os::unix::process::CommandExt;
             command.process_group(0);
         }
-        command
+        Ok(command)
     }
 }
 

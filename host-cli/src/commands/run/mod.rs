@@ -130,7 +130,16 @@ pub fn run(args: RunArgs) -> Outcome {
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     // Installed sidecar packages only (never anything a project file names); none installed,
     // nothing spawned. Shut down when `sidecars` drops at the end of the run.
-    let sidecars = sidecars::start(&cx.paths.plugins_dir(), &workspace)?;
+    let sidecars = sidecars::start(
+        &cx.paths.plugins_dir(),
+        &workspace,
+        reasonix_core::sandbox::SandboxConfig {
+            settings: cx.config.sandbox.clone(),
+            tools: cx.config.tools.clone(),
+            always_forbidden: vec![cx.paths.credentials_file()],
+            hidden: cx.paths.kernel_dirs(),
+        },
+    )?;
     let catalog = sidecars::Composed::new(&cx.registry, &sidecars);
     let store = SessionStore::new(&cx.paths.state, &workspace);
 
