@@ -6,7 +6,6 @@
 //! `cargo test -p reasonix-sidecar --release --test intercept_cost -- --ignored --nocapture`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use reasonix_core::interceptor::Interceptor;
 use reasonix_core::sandbox::SandboxPolicy;
 use reasonix_sidecar::manifest;
 use reasonix_sidecar::runtime::{Package, Sidecars};
