@@ -464,6 +464,7 @@ fn protocol_violations_poison_the_connection() {
     for (fault, needle) in [
         ("unknown-id", "which it was never sent"),
         ("garbage", "not JSON-RPC 2.0"),
+        ("request-flood", "stopped reading its stdin"),
     ] {
         let s = Setup::new();
         s.interceptor(

@@ -17,7 +17,8 @@ The config (every key optional):
     "declare": {...},                # extra members merged into the initialize result
     "log": "/path/log.jsonl",        # every message received, one JSON object a line
     "fault": "crash-on-initialize" | "hang" | "hang-on-initialize" | "oversized-frame" |
-             "early-frame" | "exit-mid-call" | "unknown-id" | "garbage" | "stderr-flood",
+             "early-frame" | "exit-mid-call" | "unknown-id" | "garbage" | "stderr-flood" |
+             "request-flood",
     "fault_point": "tool.before",    # where hang / exit-mid-call / oversized-frame / unknown-id
                                      # / garbage strike (default: any intercept or tool call)
     "stderr": "text written to stderr at start",
@@ -172,6 +173,15 @@ while True:
             if fault == "unknown-id":
                 send({"jsonrpc": "2.0", "id": 999999, "result": {"decision": "continue"}})
                 continue
+            if fault == "request-flood":
+                # Ask and ask, never reading the answers.
+                for i in range(20000):
+                    try:
+                        send({"jsonrpc": "2.0", "id": 5000000 + i, "method": "host/content/read",
+                              "params": {"contentRef": "nope", "offset": 0}})
+                    except BrokenPipeError:
+                        break
+                time.sleep(3600)
             if fault == "garbage":
                 sys.stdout.write("this is not json\n")
                 sys.stdout.flush()

@@ -18,17 +18,20 @@ use std::collections::HashMap;
 use std::io::{BufReader, Write};
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 type Reply = Result<Value, SidecarError>;
 
+/// Frames queued for the sidecar's stdin at most.
+const WRITE_QUEUE: usize = 16;
+
 /// A running sidecar.
 pub struct Connection {
     name: String,
     shared: Arc<Shared>,
-    writer: Mutex<Option<Sender<Vec<u8>>>>,
+    writer: Mutex<Option<SyncSender<Vec<u8>>>>,
     child: Mutex<Option<Child>>,
     pid: u32,
 }
@@ -97,7 +100,9 @@ impl Connection {
             tail,
             initialized: AtomicBool::new(false),
         });
-        let (tx, rx) = mpsc::channel::<Vec<u8>>();
+        // Bounded: a sidecar that stops reading its stdin (while asking for content pages, say)
+        // cannot make the host queue frames without end.
+        let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(WRITE_QUEUE);
         let writer_shared = shared.clone();
         let reader_shared = shared.clone();
         let reply_tx = tx.clone();
@@ -248,8 +253,11 @@ impl Connection {
 
     fn send(&self, bytes: Vec<u8>) -> Result<(), SidecarError> {
         let writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        match writer.as_ref().map(|w| w.send(bytes)) {
+        match writer.as_ref().map(|w| w.try_send(bytes)) {
             Some(Ok(())) => Ok(()),
+            Some(Err(TrySendError::Full(_))) => Err(self.shared.died(format!(
+                "stopped reading its stdin ({WRITE_QUEUE} frames waiting)"
+            ))),
             _ => Err(self
                 .dead()
                 .unwrap_or_else(|| self.shared.died("closed its stdin".into()))),
@@ -342,7 +350,7 @@ fn write_loop(mut stdin: std::process::ChildStdin, rx: Receiver<Vec<u8>>, shared
     }
 }
 
-fn read_loop(stdout: std::process::ChildStdout, shared: &Shared, reply: &Sender<Vec<u8>>) {
+fn read_loop(stdout: std::process::ChildStdout, shared: &Shared, reply: &SyncSender<Vec<u8>>) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut buf = Vec::new();
     let reason = loop {
@@ -376,7 +384,7 @@ fn read_loop(stdout: std::process::ChildStdout, shared: &Shared, reply: &Sender<
 }
 
 /// Route one message; `Err` is a fatal protocol violation.
-fn handle(shared: &Shared, incoming: Incoming, reply: &Sender<Vec<u8>>) -> Result<(), String> {
+fn handle(shared: &Shared, incoming: Incoming, reply: &SyncSender<Vec<u8>>) -> Result<(), String> {
     match incoming {
         Incoming::Response { id, result } => {
             let mut state = shared.lock();
@@ -420,8 +428,12 @@ fn handle(shared: &Shared, incoming: Incoming, reply: &Sender<Vec<u8>>) -> Resul
                 Ok(bytes) => Ok(bytes),
                 Err((code, reason, message)) => frame::encode_error(&id, code, reason, &message),
             };
-            if let Ok(bytes) = bytes {
-                let _ = reply.send(bytes);
+            if let Ok(bytes) = bytes
+                && let Err(TrySendError::Full(_)) = reply.try_send(bytes)
+            {
+                return Err(format!(
+                    "stopped reading its stdin while sending requests ({WRITE_QUEUE} answers waiting)"
+                ));
             }
             Ok(())
         }

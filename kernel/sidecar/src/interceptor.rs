@@ -136,12 +136,7 @@ impl Interceptor for SidecarInterceptor {
 pub fn decision(point: &str, result: InterceptResult) -> Result<Decision, String> {
     match (result.decision.as_str(), result.replacement) {
         ("continue", None) => Ok(Decision::Proceed),
-        ("block", None) => Ok(Decision::Block(
-            result
-                .reason
-                .filter(|r| !r.trim().is_empty())
-                .unwrap_or_else(|| "no reason given".into()),
-        )),
+        ("block", None) => Ok(Decision::Block(reason(result.reason))),
         ("replace", Some(replacement)) => serde_json::to_string(&replacement)
             .map(Decision::Replace)
             .map_err(|e| e.to_string()),
@@ -151,12 +146,7 @@ pub fn decision(point: &str, result: InterceptResult) -> Result<Decision, String
             result.decision
         )),
         ("allow", None) => Ok(Decision::Allow),
-        ("deny", None) => Ok(Decision::Deny(
-            result
-                .reason
-                .filter(|r| !r.trim().is_empty())
-                .unwrap_or_else(|| "no reason given".into()),
-        )),
+        ("deny", None) => Ok(Decision::Deny(reason(result.reason))),
         ("continue" | "block" | "allow" | "deny", Some(_)) => Err(format!(
             "`{}` at `{point}` must not carry a `replacement`",
             result.decision
@@ -165,6 +155,21 @@ pub fn decision(point: &str, result: InterceptResult) -> Result<Decision, String
             "`{}` is not a decision (continue, block, replace, allow, deny)",
             reasonix_core::terminal::line(other)
         )),
+    }
+}
+
+/// A block or deny reason as people and the model read it: one line, controls escaped, at most
+/// 2000 characters.
+fn reason(given: Option<String>) -> String {
+    let given = given.unwrap_or_default();
+    let given = given.trim();
+    if given.is_empty() {
+        return "no reason given".into();
+    }
+    let line = reasonix_core::terminal::line(given);
+    match line.char_indices().nth(2000) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line.into_owned(),
     }
 }
 
@@ -229,6 +234,16 @@ mod tests {
                 .contains("permission.decision")
         );
         assert!(decision("tool.before", r("maybe", None)).is_err());
+        let mut hostile = r("block", None);
+        hostile.reason = Some(format!("\u{1b}[2J{}", "x".repeat(5000)));
+        let Decision::Block(shown) = decision("tool.before", hostile).unwrap() else {
+            panic!("not a block")
+        };
+        assert!(
+            !shown.contains('\u{1b}') && shown.chars().count() <= 2001,
+            "{}",
+            shown.len()
+        );
         assert!(decision("tool.before", r("block", Some(Value::Null))).is_err());
     }
 }
