@@ -480,7 +480,11 @@ mod schema {
     fn published_schemas_match_the_payload_types() {
         let schemas = all();
         let names: Vec<&str> = schemas.iter().map(|(p, _)| *p).collect();
-        assert_eq!(names, reasonix_core::slots::POINTS, "one schema per point, in order");
+        assert_eq!(
+            names,
+            reasonix_core::slots::POINTS,
+            "one schema per point, in order"
+        );
         let bless = std::env::var_os("REASONIX_BLESS").is_some();
         for (point, schema) in schemas {
             let mut value = schema.to_value();
