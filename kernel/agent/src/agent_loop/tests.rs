@@ -1493,3 +1493,114 @@ mod reload {
         );
     }
 }
+
+mod replacement_properties {
+    use super::*;
+    use payloads::{ContextPrepare, PayloadMessage, ProviderRequest, SessionPhase};
+    use proptest::prelude::*;
+
+    fn replacing(point: &'static str, text: String) -> Interceptors {
+        let interceptor: Arc<dyn Interceptor> =
+            FakeInterceptor::new("fuzz", &[(point, 0)], move |_, _| {
+                Ok(Decision::Replace(text.clone()))
+            });
+        Interceptors::new(vec![interceptor]).unwrap()
+    }
+
+    fn message() -> impl Strategy<Value = serde_json::Value> {
+        (
+            prop_oneof![
+                Just("user"),
+                Just("assistant"),
+                Just("tool"),
+                Just("system"),
+                Just("robot")
+            ],
+            proptest::option::of(prop_oneof![Just("c1"), Just("c2")]),
+            proptest::collection::vec(prop_oneof![Just("c1"), Just("c2")], 0..2),
+        )
+            .prop_map(|(role, id, calls)| {
+                let mut m = serde_json::json!({"role": role, "content": "x"});
+                if let Some(id) = id {
+                    m["tool_call_id"] = serde_json::json!(id);
+                }
+                if !calls.is_empty() {
+                    m["tool_calls"] = calls
+                        .iter()
+                        .map(|c| serde_json::json!({"id": c, "name": "t", "arguments": "{}"}))
+                        .collect();
+                }
+                m
+            })
+    }
+
+    /// A tool result whose call id no earlier assistant message made.
+    fn has_orphan(messages: &[PayloadMessage]) -> bool {
+        let mut open: Vec<String> = Vec::new();
+        for m in messages {
+            match m.role {
+                Role::Assistant => open = m.tool_calls.iter().map(|c| c.id.clone()).collect(),
+                Role::Tool if !open.contains(&m.tool_call_id.clone().unwrap_or_default()) => {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    proptest! {
+        /// Whatever conversation an interceptor hands back at `context.prepare`, what gets
+        /// through has no system message and no orphan tool result.
+        #[test]
+        fn context_replacements_never_let_an_orphan_through(
+            messages in proptest::collection::vec(message(), 0..6),
+        ) {
+            let text = serde_json::json!({"messages": messages}).to_string();
+            let outcome = replacing(points::CONTEXT_PREPARE, text).dispatch(
+                points::CONTEXT_PREPARE,
+                || ContextPrepare { messages: vec![] },
+                ContextPrepare::validate,
+            );
+            match outcome {
+                Intercepted::Replaced(r) => {
+                    prop_assert!(!r.messages.iter().any(|m| m.role == Role::System));
+                    prop_assert!(!has_orphan(&r.messages));
+                }
+                Intercepted::Blocked(stop) => prop_assert!(stop.failed),
+                Intercepted::Unchanged => prop_assert!(false, "a replacement was ignored"),
+            }
+        }
+
+        /// An unknown field anywhere at the top of a payload refuses the replacement, at every
+        /// strict point.
+        #[test]
+        fn an_unknown_field_is_always_refused(key in "[a-zA-Z]{1,10}") {
+            let session = SessionPhase { session_path: "/s.jsonl".into(), phase: "save".into() };
+            let mut value = serde_json::to_value(&session).unwrap();
+            prop_assume!(value.get(&key).is_none());
+            value[&key] = serde_json::json!(1);
+            let outcome = replacing(points::SESSION_SAVE, value.to_string()).dispatch(
+                points::SESSION_SAVE,
+                || session.clone(),
+                payloads::unchanged(&session),
+            );
+            prop_assert!(matches!(outcome, Intercepted::Blocked(ref s) if s.failed));
+
+            let request = ProviderRequest {
+                provider: "p".into(),
+                model: "m".into(),
+                request: payloads::RequestBody { messages: vec![], tools: vec![], max_tokens: None },
+            };
+            let mut value = serde_json::to_value(&request).unwrap();
+            value["request"][&key] = serde_json::json!(1);
+            prop_assume!(!["messages", "tools", "maxTokens"].contains(&key.as_str()));
+            let outcome = replacing(points::PROVIDER_REQUEST, value.to_string()).dispatch(
+                points::PROVIDER_REQUEST,
+                || request.clone(),
+                |r| r.validate(&request),
+            );
+            prop_assert!(matches!(outcome, Intercepted::Blocked(ref s) if s.failed));
+        }
+    }
+}
