@@ -52,16 +52,16 @@ pub fn start(
 }
 
 /// The registry's components plus the sidecars' contributions.
-pub struct Composed<'a> {
-    registry: &'a Registry,
+pub struct Composed {
+    registry: Arc<Registry>,
     tools: Vec<Arc<dyn Tool>>,
     interceptors: Vec<Arc<dyn Interceptor>>,
 }
 
-impl<'a> Composed<'a> {
+impl Composed {
     /// A sidecar tool whose name a component already serves is left out, with a warning.
-    pub fn new(registry: &'a Registry, sidecars: &Sidecars) -> Composed<'a> {
-        let mut tools: Vec<Arc<dyn Tool>> = Catalog::tools(registry);
+    pub fn new(registry: Arc<Registry>, sidecars: &Sidecars) -> Composed {
+        let mut tools: Vec<Arc<dyn Tool>> = Catalog::tools(registry.as_ref());
         let mut names: BTreeSet<String> = tools.iter().map(|t| t.spec().name.clone()).collect();
         for tool in sidecars.tools() {
             if names.insert(tool.spec().name.clone()) {
@@ -74,7 +74,7 @@ impl<'a> Composed<'a> {
                 );
             }
         }
-        let mut interceptors = Catalog::interceptors(registry);
+        let mut interceptors = Catalog::interceptors(registry.as_ref());
         interceptors.extend(sidecars.interceptors());
         Composed {
             registry,
@@ -84,17 +84,17 @@ impl<'a> Composed<'a> {
     }
 }
 
-impl Catalog for Composed<'_> {
+impl Catalog for Composed {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         self.tools.clone()
     }
 
     fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
-        Catalog::provider(self.registry, kind)
+        Catalog::provider(self.registry.as_ref(), kind)
     }
 
     fn provider_kinds(&self) -> Vec<String> {
-        Catalog::provider_kinds(self.registry)
+        Catalog::provider_kinds(self.registry.as_ref())
     }
 
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
@@ -102,6 +102,6 @@ impl Catalog for Composed<'_> {
     }
 
     fn stop_processes(&self, reason: &str) {
-        Catalog::stop_processes(self.registry, reason);
+        Catalog::stop_processes(self.registry.as_ref(), reason);
     }
 }

@@ -21,6 +21,7 @@ use reasonix_core::catalog::Catalog;
 use reasonix_core::types::ToolSpec;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
@@ -112,7 +113,10 @@ pub fn run(args: RunArgs) -> Outcome {
                 .extend(add_dirs);
         }
     })?;
-    let known: Vec<String> = cx.registry.tools().map(|t| t.spec().name.clone()).collect();
+    let known: Vec<String> = Catalog::tools(cx.registry.as_ref())
+        .iter()
+        .map(|t| t.spec().name.clone())
+        .collect();
     let mut words = args.task.clone();
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
@@ -140,7 +144,8 @@ pub fn run(args: RunArgs) -> Outcome {
             hidden: cx.paths.kernel_dirs(),
         },
     )?;
-    let catalog = sidecars::Composed::new(&cx.registry, &sidecars);
+    let catalog: Arc<dyn Catalog> =
+        Arc::new(sidecars::Composed::new(cx.registry.clone(), &sidecars));
     let store = SessionStore::new(&cx.paths.state, &workspace);
 
     // The session to continue decides the default model.
@@ -155,7 +160,7 @@ pub fn run(args: RunArgs) -> Outcome {
         .filter(|r| providers::resolve_model(Some(r), None, &resolved).is_ok());
     let reference = args.model.as_deref().or(session_model.as_deref());
     let client = ProviderClient::new(
-        &catalog,
+        catalog.as_ref(),
         &resolved,
         reference,
         cx.config.default_model.as_deref(),
@@ -166,7 +171,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let fallback = match args.fallback_model.as_deref() {
         Some(reference) => {
             let fallback = ProviderClient::new(
-                &catalog,
+                catalog.as_ref(),
                 &resolved,
                 Some(reference),
                 None,
@@ -192,7 +197,7 @@ pub fn run(args: RunArgs) -> Outcome {
     policy.allow.extend(extra_allow);
     policy.deny.extend(extra_deny);
     let enabled_tools = cx.config.tools.enabled_tools();
-    let specs = offered_tools(&catalog, enabled_tools.as_deref());
+    let specs = offered_tools(catalog.as_ref(), enabled_tools.as_deref());
     let config_prompt = match &args.system_prompt {
         Some(text) => Some(text.clone()),
         None => cx.config.system_prompt().map_err(Failure::usage)?,
@@ -236,7 +241,7 @@ pub fn run(args: RunArgs) -> Outcome {
         max_output_tokens,
         enabled_tools,
     };
-    let mut agent = Agent::new(&catalog, client, agent_config)
+    let mut agent = Agent::new(catalog.clone(), client, agent_config)
         .map_err(|e| Failure::usage(anyhow!("{e}")))?
         .with_session(writer, history);
     if let Some(fallback) = fallback {

@@ -344,16 +344,16 @@ impl Harness {
         }
     }
 
-    fn agent(&self, posture: Posture, policy: Policy) -> Agent<'static> {
+    fn agent(&self, posture: Posture, policy: Policy) -> Agent {
         Agent::new(
-            self.catalog,
+            Arc::new(self.catalog),
             self.client(),
             self.agent_config(posture, policy),
         )
         .unwrap()
     }
 
-    fn run(&self, agent: &mut Agent<'static>) -> (RunOutcome, Vec<AgentEvent>) {
+    fn run(&self, agent: &mut Agent) -> (RunOutcome, Vec<AgentEvent>) {
         let mut events = Vec::new();
         let outcome = agent.run("do it", &CancelToken::new(), &mut |e| events.push(e));
         (outcome, events)
@@ -1002,7 +1002,7 @@ mod points_and_slots {
         let b = FakeInterceptor::owner("beta", &[], &["context"], |_, _| Ok(Decision::Proceed));
         let h = Harness::new(vec![], vec![a, b], vec![]);
         let config = h.agent_config(Posture::Ask, Policy::default());
-        let err = Agent::new(h.catalog, h.client(), config)
+        let err = Agent::new(Arc::new(h.catalog), h.client(), config)
             .err()
             .unwrap()
             .to_string();
@@ -1370,5 +1370,237 @@ mod points_and_slots {
             "{}",
             h.result_of("c2")
         );
+    }
+}
+
+// ---------------------------------------------------------------- reload
+
+mod reload {
+    use super::*;
+
+    fn catalog(
+        tools: Vec<Arc<dyn Tool>>,
+        interceptors: Vec<Arc<dyn Interceptor>>,
+    ) -> Arc<dyn Catalog> {
+        Arc::new(FakeCatalog {
+            tools,
+            interceptors,
+        })
+    }
+
+    #[test]
+    fn a_no_op_reload_keeps_the_session_and_the_prefix_byte_identical() {
+        let peek = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("r".into()));
+        let h = Harness::new(vec![peek.clone()], vec![], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        agent
+            .config
+            .policy
+            .grant_for_session(crate::permissions::Rule::parse("Bash(make)").unwrap());
+        h.run(&mut agent);
+        let before = serde_json::to_string(&agent.request().messages).unwrap();
+        let before_tools = agent.request().tools;
+
+        let report = agent
+            .reload(
+                catalog(vec![peek], vec![]),
+                h.client(),
+                h.agent_config(Posture::Ask, Policy::default()),
+            )
+            .unwrap();
+        assert_eq!(report.generation, 1);
+        assert!(!report.prefix_changed);
+        assert!(report.tools_added.is_empty() && report.tools_removed.is_empty());
+        assert_eq!(agent.generation(), 1);
+        assert_eq!(
+            serde_json::to_string(&agent.request().messages).unwrap(),
+            before
+        );
+        assert_eq!(agent.request().tools, before_tools);
+        assert_eq!(agent.config.policy.session.len(), 1, "session grants kept");
+        // The next turn goes on from the same history.
+        h.run(&mut agent);
+        let requests = h.provider.requests.lock().unwrap();
+        let last = requests.last().unwrap();
+        assert_eq!(last.messages[1].content, "do it");
+        assert_eq!(last.messages.len(), 4);
+    }
+
+    #[test]
+    fn a_reload_that_adds_a_tool_and_an_interceptor_takes_effect_on_the_next_turn() {
+        let h = Harness::new(vec![], vec![], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        let peek = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+        let watch = FakeInterceptor::new("watch", &[("input.receive", 0)], |_, _| {
+            Ok(Decision::Proceed)
+        });
+        let report = agent
+            .reload(
+                catalog(vec![peek], vec![watch.clone()]),
+                h.client(),
+                h.agent_config(Posture::Ask, Policy::default()),
+            )
+            .unwrap();
+        assert_eq!(report.tools_added, ["peek"]);
+        assert!(report.prefix_changed);
+        h.run(&mut agent);
+        assert_eq!(watch.points_seen(), ["input.receive"]);
+        assert_eq!(
+            h.provider
+                .requests
+                .lock()
+                .unwrap()
+                .last()
+                .unwrap()
+                .tools
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_failed_reload_leaves_the_running_agent_untouched() {
+        let peek = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+        let h = Harness::new(vec![peek], vec![], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        let history = agent.history().to_vec();
+        let a = FakeInterceptor::owner("a", &[], &["permission"], |_, _| Ok(Decision::Proceed));
+        let b = FakeInterceptor::owner("b", &[], &["permission"], |_, _| Ok(Decision::Proceed));
+        let err = agent
+            .reload(
+                catalog(vec![], vec![a, b]),
+                h.client(),
+                h.agent_config(Posture::Ask, Policy::default()),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("slot `permission`"), "{err}");
+        assert_eq!(agent.generation(), 0);
+        assert_eq!(agent.history(), history.as_slice());
+        assert_eq!(agent.tool_specs().len(), 1);
+        h.run(&mut agent);
+        assert_eq!(
+            h.provider
+                .requests
+                .lock()
+                .unwrap()
+                .last()
+                .unwrap()
+                .tools
+                .len(),
+            1
+        );
+    }
+}
+
+mod replacement_properties {
+    use super::*;
+    use payloads::{ContextPrepare, PayloadMessage, ProviderRequest, SessionPhase};
+    use proptest::prelude::*;
+
+    fn replacing(point: &'static str, text: String) -> Interceptors {
+        let interceptor: Arc<dyn Interceptor> =
+            FakeInterceptor::new("fuzz", &[(point, 0)], move |_, _| {
+                Ok(Decision::Replace(text.clone()))
+            });
+        Interceptors::new(vec![interceptor]).unwrap()
+    }
+
+    fn message() -> impl Strategy<Value = serde_json::Value> {
+        (
+            prop_oneof![
+                Just("user"),
+                Just("assistant"),
+                Just("tool"),
+                Just("system"),
+                Just("robot")
+            ],
+            proptest::option::of(prop_oneof![Just("c1"), Just("c2")]),
+            proptest::collection::vec(prop_oneof![Just("c1"), Just("c2")], 0..2),
+        )
+            .prop_map(|(role, id, calls)| {
+                let mut m = serde_json::json!({"role": role, "content": "x"});
+                if let Some(id) = id {
+                    m["tool_call_id"] = serde_json::json!(id);
+                }
+                if !calls.is_empty() {
+                    m["tool_calls"] = calls
+                        .iter()
+                        .map(|c| serde_json::json!({"id": c, "name": "t", "arguments": "{}"}))
+                        .collect();
+                }
+                m
+            })
+    }
+
+    /// A tool result whose call id no earlier assistant message made.
+    fn has_orphan(messages: &[PayloadMessage]) -> bool {
+        let mut open: Vec<String> = Vec::new();
+        for m in messages {
+            match m.role {
+                Role::Assistant => open = m.tool_calls.iter().map(|c| c.id.clone()).collect(),
+                Role::Tool if !open.contains(&m.tool_call_id.clone().unwrap_or_default()) => {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    proptest! {
+        /// Whatever conversation an interceptor hands back at `context.prepare`, what gets
+        /// through has no system message and no orphan tool result.
+        #[test]
+        fn context_replacements_never_let_an_orphan_through(
+            messages in proptest::collection::vec(message(), 0..6),
+        ) {
+            let text = serde_json::json!({"messages": messages}).to_string();
+            let outcome = replacing(points::CONTEXT_PREPARE, text).dispatch(
+                points::CONTEXT_PREPARE,
+                || ContextPrepare { messages: vec![] },
+                ContextPrepare::validate,
+            );
+            match outcome {
+                Intercepted::Replaced(r) => {
+                    prop_assert!(!r.messages.iter().any(|m| m.role == Role::System));
+                    prop_assert!(!has_orphan(&r.messages));
+                }
+                Intercepted::Blocked(stop) => prop_assert!(stop.failed),
+                Intercepted::Unchanged => prop_assert!(false, "a replacement was ignored"),
+            }
+        }
+
+        /// An unknown field anywhere at the top of a payload refuses the replacement, at every
+        /// strict point.
+        #[test]
+        fn an_unknown_field_is_always_refused(key in "[a-zA-Z]{1,10}") {
+            let session = SessionPhase { session_path: "/s.jsonl".into(), phase: "save".into() };
+            let mut value = serde_json::to_value(&session).unwrap();
+            prop_assume!(value.get(&key).is_none());
+            value[&key] = serde_json::json!(1);
+            let outcome = replacing(points::SESSION_SAVE, value.to_string()).dispatch(
+                points::SESSION_SAVE,
+                || session.clone(),
+                payloads::unchanged(&session),
+            );
+            prop_assert!(matches!(outcome, Intercepted::Blocked(ref s) if s.failed));
+
+            let request = ProviderRequest {
+                provider: "p".into(),
+                model: "m".into(),
+                request: payloads::RequestBody { messages: vec![], tools: vec![], max_tokens: None },
+            };
+            let mut value = serde_json::to_value(&request).unwrap();
+            value["request"][&key] = serde_json::json!(1);
+            prop_assume!(!["messages", "tools", "maxTokens"].contains(&key.as_str()));
+            let outcome = replacing(points::PROVIDER_REQUEST, value.to_string()).dispatch(
+                points::PROVIDER_REQUEST,
+                || request.clone(),
+                |r| r.validate(&request),
+            );
+            prop_assert!(matches!(outcome, Intercepted::Blocked(ref s) if s.failed));
+        }
     }
 }
