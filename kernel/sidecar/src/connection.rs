@@ -507,3 +507,91 @@ fn content_read(
         "sha256": sha256,
     }))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::manifest::Runtime;
+
+    /// A connection to `python3 -c script` (unconfined), already allowed to speak first.
+    fn python(script: &str) -> Connection {
+        let runtime: Runtime = serde_json::from_value(serde_json::json!({
+            "command": "python3", "args": ["-c", script]
+        }))
+        .unwrap();
+        let dir = std::env::temp_dir();
+        let launch = Launch::new("t", "0", &dir, &runtime, &dir);
+        let conn = Connection::spawn("t", &launch, &Confinement::Unconfined).unwrap();
+        conn.mark_initialized();
+        conn
+    }
+
+    #[test]
+    fn a_late_reply_is_dropped_and_the_next_call_gets_its_own() {
+        // Answers request 1 after a delay, after request 2 has arrived; request 2 at once.
+        let conn = python(
+            r#"
+import json, sys, time
+first = json.loads(sys.stdin.readline())
+second = json.loads(sys.stdin.readline())
+time.sleep(0.2)
+for m in (first, second):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": m["params"]}) + "\n")
+    sys.stdout.flush()
+sys.stdin.readline()
+"#,
+        );
+        let timed_out = conn.call("a", serde_json::json!({"n": 1}), Duration::from_millis(50));
+        assert!(
+            matches!(timed_out, Err(SidecarError::Timeout { .. })),
+            "{timed_out:?}"
+        );
+        let second = conn
+            .call("b", serde_json::json!({"n": 2}), Duration::from_secs(30))
+            .unwrap();
+        assert_eq!(second, serde_json::json!({"n": 2}));
+        assert!(conn.dead().is_none());
+        conn.shutdown(Duration::from_millis(100));
+    }
+
+    #[test]
+    fn every_pending_and_later_call_fails_when_the_process_dies() {
+        let conn =
+            python("import sys; sys.stdin.readline(); sys.stderr.write('bye now\\n'); sys.exit(1)");
+        let err = conn
+            .call("a", serde_json::json!({}), Duration::from_secs(30))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("sidecar `t` exited") && err.contains("bye now"),
+            "{err}"
+        );
+        let later = conn
+            .call("b", serde_json::json!({}), Duration::from_secs(30))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(later, err);
+    }
+
+    #[test]
+    fn a_host_content_read_of_an_unknown_ref_is_an_error_not_a_break() {
+        let conn = python(
+            r#"
+import json, sys
+m = json.loads(sys.stdin.readline())
+sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": 7, "method": "host/content/read", "params": {"contentRef": "x"}}) + "\n")
+sys.stdout.flush()
+answer = json.loads(sys.stdin.readline())
+sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": answer["error"]["data"]["reason"]}) + "\n")
+sys.stdout.flush()
+sys.stdin.readline()
+"#,
+        );
+        let reason = conn
+            .call("a", serde_json::json!({}), Duration::from_secs(30))
+            .unwrap();
+        assert_eq!(reason, "content_ref_expired");
+        conn.shutdown(Duration::from_millis(100));
+    }
+}
