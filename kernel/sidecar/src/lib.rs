@@ -18,6 +18,7 @@ pub mod runtime;
 pub mod sandbox;
 pub mod spawn;
 pub mod stderr_tail;
+pub mod stream;
 pub mod tool;
 
 pub use error::SidecarError;
