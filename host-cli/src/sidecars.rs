@@ -54,6 +54,7 @@ pub fn start(
 /// The registry's components plus the sidecars' contributions.
 pub struct Composed {
     registry: Arc<Registry>,
+    providers: Vec<Arc<dyn Provider>>,
     tools: Vec<Arc<dyn Tool>>,
     interceptors: Vec<Arc<dyn Interceptor>>,
 }
@@ -78,6 +79,7 @@ impl Composed {
         interceptors.extend(sidecars.interceptors());
         Composed {
             registry,
+            providers: sidecars.providers(),
             tools,
             interceptors,
         }
@@ -90,11 +92,20 @@ impl Catalog for Composed {
     }
 
     fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
-        Catalog::provider(self.registry.as_ref(), kind)
+        // Sidecar kinds are `plugin/<sidecar>/<ref>`: no component kind can be one.
+        Catalog::provider(self.registry.as_ref(), kind).or_else(|| {
+            self.providers
+                .iter()
+                .find(|p| p.kind().name == kind)
+                .cloned()
+        })
     }
 
     fn provider_kinds(&self) -> Vec<String> {
-        Catalog::provider_kinds(self.registry.as_ref())
+        let mut kinds = Catalog::provider_kinds(self.registry.as_ref());
+        kinds.extend(self.providers.iter().map(|p| p.kind().name.clone()));
+        kinds.sort();
+        kinds
     }
 
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {

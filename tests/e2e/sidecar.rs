@@ -788,3 +788,100 @@ fn the_sidecar_runs_in_the_os_sandbox() {
     assert!(!outside.exists(), "it wrote outside the workspace");
     assert!(ok(&inside), "{fs:?}");
 }
+
+/// A reasonix.toml whose default model is provider `echo` of sidecar `probe`.
+fn sidecar_provider_config(s: &Setup) {
+    let text = r#"default_model = "sc"
+[[providers]]
+name = "sc"
+kind = "plugin/probe/echo"
+base_url = "http://127.0.0.1:9"
+model = "m1"
+max_retries = 0
+"#;
+    s.env.project_config(text);
+}
+
+fn provider_probe(s: &Setup, script: Value) {
+    let dir = s.package(
+        "probe",
+        json!({"capabilities": ["providers"]}),
+        json!({"provider": {"ref": "echo", "script": script}}),
+    );
+    s.install(&dir);
+    sidecar_provider_config(s);
+}
+
+#[test]
+fn a_sidecar_provider_streams_out_of_order_chunks_back_in_order() {
+    let s = Setup::new();
+    provider_probe(
+        &s,
+        json!([{
+            "chunks": [
+                [2, {"type": "text", "text": "world"}],
+                [1, {"type": "text", "text": "hello "}],
+                [2, {"type": "text", "text": "DUPLICATE"}],
+                [4, {"type": "done", "finishReason": "stop"}],
+                [3, {"type": "usage", "promptTokens": 7, "completionTokens": 2}]
+            ],
+            "end": {"lastSeq": 4}
+        }]),
+    );
+    let out = s.run(&["say hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    let text = stdout(&out);
+    assert!(text.contains("hello world"), "{text}");
+    assert!(!text.contains("DUPLICATE"), "{text}");
+    let open: Vec<Value> = s
+        .log()
+        .into_iter()
+        .filter(|m| m["method"] == "extension/provider/stream/open")
+        .collect();
+    assert_eq!(open[0]["params"]["providerRef"], "echo");
+    assert_eq!(open[0]["params"]["model"], "m1");
+    let messages = open[0]["params"]["request"]["messages"].as_array().unwrap();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["role"] == "user" && m["content"] == "say hello"),
+        "{messages:?}"
+    );
+    assert!(s.mock.requests().is_empty(), "the mock LLM was asked");
+}
+
+#[test]
+fn a_gap_in_a_sidecar_stream_fails_naming_the_missing_chunk() {
+    let s = Setup::new();
+    provider_probe(
+        &s,
+        json!([{
+            "chunks": [[1, {"type": "text", "text": "a"}], [3, {"type": "text", "text": "c"}]],
+            "end": {"lastSeq": 3}
+        }]),
+    );
+    let out = s.run(&["hello"]);
+    assert_ne!(out.status.code(), Some(0));
+    let text = both(&out);
+    assert!(
+        text.contains("stream_gap") && text.contains("chunk 2 never arrived"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_sidecar_provider_crashing_mid_stream_fails_the_run_without_fallback() {
+    let s = Setup::new();
+    provider_probe(
+        &s,
+        json!([{"chunks": [[1, {"type": "text", "text": "partial"}]], "crash_after": 1}]),
+    );
+    let out = s.run(&["hello"]);
+    assert_ne!(out.status.code(), Some(0));
+    let text = both(&out);
+    assert!(
+        text.contains("sidecar `probe`") && text.contains("provider crashing after chunk 1"),
+        "{text}"
+    );
+    assert!(s.mock.requests().is_empty(), "fell back to another model");
+}

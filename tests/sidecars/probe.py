@@ -22,6 +22,9 @@ The config (every key optional):
     "fault_point": "tool.before",    # where hang / exit-mid-call / oversized-frame / unknown-id
                                      # / garbage strike (default: any intercept or tool call)
     "stderr": "text written to stderr at start",
+    "provider": {"ref": "echo",      # serve provider `echo`: one script entry per stream/open,
+      "script": [{"chunks": [[1, {"type": "text", "text": "hi"}]], "end": {"lastSeq": 1},
+                  "crash_after": 1}]},   # chunks as [seq, chunk], sent in the order given
     "log_env": true,                 # log {"env": ..., "cwd": ...} first
     "read_content": true,            # read every externalised field (host/content/read) and
                                      # log {"content_read": {bytes, pages, sha256_ok}}
@@ -149,6 +152,8 @@ while True:
             "subscriptions": subscribe,
             "tools": list(tools.keys()),
         }
+        if config.get("provider"):
+            result["providers"] = [{"ref": config["provider"]["ref"]}]
         result.update(config.get("declare", {}))
         reply(message, result)
     elif method == "extension/initialized":
@@ -221,6 +226,36 @@ while True:
         answer = tools.get(name, {"content": "no such tool", "isError": True})
         content = answer.get("content", "").replace("{arguments}", json.dumps(params.get("arguments"), sort_keys=True))
         reply(message, {"content": content, "isError": answer.get("isError", False)})
+    elif method == "extension/provider/catalog":
+        provider = config.get("provider", {})
+        reply(message, {"providers": [{"ref": provider.get("ref", "none"),
+                                        "displayName": "Probe provider", "efforts": ["low", "high"]}]})
+    elif method == "extension/provider/stream/open":
+        script = config.get("provider", {}).get("script", [])
+        stream_count = config.setdefault("_streams", 0)
+        config["_streams"] = stream_count + 1
+        if stream_count >= len(script):
+            send({"jsonrpc": "2.0", "id": message["id"],
+                  "error": {"code": -32000, "message": "no scripted stream left",
+                            "data": {"reason": "provider_failed", "retryable": False}}})
+            continue
+        reply(message, {"accepted": True})
+        step = script[stream_count]
+        stream_id = params["streamId"]
+        for seq, chunk in step.get("chunks", []):
+            send({"jsonrpc": "2.0", "method": "extension/provider/stream/chunk",
+                  "params": {"streamId": stream_id, "seq": seq, "chunk": chunk,
+                             "generation": 1, "epoch": 1}})
+            if step.get("crash_after") == seq:
+                sys.stderr.write("probe: provider crashing after chunk %d\n" % seq)
+                sys.stderr.flush()
+                os._exit(5)
+        if "end" in step:
+            end = {"streamId": stream_id}
+            end.update(step["end"])
+            send({"jsonrpc": "2.0", "method": "extension/provider/stream/end", "params": end})
+    elif method == "extension/provider/stream/cancel":
+        reply(message, {"cancelled": True})
     elif method == "extension/shutdown":
         reply(message, {"accepted": True})
         break

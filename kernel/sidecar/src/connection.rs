@@ -51,7 +51,28 @@ struct State {
     dead: Option<SidecarError>,
     /// Externalised fields readable through `host/content/read`, by content ref.
     content: HashMap<String, Content>,
+    /// Open provider streams, by stream id: where their chunks go.
+    streams: HashMap<String, SyncSender<StreamMessage>>,
 }
+
+/// A `stream/chunk` or `stream/end` notification, for the stream's reader.
+#[derive(Debug)]
+pub enum StreamMessage {
+    Chunk {
+        seq: u64,
+        chunk: Value,
+    },
+    End {
+        last_seq: u64,
+        interrupted: bool,
+        error: Option<String>,
+    },
+    /// The stream was cut off: its queue overflowed.
+    Overflow,
+}
+
+/// Messages queued for one stream's reader at most.
+const STREAM_QUEUE: usize = 4096;
 
 struct Content {
     bytes: Arc<Vec<u8>>,
@@ -168,6 +189,19 @@ impl Connection {
         for reference in references {
             state.content.remove(reference);
         }
+    }
+
+    /// Listen for stream `id`'s chunks (until [`Connection::close_stream`]). A reader that
+    /// sees its channel disconnect without an end knows the connection died.
+    pub fn open_stream(&self, id: &str) -> Receiver<StreamMessage> {
+        let (tx, rx) = mpsc::sync_channel(STREAM_QUEUE);
+        self.shared.lock().streams.insert(id.to_string(), tx);
+        rx
+    }
+
+    /// Stop listening for stream `id`; later chunks for it are dropped.
+    pub fn close_stream(&self, id: &str) {
+        self.shared.lock().streams.remove(id);
     }
 
     /// Send a request and wait at most `timeout` for its result.
@@ -334,6 +368,8 @@ impl Shared {
         for (_, waiter) in state.pending.drain() {
             let _ = waiter.send(Err(error.clone()));
         }
+        // Open streams see their channel disconnect and report this error.
+        state.streams.clear();
         error
     }
 }
@@ -437,10 +473,16 @@ fn handle(shared: &Shared, incoming: Incoming, reply: &SyncSender<Vec<u8>>) -> R
             }
             Ok(())
         }
-        Incoming::Notification { method, .. } => {
+        Incoming::Notification { method, params } => {
             early(shared, &method)?;
-            // Nothing the host listens to yet (stream chunks belong to providers, not served);
-            // dropped. Each frame is bounded, so a flood costs time, not memory.
+            match method.as_str() {
+                "extension/provider/stream/chunk" | "extension/provider/stream/end" => {
+                    route_stream(shared, &method, params);
+                }
+                // Nothing else is listened to; dropped. Each frame is bounded, so a flood
+                // costs time, not memory.
+                _ => {}
+            }
             Ok(())
         }
     }
@@ -593,5 +635,74 @@ sys.stdin.readline()
             .unwrap();
         assert_eq!(reason, "content_ref_expired");
         conn.shutdown(Duration::from_millis(100));
+    }
+}
+
+/// `{streamId, seq, chunk}` (or `{streamId, lastSeq, interrupted, error}`), decoded strictly but
+/// for the protocol's bookkeeping fields.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+// `streamId`, `generation` and `epoch` are read for strictness only (one generation per run).
+#[allow(dead_code)]
+struct StreamNote {
+    stream_id: String,
+    #[serde(default)]
+    seq: Option<u64>,
+    #[serde(default)]
+    chunk: Option<Value>,
+    #[serde(default)]
+    last_seq: Option<u64>,
+    #[serde(default)]
+    interrupted: bool,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    generation: Option<Value>,
+    #[serde(default)]
+    epoch: Option<Value>,
+}
+
+/// Hand a stream notification to its reader. An unknown stream (cancelled, finished, never
+/// opened) drops it; a malformed one ends the stream with an error; a reader that cannot keep
+/// up gets its stream cut off rather than the host buffering without bound.
+fn route_stream(shared: &Shared, method: &str, params: serde_json::Map<String, Value>) {
+    let id = params
+        .get("streamId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let Some(id) = id else { return };
+    let message = match serde_json::from_value::<StreamNote>(Value::Object(params)) {
+        Ok(note) if method.ends_with("/chunk") => match (note.seq, note.chunk) {
+            (Some(seq), Some(chunk)) => StreamMessage::Chunk { seq, chunk },
+            _ => StreamMessage::End {
+                last_seq: 0,
+                interrupted: true,
+                error: Some("a chunk without `seq` or `chunk`".into()),
+            },
+        },
+        Ok(note) => StreamMessage::End {
+            last_seq: note.last_seq.unwrap_or(0),
+            interrupted: note.interrupted,
+            error: note.error.map(|e| match e {
+                Value::String(s) => s,
+                other => other.to_string(),
+            }),
+        },
+        Err(e) => StreamMessage::End {
+            last_seq: 0,
+            interrupted: true,
+            error: Some(format!("a malformed `{method}`: {e}")),
+        },
+    };
+    let mut state = shared.lock();
+    let Some(sender) = state.streams.get(&id) else {
+        return;
+    };
+    if let Err(TrySendError::Full(_)) = sender.try_send(message) {
+        if let Some(sender) = state.streams.remove(&id) {
+            // Room for the overflow mark is not guaranteed; dropping the sender disconnects
+            // the reader, which then reports the stream as cut off either way.
+            let _ = sender.try_send(StreamMessage::Overflow);
+        }
     }
 }

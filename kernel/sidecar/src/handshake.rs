@@ -165,10 +165,14 @@ pub fn check_declared(result: &InitializeResult, runtime: &Runtime) -> Result<()
             reasonix_core::terminal::line(tool.name())
         ));
     }
-    if !result.providers.is_empty() {
-        return Err(
-            "it declares providers; streaming providers are not supported by this host yet".into(),
-        );
+    if !result.providers.is_empty()
+        && !runtime
+            .capabilities
+            .contains(&crate::manifest::RuntimeCapability::Providers)
+    {
+        return Err(format!(
+            "it declares providers, but its {manifest} lacks `providers` in `runtime.capabilities`"
+        ));
     }
     if !result.ui_actions.is_empty() {
         return Err("it declares UI actions; this host has no UI surface for them".into());

@@ -14,6 +14,7 @@ pub mod interceptor;
 pub mod limits;
 pub mod manifest;
 pub mod package;
+pub mod provider;
 pub mod runtime;
 pub mod sandbox;
 pub mod spawn;

@@ -9,10 +9,12 @@ use crate::handshake::handshake;
 use crate::interceptor::SidecarInterceptor;
 use crate::limits::{SHUTDOWN, STARTUP_BUDGET, STARTUP_PARALLEL};
 use crate::manifest::{Manifest, Runtime};
+use crate::provider::{self, ProviderDescriptor, SidecarProvider};
 use crate::sandbox::Confinement;
 use crate::spawn::Launch;
 use crate::tool::SidecarTool;
 use reasonix_core::interceptor::Interceptor;
+use reasonix_core::provider::Provider;
 use reasonix_core::tool::Tool;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -37,6 +39,7 @@ pub struct Sidecars {
     conns: Vec<Arc<Connection>>,
     tools: Vec<Arc<dyn Tool>>,
     interceptors: Vec<Arc<dyn Interceptor>>,
+    providers: Vec<Arc<dyn Provider>>,
     /// Optional sidecars that failed to start, with why (for a warning).
     pub skipped: Vec<SidecarError>,
 }
@@ -128,6 +131,10 @@ impl Sidecars {
                 &started.slots,
             )));
         }
+        for descriptor in started.providers {
+            self.providers
+                .push(Arc::new(SidecarProvider::new(conn.clone(), descriptor)));
+        }
         for decl in runtime
             .tools
             .iter()
@@ -151,6 +158,11 @@ impl Sidecars {
         self.interceptors.clone()
     }
 
+    /// The provider kinds served (`plugin/<sidecar>/<ref>`).
+    pub fn providers(&self) -> Vec<Arc<dyn Provider>> {
+        self.providers.clone()
+    }
+
     /// Names of the running sidecars.
     pub fn names(&self) -> Vec<&str> {
         self.conns.iter().map(|c| c.name()).collect()
@@ -161,6 +173,7 @@ impl Sidecars {
         let conns = std::mem::take(&mut self.conns);
         self.tools.clear();
         self.interceptors.clear();
+        self.providers.clear();
         std::thread::scope(|scope| {
             for conn in &conns {
                 scope.spawn(move || conn.shutdown(SHUTDOWN));
@@ -181,6 +194,7 @@ struct Started {
     subscriptions: Vec<String>,
     slots: Vec<String>,
     tools: Vec<String>,
+    providers: Vec<ProviderDescriptor>,
 }
 
 /// Start the process of `package` (its handshake comes later).
@@ -225,7 +239,19 @@ fn handshake_one(
             } else {
                 result.tools.iter().map(|t| t.name().to_string()).collect()
             };
+            let providers = if result.providers.is_empty() {
+                Vec::new()
+            } else {
+                match provider_catalog(&conn, &result.providers) {
+                    Ok(providers) => providers,
+                    Err(e) => {
+                        conn.shutdown(Duration::from_millis(200));
+                        return Err(e);
+                    }
+                }
+            };
             Ok(Started {
+                providers,
                 conn,
                 subscriptions: result.subscriptions,
                 slots: result.replaces,
@@ -238,4 +264,33 @@ fn handshake_one(
             Err(e)
         }
     }
+}
+
+/// The sidecar's provider catalog; every ref must have been declared at initialize.
+fn provider_catalog(
+    conn: &Connection,
+    declared: &[serde_json::Value],
+) -> Result<Vec<ProviderDescriptor>, SidecarError> {
+    let providers = provider::catalog(conn)?;
+    let declared: Vec<&str> = declared
+        .iter()
+        .filter_map(|d| {
+            d.as_str()
+                .or_else(|| d.get("ref").and_then(serde_json::Value::as_str))
+        })
+        .collect();
+    if let Some(extra) = providers
+        .iter()
+        .find(|p| !declared.contains(&p.reference.as_str()))
+    {
+        return Err(SidecarError::Contract {
+            name: conn.name().to_string(),
+            reason: "capability_not_declared",
+            message: format!(
+                "its catalog lists provider `{}`, which it did not declare at initialize",
+                reasonix_core::terminal::line(&extra.reference)
+            ),
+        });
+    }
+    Ok(providers)
 }
