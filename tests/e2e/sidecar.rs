@@ -885,3 +885,16 @@ fn a_sidecar_provider_crashing_mid_stream_fails_the_run_without_fallback() {
     );
     assert!(s.mock.requests().is_empty(), "fell back to another model");
 }
+
+#[test]
+fn a_flood_of_early_chunks_fails_the_stream_boundedly() {
+    let s = Setup::new();
+    let chunks: Vec<Value> = (2..1200)
+        .map(|seq| json!([seq, {"type": "text", "text": "x"}]))
+        .collect();
+    provider_probe(&s, json!([{"chunks": chunks, "end": {"lastSeq": 1200}}]));
+    let out = s.run(&["hello"]);
+    assert_ne!(out.status.code(), Some(0));
+    let text = both(&out);
+    assert!(text.contains("more than 1024 chunks arrived out of order"), "{text}");
+}

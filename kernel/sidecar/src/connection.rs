@@ -698,11 +698,11 @@ fn route_stream(shared: &Shared, method: &str, params: serde_json::Map<String, V
     let Some(sender) = state.streams.get(&id) else {
         return;
     };
-    if let Err(TrySendError::Full(_)) = sender.try_send(message) {
-        if let Some(sender) = state.streams.remove(&id) {
-            // Room for the overflow mark is not guaranteed; dropping the sender disconnects
-            // the reader, which then reports the stream as cut off either way.
-            let _ = sender.try_send(StreamMessage::Overflow);
-        }
+    if let Err(TrySendError::Full(_)) = sender.try_send(message)
+        && let Some(sender) = state.streams.remove(&id)
+    {
+        // Room for the overflow mark is not guaranteed; dropping the sender disconnects the
+        // reader, which then reports the stream as cut off either way.
+        let _ = sender.try_send(StreamMessage::Overflow);
     }
 }
