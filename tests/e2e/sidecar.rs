@@ -344,6 +344,13 @@ fn the_model_calls_a_sidecar_tool_which_is_asked_about_like_a_writer() {
     assert_eq!(calls.len(), 1);
     assert_eq!(calls[0]["params"]["arguments"], json!({"x": 7}));
     assert_eq!(calls[0]["params"]["timeoutMillis"], 300_000);
+
+    // A rule naming the sidecar tool is taken as a rule (a value after the first counts only
+    // when it names a known tool), not as part of the task.
+    script();
+    let out = s.run(&["--allowed-tools", "Read", "echo", "say seven"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert_eq!(s.result(5, "e1"), r#"echoed {"x": 7}"#);
 }
 
 #[test]
@@ -896,5 +903,8 @@ fn a_flood_of_early_chunks_fails_the_stream_boundedly() {
     let out = s.run(&["hello"]);
     assert_ne!(out.status.code(), Some(0));
     let text = both(&out);
-    assert!(text.contains("more than 1024 chunks arrived out of order"), "{text}");
+    assert!(
+        text.contains("more than 1024 chunks arrived out of order"),
+        "{text}"
+    );
 }

@@ -113,25 +113,10 @@ pub fn run(args: RunArgs) -> Outcome {
                 .extend(add_dirs);
         }
     })?;
-    let known: Vec<String> = Catalog::tools(cx.registry.as_ref())
-        .iter()
-        .map(|t| t.spec().name.clone())
-        .collect();
-    let mut words = args.task.clone();
-    let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
-    let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
-    let task = task(&words)?;
-    let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
-    let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
-
     let workspace = context::resolve_workspace(
         args.dir.as_deref(),
         cx.config.sandbox.workspace_root.as_deref(),
     )?;
-    for warning in cx.config.warnings() {
-        errln!("warning: {warning}");
-    }
-    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     // Installed sidecar packages only (never anything a project file names); none installed,
     // nothing spawned. Shut down when `sidecars` drops at the end of the run.
     let sidecars = sidecars::start(
@@ -146,6 +131,23 @@ pub fn run(args: RunArgs) -> Outcome {
     )?;
     let catalog: Arc<dyn Catalog> =
         Arc::new(sidecars::Composed::new(cx.registry.clone(), &sidecars));
+    // Sidecar tools count as known tools for the rule flags too.
+    let known: Vec<String> = catalog
+        .tools()
+        .iter()
+        .map(|t| t.spec().name.clone())
+        .collect();
+    let mut words = args.task.clone();
+    let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
+    let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
+    let task = task(&words)?;
+    let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
+    let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
+
+    for warning in cx.config.warnings() {
+        errln!("warning: {warning}");
+    }
+    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let store = SessionStore::new(&cx.paths.state, &workspace);
 
     // The session to continue decides the default model.
