@@ -172,6 +172,15 @@ fn install_shows_the_exact_command_and_list_and_info_show_the_package() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
 
+    // `update` reinstalls from the recorded source.
+    let updated = s.env.reasonix(&["plugin", "update", "probe", "--yes"]);
+    assert_eq!(updated.status.code(), Some(0), "{}", stderr(&updated));
+    assert!(
+        stdout(&updated).contains("probe 0.1.0 installed (sidecar)"),
+        "{}",
+        stdout(&updated)
+    );
+
     let disabled = s.env.reasonix(&["plugin", "disable", "probe"]);
     assert_eq!(disabled.status.code(), Some(0), "{}", stderr(&disabled));
     s.read_notes_script();

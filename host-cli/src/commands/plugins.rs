@@ -103,6 +103,10 @@ fn readable_index() -> Result<(), Failure> {
 }
 
 pub fn update(args: UpdateArgs) -> Outcome {
+    if let Some(entry) = sidecar_packages::installed(&args.name)? {
+        let source = args.source.unwrap_or(entry.source);
+        return sidecar_packages::install(&source, Some(&args.name), args.grant.yes, |_| false);
+    }
     readable_index()?;
     let cx = context::load()?;
     let entry = match install::installed(&cx.paths, &args.name).map_err(install_failure)? {
@@ -142,6 +146,13 @@ fn install_from(
             "{source} is plugin `{}`, not `{expected}`; nothing was {}",
             shown(&info.name),
             if update { "updated" } else { "installed" }
+        )));
+    }
+    if sidecar_packages::installed(&info.name)?.is_some() {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a sidecar package is already named `{}`; remove it first (`reasonix plugin remove {}`)",
+            shown(&info.name),
+            shown(&info.name)
         )));
     }
     let prefer = cx.config.plugin(&info.name).prefer == Some(true);
