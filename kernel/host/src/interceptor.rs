@@ -5,16 +5,34 @@ use crate::host::bindings::interceptor as wit;
 use reasonix_core::error::CallError;
 pub use reasonix_core::interceptor::Interceptor;
 use reasonix_core::types::{Decision, Subscription};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// An interceptor served by a wasm component.
 pub struct WasmInterceptor {
     plugin: Arc<LoadedPlugin>,
+    /// The workspace of the run, once bound ([`Registry::bind_workspace`]): each call then
+    /// gets it as its tool calls do (preopened as far as the plugin's grant goes, and the
+    /// sandbox policy its commands run in).
+    ///
+    /// [`Registry::bind_workspace`]: crate::Registry::bind_workspace
+    workspace: Option<PathBuf>,
 }
 
 impl WasmInterceptor {
     pub fn new(plugin: Arc<LoadedPlugin>) -> WasmInterceptor {
-        WasmInterceptor { plugin }
+        WasmInterceptor {
+            plugin,
+            workspace: None,
+        }
+    }
+
+    /// The same interceptor, its calls made for `workspace`.
+    pub fn for_workspace(plugin: Arc<LoadedPlugin>, workspace: &Path) -> WasmInterceptor {
+        WasmInterceptor {
+            plugin,
+            workspace: Some(workspace.to_path_buf()),
+        }
     }
 }
 
@@ -44,7 +62,7 @@ impl Interceptor for WasmInterceptor {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin.instantiate(None, None)?;
+        let (mut store, instance) = self.plugin.instantiate(self.workspace.as_deref(), None)?;
         let payload = payload.to_string();
         let result = indices
             .load(&mut store, &instance)

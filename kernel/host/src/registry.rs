@@ -317,6 +317,23 @@ impl Registry {
         self.providers.get(kind)
     }
 
+    /// Make every interceptor's calls for `workspace` (the run's): a call then sees the
+    /// workspace as far as its plugin's grant goes, and may run commands in its sandbox policy
+    /// when granted `process`. Until bound, interceptors run with no workspace.
+    pub fn bind_workspace(&mut self, workspace: &std::path::Path) {
+        self.interceptors = self
+            .plugins
+            .iter()
+            .filter(|p| {
+                !p.described.interception_points.is_empty() || !p.described.slots.is_empty()
+            })
+            .map(|p| {
+                Arc::new(WasmInterceptor::for_workspace(p.clone(), workspace))
+                    as Arc<dyn Interceptor>
+            })
+            .collect();
+    }
+
     pub fn interceptors(&self) -> &[Arc<dyn Interceptor>] {
         &self.interceptors
     }

@@ -101,7 +101,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let started = Instant::now();
     let posture = posture(&args)?;
     let add_dirs = add_dirs(&args.add_dir)?;
-    let cx = context::load_adjusted(|config| {
+    let mut cx = context::load_adjusted(|config| {
         if !add_dirs.is_empty() {
             config
                 .sandbox
@@ -125,6 +125,8 @@ pub fn run(args: RunArgs) -> Outcome {
     for warning in cx.config.warnings() {
         errln!("warning: {warning}");
     }
+    // Interceptors (the hooks component's commands among them) work in the run's workspace.
+    cx.registry.bind_workspace(&workspace);
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let store = SessionStore::new(&cx.paths.state, &workspace);
 

@@ -10,6 +10,14 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InputReceive {
     pub text: String,
+    /// Set on the first input of a session in this process: `startup` (a new session) or
+    /// `resume` (a continued one), so a stateless interceptor (the hooks component's
+    /// `SessionStart`) can add context exactly once. Omitted when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_start: Option<String>,
+    /// The session's id, when the run has a session file. Omitted when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 impl InputReceive {

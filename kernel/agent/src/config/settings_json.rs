@@ -247,7 +247,14 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
                 };
                 for (j, hook) in inner.iter().enumerate() {
                     let key = format!("{key}.hooks[{j}]");
-                    let hook_line = r.line_of("command", cursor);
+                    // Its line: that of its `command` (or, without one, of its first key).
+                    let anchor = match hook.as_object() {
+                        Some(h) if !h.contains_key("command") => {
+                            h.keys().next().map_or("command", String::as_str)
+                        }
+                        _ => "command",
+                    };
+                    let hook_line = r.line_of(anchor, cursor);
                     let Some(hook) = hook.as_object() else {
                         return Err(r.error(
                             hook_line,
