@@ -522,7 +522,101 @@ mod tests {
         })
     }
 
+    /// Documents shaped like settings files, with wrong types and odd values mixed in.
+    fn settings_doc() -> impl Strategy<Value = Value> {
+        let text = "[a-zA-Z|*. ]{0,8}".prop_map(Value::String);
+        let scalar = prop_oneof![
+            text.clone(),
+            any::<i32>().prop_map(Value::from),
+            (-1e6f64..1e12).prop_map(Value::from),
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+        ];
+        let field = prop_oneof![
+            3 => scalar.clone(),
+            1 => json_value(),
+        ];
+        let command = prop_oneof![
+            4 => "[a-z]{1,6}( [a-z]{1,4})?".prop_map(Value::String),
+            1 => field.clone(),
+        ];
+        let hook = (
+            command,
+            prop::collection::btree_map(
+                prop::sample::select(vec!["type", "timeout", "env", "cwd", "description", "match", "x"]),
+                prop_oneof![3 => Just(Value::Null), 1 => field.clone()],
+                0..3,
+            ),
+        )
+            .prop_map(|(command, m)| {
+                let mut map: serde_json::Map<String, Value> =
+                    m.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                map.insert("command".into(), command);
+                Value::Object(map)
+            });
+        let group = prop_oneof![
+            (field.clone(), prop::collection::vec(hook.clone(), 0..3))
+                .prop_map(|(m, hooks)| serde_json::json!({"matcher": m, "hooks": hooks})),
+            hook.clone(),
+            field.clone(),
+        ];
+        let event = prop::sample::select(vec!["PreToolUse", "SessionStart", "Stop", "Bogus", "Notification"]);
+        let hooks = prop_oneof![
+            3 => prop::collection::btree_map(event, prop_oneof![3 => prop::collection::vec(group, 0..3).prop_map(Value::Array), 1 => field.clone()], 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            1 => field.clone(),
+        ];
+        let list = prop_oneof![
+            3 => prop::collection::vec(prop_oneof![4 => text.clone(), 1 => scalar.clone()], 0..3).prop_map(Value::Array),
+            1 => field.clone(),
+        ];
+        let permissions = prop::collection::btree_map(
+            prop::sample::select(vec!["allow", "deny", "ask", "additionalDirectories", "defaultMode", "x"]),
+            list,
+            0..4,
+        )
+        .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
+        (prop::option::of(hooks), prop::option::of(permissions), prop::option::of(field)).prop_map(
+            |(h, p, other)| {
+                let mut root = serde_json::Map::new();
+                if let Some(h) = h {
+                    root.insert("hooks".into(), h);
+                }
+                if let Some(p) = p {
+                    root.insert("permissions".into(), p);
+                }
+                if let Some(o) = other {
+                    root.insert("model".into(), o);
+                }
+                Value::Object(root)
+            },
+        )
+    }
+
     proptest! {
+        #[test]
+        fn settings_shaped_documents_parse_or_name_a_line_and_key(value in settings_doc()) {
+            let text = serde_json::to_string_pretty(&value).unwrap();
+            let lines = text.lines().count().max(1);
+            match p(&text) {
+                Ok(doc) => {
+                    for h in &doc.hooks {
+                        prop_assert!(!h.command.trim().is_empty());
+                        prop_assert!(h.line >= 1 && h.line <= lines);
+                        prop_assert!(text.lines().nth(h.line - 1).unwrap().contains("\"command\""));
+                        prop_assert!(h.timeout_ms.is_none_or(|t| (1..=MAX_TIMEOUT_MS).contains(&t)));
+                    }
+                    for w in &doc.warnings {
+                        prop_assert!(w.starts_with("/p/.claude/settings.json:"), "{}", w);
+                    }
+                }
+                Err(e) => {
+                    prop_assert!(e.line >= 1 && e.line <= lines, "{} in {} lines", e, lines);
+                    prop_assert!(e.key.starts_with("hooks") || e.key.starts_with("permissions") || e.key == "(file)", "{}", e.key);
+                }
+            }
+        }
+
         #[test]
         fn arbitrary_text_never_panics(text in ".{0,200}") {
             let _ = p(&text);
