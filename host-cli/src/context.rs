@@ -44,8 +44,8 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
     let mut config = load_config(&paths, &cwd)?;
     adjust(&mut config);
     let (settings, hooks_off) = crate::hooks::registry_settings(&config);
-    let registry = Registry::load(BUILTINS, &paths, &settings, Some(log_sink()))
-        .map_err(Failure::runtime)?;
+    let registry =
+        Registry::load(BUILTINS, &paths, &settings, Some(log_sink())).map_err(Failure::runtime)?;
     for problem in registry.problems() {
         errln!("warning: {problem}");
     }

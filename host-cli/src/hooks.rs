@@ -107,11 +107,8 @@ pub fn list(json_out: bool) -> Outcome {
             })
             .collect();
         let files: Vec<_> = config.settings.iter().map(|s| json!(s)).collect();
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"hooks": hooks, "files": files}))
-                .unwrap_or_default()
-        );
+        crate::term::print_json(&json!({"hooks": hooks, "files": files}))
+            .map_err(|e| Failure::runtime(anyhow::anyhow!("cannot write JSON: {e}")))?;
         return Ok(Code::Success);
     }
     if config.hooks.is_empty() {
@@ -141,12 +138,7 @@ pub fn list(json_out: bool) -> Outcome {
             shown(&matcher),
             shown(&h.command)
         );
-        outln!(
-            "    from {} ({}); {}",
-            shown(&h.source),
-            h.scope,
-            state(h)
-        );
+        outln!("    from {} ({}); {}", shown(&h.source), h.scope, state(h));
     }
     for warning in config.warnings() {
         crate::term::errln!("warning: {}", shown(&warning));

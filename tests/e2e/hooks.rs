@@ -164,7 +164,10 @@ fn a_pre_tool_use_hook_denies_rm_rf_and_the_model_reads_why() {
 #[test]
 fn exit_code_two_blocks_with_stderr_for_the_model() {
     let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
-    let guard = s.script("exit2.sh", "cat >/dev/null; echo 'no network tools, please' >&2; exit 2");
+    let guard = s.script(
+        "exit2.sh",
+        "cat >/dev/null; echo 'no network tools, please' >&2; exit 2",
+    );
     s.user_settings(&claude_hook("PreToolUse", "Bash|Write", &guard, None));
     s.mock.enqueue(Reply::tool_calls(
         &[("c1", "bash", r#"{"command":"curl example.com"}"#)],
@@ -244,7 +247,10 @@ fn a_hanging_hook_is_killed_at_its_timeout_and_the_call_is_blocked() {
     let out = s.run_within("go", Duration::from_secs(120));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let result = s.result(1, "c1");
-    assert!(result.contains("was killed") && result.contains("timed out"), "{result}");
+    assert!(
+        result.contains("was killed") && result.contains("timed out"),
+        "{result}"
+    );
     assert!(!result.contains("should-not-run"));
 }
 
@@ -255,7 +261,10 @@ fn project_hooks_run_only_once_the_workspace_settings_are_trusted() {
     let marker = s.env.workspace().join("marker");
     let hook = s.script(
         "project.sh",
-        &format!("cat >/dev/null; echo ran > {}; echo 'blocked by the project' >&2; exit 2", marker.display()),
+        &format!(
+            "cat >/dev/null; echo ran > {}; echo 'blocked by the project' >&2; exit 2",
+            marker.display()
+        ),
     );
     s.project_settings(&claude_hook("UserPromptSubmit", "", &hook, None));
 
@@ -283,7 +292,11 @@ fn project_hooks_run_only_once_the_workspace_settings_are_trusted() {
         serde_json::from_slice(&s.reasonix(&["hooks", "list", "--json"]).stdout).unwrap();
     assert_eq!(listed["hooks"][0]["runs"], true);
     let out = s.run("hello again");
-    assert!(marker.exists(), "the trusted project hook did not run: {}", stderr(&out));
+    assert!(
+        marker.exists(),
+        "the trusted project hook did not run: {}",
+        stderr(&out)
+    );
     assert!(
         format!("{}{}", stdout(&out), stderr(&out)).contains("blocked by the project"),
         "{}",
@@ -298,7 +311,10 @@ fn project_hooks_run_only_once_the_workspace_settings_are_trusted() {
     s.mock.enqueue(Reply::text(&["answered"]));
     let out = s.run("third");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!marker.exists(), "a changed project hook ran without review");
+    assert!(
+        !marker.exists(),
+        "a changed project hook ran without review"
+    );
 }
 
 #[test]
@@ -326,7 +342,11 @@ fn claude_settings_deny_rules_apply_and_untrusted_allow_rules_do_not() {
         !s.env.workspace().join("made-by-allow").exists(),
         "an untrusted project allow rule ran a command"
     );
-    assert!(stderr(&out).contains("permissions.allow"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("permissions.allow"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -342,7 +362,10 @@ fn a_malformed_settings_file_names_file_line_and_key() {
     let err = stderr(&out);
     assert!(err.contains("settings.json"), "{err}");
     assert!(err.contains("line 3"), "{err}");
-    assert!(err.contains("hooks.PreToolUse[0].hooks[0].timeout"), "{err}");
+    assert!(
+        err.contains("hooks.PreToolUse[0].hooks[0].timeout"),
+        "{err}"
+    );
     // A broken Claude Code user file only warns.
     std::fs::remove_file(s.env.home().join("settings.json")).unwrap();
     let claude = s.user_home().join(".claude/settings.json");
@@ -351,13 +374,18 @@ fn a_malformed_settings_file_names_file_line_and_key() {
     s.mock.enqueue(Reply::text(&["fine"]));
     let out = s.run("hi");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("contributes no hooks"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("contributes no hooks"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The per-hook-process cost: `N` PreToolUse hooks of `true` on one call, against none.
 /// `cargo test -p reasonix --test e2e -- hooks::hook_process_cost --ignored --nocapture`.
 #[test]
 #[ignore = "prints figures; run by hand"]
+#[allow(clippy::disallowed_macros)] // figures for a person, from fixed text
 fn hook_process_cost() {
     const N: usize = 20;
     let time = |hooks: usize| -> Duration {
@@ -365,8 +393,13 @@ fn hook_process_cost() {
         let list: Vec<Value> = (0..hooks)
             .map(|_| serde_json::json!({"type": "command", "command": "true"}))
             .collect();
-        s.user_settings(&serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": list}]}}));
-        s.mock.enqueue(Reply::tool_calls(&[("c1", "bash", r#"{"command":"true"}"#)], 1));
+        s.user_settings(
+            &serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": list}]}}),
+        );
+        s.mock.enqueue(Reply::tool_calls(
+            &[("c1", "bash", r#"{"command":"true"}"#)],
+            1,
+        ));
         s.mock.enqueue(Reply::text(&["done"]));
         // Warm the artifact cache first.
         let _ = s.reasonix(&["tools", "list"]);
@@ -378,5 +411,7 @@ fn hook_process_cost() {
     let base = time(0);
     let with = time(N);
     let per = with.saturating_sub(base) / N as u32;
-    println!("run with no hooks: {base:?}; with {N} PreToolUse hooks of `true`: {with:?}; per hook process: {per:?}");
+    println!(
+        "run with no hooks: {base:?}; with {N} PreToolUse hooks of `true`: {with:?}; per hook process: {per:?}"
+    );
 }

@@ -199,9 +199,9 @@ impl Hooks<'_> {
                 let input = self.tool_input(&name, &s(&p, "arguments"), &s(&p, "callId"));
                 let fired = self.fire("PreToolUse", Some(&name), input);
                 Ok(match fired.block {
-                    Some(reason) => Decision::Block(format!(
-                        "a PreToolUse hook blocked this call: {reason}"
-                    )),
+                    Some(reason) => {
+                        Decision::Block(format!("a PreToolUse hook blocked this call: {reason}"))
+                    }
                     None => Decision::Proceed,
                 })
             }
@@ -215,9 +215,9 @@ impl Hooks<'_> {
                 let input = self.tool_input(&name, &s(&p, "arguments"), &s(&p, "callId"));
                 let fired = self.fire("PermissionRequest", Some(&name), input);
                 Ok(match (fired.block, fired.allow) {
-                    (Some(reason), _) => {
-                        Decision::Deny(format!("a PermissionRequest hook denied this call: {reason}"))
-                    }
+                    (Some(reason), _) => Decision::Deny(format!(
+                        "a PermissionRequest hook denied this call: {reason}"
+                    )),
                     (None, true) => Decision::Allow,
                     (None, false) => Decision::Proceed,
                 })
@@ -225,7 +225,11 @@ impl Hooks<'_> {
             "tool.after" => {
                 let name = s(&p, "name");
                 let failed = p.get("isError").and_then(Value::as_bool) == Some(true);
-                let event = if failed { "PostToolUseFailure" } else { "PostToolUse" };
+                let event = if failed {
+                    "PostToolUseFailure"
+                } else {
+                    "PostToolUse"
+                };
                 let result = s(&p, "result");
                 let mut input = self.tool_input(&name, &s(&p, "arguments"), &s(&p, "callId"));
                 input["tool_response"] = if name == "bash" {
@@ -354,8 +358,11 @@ impl Plugin for HooksPlugin {
         if hooks.is_empty() {
             return Ok(Decision::Proceed);
         }
-        let workspace = reasonix_sdk::host::config_value("sandbox")
-            .and_then(|p| p.get("workspace").and_then(Value::as_str).map(str::to_string));
+        let workspace = reasonix_sdk::host::config_value("sandbox").and_then(|p| {
+            p.get("workspace")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
         Hooks {
             hooks,
             workspace,

@@ -52,7 +52,10 @@ pub fn gating(event: &str) -> bool {
 
 /// Events where exit 2 blocks.
 fn blocking(event: &str) -> bool {
-    matches!(event, "PreToolUse" | "UserPromptSubmit" | "PermissionRequest")
+    matches!(
+        event,
+        "PreToolUse" | "UserPromptSubmit" | "PermissionRequest"
+    )
 }
 
 fn trimmed(text: &str) -> Option<String> {
@@ -134,9 +137,8 @@ fn read_stdout(event: &str, name: &str, stdout: &str, effect: &mut Effect) {
             effect.context = reason;
         }
         Some("block" | "deny") if blocking(event) => {
-            effect.block = Some(
-                reason.unwrap_or_else(|| format!("{event} hook {name} blocked this")),
-            );
+            effect.block =
+                Some(reason.unwrap_or_else(|| format!("{event} hook {name} blocked this")));
             return;
         }
         Some("approve" | "allow") if event == "PermissionRequest" => effect.allow = true,
@@ -159,10 +161,10 @@ fn read_stdout(event: &str, name: &str, stdout: &str, effect: &mut Effect) {
     {
         match decision.get("behavior").and_then(Value::as_str) {
             Some("deny") => {
-                effect.block = Some(
-                    text(decision.get("message"))
-                        .unwrap_or_else(|| format!("PermissionRequest hook {name} denied this call")),
-                );
+                effect.block =
+                    Some(text(decision.get("message")).unwrap_or_else(|| {
+                        format!("PermissionRequest hook {name} denied this call")
+                    }));
                 return;
             }
             Some("allow") => effect.allow = true,
@@ -208,26 +210,59 @@ mod tests {
         let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"rm -rf is not allowed"}}"#;
         let e = interpret("PreToolUse", "`g`", &run(0, deny, ""));
         assert_eq!(e.block.as_deref(), Some("rm -rf is not allowed"));
-        let allow = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#;
-        assert_eq!(interpret("PreToolUse", "`g`", &run(0, allow, "")), Effect::default());
-        let e = interpret("UserPromptSubmit", "`g`", &run(0, r#"{"decision":"block","reason":"no secrets"}"#, ""));
+        let allow =
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#;
+        assert_eq!(
+            interpret("PreToolUse", "`g`", &run(0, allow, "")),
+            Effect::default()
+        );
+        let e = interpret(
+            "UserPromptSubmit",
+            "`g`",
+            &run(0, r#"{"decision":"block","reason":"no secrets"}"#, ""),
+        );
         assert_eq!(e.block.as_deref(), Some("no secrets"));
         let e = interpret("UserPromptSubmit", "`g`", &run(0, "plain context\n", ""));
         assert_eq!(e.context.as_deref(), Some("plain context"));
         let e = interpret("PreToolUse", "`g`", &run(0, "plain", ""));
         assert_eq!(e, Effect::default());
         let ctx = r#"{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"branch main"}}"#;
-        assert_eq!(interpret("SessionStart", "`g`", &run(0, ctx, "")).context.as_deref(), Some("branch main"));
+        assert_eq!(
+            interpret("SessionStart", "`g`", &run(0, ctx, ""))
+                .context
+                .as_deref(),
+            Some("branch main")
+        );
         let wrong = interpret("PostToolUse", "`g`", &run(0, ctx, ""));
-        assert!(wrong.context.is_none() && wrong.warning.unwrap().contains("answered for `SessionStart`"));
-        let e = interpret("PostToolUse", "`g`", &run(0, r#"{"decision":"block","reason":"tests fail"}"#, ""));
+        assert!(
+            wrong.context.is_none()
+                && wrong
+                    .warning
+                    .unwrap()
+                    .contains("answered for `SessionStart`")
+        );
+        let e = interpret(
+            "PostToolUse",
+            "`g`",
+            &run(0, r#"{"decision":"block","reason":"tests fail"}"#, ""),
+        );
         assert_eq!((e.block, e.context.as_deref()), (None, Some("tests fail")));
         let pr = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
         assert!(interpret("PermissionRequest", "`g`", &run(0, pr, "")).allow);
         let pr = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}"#;
-        assert_eq!(interpret("PermissionRequest", "`g`", &run(0, pr, "")).block.as_deref(), Some("no"));
+        assert_eq!(
+            interpret("PermissionRequest", "`g`", &run(0, pr, ""))
+                .block
+                .as_deref(),
+            Some("no")
+        );
         let stop = r#"{"continue":false,"stopReason":"frozen"}"#;
-        assert_eq!(interpret("UserPromptSubmit", "`g`", &run(0, stop, "")).block.as_deref(), Some("frozen"));
+        assert_eq!(
+            interpret("UserPromptSubmit", "`g`", &run(0, stop, ""))
+                .block
+                .as_deref(),
+            Some("frozen")
+        );
     }
 
     #[test]
@@ -237,7 +272,12 @@ mod tests {
             stdout: String::new(),
             stderr: String::new(),
         };
-        assert!(interpret("PreToolUse", "`g`", &killed).block.unwrap().contains("timed out after 1 s"));
+        assert!(
+            interpret("PreToolUse", "`g`", &killed)
+                .block
+                .unwrap()
+                .contains("timed out after 1 s")
+        );
         let e = interpret("PostToolUse", "`g`", &killed);
         assert!(e.block.is_none() && e.warning.is_some());
     }

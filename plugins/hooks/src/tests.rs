@@ -83,7 +83,11 @@ fn pre_tool_use_blocks_matching_calls_with_claude_input() {
         Decision::Block("a PreToolUse hook blocked this call: no rm -rf".into())
     );
     let inputs = fake.inputs.borrow();
-    assert_eq!(inputs.len(), 1, "the Read hook does not match; the first block stops the rest");
+    assert_eq!(
+        inputs.len(),
+        1,
+        "the Read hook does not match; the first block stops the rest"
+    );
     let input = &inputs[0].1;
     assert_eq!(input["hook_event_name"], "PreToolUse");
     assert_eq!(input["tool_name"], "Bash");
@@ -128,14 +132,24 @@ fn session_start_context_is_added_once_with_the_prompt_context() {
 #[test]
 fn user_prompt_submit_blocks_and_timeouts_block_gating_events() {
     let fake = Fake::default();
-    let h = with(&fake, vec![hook("UserPromptSubmit", None, r#"out {"decision":"block","reason":"no"}"#)]);
+    let h = with(
+        &fake,
+        vec![hook(
+            "UserPromptSubmit",
+            None,
+            r#"out {"decision":"block","reason":"no"}"#,
+        )],
+    );
     assert!(matches!(
         h.intercept("input.receive", r#"{"text":"x"}"#).unwrap(),
         Decision::Block(r) if r.ends_with("no")
     ));
     let h = with(&fake, vec![hook("PreToolUse", None, "hang")]);
     let d = h
-        .intercept("tool.before", r#"{"name":"ls","arguments":"{}","callId":"c"}"#)
+        .intercept(
+            "tool.before",
+            r#"{"name":"ls","arguments":"{}","callId":"c"}"#,
+        )
         .unwrap();
     assert!(matches!(d, Decision::Block(r) if r.contains("timed out")));
 }
@@ -146,8 +160,16 @@ fn post_tool_use_feedback_is_appended_and_permission_request_decides() {
     let h = with(
         &fake,
         vec![
-            hook("PostToolUse", Some("Write"), r#"out {"decision":"block","reason":"fmt failed"}"#),
-            hook("PermissionRequest", None, r#"out {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#),
+            hook(
+                "PostToolUse",
+                Some("Write"),
+                r#"out {"decision":"block","reason":"fmt failed"}"#,
+            ),
+            hook(
+                "PermissionRequest",
+                None,
+                r#"out {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#,
+            ),
         ],
     );
     let after = r#"{"name":"write_file","arguments":"{\"path\":\"a.rs\"}","result":"ok","isError":false,"callId":"c"}"#;
@@ -159,11 +181,21 @@ fn post_tool_use_feedback_is_appended_and_permission_request_decides() {
         v["result"],
         "ok\n\n<hook-context event=\"PostToolUse\">\nfmt failed\n</hook-context>"
     );
-    assert_eq!(fake.inputs.borrow()[0].1["tool_input"]["file_path"], "/ws/a.rs");
-    let decision = r#"{"name":"bash","arguments":"{}","readOnly":false,"hostDecision":"deny","callId":"c"}"#;
-    assert_eq!(h.intercept("permission.decision", decision).unwrap(), Decision::Allow);
+    assert_eq!(
+        fake.inputs.borrow()[0].1["tool_input"]["file_path"],
+        "/ws/a.rs"
+    );
+    let decision =
+        r#"{"name":"bash","arguments":"{}","readOnly":false,"hostDecision":"deny","callId":"c"}"#;
+    assert_eq!(
+        h.intercept("permission.decision", decision).unwrap(),
+        Decision::Allow
+    );
     let allowed = decision.replace("\"deny\"", "\"allow\"");
-    assert_eq!(h.intercept("permission.decision", &allowed).unwrap(), Decision::Proceed);
+    assert_eq!(
+        h.intercept("permission.decision", &allowed).unwrap(),
+        Decision::Proceed
+    );
 }
 
 #[test]
@@ -177,11 +209,26 @@ fn observers_never_block() {
         ],
     );
     let save = r#"{"sessionPath":"/s.jsonl","phase":"save"}"#;
-    assert_eq!(h.intercept("session.save", save).unwrap(), Decision::Proceed);
+    assert_eq!(
+        h.intercept("session.save", save).unwrap(),
+        Decision::Proceed
+    );
     let ev = r#"{"kind":"permission_denied","text":"no","detail":"bash"}"#;
-    assert_eq!(h.intercept("frontend.event", ev).unwrap(), Decision::Proceed);
-    assert_eq!(fake.warnings.borrow().len(), 2, "{:?}", fake.warnings.borrow());
+    assert_eq!(
+        h.intercept("frontend.event", ev).unwrap(),
+        Decision::Proceed
+    );
+    assert_eq!(
+        fake.warnings.borrow().len(),
+        2,
+        "{:?}",
+        fake.warnings.borrow()
+    );
     let msg = r#"{"kind":"message","text":"hi","detail":""}"#;
     h.intercept("frontend.event", msg).unwrap();
-    assert_eq!(fake.inputs.borrow().len(), 2, "messages fire no Notification");
+    assert_eq!(
+        fake.inputs.borrow().len(),
+        2,
+        "messages fire no Notification"
+    );
 }

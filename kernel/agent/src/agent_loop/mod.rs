@@ -218,9 +218,8 @@ impl<'r> Agent<'r> {
             usage,
             session_id: agent.session_id().map(str::to_string),
         };
-        let session_start = (!self.started).then(|| {
-            if self.resumed { "resume" } else { "startup" }.to_string()
-        });
+        let session_start =
+            (!self.started).then(|| if self.resumed { "resume" } else { "startup" }.to_string());
         if !self.started {
             self.started = true;
             let mut phases = vec![(points::SESSION_START, "start")];

@@ -208,10 +208,7 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
             r.warn(
                 event_line,
                 &key,
-                &format!(
-                    "unknown hook event, ignored (known: {})",
-                    EVENTS.join(", ")
-                ),
+                &format!("unknown hook event, ignored (known: {})", EVENTS.join(", ")),
             );
             continue;
         }
@@ -324,14 +321,21 @@ fn command_hook(
     let timeout_ms = match hook.get("timeout") {
         None | Some(Value::Null) => None,
         Some(t) => {
-            let unit = if unit_ms == 1 { "milliseconds" } else { "seconds" };
-            let n = t.as_f64().filter(|n| n.is_finite() && *n > 0.0).ok_or_else(|| {
-                r.error(
-                    line,
-                    &format!("{key}.timeout"),
-                    format!("must be a positive number of {unit}, not {t}"),
-                )
-            })?;
+            let unit = if unit_ms == 1 {
+                "milliseconds"
+            } else {
+                "seconds"
+            };
+            let n = t
+                .as_f64()
+                .filter(|n| n.is_finite() && *n > 0.0)
+                .ok_or_else(|| {
+                    r.error(
+                        line,
+                        &format!("{key}.timeout"),
+                        format!("must be a positive number of {unit}, not {t}"),
+                    )
+                })?;
             // Saturating float-to-int conversion, then the cap.
             let ms = (n * unit_ms as f64).ceil() as u64;
             Some(ms.clamp(1, MAX_TIMEOUT_MS))
@@ -468,7 +472,10 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.line, 3);
         assert_eq!(err.key, "hooks.PreToolUse[0].hooks[0].timeout");
-        assert!(err.to_string().starts_with("/p/.claude/settings.json:3: "), "{err}");
+        assert!(
+            err.to_string().starts_with("/p/.claude/settings.json:3: "),
+            "{err}"
+        );
         let err = p("{\"permissions\": {\"deny\": \"Bash\"}}").unwrap_err();
         assert_eq!(err.key, "permissions.deny");
         let err = p("{\n\n  \"hooks\": [1,").unwrap_err();
@@ -478,11 +485,16 @@ mod tests {
 
     #[test]
     fn permissions_and_modes() {
-        let doc = p(r#"{"permissions": {"allow": ["Bash(ls:*)"], "deny": ["Bash(rm:*)"], "ask": ["Edit"],
-            "additionalDirectories": ["../lib"], "defaultMode": "bypassPermissions", "other": 1}}"#)
+        let doc = p(
+            r#"{"permissions": {"allow": ["Bash(ls:*)"], "deny": ["Bash(rm:*)"], "ask": ["Edit"],
+            "additionalDirectories": ["../lib"], "defaultMode": "bypassPermissions", "other": 1}}"#,
+        )
         .unwrap();
         assert_eq!(doc.permissions.deny, vec!["Bash(rm:*)"]);
-        assert_eq!(doc.permissions.mode.as_ref().map(|m| m.0.as_str()), Some("allow"));
+        assert_eq!(
+            doc.permissions.mode.as_ref().map(|m| m.0.as_str()),
+            Some("allow")
+        );
         assert_eq!(doc.permissions.additional_directories, vec!["../lib"]);
         assert_eq!(doc.warnings.len(), 1);
         let doc = p(r#"{"permissions": {"defaultMode": "plan"}}"#).unwrap();
@@ -492,8 +504,10 @@ mod tests {
 
     #[test]
     fn unknown_events_warn_and_timeouts_are_capped() {
-        let doc = p(r#"{"hooks": {"Bogus": [], "Stop": [{"hooks": [{"command": "x", "timeout": 1e30}]}]}}"#)
-            .unwrap();
+        let doc = p(
+            r#"{"hooks": {"Bogus": [], "Stop": [{"hooks": [{"command": "x", "timeout": 1e30}]}]}}"#,
+        )
+        .unwrap();
         assert_eq!(doc.hooks[0].timeout_ms, Some(MAX_TIMEOUT_MS));
         assert!(doc.warnings[0].contains("unknown hook event"));
     }
@@ -502,16 +516,40 @@ mod tests {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
-            any::<i32>().prop_map(|n| Value::from(n)),
+            any::<i32>().prop_map(Value::from),
             "[a-zA-Z|*. ]{0,8}".prop_map(Value::String),
-            prop::sample::select(vec!["PreToolUse", "hooks", "command", "matcher", "timeout", "allow", "deny", "defaultMode", "type"])
-                .prop_map(|s| Value::String(s.to_string())),
+            prop::sample::select(vec![
+                "PreToolUse",
+                "hooks",
+                "command",
+                "matcher",
+                "timeout",
+                "allow",
+                "deny",
+                "defaultMode",
+                "type"
+            ])
+            .prop_map(|s| Value::String(s.to_string())),
         ];
         leaf.prop_recursive(4, 32, 6, |inner| {
             let key = prop::sample::select(vec![
-                "hooks", "PreToolUse", "SessionStart", "matcher", "match", "command", "timeout",
-                "type", "env", "cwd", "permissions", "allow", "deny", "ask", "defaultMode",
-                "additionalDirectories", "x",
+                "hooks",
+                "PreToolUse",
+                "SessionStart",
+                "matcher",
+                "match",
+                "command",
+                "timeout",
+                "type",
+                "env",
+                "cwd",
+                "permissions",
+                "allow",
+                "deny",
+                "ask",
+                "defaultMode",
+                "additionalDirectories",
+                "x",
             ]);
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
@@ -543,7 +581,15 @@ mod tests {
         let hook = (
             command,
             prop::collection::btree_map(
-                prop::sample::select(vec!["type", "timeout", "env", "cwd", "description", "match", "x"]),
+                prop::sample::select(vec![
+                    "type",
+                    "timeout",
+                    "env",
+                    "cwd",
+                    "description",
+                    "match",
+                    "x",
+                ]),
                 prop_oneof![3 => Just(Value::Null), 1 => field.clone()],
                 0..3,
             ),
@@ -560,7 +606,13 @@ mod tests {
             hook.clone(),
             field.clone(),
         ];
-        let event = prop::sample::select(vec!["PreToolUse", "SessionStart", "Stop", "Bogus", "Notification"]);
+        let event = prop::sample::select(vec![
+            "PreToolUse",
+            "SessionStart",
+            "Stop",
+            "Bogus",
+            "Notification",
+        ]);
         let hooks = prop_oneof![
             3 => prop::collection::btree_map(event, prop_oneof![3 => prop::collection::vec(group, 0..3).prop_map(Value::Array), 1 => field.clone()], 0..3)
                 .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
@@ -571,13 +623,24 @@ mod tests {
             1 => field.clone(),
         ];
         let permissions = prop::collection::btree_map(
-            prop::sample::select(vec!["allow", "deny", "ask", "additionalDirectories", "defaultMode", "x"]),
+            prop::sample::select(vec![
+                "allow",
+                "deny",
+                "ask",
+                "additionalDirectories",
+                "defaultMode",
+                "x",
+            ]),
             list,
             0..4,
         )
         .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
-        (prop::option::of(hooks), prop::option::of(permissions), prop::option::of(field)).prop_map(
-            |(h, p, other)| {
+        (
+            prop::option::of(hooks),
+            prop::option::of(permissions),
+            prop::option::of(field),
+        )
+            .prop_map(|(h, p, other)| {
                 let mut root = serde_json::Map::new();
                 if let Some(h) = h {
                     root.insert("hooks".into(), h);
@@ -589,8 +652,7 @@ mod tests {
                     root.insert("model".into(), o);
                 }
                 Value::Object(root)
-            },
-        )
+            })
     }
 
     proptest! {

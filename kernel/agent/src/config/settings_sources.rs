@@ -207,9 +207,10 @@ fn merge(
                 source.rules.push(format!("allow: {rule}"));
             }
         } else {
-            config
-                .file_warnings
-                .push(untrusted("`permissions.allow` (its rules run tools without asking)", None));
+            config.file_warnings.push(untrusted(
+                "`permissions.allow` (its rules run tools without asking)",
+                None,
+            ));
         }
     }
     if !perms.additional_directories.is_empty() {
@@ -228,7 +229,9 @@ fn merge(
                 if !list.contains(&resolved) {
                     list.push(resolved.clone());
                 }
-                source.rules.push(format!("additionalDirectories: {resolved}"));
+                source
+                    .rules
+                    .push(format!("additionalDirectories: {resolved}"));
             }
         } else {
             config.file_warnings.push(untrusted(

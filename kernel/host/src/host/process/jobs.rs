@@ -359,7 +359,10 @@ mod tests {
 
     fn read_all(job: &Job) -> (String, Option<Exit>) {
         let chunk = job.read(usize::MAX);
-        (String::from_utf8_lossy(&chunk.data).into_owned(), chunk.status)
+        (
+            String::from_utf8_lossy(&chunk.data).into_owned(),
+            chunk.status,
+        )
     }
 
     #[test]
@@ -383,7 +386,10 @@ mod tests {
             Some(Duration::from_secs(60)),
         )
         .unwrap();
-        assert_eq!(job.wait(Some(Duration::from_secs(30))), Some(Exit::Exited(2)));
+        assert_eq!(
+            job.wait(Some(Duration::from_secs(30))),
+            Some(Exit::Exited(2))
+        );
         let chunk = job.read(usize::MAX);
         assert_eq!(chunk.data, b"got hello\n");
         assert_eq!(chunk.stderr, b"oops\n");
