@@ -5,34 +5,24 @@ use crate::host::bindings::interceptor as wit;
 use reasonix_core::error::CallError;
 pub use reasonix_core::interceptor::Interceptor;
 use reasonix_core::types::{Decision, Subscription};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 /// An interceptor served by a wasm component.
 pub struct WasmInterceptor {
     plugin: Arc<LoadedPlugin>,
-    /// The workspace of the run, once bound ([`Registry::bind_workspace`]): each call then
-    /// gets it as its tool calls do (preopened as far as the plugin's grant goes, and the
-    /// sandbox policy its commands run in).
+    /// The run's workspace, once its registry was bound to one
+    /// ([`Registry::bind_workspace`]): each call then gets it as tool calls do (preopened as
+    /// far as the plugin's grant goes, and the sandbox policy its commands run in). Unbound,
+    /// calls have no workspace.
     ///
     /// [`Registry::bind_workspace`]: crate::Registry::bind_workspace
-    workspace: Option<PathBuf>,
+    workspace: Arc<OnceLock<PathBuf>>,
 }
 
 impl WasmInterceptor {
-    pub fn new(plugin: Arc<LoadedPlugin>) -> WasmInterceptor {
-        WasmInterceptor {
-            plugin,
-            workspace: None,
-        }
-    }
-
-    /// The same interceptor, its calls made for `workspace`.
-    pub fn for_workspace(plugin: Arc<LoadedPlugin>, workspace: &Path) -> WasmInterceptor {
-        WasmInterceptor {
-            plugin,
-            workspace: Some(workspace.to_path_buf()),
-        }
+    pub fn new(plugin: Arc<LoadedPlugin>, workspace: Arc<OnceLock<PathBuf>>) -> WasmInterceptor {
+        WasmInterceptor { plugin, workspace }
     }
 }
 
@@ -62,7 +52,8 @@ impl Interceptor for WasmInterceptor {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin.instantiate(self.workspace.as_deref(), None)?;
+        let (mut store, instance) = self.plugin
+            .instantiate(self.workspace.get().map(PathBuf::as_path), None)?;
         let payload = payload.to_string();
         let result = indices
             .load(&mut store, &instance)

@@ -101,7 +101,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let started = Instant::now();
     let posture = posture(&args)?;
     let add_dirs = add_dirs(&args.add_dir)?;
-    let mut cx = context::load_adjusted(|config| {
+    let cx = context::load_adjusted(|config| {
         if !add_dirs.is_empty() {
             config
                 .sandbox
