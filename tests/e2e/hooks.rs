@@ -381,6 +381,76 @@ fn a_malformed_settings_file_names_file_line_and_key() {
     );
 }
 
+#[test]
+fn post_tool_use_feedback_reaches_the_model_with_the_result() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let hook = s.script(
+        "post.sh",
+        r#"input=$(cat)
+case "$input" in *'"tool_response"'*'HELLO-OUT'*)
+  echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"lint: 2 warnings in main.rs"}}';;
+esac"#,
+    );
+    s.user_settings(&claude_hook("PostToolUse", "Bash", &hook, None));
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c1", "bash", r#"{"command":"echo HELLO-OUT"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("go");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = s.result(1, "c1");
+    assert!(result.contains("HELLO-OUT"), "{result}");
+    assert!(
+        result.contains("<hook-context event=\"PostToolUse\">\nlint: 2 warnings in main.rs\n</hook-context>"),
+        "{result}"
+    );
+}
+
+#[test]
+fn a_permission_request_hook_allows_what_the_fallback_would_refuse_but_never_a_deny_rule() {
+    // No allow rule: a headless run in the default posture refuses `bash`.
+    let s = Setup::new("[permissions]\ndeny = [\"Bash(echo denied:*)\"]\n");
+    let hook = s.script(
+        "perm.sh",
+        r#"cat >/dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'"#,
+    );
+    s.user_settings(&claude_hook("PermissionRequest", "Bash", &hook, None));
+    s.mock.enqueue(Reply::tool_calls(
+        &[
+            ("c1", "bash", r#"{"command":"echo allowed-by-hook"}"#),
+            ("c2", "bash", r#"{"command":"echo denied by rule"}"#),
+        ],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("go");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(s.result(1, "c1").contains("allowed-by-hook"), "{}", s.result(1, "c1"));
+    assert!(!s.result(1, "c2").contains("denied by rule\n"), "{}", s.result(1, "c2"));
+    assert!(stderr(&out).contains("allowed `bash`"), "{}", stderr(&out));
+}
+
+#[test]
+fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
+    let s = Setup::new("");
+    s.user_settings(&claude_hook("PreToolUse", "Bash", "true", Some(5)));
+    s.project_settings(&serde_json::json!({
+        "permissions": {"deny": ["Bash(rm:*)"]},
+        "hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    }));
+    let out = s.reasonix(&["doctor", "--json"]);
+    let report = stdout(&out);
+    assert!(report.contains(".claude/settings.json: deny: Bash(rm:*)"), "{report}");
+    assert!(report.contains("settings.json (user): 1 hook(s)"), "{report}");
+    let list = s.reasonix(&["hooks", "list"]);
+    let text = stdout(&list);
+    assert!(text.contains("PreToolUse [tool.before] matcher Bash: true"), "{text}");
+    assert!(text.contains("SubagentStop"), "{text}");
+    assert!(text.contains("never fires"), "{text}");
+}
+
 /// The per-hook-process cost: `N` PreToolUse hooks of `true` on one call, against none.
 /// `cargo test -p reasonix --test e2e -- hooks::hook_process_cost --ignored --nocapture`.
 #[test]
