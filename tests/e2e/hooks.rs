@@ -402,7 +402,9 @@ esac"#,
     let result = s.result(1, "c1");
     assert!(result.contains("HELLO-OUT"), "{result}");
     assert!(
-        result.contains("<hook-context event=\"PostToolUse\">\nlint: 2 warnings in main.rs\n</hook-context>"),
+        result.contains(
+            "<hook-context event=\"PostToolUse\">\nlint: 2 warnings in main.rs\n</hook-context>"
+        ),
         "{result}"
     );
 }
@@ -427,8 +429,16 @@ echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"be
     s.mock.enqueue(Reply::text(&["done"]));
     let out = s.run("go");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(s.result(1, "c1").contains("allowed-by-hook"), "{}", s.result(1, "c1"));
-    assert!(!s.result(1, "c2").contains("denied by rule\n"), "{}", s.result(1, "c2"));
+    assert!(
+        s.result(1, "c1").contains("allowed-by-hook"),
+        "{}",
+        s.result(1, "c1")
+    );
+    assert!(
+        !s.result(1, "c2").contains("denied by rule\n"),
+        "{}",
+        s.result(1, "c2")
+    );
     assert!(stderr(&out).contains("allowed `bash`"), "{}", stderr(&out));
 }
 
@@ -442,11 +452,20 @@ fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
     }));
     let out = s.reasonix(&["doctor", "--json"]);
     let report = stdout(&out);
-    assert!(report.contains(".claude/settings.json: deny: Bash(rm:*)"), "{report}");
-    assert!(report.contains("settings.json (user): 1 hook(s)"), "{report}");
+    assert!(
+        report.contains(".claude/settings.json: deny: Bash(rm:*)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("settings.json (user): 1 hook(s)"),
+        "{report}"
+    );
     let list = s.reasonix(&["hooks", "list"]);
     let text = stdout(&list);
-    assert!(text.contains("PreToolUse [tool.before] matcher Bash: true"), "{text}");
+    assert!(
+        text.contains("PreToolUse [tool.before] matcher Bash: true"),
+        "{text}"
+    );
     assert!(text.contains("SubagentStop"), "{text}");
     assert!(text.contains("never fires"), "{text}");
 }

@@ -52,7 +52,8 @@ impl Interceptor for WasmInterceptor {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin
+        let (mut store, instance) = self
+            .plugin
             .instantiate(self.workspace.get().map(PathBuf::as_path), None)?;
         let payload = payload.to_string();
         let result = indices

@@ -212,11 +212,10 @@ impl Registry {
             );
         }
         if !plugin.described.interception_points.is_empty() || !plugin.described.slots.is_empty() {
-            self.interceptors
-                .push(Arc::new(WasmInterceptor::new(
-                    plugin.clone(),
-                    self.workspace.clone(),
-                )));
+            self.interceptors.push(Arc::new(WasmInterceptor::new(
+                plugin.clone(),
+                self.workspace.clone(),
+            )));
         }
         self.plugins.push(plugin);
     }

@@ -257,3 +257,83 @@ fn merge(
     }
     config.settings.push(source);
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::config::settings_json::parse;
+
+    fn doc(text: &str) -> SettingsDoc {
+        parse(Path::new("/p/.claude/settings.json"), text).unwrap()
+    }
+
+    fn apply_doc(config: &mut Config, project: bool, trusted: bool, text: &str) {
+        let toml_mode = config.permissions.mode.is_some();
+        merge(
+            config,
+            Path::new("/p/.claude/settings.json"),
+            project,
+            trusted,
+            toml_mode,
+            doc(text),
+        );
+    }
+
+    const WIDE: &str = r#"{"permissions": {"allow": ["Bash(make:*)"], "deny": ["Bash(rm:*)"],
+        "ask": ["Edit"], "additionalDirectories": ["../lib"], "defaultMode": "bypassPermissions"},
+        "hooks": {"Stop": [{"hooks": [{"command": "true"}]}]}}"#;
+
+    #[test]
+    fn an_untrusted_project_file_only_narrows() {
+        let mut config = Config::default();
+        apply_doc(&mut config, true, false, WIDE);
+        let p = &config.permissions;
+        assert_eq!(p.deny, vec!["Bash(rm:*)"]);
+        assert_eq!(p.ask, vec!["Edit"]);
+        assert!(p.allow.is_empty());
+        assert_eq!(p.mode, None);
+        assert_eq!(config.sandbox.allow_write, None);
+        assert!(!config.hooks[0].trusted);
+        let warnings = config.file_warnings.join("\n");
+        for key in [
+            "permissions.allow",
+            "additionalDirectories",
+            "bypassPermissions",
+            "none of them runs",
+        ] {
+            assert!(warnings.contains(key), "{key}: {warnings}");
+        }
+        assert_eq!(
+            config.settings[0].rules,
+            vec!["deny: Bash(rm:*)", "ask: Edit"]
+        );
+    }
+
+    #[test]
+    fn a_trusted_project_file_widens_and_the_toml_mode_wins() {
+        let mut config = Config::default();
+        apply_doc(&mut config, true, true, WIDE);
+        let p = &config.permissions;
+        assert_eq!(p.allow, vec!["Bash(make:*)"]);
+        assert_eq!(p.mode.as_deref(), Some("allow"));
+        assert_eq!(
+            config.sandbox.allow_write,
+            Some(vec!["/p/../lib".to_string()])
+        );
+        assert!(config.hooks[0].trusted);
+        assert_eq!(config.hooks[0].source, "/p/.claude/settings.json:3");
+
+        let mut config = Config::default();
+        config.permissions.mode = Some("ask".into());
+        config.permissions.deny = vec!["Bash(rm:*)".into()];
+        apply_doc(&mut config, false, true, WIDE);
+        assert_eq!(config.permissions.mode.as_deref(), Some("ask"));
+        assert_eq!(
+            config.permissions.deny,
+            vec!["Bash(rm:*)"],
+            "joined, no duplicate"
+        );
+        assert!(config.file_warnings.join("\n").contains("takes precedence"));
+    }
+}
