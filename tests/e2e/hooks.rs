@@ -470,6 +470,26 @@ fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
     assert!(text.contains("never fires"), "{text}");
 }
 
+#[test]
+fn what_a_hook_says_reaches_the_terminal_escaped() {
+    let s = Setup::new("");
+    let hook = s.script(
+        "loud.sh",
+        r#"cat >/dev/null; printf 'bad \033[2J\033]0;owned\007 news\n' >&2; exit 2"#,
+    );
+    s.user_settings(&claude_hook("UserPromptSubmit", "", &hook, None));
+    let out = s.run("hello");
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(err.contains("bad"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    // And in `hooks list`: a command with control characters is shown escaped.
+    s.user_settings(&claude_hook("Stop", "", "echo \u{1b}[31mred", None));
+    let list = stdout(&s.reasonix(&["hooks", "list"]));
+    assert!(list.contains("Stop [session.save]"), "{list}");
+    assert!(!list.contains('\u{1b}'), "{list:?}");
+}
+
 /// The per-hook-process cost: `N` PreToolUse hooks of `true` on one call, against none.
 /// `cargo test -p reasonix --test e2e -- hooks::hook_process_cost --ignored --nocapture`.
 #[test]
