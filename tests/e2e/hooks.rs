@@ -387,6 +387,7 @@ fn post_tool_use_feedback_reaches_the_model_with_the_result() {
     let hook = s.script(
         "post.sh",
         r#"input=$(cat)
+printf '%s' "$input" > "$CLAUDE_PROJECT_DIR/hook-input.json"
 case "$input" in *'"tool_response"'*'HELLO-OUT'*)
   echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"lint: 2 warnings in main.rs"}}';;
 esac"#,
@@ -406,6 +407,27 @@ esac"#,
             "<hook-context event=\"PostToolUse\">\nlint: 2 warnings in main.rs\n</hook-context>"
         ),
         "{result}"
+    );
+    // What the hook read on stdin: Claude Code's shape.
+    let input: Value = serde_json::from_str(
+        &std::fs::read_to_string(s.env.workspace().join("hook-input.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(input["hook_event_name"], "PostToolUse");
+    assert_eq!(input["tool_name"], "Bash");
+    assert_eq!(input["tool_input"]["command"], "echo HELLO-OUT");
+    assert_eq!(input["tool_use_id"], "c1");
+    assert_eq!(input["cwd"], s.env.workspace().to_str().unwrap());
+    assert!(
+        input["tool_response"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("HELLO-OUT")
+    );
+    let session = input["session_id"].as_str().unwrap();
+    assert!(
+        !session.is_empty() && session.contains("mock-model"),
+        "{input}"
     );
 }
 

@@ -115,7 +115,13 @@ pub struct Hooks<'a> {
 
 impl Hooks<'_> {
     /// Run the hooks of `event` matching `subject`, in order, until one blocks.
-    pub fn fire(&self, event: &str, subject: Option<&str>, mut input: Value) -> Fired {
+    pub fn fire(
+        &self,
+        session: &Session,
+        event: &str,
+        subject: Option<&str>,
+        mut input: Value,
+    ) -> Fired {
         let mut fired = Fired::default();
         if let Value::Object(map) = &mut input {
             map.insert("hook_event_name".into(), json!(event));
@@ -123,7 +129,10 @@ impl Hooks<'_> {
                 "cwd".into(),
                 json!(self.workspace.clone().unwrap_or_default()),
             );
-            map.entry("session_id").or_insert(json!(""));
+            map.insert("session_id".into(), json!(session.id));
+            if let Some(path) = &session.transcript_path {
+                map.insert("transcript_path".into(), json!(path));
+            }
         }
         let text = format!("{input}\n");
         for hook in self.hooks.iter().filter(|h| h.event == event) {
@@ -157,12 +166,14 @@ impl Hooks<'_> {
         let mut p: Value = serde_json::from_str(payload)
             .map_err(|e| Error::InvalidInput(format!("the `{point}` payload is not JSON: {e}")))?;
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let session = Session::of(&p);
         match point {
             "input.receive" => {
                 let session_id = s(&p, "sessionId");
                 let mut before = Vec::new();
                 if let Some(source) = p.get("sessionStart").and_then(Value::as_str) {
                     let fired = self.fire(
+                        &session,
                         "SessionStart",
                         Some(source),
                         json!({"session_id": session_id, "source": source}),
@@ -171,6 +182,7 @@ impl Hooks<'_> {
                 }
                 let text = s(&p, "text");
                 let fired = self.fire(
+                    &session,
                     "UserPromptSubmit",
                     None,
                     json!({"session_id": session_id, "prompt": text}),
@@ -197,7 +209,7 @@ impl Hooks<'_> {
             "tool.before" => {
                 let name = s(&p, "name");
                 let input = self.tool_input(&name, &s(&p, "arguments"), &s(&p, "callId"));
-                let fired = self.fire("PreToolUse", Some(&name), input);
+                let fired = self.fire(&session, "PreToolUse", Some(&name), input);
                 Ok(match fired.block {
                     Some(reason) => {
                         Decision::Block(format!("a PreToolUse hook blocked this call: {reason}"))
@@ -213,7 +225,7 @@ impl Hooks<'_> {
                 }
                 let name = s(&p, "name");
                 let input = self.tool_input(&name, &s(&p, "arguments"), &s(&p, "callId"));
-                let fired = self.fire("PermissionRequest", Some(&name), input);
+                let fired = self.fire(&session, "PermissionRequest", Some(&name), input);
                 Ok(match (fired.block, fired.allow) {
                     (Some(reason), _) => Decision::Deny(format!(
                         "a PermissionRequest hook denied this call: {reason}"
@@ -240,7 +252,7 @@ impl Hooks<'_> {
                 if failed {
                     input["error"] = json!(result);
                 }
-                let fired = self.fire(event, Some(&name), input);
+                let fired = self.fire(&session, event, Some(&name), input);
                 if fired.contexts.is_empty() {
                     return Ok(Decision::Proceed);
                 }
@@ -253,6 +265,7 @@ impl Hooks<'_> {
                 if matches!(kind.as_str(), "permission_denied" | "notice") {
                     let message = s(&p, "text");
                     self.fire(
+                        &session,
                         "Notification",
                         Some(&kind),
                         json!({"message": message, "notification_type": kind}),
@@ -263,6 +276,7 @@ impl Hooks<'_> {
             }
             "compaction.prepare" => {
                 let fired = self.fire(
+                    &session,
                     "PreCompact",
                     Some("auto"),
                     json!({"trigger": "auto", "custom_instructions": ""}),
@@ -275,11 +289,16 @@ impl Hooks<'_> {
                 Ok(Decision::Replace(p.to_string()))
             }
             "session.save" => {
-                self.fire("Stop", None, json!({"stop_hook_active": false}));
+                self.fire(&session, "Stop", None, json!({"stop_hook_active": false}));
                 Ok(Decision::Proceed)
             }
             "session.end" => {
-                self.fire("SessionEnd", Some("other"), json!({"reason": "other"}));
+                self.fire(
+                    &session,
+                    "SessionEnd",
+                    Some("other"),
+                    json!({"reason": "other"}),
+                );
                 Ok(Decision::Proceed)
             }
             _ => Ok(Decision::Proceed),
@@ -306,6 +325,38 @@ impl Hooks<'_> {
             "tool_input": args,
             "tool_use_id": call_id,
         })
+    }
+}
+
+/// The session a payload is about: `sessionId` (input and tool points), or the session file
+/// (`sessionPath` at the `session.*` points, whose name is the id).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub id: String,
+    pub transcript_path: Option<String>,
+}
+
+impl Session {
+    fn of(payload: &Value) -> Session {
+        let text = |k: &str| {
+            payload
+                .get(k)
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+        };
+        let transcript_path = text("sessionPath").map(str::to_string);
+        let id = text("sessionId")
+            .map(str::to_string)
+            .or_else(|| {
+                let path = transcript_path.as_deref()?;
+                let name = path.rsplit('/').next()?;
+                Some(name.strip_suffix(".jsonl").unwrap_or(name).to_string())
+            })
+            .unwrap_or_default();
+        Session {
+            id,
+            transcript_path,
+        }
     }
 }
 

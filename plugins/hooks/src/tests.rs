@@ -115,6 +115,7 @@ fn session_start_context_is_added_once_with_the_prompt_context() {
     let Decision::Replace(json) = d else {
         panic!("{d:?}")
     };
+    assert_eq!(fake.inputs.borrow()[0].1["session_id"], "s1");
     let v: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
         v["text"],
@@ -208,11 +209,14 @@ fn observers_never_block() {
             hook("Notification", Some("permission_denied"), "exit 1"),
         ],
     );
-    let save = r#"{"sessionPath":"/s.jsonl","phase":"save"}"#;
+    let save = r#"{"sessionPath":"/st/20261201-x.jsonl","phase":"save"}"#;
     assert_eq!(
         h.intercept("session.save", save).unwrap(),
         Decision::Proceed
     );
+    let stop = fake.inputs.borrow()[0].1.clone();
+    assert_eq!(stop["session_id"], "20261201-x");
+    assert_eq!(stop["transcript_path"], "/st/20261201-x.jsonl");
     let ev = r#"{"kind":"permission_denied","text":"no","detail":"bash"}"#;
     assert_eq!(
         h.intercept("frontend.event", ev).unwrap(),
