@@ -146,7 +146,7 @@ fn merge(
     let untrusted = |what: &str, line: Option<usize>| {
         let at = line.map_or(file.clone(), |l| format!("{file}:{l}"));
         format!(
-            "{at}: {what} is ignored: this workspace's settings files are not trusted. Trust them with `reasonix trust` (or `--trust-workspace` for one run) if you trust everyone who can change this repository"
+            "{at}: {what}: this workspace's settings files are not trusted. Trust them with `reasonix trust` (or `--trust-workspace` for one run) if you trust everyone who can change this repository"
         )
     };
     let mut source = SettingsSource {
@@ -158,7 +158,7 @@ fn merge(
     };
     if !trusted && !doc.hooks.is_empty() {
         config.file_warnings.push(untrusted(
-            &format!("{} hook(s): none of them runs", doc.hooks.len()),
+            &format!("{} hook(s) found, none of them runs", doc.hooks.len()),
             doc.hooks.first().map(|h| h.line),
         ));
     }
@@ -208,7 +208,7 @@ fn merge(
             }
         } else {
             config.file_warnings.push(untrusted(
-                "`permissions.allow` (its rules run tools without asking)",
+                "`permissions.allow` is ignored (its rules run tools without asking)",
                 None,
             ));
         }
@@ -235,7 +235,7 @@ fn merge(
             }
         } else {
             config.file_warnings.push(untrusted(
-                "`permissions.additionalDirectories` (it adds writable roots)",
+                "`permissions.additionalDirectories` is ignored (it adds writable roots)",
                 None,
             ));
         }
@@ -247,7 +247,7 @@ fn merge(
             ));
         } else if mode == "allow" && !trusted {
             config.file_warnings.push(untrusted(
-                "`permissions.defaultMode = \"bypassPermissions\"` (it runs writers and commands without asking)",
+                "`permissions.defaultMode = \"bypassPermissions\"` is ignored (it runs writers and commands without asking)",
                 Some(line),
             ));
         } else {
