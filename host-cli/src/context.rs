@@ -43,17 +43,17 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
     let mut config = load_config(&paths, &cwd)?;
     adjust(&mut config);
-    let registry = Registry::load(
-        BUILTINS,
-        &paths,
-        &config.registry_settings(),
-        Some(log_sink()),
-    )
-    .map_err(Failure::runtime)?;
+    let (settings, hooks_off) = crate::hooks::registry_settings(&config);
+    let registry =
+        Registry::load(BUILTINS, &paths, &settings, Some(log_sink())).map_err(Failure::runtime)?;
     for problem in registry.problems() {
         errln!("warning: {problem}");
     }
     for notice in registry.notices() {
+        // The host turned the hooks component off itself (no hook to run): not news.
+        if hooks_off.as_deref() == Some(notice.as_str()) {
+            continue;
+        }
         errln!("note: {notice}");
     }
     let sandbox = reasonix_core::sandbox::SandboxConfig {

@@ -19,6 +19,7 @@ mod claude_compat;
 mod cli;
 mod edit_tools;
 mod go_config;
+mod hooks;
 mod pipeline;
 mod plugin_lifecycle;
 mod plugin_sdk;

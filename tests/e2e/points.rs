@@ -302,13 +302,13 @@ fn system_prompt_build_replaced_and_blocked() {
     for tier in TIERS {
         let p = Probe::new(
             tier,
-            &[("system_prompt.build", "replace", r#"{"prompt":"You are the probe's agent."}"#)],
+            &[("system_prompt.build", "replace", r#"{"prompt":"You are the agent of the probe."}"#)],
         );
         p.mock.enqueue(Reply::text(&["ok"]));
         let out = p.run(&["task"]);
         assert_eq!(out.status.code(), Some(0), "{tier:?}: {}", stderr(&out));
         let system = &p.requests()[0]["messages"][0]["content"];
-        assert_eq!(system, "You are the probe's agent.", "{tier:?}");
+        assert_eq!(system, "You are the agent of the probe.", "{tier:?}");
 
         let p = Probe::new(tier, &[("system_prompt.build", "block", "")]);
         let out = p.run(&["task"]);

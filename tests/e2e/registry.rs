@@ -207,7 +207,12 @@ fn provider_stream_and_interceptor_adapters() {
         )))
     ));
 
-    let interceptor = &registry.interceptors()[0];
+    // By name: built-in interceptor components (e.g. `hooks`) load beside the fixture.
+    let interceptor = registry
+        .interceptors()
+        .iter()
+        .find(|i| i.source() == "roles")
+        .expect("the fixture's interceptor");
     assert_eq!(
         interceptor.points(),
         [reasonix_core::types::Subscription {

@@ -276,6 +276,8 @@ impl Agent {
             usage,
             session_id: agent.session_id().map(str::to_string),
         };
+        let session_start =
+            (!self.started).then(|| if self.resumed { "resume" } else { "startup" }.to_string());
         if !self.started {
             self.started = true;
             let mut phases = vec![(points::SESSION_START, "start")];
@@ -291,6 +293,8 @@ impl Agent {
         }
         let input = InputReceive {
             text: task.to_string(),
+            session_start,
+            session_id: self.session_id().map(str::to_string),
         };
         let task = match self.interceptors.dispatch(
             points::INPUT_RECEIVE,

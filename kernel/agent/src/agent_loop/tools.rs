@@ -270,6 +270,7 @@ impl Agent {
             name: call.name.clone(),
             arguments: call.arguments.clone(),
             call_id: call.id.clone(),
+            session_id: self.session_id().map(str::to_string),
         };
         let (arguments, args) = match self.interceptors.dispatch_about(
             points::TOOL_BEFORE,
@@ -327,6 +328,7 @@ impl Agent {
                 HostDecision::Deny
             },
             call_id: call.id.clone(),
+            session_id: self.session_id().map(str::to_string),
         };
         match self.interceptors.decide(payload) {
             Verdict::Unchanged => host,
@@ -566,6 +568,7 @@ impl Agent {
             result,
             is_error,
             call_id: call.id.clone(),
+            session_id: self.session_id().map(str::to_string),
         };
         match self.interceptors.dispatch_about(
             points::TOOL_AFTER,
