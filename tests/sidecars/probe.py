@@ -8,7 +8,7 @@ The config (every key optional):
     "points": {                      # what to answer at each interception point
       "tool.before": {"action": "block", "reason": "..."},
       "input.receive": {"action": "replace", "replacement": {"text": "..."}},
-      "tool.after": {"action": "replace", "merge": {"result": "..."}},  # payload + changes
+      "tool.after": {"action": "replace", "merge": {"result": "..."}},  # payload deep-merged with changes
       "session.start": {"action": "continue"}       # the default for subscribed points
     },
     "subscribe": ["tool.before"],    # declared subscriptions (default: the keys of "points")
@@ -50,6 +50,16 @@ tools = config.get("tools", {})
 fault = config.get("fault")
 fault_point = config.get("fault_point")
 log_path = config.get("log")
+
+
+def deep_merge(into, changes):
+    """`into` with `changes` merged in: objects member by member, anything else replaced."""
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            into[key] = deep_merge(dict(into[key]), value)
+        else:
+            into[key] = value
+    return into
 
 
 def log(message):
@@ -205,8 +215,7 @@ while True:
             result["replacement"] = answer["replacement"]
         if "merge" in answer:
             # The payload as received, with these members changed (keeps ids and names).
-            replacement = dict(params.get("payload") or {})
-            replacement.update(answer["merge"])
+            replacement = deep_merge(dict(params.get("payload") or {}), answer["merge"])
             result["replacement"] = replacement
             # Fields the host externalised and the merge left alone come back unchanged.
             kept = [f for f in params.get("externalized", [])
