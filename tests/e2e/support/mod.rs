@@ -107,6 +107,13 @@ impl Env {
         std::fs::canonicalize(p).unwrap()
     }
 
+    /// `$HOME` of the processes a test starts (empty unless the test puts files there).
+    pub fn user_home(&self) -> PathBuf {
+        let p = self.root.path().join("user-home");
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
     /// The directory `reasonix` runs in (where `./reasonix.toml` is read).
     pub fn project(&self) -> PathBuf {
         self.root.path().join("project")
@@ -156,6 +163,9 @@ impl Env {
             .args(args)
             .current_dir(self.project())
             .env("REASONIX_HOME", self.home())
+            // Never the developer's own `~/.claude/settings.json` (hooks, rules) or other
+            // dotfiles: a home of the test's own.
+            .env("HOME", self.user_home())
             // One compiled-artifact cache for every test process: artifacts are keyed by
             // content hash and written atomically, so sharing is safe, and each test no longer
             // compiles every built-in from scratch.
