@@ -4,6 +4,7 @@ use crate::builtins::BUILTINS;
 use crate::exit::Failure;
 use crate::term::errln;
 use reasonix_agent::config::{Config, Paths};
+use reasonix_core::settings::RegistrySettings;
 use reasonix_core::terminal::shown;
 use reasonix_host::Registry;
 use reasonix_host::host::bindings::reasonix::plugin::log::Level;
@@ -46,7 +47,7 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
     let registry = Registry::load(
         BUILTINS,
         &paths,
-        &config.registry_settings(),
+        &registry_settings(&config, &paths, &cwd),
         Some(log_sink()),
     )
     .map_err(Failure::runtime)?;
@@ -70,6 +71,34 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
         config,
         registry,
     })
+}
+
+/// The registry's settings: the config's, plus what only the host may hand the built-in
+/// interceptors (ADR 0019): the values of the provider keys for the redactor, and the user's
+/// own instruction directories for the instructions component.
+fn registry_settings(config: &Config, paths: &Paths, cwd: &Path) -> RegistrySettings {
+    let mut settings = config.registry_settings();
+    // A config the providers cannot be resolved from fails later, where it is used.
+    if let Ok(resolved) = reasonix_agent::providers::resolve_providers(config) {
+        let mut names: Vec<&str> = resolved
+            .iter()
+            .filter_map(|p| p.api_key_env.as_deref())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        settings.known_secrets = names
+            .into_iter()
+            .filter_map(|n| reasonix_agent::providers::dotenv::secret(n, &paths.home))
+            .collect();
+    }
+    let home = reasonix_core::sandbox::normalize(&cwd.join(&paths.home));
+    settings.user_instruction_dirs.push(home);
+    if let Some(user) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        settings
+            .user_instruction_dirs
+            .push(PathBuf::from(user).join(".claude"));
+    }
+    settings
 }
 
 /// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.

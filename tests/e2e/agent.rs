@@ -109,6 +109,7 @@ impl Setup {
         AgentConfig {
             workspace: self.env.workspace(),
             system_prompt: SYSTEM.into(),
+            append_system_prompt: None,
             max_steps: 30,
             posture,
             policy,
@@ -860,6 +861,7 @@ fn message(role: Role, content: &str) -> Message {
         reasoning_state: None,
         tool_calls: vec![],
         tool_call_id: None,
+        raw_content: None,
     }
 }
 

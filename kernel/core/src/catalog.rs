@@ -18,4 +18,9 @@ pub trait Catalog: Send + Sync {
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>>;
     /// Kill every command the plugins started (the user cancelled).
     fn stop_processes(&self, reason: &str);
+    /// Interceptor calls from now on serve `workspace` (with each plugin's workspace grant).
+    /// The agent calls it when it is created. Nothing by default.
+    fn serve_workspace(&self, workspace: &std::path::Path) {
+        let _ = workspace;
+    }
 }

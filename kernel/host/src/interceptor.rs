@@ -44,7 +44,7 @@ impl Interceptor for WasmInterceptor {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin.instantiate(None, None)?;
+        let (mut store, instance) = self.plugin.instantiate_interceptor()?;
         let payload = payload.to_string();
         let result = indices
             .load(&mut store, &instance)

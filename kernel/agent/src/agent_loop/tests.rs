@@ -307,6 +307,7 @@ impl Harness {
             AgentConfig {
                 workspace: self.workspace.path().to_path_buf(),
                 system_prompt: "system".into(),
+                append_system_prompt: None,
                 max_steps: 10,
                 posture,
                 policy,
