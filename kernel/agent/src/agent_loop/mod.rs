@@ -548,7 +548,16 @@ impl<'r> Agent<'r> {
             tool_call_id: None,
             raw_content: None,
         });
-        messages.extend(self.history.iter().cloned());
+        // A result's original (`raw_content`) is for the transcript only: never sent.
+        messages.extend(self.history.iter().map(|m| Message {
+            role: m.role,
+            content: m.content.clone(),
+            reasoning: m.reasoning.clone(),
+            reasoning_state: m.reasoning_state.clone(),
+            tool_calls: m.tool_calls.clone(),
+            tool_call_id: m.tool_call_id.clone(),
+            raw_content: None,
+        }));
         ChatRequest {
             messages,
             tools: self.specs.clone(),

@@ -934,3 +934,126 @@ mod replacements {
         }
     }
 }
+
+// ---------------------------------------------------------------- system_prompt.build
+
+fn agent_with_append(h: &Harness, append: Option<&str>) -> Result<Agent<'static>, StartError> {
+    let config = Config::parse(
+        std::path::Path::new("reasonix.toml"),
+        "default_model = \"fake\"\n[[providers]]\nname = \"fake\"\nkind = \"fake\"\nbase_url = \"http://127.0.0.1:9\"\nmodels = [\"m\"]\n",
+    )
+    .unwrap();
+    let providers = resolve_providers(&config).unwrap();
+    let client =
+        ProviderClient::with_secret(providers[0].clone(), "m".into(), h.provider.clone(), None, None)
+            .unwrap();
+    Agent::new(
+        h.catalog,
+        client,
+        AgentConfig {
+            workspace: h.workspace.path().to_path_buf(),
+            system_prompt: "part one".into(),
+            append_system_prompt: append.map(str::to_string),
+            max_steps: 10,
+            posture: Posture::Yolo,
+            policy: Policy::default(),
+            effort: None,
+            max_output_tokens: None,
+            enabled_tools: None,
+        },
+    )
+}
+
+fn appending(name: &str, priority: i32, text: &'static str) -> Arc<FakeInterceptor> {
+    FakeInterceptor::new(name, &[("system_prompt.build", priority)], move |_, payload| {
+        let mut p = payload.clone();
+        p["prompt"] = serde_json::json!(format!("{}{text}", p["prompt"].as_str().unwrap()));
+        Ok(Decision::Replace(p.to_string()))
+    })
+}
+
+#[test]
+fn system_prompt_build_runs_once_in_priority_order_before_the_cli_append() {
+    let late = appending("late", 100, " +instructions");
+    let early = appending("early", 0, " +environment");
+    let h = Harness::new(vec![], vec![late.clone(), early.clone()], vec![]);
+    let mut agent = agent_with_append(&h, Some("  extra  ")).unwrap();
+    h.run(&mut agent);
+    h.run(&mut agent);
+    let requests = h.provider.requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    for r in requests.iter() {
+        assert_eq!(
+            r.messages[0].content,
+            "part one +environment +instructions\n\nextra"
+        );
+    }
+    assert_eq!(early.seen.lock().unwrap().len(), 1, "built once per agent");
+    let (_, payload) = &early.seen.lock().unwrap()[0];
+    assert_eq!(payload["prompt"], "part one");
+    assert_eq!(payload["workspaceRoot"], h.workspace.path().display().to_string());
+    assert_eq!(payload["os"], std::env::consts::OS);
+}
+
+#[test]
+fn a_blocked_or_failed_system_prompt_build_stops_the_agent() {
+    let block = FakeInterceptor::new("policy", &[("system_prompt.build", 0)], |_, _| {
+        Ok(Decision::Block("no prompt today".into()))
+    });
+    let fail = FakeInterceptor::new("broken", &[("system_prompt.build", 0)], |_, _| {
+        Err(CallError::Unknown("boom".into()))
+    });
+    let rename = FakeInterceptor::new("sneaky", &[("system_prompt.build", 0)], |_, payload| {
+        let mut p = payload.clone();
+        p["os"] = serde_json::json!("plan9");
+        Ok(Decision::Replace(p.to_string()))
+    });
+    for (interceptor, want) in [
+        (block, "blocked by interceptor `policy`: no prompt today"),
+        (fail, "interceptor `broken` failed"),
+        (rename, "only `prompt` may be replaced"),
+    ] {
+        let h = Harness::new(vec![], vec![interceptor], vec![]);
+        match agent_with_append(&h, None) {
+            Err(e @ StartError::SystemPrompt(_)) => {
+                let text = e.to_string();
+                assert!(text.contains(want), "{text}");
+                assert!(text.starts_with("the system prompt was not built"), "{text}");
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("the agent started: {want}"),
+        }
+    }
+}
+
+#[test]
+fn a_replaced_result_keeps_its_original_in_the_history_only() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS)
+        .answering(Ok("the whole original".into()));
+    let shorten = FakeInterceptor::new("bound", &[("tool.after", 0)], |_, payload| {
+        let mut p = payload.clone();
+        p["result"] = serde_json::json!("the whole…");
+        Ok(Decision::Replace(p.to_string()))
+    });
+    let script = vec![answer(vec![call("c1", "peek", serde_json::json!({"text": "x"}))])];
+    let h = Harness::new(vec![tool], vec![shorten], script);
+    let mut agent = h.agent(Posture::Yolo, Policy::default());
+    h.run(&mut agent);
+    assert_eq!(h.result_of("c1"), "the whole…");
+    let kept = agent
+        .history()
+        .iter()
+        .find(|m| m.tool_call_id.as_deref() == Some("c1"))
+        .unwrap();
+    assert_eq!(kept.content, "the whole…");
+    assert_eq!(kept.raw_content.as_deref(), Some("the whole original"));
+    let requests = h.provider.requests.lock().unwrap();
+    assert!(
+        requests
+            .last()
+            .unwrap()
+            .messages
+            .iter()
+            .all(|m| m.raw_content.is_none())
+    );
+}
