@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub struct Context {
     pub paths: Paths,
     pub config: Config,
-    pub registry: Registry,
+    pub registry: Arc<Registry>,
 }
 
 static TRUST_FOR_THIS_RUN: std::sync::atomic::AtomicBool =
@@ -69,7 +69,7 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
     Ok(Context {
         paths,
         config,
-        registry,
+        registry: Arc::new(registry),
     })
 }
 

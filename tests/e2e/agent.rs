@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support;
+use std::sync::Arc;
 
 use crate::BUILTINS;
 
@@ -119,13 +120,18 @@ impl Setup {
         }
     }
 
-    fn agent(&self, posture: Posture, policy: Policy) -> Agent<'static> {
-        Agent::new(registry(), self.client(), self.config(posture, policy)).unwrap()
+    fn agent(&self, posture: Posture, policy: Policy) -> Agent {
+        Agent::new(
+            Arc::new(registry()),
+            self.client(),
+            self.config(posture, policy),
+        )
+        .unwrap()
     }
 
-    fn agent_on(&self, registry: &'static Registry, posture: Posture) -> Agent<'static> {
+    fn agent_on(&self, registry: &'static Registry, posture: Posture) -> Agent {
         let config = self.config(posture, Policy::default());
-        Agent::new(registry, self.client_on(registry), config).unwrap()
+        Agent::new(Arc::new(registry), self.client_on(registry), config).unwrap()
     }
 
     fn ws(&self) -> std::path::PathBuf {
@@ -144,7 +150,7 @@ impl Setup {
     }
 }
 
-fn run(agent: &mut Agent<'_>, task: &str) -> (RunOutcome, Vec<AgentEvent>) {
+fn run(agent: &mut Agent, task: &str) -> (RunOutcome, Vec<AgentEvent>) {
     let mut events = Vec::new();
     let outcome = agent.run(task, &CancelToken::new(), &mut |e| events.push(e));
     (outcome, events)
@@ -469,7 +475,12 @@ fn twenty_turns_only_ever_append_and_report_the_cache_hits() {
             "anthropic" => body["system"][0]["text"].clone(),
             _ => body["instructions"].clone(),
         };
-        assert_eq!(system, SYSTEM, "{kind}: {body}");
+        // The built-in `environment` component appended its section at `system_prompt.build`.
+        let system = system.as_str().unwrap_or_default();
+        assert!(
+            system.starts_with(&format!("{SYSTEM}\n\n# Environment\n")),
+            "{kind}: {body}"
+        );
         assert_eq!(
             body["tools"].as_array().unwrap().len(),
             agent.tool_specs().len(),
@@ -656,7 +667,7 @@ fn max_steps_stops_a_model_that_keeps_calling_tools() {
     }
     let mut config = setup.config(Posture::Auto, Policy::default());
     config.max_steps = 2;
-    let mut agent = Agent::new(registry(), setup.client(), config).unwrap();
+    let mut agent = Agent::new(Arc::new(registry()), setup.client(), config).unwrap();
     let (outcome, _) = run(&mut agent, "List forever");
     assert_eq!(outcome.status, RunStatus::MaxSteps, "{outcome:?}");
     assert_eq!(outcome.steps, 2);
@@ -1032,4 +1043,92 @@ fn the_raw_splitter_handles_strings_escapes_and_nesting() {
     assert_eq!(raw_list(body, "a"), ["1", r#"{"x":"],\"}"}"#, r#""s,[{""#]);
     assert_eq!(raw_list(body, "messages"), [r#"{"k":"v\\"}"#, "[]"]);
     assert_eq!(m[2], ("z".to_string(), "{}"));
+}
+
+/// `/reload` on real registries: the agent is rebuilt on a registry loaded after a plugin was
+/// installed; the session goes on, the new interceptor acts from the next turn, and a reload
+/// whose new runtime cannot be built leaves the old one running.
+#[test]
+fn reload_swaps_the_runtime_between_turns_and_keeps_the_session() {
+    let s = Setup::new("openai");
+    let home = s.env.home();
+    let paths = Paths {
+        state: home.clone(),
+        home: home.clone(),
+        cache: shared_artifact_cache(),
+    };
+    let load = |config: &str| -> &'static Registry {
+        let config = Config::parse(&s.env.project().join("reasonix.toml"), config).unwrap();
+        Box::leak(Box::new(
+            Registry::load(BUILTINS, &paths, &config.registry_settings(), None).unwrap(),
+        ))
+    };
+    let first = load("");
+    let mut agent = Agent::new(
+        Arc::new(first),
+        s.client_on(first),
+        s.config(Posture::Ask, Policy::default()),
+    )
+    .unwrap();
+    s.mock.enqueue(Reply::text(&["one"]));
+    agent.run("first turn", &CancelToken::new(), &mut |_| {});
+    let prefix = serde_json::to_string(&agent.request().messages[0]).unwrap();
+
+    // A no-op reload: same plugins, same prefix bytes.
+    let same = load("");
+    let report = agent
+        .reload(
+            Arc::new(same),
+            s.client_on(same),
+            s.config(Posture::Ask, Policy::default()),
+        )
+        .unwrap();
+    assert_eq!(report.generation, 1);
+    assert!(!report.prefix_changed, "{report:?}");
+    assert_eq!(
+        serde_json::to_string(&agent.request().messages[0]).unwrap(),
+        prefix
+    );
+
+    // Install the probe, configured to rewrite the task; reload; the next turn is rewritten.
+    s.env.install_fixture("probe");
+    let config = "[plugin.probe.config]\n\"input.receive\" = \"replace\"\n\"input.receive.with\" = '{\"text\":\"rewritten after reload\"}'\n";
+    let second = load(config);
+    let report = agent
+        .reload(
+            Arc::new(second),
+            s.client_on(second),
+            s.config(Posture::Ask, Policy::default()),
+        )
+        .unwrap();
+    assert_eq!(report.generation, 2);
+    s.mock.enqueue(Reply::text(&["two"]));
+    let outcome = agent.run("second turn", &CancelToken::new(), &mut |_| {});
+    assert_eq!(outcome.status, RunStatus::Success, "{outcome:?}");
+    let last = s.mock.requests().last().unwrap().json();
+    let users: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(users, ["first turn", "rewritten after reload"]);
+
+    // A second owner of the probe's slot: the new runtime fails, the old one keeps running.
+    s.env.install_fixture("rival");
+    let broken = load(config);
+    let err = agent
+        .reload(
+            Arc::new(broken),
+            s.client_on(broken),
+            s.config(Posture::Ask, Policy::default()),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("slot `session_policy`"), "{err}");
+    assert_eq!(agent.generation(), 2);
+    s.mock.enqueue(Reply::text(&["three"]));
+    let outcome = agent.run("third turn", &CancelToken::new(), &mut |_| {});
+    assert_eq!(outcome.status, RunStatus::Success, "{outcome:?}");
+    assert_eq!(agent.history().len(), 6);
 }

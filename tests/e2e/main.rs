@@ -23,6 +23,7 @@ mod go_config;
 mod pipeline;
 mod plugin_lifecycle;
 mod plugin_sdk;
+mod points;
 mod polyglot;
 mod polyglot_js;
 mod provider_config;

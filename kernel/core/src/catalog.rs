@@ -24,3 +24,42 @@ pub trait Catalog: Send + Sync {
         let _ = workspace;
     }
 }
+
+/// A borrowed catalog is a catalog (tests and benchmarks that keep one registry for the whole
+/// process hand out `&'static` references).
+impl<T: Catalog + ?Sized> Catalog for &T {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        (**self).tools()
+    }
+    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
+        (**self).provider(kind)
+    }
+    fn provider_kinds(&self) -> Vec<String> {
+        (**self).provider_kinds()
+    }
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        (**self).interceptors()
+    }
+    fn stop_processes(&self, reason: &str) {
+        (**self).stop_processes(reason)
+    }
+}
+
+/// A shared catalog is a catalog.
+impl<T: Catalog + ?Sized> Catalog for Arc<T> {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        (**self).tools()
+    }
+    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
+        (**self).provider(kind)
+    }
+    fn provider_kinds(&self) -> Vec<String> {
+        (**self).provider_kinds()
+    }
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        (**self).interceptors()
+    }
+    fn stop_processes(&self, reason: &str) {
+        (**self).stop_processes(reason)
+    }
+}

@@ -87,7 +87,7 @@ impl Roles {
             provider: self.provider.filter(|_| !d.provider_kinds.is_empty()),
             interceptor: self
                 .interceptor
-                .filter(|_| !d.interception_points.is_empty()),
+                .filter(|_| !d.interception_points.is_empty() || !d.slots.is_empty()),
         }
     }
 }

@@ -274,15 +274,6 @@ impl Registry {
                 return Some(clash("provider kind", &kind.name, first));
             }
         }
-        for slot in &d.slots {
-            if let Some(p) = self
-                .plugins
-                .iter()
-                .find(|p| p.described.slots.contains(slot))
-            {
-                return Some(clash("slot", slot, describe(p)));
-            }
-        }
         // Two tools of the same name inside one plugin are a clash with itself.
         let mut seen = std::collections::BTreeSet::new();
         for spec in &d.tools {

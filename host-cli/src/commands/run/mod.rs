@@ -218,7 +218,7 @@ pub fn run(args: RunArgs) -> Outcome {
         max_output_tokens,
         enabled_tools,
     };
-    let mut agent = Agent::new(&cx.registry, client, agent_config)
+    let mut agent = Agent::new(cx.registry.clone(), client, agent_config)
         .map_err(|e| Failure::usage(anyhow!("{e}")))?
         .with_session(writer, history);
     if let Some(fallback) = fallback {

@@ -84,7 +84,7 @@ pub enum StartError {
 }
 
 /// One conversation with one provider and model.
-pub struct Agent<'r> {
+pub struct Agent {
     client: ProviderClient,
     /// `--fallback-model`: taken once, when a request fails before its answer streams.
     fallback: Option<ProviderClient>,
@@ -103,17 +103,30 @@ pub struct Agent<'r> {
     approver: Option<Arc<dyn Approver>>,
     /// Consecutive identical failures per (tool, canonical arguments).
     failures: HashMap<(String, String), u32>,
-    registry: &'r dyn Catalog,
+    registry: Arc<dyn Catalog>,
     /// The session was loaded from a transcript (`session.load` is due before the first run).
     resumed: bool,
+    /// Which runtime this is: 0 at creation, one more per successful [`Agent::reload`].
+    generation: u64,
 }
 
-impl<'r> Agent<'r> {
+/// What a [`Agent::reload`] changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reloaded {
+    /// The new runtime generation.
+    pub generation: u64,
+    pub tools_added: Vec<String>,
+    pub tools_removed: Vec<String>,
+    /// The system prompt or the tool list differs, so the provider's prefix cache starts over.
+    pub prefix_changed: bool,
+}
+
+impl Agent {
     pub fn new(
-        registry: &'r dyn Catalog,
+        registry: Arc<dyn Catalog>,
         client: ProviderClient,
         config: AgentConfig,
-    ) -> Result<Agent<'r>, StartError> {
+    ) -> Result<Agent, StartError> {
         let mut tools: Vec<Arc<dyn Tool>> = registry
             .tools()
             .into_iter()
@@ -147,13 +160,58 @@ impl<'r> Agent<'r> {
             failures: HashMap::new(),
             registry,
             resumed: false,
+            generation: 0,
         })
+    }
+
+    /// Rebuild this agent on a new runtime (catalog, provider client, config), as `/reload`
+    /// does: the new one is built beside the old, and only when that succeeds does it take
+    /// over, keeping the session (transcript, history), the approvals granted for the session,
+    /// the approver and whether the session has started. On failure nothing changes. A
+    /// `--fallback-model` client belongs to the old runtime and is not carried over.
+    ///
+    /// A run holds `&mut self`, so a reload waits for the turn in progress: each turn uses one
+    /// runtime generation from start to end.
+    pub fn reload(
+        &mut self,
+        catalog: Arc<dyn Catalog>,
+        client: ProviderClient,
+        mut config: AgentConfig,
+    ) -> Result<Reloaded, StartError> {
+        config
+            .policy
+            .session
+            .clone_from(&self.config.policy.session);
+        let mut next = Agent::new(catalog, client, config)?;
+        let names =
+            |specs: &[ToolSpec]| -> Vec<String> { specs.iter().map(|s| s.name.clone()).collect() };
+        let (old, new) = (names(&self.specs), names(&next.specs));
+        let report = Reloaded {
+            generation: self.generation + 1,
+            tools_added: new.iter().filter(|n| !old.contains(n)).cloned().collect(),
+            tools_removed: old.iter().filter(|n| !new.contains(n)).cloned().collect(),
+            prefix_changed: next.config.system_prompt != self.config.system_prompt
+                || next.specs != self.specs,
+        };
+        next.generation = report.generation;
+        next.history = std::mem::take(&mut self.history);
+        next.session = self.session.take();
+        next.approver = self.approver.take();
+        next.started = self.started;
+        next.resumed = self.resumed;
+        *self = next;
+        Ok(report)
+    }
+
+    /// The runtime generation this agent runs on (see [`Agent::reload`]).
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Write every message (and usage) of this agent to `writer`; `history` is what the
     /// transcript already holds (empty for a new session). The history is repaired first so a
     /// run killed between a tool call and its result can go on.
-    pub fn with_session(mut self, writer: SessionWriter, mut history: Vec<Message>) -> Agent<'r> {
+    pub fn with_session(mut self, writer: SessionWriter, mut history: Vec<Message>) -> Agent {
         let placeholders = repair_history(&mut history);
         self.resumed = !history.is_empty();
         self.session = Some(writer);
@@ -167,13 +225,13 @@ impl<'r> Agent<'r> {
     /// A client to switch to, once, when a model request fails for good before its answer
     /// starts streaming (an HTTP error, retries exhausted, the quota used up …; not a
     /// cancellation). A `Notice` says so; the rest of the run uses it.
-    pub fn with_fallback(mut self, fallback: ProviderClient) -> Agent<'r> {
+    pub fn with_fallback(mut self, fallback: ProviderClient) -> Agent {
         self.fallback = Some(fallback);
         self
     }
 
     /// Let an interactive front end answer `ask` decisions.
-    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Agent<'r> {
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Agent {
         self.approver = Some(approver);
         self
     }
@@ -196,7 +254,7 @@ impl<'r> Agent<'r> {
     }
 
     pub fn registry(&self) -> &dyn Catalog {
-        self.registry
+        self.registry.as_ref()
     }
 
     /// Run one task to the end.

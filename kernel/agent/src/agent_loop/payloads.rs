@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// `input.receive`: the user's task before it enters the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InputReceive {
     pub text: String,
@@ -24,6 +25,7 @@ impl InputReceive {
 /// `tool.before`: a call about to be checked and run. A replacement may change only the
 /// arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolBefore {
     pub name: String,
@@ -47,6 +49,7 @@ impl ToolBefore {
 /// `tool.after`: a call's result before the model reads it. A replacement may change the
 /// result and whether it is an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolAfter {
     pub name: String,
@@ -72,6 +75,7 @@ impl ToolAfter {
 /// request only (the conversation keeps its messages): its messages, a subset of the offered
 /// tools, and the output budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProviderRequest {
     /// The provider (configuration name) the request goes to; cannot be replaced.
@@ -82,6 +86,7 @@ pub struct ProviderRequest {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RequestBody {
     /// The system prompt first, then the conversation.
@@ -92,6 +97,7 @@ pub struct RequestBody {
 
 /// A tool as offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PayloadTool {
     pub name: String,
@@ -128,8 +134,10 @@ impl ProviderRequest {
 
 /// A message in a payload: the conversation's own shape, decoded strictly.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PayloadMessage {
+    #[cfg_attr(test, schemars(with = "schema::Role"))]
     pub role: Role,
     pub content: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,6 +224,7 @@ fn check_pairing(messages: &[PayloadMessage]) -> Result<(), String> {
 /// `context.prepare`: the conversation about to be sent (without the system prompt). A
 /// replacement changes what this request carries; the session keeps every message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ContextPrepare {
     pub messages: Vec<PayloadMessage>,
@@ -235,6 +244,7 @@ impl ContextPrepare {
 /// `agent.before_start`: a run is about to start. Observed and blockable; a replacement may
 /// not change anything.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentBeforeStart {
     pub model: String,
@@ -245,6 +255,7 @@ pub struct AgentBeforeStart {
 /// `system_prompt.build`: the system prompt, built once per session (it is the start of the
 /// cached prefix). A replacement may change only `prompt`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SystemPromptBuild {
     pub prompt: String,
@@ -274,6 +285,7 @@ impl SystemPromptBuild {
 /// `permission.decision`: the host's decision on a call, before it stands. Interceptors answer
 /// allow or deny (or continue to keep it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PermissionDecision {
     pub name: String,
@@ -284,6 +296,7 @@ pub struct PermissionDecision {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum HostDecision {
     Allow,
@@ -292,6 +305,7 @@ pub enum HostDecision {
 
 /// `compaction.prepare`: the messages about to be summarised and the guidance for the summary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompactionPrepare {
     pub messages: Vec<PayloadMessage>,
@@ -306,6 +320,7 @@ impl CompactionPrepare {
 
 /// `compaction.complete`: the summary that replaces the compacted messages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompactionComplete {
     pub summary: String,
@@ -323,6 +338,7 @@ impl CompactionComplete {
 /// `frontend.event`: something about to be shown to the user. A replacement changes what is
 /// shown (never what the model reads or what is saved); a block hides it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FrontendEvent {
     /// `message` (an assistant answer), `tool_result` (what the model read, in the
@@ -345,15 +361,18 @@ impl FrontendEvent {
 
 /// `provider.response`: a complete answer before it enters the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProviderResponse {
     pub text: String,
     pub reasoning: Option<String>,
     pub calls: Vec<ResponseCall>,
+    #[cfg_attr(test, schemars(with = "Option<schema::Usage>"))]
     pub usage: Option<Usage>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResponseCall {
     pub id: String,
@@ -384,6 +403,7 @@ impl ProviderResponse {
 /// (which matches the point). Observed and blockable: a block at `start` or `load` stops the
 /// run; elsewhere it is reported. A replacement may not change anything.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionPhase {
     pub session_path: String,
@@ -397,6 +417,104 @@ pub fn unchanged<T: PartialEq>(original: &T) -> impl Fn(&T) -> Result<(), String
             Ok(())
         } else {
             Err("this point's payload cannot be changed, only observed or blocked".into())
+        }
+    }
+}
+
+/// The published JSON Schemas (`docs/schemas/points/<point>.json`), one per point, generated
+/// from the types above so the documentation cannot drift from what the host accepts.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+mod schema {
+    use super::*;
+    use schemars::JsonSchema;
+
+    /// Mirror of the core `Role` for the schema.
+    #[derive(JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Role {
+        System,
+        User,
+        Assistant,
+        Tool,
+    }
+
+    /// Mirror of the core `Usage` for the schema.
+    #[derive(JsonSchema)]
+    pub struct Usage {
+        pub prompt_tokens: u64,
+        pub completion_tokens: u64,
+        pub cache_hit_tokens: u64,
+        pub cache_miss_tokens: u64,
+        pub reasoning_tokens: u64,
+    }
+
+    fn all() -> Vec<(&'static str, schemars::Schema)> {
+        use schemars::schema_for;
+        vec![
+            ("input.receive", schema_for!(InputReceive)),
+            ("agent.before_start", schema_for!(AgentBeforeStart)),
+            ("system_prompt.build", schema_for!(SystemPromptBuild)),
+            ("context.prepare", schema_for!(ContextPrepare)),
+            ("provider.request", schema_for!(ProviderRequest)),
+            ("provider.response", schema_for!(ProviderResponse)),
+            ("tool.before", schema_for!(ToolBefore)),
+            ("tool.after", schema_for!(ToolAfter)),
+            ("permission.decision", schema_for!(PermissionDecision)),
+            ("compaction.prepare", schema_for!(CompactionPrepare)),
+            ("compaction.complete", schema_for!(CompactionComplete)),
+            ("session.start", schema_for!(SessionPhase)),
+            ("session.end", schema_for!(SessionPhase)),
+            ("session.load", schema_for!(SessionPhase)),
+            ("session.save", schema_for!(SessionPhase)),
+            ("session.rotate", schema_for!(SessionPhase)),
+            ("frontend.event", schema_for!(FrontendEvent)),
+        ]
+    }
+
+    fn dir() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/points")
+    }
+
+    /// `REASONIX_BLESS=1 cargo test -p reasonix-agent published_schemas` rewrites them.
+    #[test]
+    fn published_schemas_match_the_payload_types() {
+        let schemas = all();
+        let names: Vec<&str> = schemas.iter().map(|(p, _)| *p).collect();
+        assert_eq!(
+            names,
+            reasonix_core::slots::POINTS,
+            "one schema per point, in order"
+        );
+        let bless = std::env::var_os("REASONIX_BLESS").is_some();
+        for (point, schema) in schemas {
+            let mut value = schema.to_value();
+            value["title"] = serde_json::json!(format!("`{point}` payload"));
+            let text = serde_json::to_string_pretty(&value).unwrap() + "\n";
+            let path = dir().join(format!("{point}.json"));
+            if bless {
+                std::fs::create_dir_all(dir()).unwrap();
+                std::fs::write(&path, &text).unwrap();
+                continue;
+            }
+            let published = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                published == text,
+                "{} is out of date with the `{point}` payload type; run `REASONIX_BLESS=1 cargo test -p reasonix-agent published_schemas`",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
+    fn strict_payloads_refuse_unknown_fields_in_the_schema_too() {
+        for (point, schema) in all() {
+            let value = schema.to_value();
+            assert_eq!(
+                value["additionalProperties"],
+                serde_json::json!(false),
+                "`{point}`"
+            );
         }
     }
 }

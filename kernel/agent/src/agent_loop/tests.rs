@@ -153,6 +153,7 @@ impl Provider for FakeProvider {
 struct FakeInterceptor {
     name: String,
     subs: Vec<Subscription>,
+    slots: Vec<String>,
     #[allow(clippy::type_complexity)]
     decide: Box<dyn Fn(&str, &serde_json::Value) -> Result<Decision, CallError> + Send + Sync>,
     seen: Mutex<Vec<(String, serde_json::Value)>>,
@@ -173,9 +174,33 @@ impl FakeInterceptor {
                     priority: *priority,
                 })
                 .collect(),
+            slots: Vec::new(),
             decide: Box::new(decide),
             seen: Mutex::new(Vec::new()),
         })
+    }
+
+    /// One that owns `slots` (and subscribes to nothing unless `points` says so).
+    fn owner(
+        name: &str,
+        points: &[(&str, i32)],
+        slots: &[&str],
+        decide: impl Fn(&str, &serde_json::Value) -> Result<Decision, CallError> + Send + Sync + 'static,
+    ) -> Arc<FakeInterceptor> {
+        let mut fake = FakeInterceptor::new(name, points, decide);
+        if let Some(f) = Arc::get_mut(&mut fake) {
+            f.slots = slots.iter().map(|s| s.to_string()).collect();
+        }
+        fake
+    }
+
+    fn points_seen(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(p, _)| p.clone())
+            .collect()
     }
 }
 
@@ -185,6 +210,9 @@ impl Interceptor for FakeInterceptor {
     }
     fn points(&self) -> &[Subscription] {
         &self.subs
+    }
+    fn slots(&self) -> &[String] {
+        &self.slots
     }
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
         let value: serde_json::Value = serde_json::from_str(payload).unwrap();
@@ -286,40 +314,47 @@ impl Harness {
         }
     }
 
-    fn agent(&self, posture: Posture, policy: Policy) -> Agent<'static> {
+    fn client(&self) -> ProviderClient {
         let config = Config::parse(
             std::path::Path::new("reasonix.toml"),
             "default_model = \"fake\"\n[[providers]]\nname = \"fake\"\nkind = \"fake\"\nbase_url = \"http://127.0.0.1:9\"\nmodels = [\"m\"]\n",
         )
         .unwrap();
         let providers = resolve_providers(&config).unwrap();
-        let client = ProviderClient::with_secret(
+        ProviderClient::with_secret(
             providers[0].clone(),
             "m".into(),
             self.provider.clone(),
             None,
             None,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    fn agent_config(&self, posture: Posture, policy: Policy) -> AgentConfig {
+        AgentConfig {
+            workspace: self.workspace.path().to_path_buf(),
+            system_prompt: "system".into(),
+            append_system_prompt: None,
+            max_steps: 10,
+            posture,
+            policy,
+            effort: None,
+            max_output_tokens: None,
+            enabled_tools: None,
+        }
+    }
+
+    fn agent(&self, posture: Posture, policy: Policy) -> Agent {
         Agent::new(
-            self.catalog,
-            client,
-            AgentConfig {
-                workspace: self.workspace.path().to_path_buf(),
-                system_prompt: "system".into(),
-                append_system_prompt: None,
-                max_steps: 10,
-                posture,
-                policy,
-                effort: None,
-                max_output_tokens: None,
-                enabled_tools: None,
-            },
+            Arc::new(self.catalog),
+            self.client(),
+            self.agent_config(posture, policy),
         )
         .unwrap()
     }
 
-    fn run(&self, agent: &mut Agent<'static>) -> (RunOutcome, Vec<AgentEvent>) {
+    fn run(&self, agent: &mut Agent) -> (RunOutcome, Vec<AgentEvent>) {
         let mut events = Vec::new();
         let outcome = agent.run("do it", &CancelToken::new(), &mut |e| events.push(e));
         (outcome, events)
@@ -937,31 +972,11 @@ mod replacements {
 
 // ---------------------------------------------------------------- system_prompt.build
 
-fn agent_with_append(h: &Harness, append: Option<&str>) -> Result<Agent<'static>, StartError> {
-    let config = Config::parse(
-        std::path::Path::new("reasonix.toml"),
-        "default_model = \"fake\"\n[[providers]]\nname = \"fake\"\nkind = \"fake\"\nbase_url = \"http://127.0.0.1:9\"\nmodels = [\"m\"]\n",
-    )
-    .unwrap();
-    let providers = resolve_providers(&config).unwrap();
-    let client =
-        ProviderClient::with_secret(providers[0].clone(), "m".into(), h.provider.clone(), None, None)
-            .unwrap();
-    Agent::new(
-        h.catalog,
-        client,
-        AgentConfig {
-            workspace: h.workspace.path().to_path_buf(),
-            system_prompt: "part one".into(),
-            append_system_prompt: append.map(str::to_string),
-            max_steps: 10,
-            posture: Posture::Yolo,
-            policy: Policy::default(),
-            effort: None,
-            max_output_tokens: None,
-            enabled_tools: None,
-        },
-    )
+fn agent_with_append(h: &Harness, append: Option<&str>) -> Result<Agent, StartError> {
+    let mut config = h.agent_config(Posture::Yolo, Policy::default());
+    config.system_prompt = "part one".into();
+    config.append_system_prompt = append.map(str::to_string);
+    Agent::new(Arc::new(h.catalog), h.client(), config)
 }
 
 fn appending(name: &str, priority: i32, text: &'static str) -> Arc<FakeInterceptor> {
@@ -1056,4 +1071,640 @@ fn a_replaced_result_keeps_its_original_in_the_history_only() {
             .iter()
             .all(|m| m.raw_content.is_none())
     );
+}
+
+// ---------------------------------------------------------------- the 17 points and the slots
+
+mod points_and_slots {
+    use super::*;
+    use crate::permissions::Rule;
+
+    fn rules(allow: &[&str], deny: &[&str]) -> Policy {
+        let parse = |list: &[&str]| list.iter().map(|r| Rule::parse(r).unwrap()).collect();
+        Policy {
+            allow: parse(allow),
+            deny: parse(deny),
+            ..Policy::default()
+        }
+    }
+
+    fn replace_field(
+        field: &'static str,
+        value: serde_json::Value,
+    ) -> impl Fn(&str, &serde_json::Value) -> Result<Decision, CallError> + Send + Sync + 'static
+    {
+        move |_, payload| {
+            let mut p = payload.clone();
+            p[field] = value.clone();
+            Ok(Decision::Replace(p.to_string()))
+        }
+    }
+
+    #[test]
+    fn two_owners_of_one_slot_fail_the_agent_naming_both() {
+        let a = FakeInterceptor::owner("alpha", &[], &["context"], |_, _| Ok(Decision::Proceed));
+        let b = FakeInterceptor::owner("beta", &[], &["context"], |_, _| Ok(Decision::Proceed));
+        let h = Harness::new(vec![], vec![a, b], vec![]);
+        let config = h.agent_config(Posture::Ask, Policy::default());
+        let err = Agent::new(Arc::new(h.catalog), h.client(), config)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("slot `context`") && err.contains("`alpha`") && err.contains("`beta`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_slot_owner_runs_after_every_subscriber_whatever_its_priority() {
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let log = |name: &'static str, order: &Arc<Mutex<Vec<&'static str>>>| {
+            let order = order.clone();
+            move |_: &str, _: &serde_json::Value| {
+                order.lock().unwrap().push(name);
+                Ok(Decision::Proceed)
+            }
+        };
+        // The owner also subscribes at the lowest priority: it still runs last, and once.
+        let owner = FakeInterceptor::owner(
+            "aaa-owner",
+            &[("input.receive", -1000)],
+            &["tool:peek"],
+            log("owner", &order),
+        );
+        let late = FakeInterceptor::new("zzz", &[("tool.before", 1000)], log("late", &order));
+        let early = FakeInterceptor::new("bbb", &[("tool.before", -5)], log("early", &order));
+        let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("r".into()));
+        let other = FakeTool::new("poke", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("r".into()));
+        let script = vec![answer(vec![
+            call("c1", "peek", serde_json::json!({"text": "x"})),
+            call("c2", "poke", serde_json::json!({"text": "x"})),
+        ])];
+        let h = Harness::new(vec![tool, other], vec![owner.clone(), late, early], script);
+        let mut agent = h.agent(Posture::Yolo, Policy::default());
+        h.run(&mut agent);
+        let order = order.lock().unwrap().clone();
+        // input.receive (owner subscribed); tool.before of peek: early, late, owner; of poke:
+        // early, late (the owner's slot is `tool:peek` only); tool.after of peek: owner.
+        assert_eq!(
+            order,
+            ["owner", "early", "late", "owner", "early", "late", "owner"]
+        );
+        assert_eq!(
+            owner.points_seen(),
+            ["input.receive", "tool.before", "tool.after"]
+        );
+    }
+
+    #[test]
+    fn the_owner_has_the_final_say_over_a_replacement() {
+        let rewrite = |text: &'static str| {
+            move |_: &str, payload: &serde_json::Value| {
+                let mut p = payload.clone();
+                p["messages"][0]["content"] = serde_json::json!(text);
+                Ok(Decision::Replace(p.to_string()))
+            }
+        };
+        // The owner subscribes at the lowest priority and still runs after the subscriber,
+        // seeing its replacement.
+        let subscriber = FakeInterceptor::new(
+            "aaa",
+            &[("context.prepare", 1000)],
+            rewrite("by the subscriber"),
+        );
+        let owner = FakeInterceptor::owner(
+            "zzz",
+            &[("context.prepare", -1000)],
+            &["context"],
+            rewrite("by the owner"),
+        );
+        let h = Harness::new(vec![], vec![owner.clone(), subscriber], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        let requests = h.provider.requests.lock().unwrap();
+        assert_eq!(requests[0].messages[1].content, "by the owner");
+        assert_eq!(
+            owner.seen.lock().unwrap()[0].1["messages"][0]["content"],
+            "by the subscriber"
+        );
+        // Only for that request: the history keeps what the user said.
+        assert_eq!(agent.history()[0].content, "do it");
+        assert_eq!(owner.points_seen(), ["context.prepare"]);
+    }
+
+    #[test]
+    fn allow_and_deny_anywhere_but_permission_decision_fail_closed() {
+        for decision in [Decision::Allow, Decision::Deny("no".into())] {
+            let odd = FakeInterceptor::new("odd", &[("input.receive", 0)], move |_, _| {
+                Ok(decision.clone())
+            });
+            let h = Harness::new(vec![], vec![odd], vec![]);
+            let mut agent = h.agent(Posture::Ask, Policy::default());
+            let (outcome, _) = h.run(&mut agent);
+            assert_eq!(outcome.status, RunStatus::Error);
+            assert!(
+                outcome
+                    .result
+                    .contains("legal only at `permission.decision`"),
+                "{}",
+                outcome.result
+            );
+            assert!(h.provider.requests.lock().unwrap().is_empty());
+        }
+    }
+
+    fn writer_run(
+        decide: impl Fn(&str, &serde_json::Value) -> Result<Decision, CallError> + Send + Sync + 'static,
+        policy: Policy,
+    ) -> (Harness, Arc<FakeInterceptor>, Vec<AgentEvent>) {
+        let tool = FakeTool::new("sh", COMMAND_SCHEMA, false, PROCESS).answering(Ok("ran".into()));
+        let judge = FakeInterceptor::new("judge", &[("permission.decision", 0)], decide);
+        let script = vec![answer(vec![call(
+            "c1",
+            "sh",
+            serde_json::json!({"command": "make"}),
+        )])];
+        let h = Harness::new(vec![tool], vec![judge.clone()], script);
+        // Headless, `ask` posture: the host denies the writer.
+        let mut agent = h.agent(Posture::Ask, policy);
+        let (_, events) = h.run(&mut agent);
+        (h, judge, events)
+    }
+
+    #[test]
+    fn permission_decision_sees_the_host_decision_and_may_allow_a_fallback_deny() {
+        let (h, judge, events) = writer_run(|_, _| Ok(Decision::Allow), Policy::default());
+        assert_eq!(h.result_of("c1"), "ran");
+        let seen = judge.seen.lock().unwrap();
+        assert_eq!(seen[0].1["hostDecision"], "deny");
+        assert_eq!(seen[0].1["name"], "sh");
+        assert_eq!(seen[0].1["readOnly"], false);
+        // The override is audited.
+        assert!(events.iter().any(
+            |e| matches!(e, AgentEvent::Notice(n) if n.contains("plugin `judge` allowed `sh`"))
+        ));
+    }
+
+    #[test]
+    fn permission_decision_allow_never_overrides_a_user_deny_rule() {
+        let policy = rules(&[], &["sh"]);
+        let (h, _, _) = writer_run(|_, _| Ok(Decision::Allow), policy);
+        assert_ne!(h.result_of("c1"), "ran");
+    }
+
+    #[test]
+    fn permission_decision_deny_block_and_replacement_all_deny() {
+        for decision in [
+            Decision::Deny("not on fridays".into()),
+            Decision::Block("not on fridays".into()),
+            Decision::Replace("{}".into()),
+        ] {
+            let policy = rules(&["sh"], &[]);
+            let (h, judge, _) = writer_run(move |_, _| Ok(decision.clone()), policy);
+            let result = h.result_of("c1");
+            assert!(result.starts_with("Blocked: `sh` was not run"), "{result}");
+            assert_eq!(judge.seen.lock().unwrap()[0].1["hostDecision"], "allow");
+        }
+    }
+
+    #[test]
+    fn provider_request_replacement_changes_this_request_only_and_is_validated() {
+        let trim = FakeInterceptor::new("trim", &[("provider.request", 0)], |_, payload| {
+            let mut p = payload.clone();
+            p["request"]["tools"] = serde_json::json!([]);
+            p["request"]["maxTokens"] = serde_json::json!(64);
+            Ok(Decision::Replace(p.to_string()))
+        });
+        let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+        let h = Harness::new(vec![tool], vec![trim], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        let requests = h.provider.requests.lock().unwrap();
+        assert!(requests[0].tools.is_empty());
+        assert_eq!(requests[0].max_output_tokens, Some(64));
+        assert_eq!(agent.tool_specs().len(), 1);
+
+        // Inventing a tool, dropping the system prompt, an orphan tool result: all refused.
+        for bad in [
+            serde_json::json!({"tools": [{"name": "ghost", "description": "", "parameters": {}}]}),
+            serde_json::json!({"messages": [{"role": "user", "content": "hi"}]}),
+            serde_json::json!({"messages": [{"role": "system", "content": "s"}, {"role": "tool", "content": "r", "tool_call_id": "x"}]}),
+            serde_json::json!({"surprise": 1}),
+        ] {
+            let evil =
+                FakeInterceptor::new("evil", &[("provider.request", 0)], move |_, payload| {
+                    let mut p = payload.clone();
+                    for (k, v) in bad.as_object().unwrap() {
+                        p["request"][k] = v.clone();
+                    }
+                    Ok(Decision::Replace(p.to_string()))
+                });
+            let h = Harness::new(vec![], vec![evil], vec![]);
+            let mut agent = h.agent(Posture::Ask, Policy::default());
+            let (outcome, _) = h.run(&mut agent);
+            assert_eq!(outcome.status, RunStatus::Error, "{outcome:?}");
+            assert!(
+                outcome.result.contains("not a valid payload"),
+                "{}",
+                outcome.result
+            );
+            assert!(h.provider.requests.lock().unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn agent_before_start_blocks_and_cannot_change_anything() {
+        let gate = FakeInterceptor::new("gate", &[("agent.before_start", 0)], |_, payload| {
+            assert_eq!(payload["model"], "m");
+            assert_eq!(payload["toolCount"], 0);
+            Ok(Decision::Block("quota reached".into()))
+        });
+        let h = Harness::new(vec![], vec![gate], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        let (outcome, _) = h.run(&mut agent);
+        assert!(outcome.result.contains("quota reached"));
+        assert!(h.provider.requests.lock().unwrap().is_empty());
+
+        let sneaky = FakeInterceptor::new(
+            "sneaky",
+            &[("agent.before_start", 0)],
+            replace_field("model", "other".into()),
+        );
+        let h = Harness::new(vec![], vec![sneaky], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        let (outcome, _) = h.run(&mut agent);
+        assert!(
+            outcome.result.contains("cannot be changed"),
+            "{}",
+            outcome.result
+        );
+    }
+
+    #[test]
+    fn session_points_follow_the_session_life() {
+        let watch = FakeInterceptor::new(
+            "watch",
+            &[
+                ("session.start", 0),
+                ("session.load", 0),
+                ("session.save", 0),
+                ("session.end", 0),
+                ("session.rotate", 0),
+            ],
+            |_, _| Ok(Decision::Proceed),
+        );
+        let h = Harness::new(vec![], vec![watch.clone()], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        h.run(&mut agent);
+        agent.end_session(&mut |_| {});
+        assert_eq!(
+            watch.points_seen(),
+            [
+                "session.start",
+                "session.save",
+                "session.save",
+                "session.end"
+            ]
+        );
+        for (point, payload) in watch.seen.lock().unwrap().iter() {
+            assert_eq!(payload["phase"], point.trim_start_matches("session."));
+        }
+
+        // A block at session.start stops the run.
+        let refuse = FakeInterceptor::new("refuse", &[("session.start", 0)], |_, _| {
+            Ok(Decision::Block("read-only day".into()))
+        });
+        let h = Harness::new(vec![], vec![refuse], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        let (outcome, _) = h.run(&mut agent);
+        assert!(outcome.result.contains("read-only day"));
+        assert!(h.provider.requests.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn frontend_event_redacts_or_hides_what_the_user_sees_but_not_what_the_model_reads() {
+        let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS)
+            .answering(Ok("token=sk-abc".into()));
+        let redact = FakeInterceptor::new("redact", &[("frontend.event", 0)], |_, payload| {
+            let mut p = payload.clone();
+            let text = p["text"].as_str().unwrap().replace("sk-abc", "sk-***");
+            p["text"] = serde_json::json!(text);
+            Ok(Decision::Replace(p.to_string()))
+        });
+        let script = vec![answer(vec![call(
+            "c1",
+            "peek",
+            serde_json::json!({"text": "x"}),
+        )])];
+        let h = Harness::new(vec![tool], vec![redact.clone()], script);
+        let mut agent = h.agent(Posture::Yolo, Policy::default());
+        let (_, events) = h.run(&mut agent);
+        let shown: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::ToolFinished { output, .. } => Some(output.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shown, ["token=sk-***"]);
+        // The model read the real result (redacting it is tool.after's job).
+        assert_eq!(h.result_of("c1"), "token=sk-abc");
+        let kinds: Vec<String> = redact
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, p)| p["kind"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            kinds.contains(&"tool_output".to_string())
+                && kinds.contains(&"tool_result".to_string()),
+            "{kinds:?}"
+        );
+
+        // A block hides the event; a crash hides it too, with a notice.
+        let crash = FakeInterceptor::new("crash", &[("frontend.event", 0)], |_, payload| {
+            if payload["kind"] == "notice" {
+                return Ok(Decision::Proceed);
+            }
+            Err(CallError::Unknown("boom".into()))
+        });
+        let tool =
+            FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("secret".into()));
+        let script = vec![answer(vec![call(
+            "c1",
+            "peek",
+            serde_json::json!({"text": "x"}),
+        )])];
+        let h = Harness::new(vec![tool], vec![crash], script);
+        let mut agent = h.agent(Posture::Yolo, Policy::default());
+        let (_, events) = h.run(&mut agent);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::ToolFinished { .. }))
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, AgentEvent::Notice(n) if n.contains("an event was hidden")))
+        );
+    }
+
+    #[test]
+    fn a_tool_slot_owner_that_crashes_stops_only_its_tool() {
+        let owner = FakeInterceptor::owner("guard", &[], &["tool:sh"], |_, _| {
+            Err(CallError::Unknown("down".into()))
+        });
+        let sh = FakeTool::new("sh", COMMAND_SCHEMA, false, PROCESS).answering(Ok("ran".into()));
+        let peek =
+            FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("read".into()));
+        let script = vec![answer(vec![
+            call("c1", "peek", serde_json::json!({"text": "x"})),
+            call("c2", "sh", serde_json::json!({"command": "make"})),
+        ])];
+        let h = Harness::new(vec![sh, peek], vec![owner], script);
+        let mut agent = h.agent(Posture::Yolo, Policy::default());
+        h.run(&mut agent);
+        assert_eq!(h.result_of("c1"), "read");
+        assert!(
+            h.result_of("c2").contains("interceptor `guard` failed"),
+            "{}",
+            h.result_of("c2")
+        );
+    }
+}
+
+// ---------------------------------------------------------------- reload
+
+mod reload {
+    use super::*;
+
+    fn catalog(
+        tools: Vec<Arc<dyn Tool>>,
+        interceptors: Vec<Arc<dyn Interceptor>>,
+    ) -> Arc<dyn Catalog> {
+        Arc::new(FakeCatalog {
+            tools,
+            interceptors,
+        })
+    }
+
+    #[test]
+    fn a_no_op_reload_keeps_the_session_and_the_prefix_byte_identical() {
+        let peek = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("r".into()));
+        let h = Harness::new(vec![peek.clone()], vec![], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        agent
+            .config
+            .policy
+            .grant_for_session(crate::permissions::Rule::parse("Bash(make)").unwrap());
+        h.run(&mut agent);
+        let before = serde_json::to_string(&agent.request().messages).unwrap();
+        let before_tools = agent.request().tools;
+
+        let report = agent
+            .reload(
+                catalog(vec![peek], vec![]),
+                h.client(),
+                h.agent_config(Posture::Ask, Policy::default()),
+            )
+            .unwrap();
+        assert_eq!(report.generation, 1);
+        assert!(!report.prefix_changed);
+        assert!(report.tools_added.is_empty() && report.tools_removed.is_empty());
+        assert_eq!(agent.generation(), 1);
+        assert_eq!(
+            serde_json::to_string(&agent.request().messages).unwrap(),
+            before
+        );
+        assert_eq!(agent.request().tools, before_tools);
+        assert_eq!(agent.config.policy.session.len(), 1, "session grants kept");
+        // The next turn goes on from the same history.
+        h.run(&mut agent);
+        let requests = h.provider.requests.lock().unwrap();
+        let last = requests.last().unwrap();
+        assert_eq!(last.messages[1].content, "do it");
+        assert_eq!(last.messages.len(), 4);
+    }
+
+    #[test]
+    fn a_reload_that_adds_a_tool_and_an_interceptor_takes_effect_on_the_next_turn() {
+        let h = Harness::new(vec![], vec![], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        let peek = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+        let watch = FakeInterceptor::new("watch", &[("input.receive", 0)], |_, _| {
+            Ok(Decision::Proceed)
+        });
+        let report = agent
+            .reload(
+                catalog(vec![peek], vec![watch.clone()]),
+                h.client(),
+                h.agent_config(Posture::Ask, Policy::default()),
+            )
+            .unwrap();
+        assert_eq!(report.tools_added, ["peek"]);
+        assert!(report.prefix_changed);
+        h.run(&mut agent);
+        assert_eq!(watch.points_seen(), ["input.receive"]);
+        assert_eq!(
+            h.provider
+                .requests
+                .lock()
+                .unwrap()
+                .last()
+                .unwrap()
+                .tools
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_failed_reload_leaves_the_running_agent_untouched() {
+        let peek = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+        let h = Harness::new(vec![peek], vec![], vec![]);
+        let mut agent = h.agent(Posture::Ask, Policy::default());
+        h.run(&mut agent);
+        let history = agent.history().to_vec();
+        let a = FakeInterceptor::owner("a", &[], &["permission"], |_, _| Ok(Decision::Proceed));
+        let b = FakeInterceptor::owner("b", &[], &["permission"], |_, _| Ok(Decision::Proceed));
+        let err = agent
+            .reload(
+                catalog(vec![], vec![a, b]),
+                h.client(),
+                h.agent_config(Posture::Ask, Policy::default()),
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("slot `permission`"), "{err}");
+        assert_eq!(agent.generation(), 0);
+        assert_eq!(agent.history(), history.as_slice());
+        assert_eq!(agent.tool_specs().len(), 1);
+        h.run(&mut agent);
+        assert_eq!(
+            h.provider
+                .requests
+                .lock()
+                .unwrap()
+                .last()
+                .unwrap()
+                .tools
+                .len(),
+            1
+        );
+    }
+}
+
+mod replacement_properties {
+    use super::*;
+    use payloads::{ContextPrepare, PayloadMessage, ProviderRequest, SessionPhase};
+    use proptest::prelude::*;
+
+    fn replacing(point: &'static str, text: String) -> Interceptors {
+        let interceptor: Arc<dyn Interceptor> =
+            FakeInterceptor::new("fuzz", &[(point, 0)], move |_, _| {
+                Ok(Decision::Replace(text.clone()))
+            });
+        Interceptors::new(vec![interceptor]).unwrap()
+    }
+
+    fn message() -> impl Strategy<Value = serde_json::Value> {
+        (
+            prop_oneof![
+                Just("user"),
+                Just("assistant"),
+                Just("tool"),
+                Just("system"),
+                Just("robot")
+            ],
+            proptest::option::of(prop_oneof![Just("c1"), Just("c2")]),
+            proptest::collection::vec(prop_oneof![Just("c1"), Just("c2")], 0..2),
+        )
+            .prop_map(|(role, id, calls)| {
+                let mut m = serde_json::json!({"role": role, "content": "x"});
+                if let Some(id) = id {
+                    m["tool_call_id"] = serde_json::json!(id);
+                }
+                if !calls.is_empty() {
+                    m["tool_calls"] = calls
+                        .iter()
+                        .map(|c| serde_json::json!({"id": c, "name": "t", "arguments": "{}"}))
+                        .collect();
+                }
+                m
+            })
+    }
+
+    /// A tool result whose call id no earlier assistant message made.
+    fn has_orphan(messages: &[PayloadMessage]) -> bool {
+        let mut open: Vec<String> = Vec::new();
+        for m in messages {
+            match m.role {
+                Role::Assistant => open = m.tool_calls.iter().map(|c| c.id.clone()).collect(),
+                Role::Tool if !open.contains(&m.tool_call_id.clone().unwrap_or_default()) => {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    proptest! {
+        /// Whatever conversation an interceptor hands back at `context.prepare`, what gets
+        /// through has no system message and no orphan tool result.
+        #[test]
+        fn context_replacements_never_let_an_orphan_through(
+            messages in proptest::collection::vec(message(), 0..6),
+        ) {
+            let text = serde_json::json!({"messages": messages}).to_string();
+            let outcome = replacing(points::CONTEXT_PREPARE, text).dispatch(
+                points::CONTEXT_PREPARE,
+                || ContextPrepare { messages: vec![] },
+                ContextPrepare::validate,
+            );
+            match outcome {
+                Intercepted::Replaced(r) => {
+                    prop_assert!(!r.messages.iter().any(|m| m.role == Role::System));
+                    prop_assert!(!has_orphan(&r.messages));
+                }
+                Intercepted::Blocked(stop) => prop_assert!(stop.failed),
+                Intercepted::Unchanged => prop_assert!(false, "a replacement was ignored"),
+            }
+        }
+
+        /// An unknown field anywhere at the top of a payload refuses the replacement, at every
+        /// strict point.
+        #[test]
+        fn an_unknown_field_is_always_refused(key in "[a-zA-Z]{1,10}") {
+            let session = SessionPhase { session_path: "/s.jsonl".into(), phase: "save".into() };
+            let mut value = serde_json::to_value(&session).unwrap();
+            prop_assume!(value.get(&key).is_none());
+            value[&key] = serde_json::json!(1);
+            let outcome = replacing(points::SESSION_SAVE, value.to_string()).dispatch(
+                points::SESSION_SAVE,
+                || session.clone(),
+                payloads::unchanged(&session),
+            );
+            prop_assert!(matches!(outcome, Intercepted::Blocked(ref s) if s.failed));
+
+            let request = ProviderRequest {
+                provider: "p".into(),
+                model: "m".into(),
+                request: payloads::RequestBody { messages: vec![], tools: vec![], max_tokens: None },
+            };
+            let mut value = serde_json::to_value(&request).unwrap();
+            value["request"][&key] = serde_json::json!(1);
+            prop_assume!(!["messages", "tools", "maxTokens"].contains(&key.as_str()));
+            let outcome = replacing(points::PROVIDER_REQUEST, value.to_string()).dispatch(
+                points::PROVIDER_REQUEST,
+                || request.clone(),
+                |r| r.validate(&request),
+            );
+            prop_assert!(matches!(outcome, Intercepted::Blocked(ref s) if s.failed));
+        }
+    }
 }

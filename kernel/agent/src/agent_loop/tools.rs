@@ -143,7 +143,7 @@ struct Outcome {
     duration_ms: u64,
 }
 
-impl Agent<'_> {
+impl Agent {
     /// Run `calls` and append their results.
     pub(super) fn run_tools(
         &mut self,
@@ -488,7 +488,7 @@ impl Agent<'_> {
         cancel: &CancelToken,
     ) -> Vec<Outcome> {
         let workspace = &self.config.workspace;
-        let catalog = self.registry;
+        let catalog = self.registry.as_ref();
         std::thread::scope(|scope| {
             let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
             let mut running = 0usize;
