@@ -208,7 +208,13 @@ fn provider_stream_and_interceptor_adapters() {
         )))
     ));
 
-    let interceptor = &registry.interceptors()[0];
+    // The built-in interceptors are loaded too; this is the fixture's.
+    let interceptor = registry
+        .interceptors()
+        .iter()
+        .find(|i| i.source() == "roles")
+        .expect("the roles interceptor")
+        .clone();
     assert_eq!(
         interceptor.points(),
         [reasonix_core::types::Subscription {

@@ -43,6 +43,9 @@ impl<T: Catalog + ?Sized> Catalog for &T {
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
     }
+    fn serve_workspace(&self, workspace: &std::path::Path) {
+        (**self).serve_workspace(workspace)
+    }
 }
 
 /// A shared catalog is a catalog.
@@ -61,5 +64,8 @@ impl<T: Catalog + ?Sized> Catalog for Arc<T> {
     }
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
+    }
+    fn serve_workspace(&self, workspace: &std::path::Path) {
+        (**self).serve_workspace(workspace)
     }
 }
