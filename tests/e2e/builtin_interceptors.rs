@@ -126,8 +126,14 @@ fn instruction_files_from_every_source_in_order_with_imports() {
     let home = s.env.home();
     write(&home.join("REASONIX.md"), "USER-REASONIX\n@.env\n");
     write(&s.user_home.join(".claude/CLAUDE.md"), "USER-CLAUDE");
-    write(&s.user_home.join(".claude/.credentials.json"), "CREDENTIAL-VALUE");
-    write(&ws.join("AGENTS.md"), "ROOT-AGENTS\n@docs/style.md\n@../escape.md\n");
+    write(
+        &s.user_home.join(".claude/.credentials.json"),
+        "CREDENTIAL-VALUE",
+    );
+    write(
+        &ws.join("AGENTS.md"),
+        "ROOT-AGENTS\n@docs/style.md\n@../escape.md\n",
+    );
     write(&ws.join("docs/style.md"), "IMPORTED-STYLE");
     write(&s.env.root.path().join("escape.md"), "ESCAPED-TEXT");
     write(&ws.join("CLAUDE.local.md"), "ROOT-CLAUDE-LOCAL");
@@ -153,7 +159,9 @@ fn instruction_files_from_every_source_in_order_with_imports() {
     assert!(at("# Environment") < order[0]);
     at("## AGENTS.md\n\nROOT-AGENTS\nIMPORTED-STYLE\n");
     at("## .claude/CLAUDE.md\n\nDOT-CLAUDE\n");
-    at("[Reasonix did not import @../escape.md (AGENTS.md, line 3): the path leaves the importing file's directory]");
+    at(
+        "[Reasonix did not import @../escape.md (AGENTS.md, line 3): the path leaves the importing file's directory]",
+    );
     // `<home>/.env` (the provider keys) is out of the component's sight: not Markdown.
     at("[Reasonix did not import @.env (REASONIX.md, line 2): the file cannot be read]");
     assert!(!prompt.contains("ESCAPED-TEXT"));
@@ -180,14 +188,19 @@ fn a_key_in_a_tool_result_reaches_the_model_redacted_and_the_file_stays() {
     assert!(result.contains("plain = visible"), "{result}");
     let request = s.mock.requests()[1].json().to_string();
     assert!(!request.contains(FAKE_KEY) && !request.contains(PROVIDER_KEY));
-    assert_eq!(std::fs::read_to_string(ws.join("config.txt")).unwrap(), text);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("config.txt")).unwrap(),
+        text
+    );
     // What the user is shown is redacted too.
     let shown = support::stdout(&out) + &stderr(&out);
     assert!(!shown.contains(FAKE_KEY), "{shown}");
 }
 
 fn giant_file(ws: &Path) -> String {
-    let text: String = (0..1500).map(|i| format!("line {i:05} {}\n", "x".repeat(90))).collect();
+    let text: String = (0..1500)
+        .map(|i| format!("line {i:05} {}\n", "x".repeat(90)))
+        .collect();
     write(&ws.join("big.txt"), &text);
     text
 }
@@ -205,7 +218,10 @@ fn a_giant_result_reaches_the_model_bounded_and_the_transcript_keeps_it_whole() 
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let result = s.result(1, "c1");
     assert!(result.len() <= 32 * 1024, "{} bytes", result.len());
-    assert!(result.contains("`read_file` and a later `offset`"), "{result}");
+    assert!(
+        result.contains("`read_file` and a later `offset`"),
+        "{result}"
+    );
     assert!(!result.contains("line 01499"));
     // The transcript has the full result (`raw_content`), the model never saw it.
     let transcript = s.transcript();
@@ -219,7 +235,12 @@ fn a_giant_result_reaches_the_model_bounded_and_the_transcript_keeps_it_whole() 
         .unwrap_or_else(|| panic!("no raw_content in the transcript:\n{transcript:.2000}"));
     assert!(raw.contains("line 01499"), "{raw:.300}");
     assert!(raw.len() > text.len() / 2);
-    assert!(!s.mock.requests()[1].json().to_string().contains("raw_content"));
+    assert!(
+        !s.mock.requests()[1]
+            .json()
+            .to_string()
+            .contains("raw_content")
+    );
 }
 
 #[test]
@@ -253,7 +274,10 @@ fn bounding_is_configurable_and_each_built_in_can_be_switched_off() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let prompt = off.system_prompt(0);
     assert!(!prompt.contains("# Environment"), "{prompt}");
-    assert!(prompt.contains("user can find it.\n\n# Project instructions"), "{prompt}");
+    assert!(
+        prompt.contains("user can find it.\n\n# Project instructions"),
+        "{prompt}"
+    );
     assert!(off.result(1, "c1").len() > 32 * 1024);
     assert!(off.result(1, "c2").contains(FAKE_KEY));
 }

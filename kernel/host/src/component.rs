@@ -607,7 +607,10 @@ impl LoadedPlugin {
         })
     }
 
-    fn store_with(&self, parts: StoreParts<'_>) -> Result<(Store<PluginState>, Instance), CallError> {
+    fn store_with(
+        &self,
+        parts: StoreParts<'_>,
+    ) -> Result<(Store<PluginState>, Instance), CallError> {
         let state = PluginState::new(StoreSpec {
             plugin: Arc::from(self.name()),
             capabilities: &self.granted,

@@ -38,7 +38,10 @@ impl Plugin for Bound {
         }
         let mut value: Value = serde_json::from_str(payload)
             .map_err(|e| Error::InvalidInput(format!("bound: the `{POINT}` payload: {e}")))?;
-        let tool = value.get("name").and_then(Value::as_str).unwrap_or_default();
+        let tool = value
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let Some(result) = value.get("result").and_then(Value::as_str) else {
             return Err(Error::InvalidInput(format!(
                 "bound: the `{POINT}` payload has no `result` text"
@@ -101,9 +104,7 @@ fn note(tool: &str, shown: usize, total: usize) -> String {
         }
         _ => "Ask for less at a time (a narrower range, pattern or path).",
     };
-    format!(
-        "\n\n[Reasonix showed the first {shown} of {total} bytes of this result. {how}]"
-    )
+    format!("\n\n[Reasonix showed the first {shown} of {total} bytes of this result. {how}]")
 }
 
 reasonix_sdk::export!(Bound);
@@ -140,7 +141,10 @@ mod tests {
                 "isError": false, "callId": "c"})
             .to_string()
         };
-        assert_eq!(Bound::intercept(POINT, &payload("ok")).unwrap(), Decision::Proceed);
+        assert_eq!(
+            Bound::intercept(POINT, &payload("ok")).unwrap(),
+            Decision::Proceed
+        );
         match Bound::intercept(POINT, &payload(&"x".repeat(100_000))).unwrap() {
             Decision::Replace(json) => {
                 let v: Value = serde_json::from_str(&json).unwrap();

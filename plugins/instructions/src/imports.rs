@@ -35,7 +35,13 @@ impl Expander {
     }
 
     /// Expand the import lines of `text`, which is the content of `file` (imports at `depth`).
-    fn expand(&mut self, text: &str, file: &Path, depth: usize, stack: &mut Vec<PathBuf>) -> String {
+    fn expand(
+        &mut self,
+        text: &str,
+        file: &Path,
+        depth: usize,
+        stack: &mut Vec<PathBuf>,
+    ) -> String {
         let mut out = String::with_capacity(text.len());
         for (i, line) in text.split_inclusive('\n').enumerate() {
             let Some(target) = import_target(line) else {
@@ -53,7 +59,10 @@ impl Expander {
                 }
                 Ok(None) => {}
                 Err(why) => {
-                    let name = file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                    let name = file
+                        .file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default();
                     out.push_str(&format!(
                         "[Reasonix did not import @{target} ({name}, line {}): {why}]{newline}",
                         i + 1
@@ -79,7 +88,10 @@ impl Expander {
         if relative.is_absolute() || target.starts_with('~') {
             return Err("only paths relative to the importing file are imported".into());
         }
-        if !relative.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) {
+        if !relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        {
             return Err("the path leaves the importing file's directory".into());
         }
         let Some(dir) = file.parent() else {
@@ -125,6 +137,8 @@ fn import_target(line: &str) -> Option<&str> {
 fn read_bounded(path: &Path) -> Option<String> {
     let file = std::fs::File::open(path).ok()?;
     let mut bytes = Vec::new();
-    file.take(MAX_TOTAL_BYTES as u64 + 1).read_to_end(&mut bytes).ok()?;
+    file.take(MAX_TOTAL_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }

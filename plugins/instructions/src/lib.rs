@@ -79,9 +79,7 @@ impl Plugin for Instructions {
 /// before it (whose last line ends with a newline when the environment section is there).
 pub fn render(found: &[Found]) -> String {
     let only_root = found.iter().all(|f| f.in_workspace_root);
-    let mut out = String::from(
-        "\n# Project instructions\n\n",
-    );
+    let mut out = String::from("\n# Project instructions\n\n");
     out.push_str(if only_root {
         "The project keeps these instructions for agents in its root directory. Follow them; they take precedence over the general guidance above when the two disagree.\n"
     } else {

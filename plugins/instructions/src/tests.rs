@@ -83,7 +83,10 @@ fn cut_respects_char_boundaries() {
 fn imports_expand_in_place_once() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
-    write(&ws.join("AGENTS.md"), "top\n@docs/style.md\nmid\n@docs/style.md\nend");
+    write(
+        &ws.join("AGENTS.md"),
+        "top\n@docs/style.md\nmid\n@docs/style.md\nend",
+    );
     write(&ws.join("docs/style.md"), "style\n@more.md\n");
     write(&ws.join("docs/more.md"), "more");
     let found = collect(&[], ws);
@@ -113,7 +116,10 @@ fn escaping_imports_are_refused_with_a_diagnostic() {
         "@self.md (self.md, line 1): it imports itself (a cycle)",
         "@sub (AGENTS.md, line 6): it is not a file",
     ] {
-        assert!(text.contains(&format!("[Reasonix did not import {why}")), "{why}\n{text}");
+        assert!(
+            text.contains(&format!("[Reasonix did not import {why}")),
+            "{why}\n{text}"
+        );
     }
     assert!(text.ends_with("ok"));
 }
@@ -124,7 +130,10 @@ fn imports_nest_five_levels() {
     let ws = dir.path();
     write(&ws.join("AGENTS.md"), "@l1.md");
     for i in 1..=6 {
-        write(&ws.join(format!("l{i}.md")), &format!("level {i}\n@l{}.md", i + 1));
+        write(
+            &ws.join(format!("l{i}.md")),
+            &format!("level {i}\n@l{}.md", i + 1),
+        );
     }
     let text = &collect(&[], ws)[0].text;
     assert!(text.contains("level 5"), "{text}");
@@ -150,7 +159,12 @@ fn the_interceptor_appends_and_stays_quiet_without_files() {
     match Instructions::intercept(POINT, &payload(dir.path())).unwrap() {
         Decision::Replace(json) => {
             let v: Value = serde_json::from_str(&json).unwrap();
-            assert!(v["prompt"].as_str().unwrap().ends_with("## AGENTS.md\n\nUse tabs.\n"));
+            assert!(
+                v["prompt"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("## AGENTS.md\n\nUse tabs.\n")
+            );
         }
         other => panic!("{other:?}"),
     }

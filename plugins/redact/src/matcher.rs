@@ -240,7 +240,10 @@ mod tests {
                 "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n-----END RSA PRIVATE KEY-----\nb",
                 "a\n[REDACTED]\nb",
             ),
-            ("x -----BEGIN OPENSSH PRIVATE KEY-----\nAAAA", "x [REDACTED]"),
+            (
+                "x -----BEGIN OPENSSH PRIVATE KEY-----\nAAAA",
+                "x [REDACTED]",
+            ),
         ] {
             assert_eq!(r(text), want, "{text}");
         }

@@ -683,6 +683,12 @@ impl Agent {
         {
             on_event(AgentEvent::Notice(format!("session not saved: {e}")));
         }
+        // A replaced result's original is for the transcript: not kept in memory, not shown
+        // (a front end must not display what a redactor took out).
+        let message = Message {
+            raw_content: None,
+            ..message
+        };
         on_event(AgentEvent::Message(message.clone()));
         self.history.push(message);
     }

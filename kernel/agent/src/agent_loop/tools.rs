@@ -29,6 +29,10 @@ const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
 /// built-in `bound` component keeps results far below this (32 KiB by default); this only
 /// catches a tool or interceptor that does not, or a user who disabled bounding.
 pub const MAX_RESULT_BYTES: usize = 512 * 1024;
+/// The most of a replaced result's original the transcript keeps (`raw_content`): the full
+/// text of anything a person would page through, without letting one runaway command write
+/// hundreds of megabytes into the session file.
+pub const MAX_RAW_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why a call produced no normal result. The text is what the model reads.
 #[derive(Debug)]
@@ -583,7 +587,11 @@ impl Agent {
                     "an interceptor replaced the result of `{}`",
                     call.name
                 )));
-                let raw = (replaced.result != original.result).then_some(original.result);
+                let raw = (replaced.result != original.result).then(|| {
+                    let mut raw = original.result;
+                    bound_to(&mut raw, MAX_RAW_BYTES);
+                    raw
+                });
                 (replaced.result, replaced.is_error, raw)
             }
             Intercepted::Blocked(stop) => {
@@ -654,11 +662,16 @@ fn invoke(call: &ToolCall, approved: Approved, workspace: &std::path::Path) -> O
 
 /// Cut a result longer than [`MAX_RESULT_BYTES`] at a character boundary, saying so.
 fn bound(output: &mut String) {
-    if output.len() <= MAX_RESULT_BYTES {
+    bound_to(output, MAX_RESULT_BYTES);
+}
+
+/// Cut `output` to `max` bytes at a character boundary, saying so.
+fn bound_to(output: &mut String, max: usize) {
+    if output.len() <= max {
         return;
     }
     let total = output.len();
-    let mut end = MAX_RESULT_BYTES;
+    let mut end = max;
     while !output.is_char_boundary(end) {
         end -= 1;
     }

@@ -105,18 +105,17 @@ impl FsGuard {
 
     /// The plan, looked up on first use (a store that never touches files pays nothing).
     pub(crate) fn plan(&self) -> &Plan {
-        self.plan
-            .get_or_init(|| {
-                if self.markdown_roots.is_empty() {
-                    plan_for(&self.policy, &self.preopens, self.protected_read_only)
-                } else {
-                    // Rare (one built-in, once per session): not worth a cache entry.
-                    let mut plan = Plan::new(&self.policy, &self.preopens, self.protected_read_only);
-                    plan.markdown_only = self.markdown_roots.iter().map(|r| real_path(r)).collect();
-                    plan.active = true;
-                    Arc::new(plan)
-                }
-            })
+        self.plan.get_or_init(|| {
+            if self.markdown_roots.is_empty() {
+                plan_for(&self.policy, &self.preopens, self.protected_read_only)
+            } else {
+                // Rare (one built-in, once per session): not worth a cache entry.
+                let mut plan = Plan::new(&self.policy, &self.preopens, self.protected_read_only);
+                plan.markdown_only = self.markdown_roots.iter().map(|r| real_path(r)).collect();
+                plan.active = true;
+                Arc::new(plan)
+            }
+        })
     }
 }
 
