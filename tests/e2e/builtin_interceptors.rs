@@ -125,7 +125,10 @@ fn instruction_files_from_every_source_in_order_with_imports() {
     let ws = s.env.workspace();
     let home = s.env.home();
     write(&home.join("REASONIX.md"), "USER-REASONIX\n@.env\n");
-    write(&s.user_home.join(".claude/CLAUDE.md"), "USER-CLAUDE");
+    write(
+        &s.user_home.join(".claude/CLAUDE.md"),
+        "USER-CLAUDE\n@.credentials.json\n",
+    );
     write(
         &s.user_home.join(".claude/.credentials.json"),
         "CREDENTIAL-VALUE",
@@ -164,6 +167,8 @@ fn instruction_files_from_every_source_in_order_with_imports() {
     );
     // `<home>/.env` (the provider keys) is out of the component's sight: not Markdown.
     at("[Reasonix did not import @.env (REASONIX.md, line 2): the file cannot be read]");
+    // So is everything in `~/.claude` but Markdown: Claude's credentials are next door.
+    at("[Reasonix did not import @.credentials.json (CLAUDE.md, line 2): the file cannot be read]");
     assert!(!prompt.contains("ESCAPED-TEXT"));
     assert!(!prompt.contains(PROVIDER_KEY));
     assert!(!prompt.contains("CREDENTIAL-VALUE"));
@@ -280,4 +285,43 @@ fn bounding_is_configurable_and_each_built_in_can_be_switched_off() {
     );
     assert!(off.result(1, "c1").len() > 32 * 1024);
     assert!(off.result(1, "c2").contains(FAKE_KEY));
+}
+
+/// `frontend.event`: what the user is shown of a complete message passes the redactor; the
+/// conversation keeps what the model said.
+#[test]
+fn a_key_in_the_answer_is_redacted_in_what_the_user_is_shown() {
+    let s = Setup::new("");
+    s.mock.enqueue(Reply::text(&[&format!(
+        "The key is {FAKE_KEY}, keep it safe."
+    )]));
+    let ws = s.env.workspace();
+    let out = s
+        .env
+        .command(&[
+            "run",
+            "--dir",
+            ws.to_str().unwrap(),
+            "--output-format",
+            "stream-json",
+            "what is the key?",
+        ])
+        .env("HOME", &s.user_home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let assistant: Vec<Value> = support::stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "assistant")
+        .collect();
+    assert_eq!(assistant.len(), 1, "{}", support::stdout(&out));
+    let shown = assistant[0]["message"]["content"].to_string();
+    assert!(
+        shown.contains("The key is [REDACTED], keep it safe."),
+        "{shown}"
+    );
+    assert!(!shown.contains(FAKE_KEY), "{shown}");
+    // The session keeps the model's words as they were.
+    assert!(s.transcript().contains(FAKE_KEY));
 }
