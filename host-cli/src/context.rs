@@ -44,17 +44,18 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
     let mut config = load_config(&paths, &cwd)?;
     adjust(&mut config);
-    let registry = Registry::load(
-        BUILTINS,
-        &paths,
-        &registry_settings(&config, &paths, &cwd),
-        Some(log_sink()),
-    )
-    .map_err(Failure::runtime)?;
+    let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
+    host_extras(&mut settings, &config, &paths, &cwd);
+    let registry =
+        Registry::load(BUILTINS, &paths, &settings, Some(log_sink())).map_err(Failure::runtime)?;
     for problem in registry.problems() {
         errln!("warning: {problem}");
     }
     for notice in registry.notices() {
+        // The host turned the hooks component off itself (no hook to run): not news.
+        if hooks_off.as_deref() == Some(notice.as_str()) {
+            continue;
+        }
         errln!("note: {notice}");
     }
     let sandbox = reasonix_core::sandbox::SandboxConfig {
@@ -73,11 +74,10 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
     })
 }
 
-/// The registry's settings: the config's, plus what only the host may hand the built-in
-/// interceptors (ADR 0019): the values of the provider keys for the redactor, and the user's
-/// own instruction directories for the instructions component.
-fn registry_settings(config: &Config, paths: &Paths, cwd: &Path) -> RegistrySettings {
-    let mut settings = config.registry_settings();
+/// What only the host may hand the built-in interceptors (ADR 0019): the values of the
+/// provider keys for the redactor, and the user's own instruction directories for the
+/// instructions component.
+fn host_extras(settings: &mut RegistrySettings, config: &Config, paths: &Paths, cwd: &Path) {
     // A config the providers cannot be resolved from fails later, where it is used.
     if let Ok(resolved) = reasonix_agent::providers::resolve_providers(config) {
         let mut names: Vec<&str> = resolved
@@ -98,7 +98,6 @@ fn registry_settings(config: &Config, paths: &Paths, cwd: &Path) -> RegistrySett
             .user_instruction_dirs
             .push(PathBuf::from(user).join(".claude"));
     }
-    settings
 }
 
 /// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.

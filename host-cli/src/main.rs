@@ -5,6 +5,8 @@ mod builtins;
 mod commands;
 mod context;
 mod exit;
+mod hooks;
+mod sidecars;
 mod term;
 
 use crate::term::errln;
@@ -57,6 +59,20 @@ enum Command {
     /// credentials reach (sandbox roots, network, permissions, providers). Without arguments,
     /// trusts the current directory.
     Trust(commands::trust::TrustArgs),
+    /// Hooks from settings.json files (Claude Code compatible).
+    #[command(subcommand)]
+    Hooks(HooksCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum HooksCommand {
+    /// Every configured hook: event, point, matcher, command, the file it comes from, and
+    /// whether it runs (trusted, fires in this build).
+    List {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -187,6 +203,7 @@ const SUBCOMMANDS: &[&str] = &[
     "run",
     "sessions",
     "trust",
+    "hooks",
     "help",
 ];
 
@@ -257,6 +274,7 @@ fn main() -> ExitCode {
         Command::Doctor { json } => commands::doctor::run(json),
         Command::Run(args) => commands::run::run(args),
         Command::Trust(args) => commands::trust::run(args),
+        Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
         Command::Sessions(SessionsCommand::List { json, dir }) => {
             commands::sessions::list(json, dir.as_deref())
         }

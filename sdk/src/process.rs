@@ -20,6 +20,8 @@ pub struct Command {
     cwd: Option<String>,
     env: Vec<(String, String)>,
     timeout_ms: Option<u64>,
+    stdin: Option<Vec<u8>>,
+    separate_stderr: bool,
 }
 
 impl Command {
@@ -65,6 +67,18 @@ impl Command {
         self
     }
 
+    /// Write `bytes` to the command's standard input, then close it (default: empty stdin).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Command {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// Keep stderr apart from stdout ([`Output::stderr`], [`Finished::stderr`]).
+    pub fn separate_stderr(mut self) -> Command {
+        self.separate_stderr = true;
+        self
+    }
+
     fn to_wit(&self) -> crate::bindings::reasonix::plugin::process::Command {
         crate::bindings::reasonix::plugin::process::Command {
             program: self.program.clone(),
@@ -72,6 +86,8 @@ impl Command {
             cwd: self.cwd.clone(),
             env: self.env.clone(),
             timeout_ms: self.timeout_ms,
+            stdin: self.stdin.clone(),
+            separate_stderr: self.separate_stderr,
         }
     }
 }
@@ -117,36 +133,45 @@ impl Job {
     }
 }
 
-/// What [`run`] returns: the combined output (at most the limit asked for, lossy UTF-8) and how
-/// the job ended.
+/// What [`run`] returns: the output (combined with stderr unless the command kept it apart) and
+/// stderr (each at most the limit asked for, lossy UTF-8), and how the job ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finished {
     pub output: String,
-    /// True when output beyond the limit was dropped.
+    /// Empty unless the command set [`Command::separate_stderr`].
+    pub stderr: String,
+    /// True when output (or stderr) beyond the limit was dropped.
     pub truncated: bool,
     pub status: ExitStatus,
 }
 
-/// Run a command to the end and collect up to `max_output` bytes of its output.
+/// Run a command to the end and collect up to `max_output` bytes of its output (and as much of
+/// its stderr, when kept apart).
 pub fn run(command: &Command, max_output: usize) -> Result<Finished, Error> {
     let job = spawn(command)?;
     let mut bytes = Vec::new();
+    let mut err_bytes = Vec::new();
     let mut truncated = false;
-    loop {
-        let chunk = job.read(64 * 1024)?;
-        let room = max_output.saturating_sub(bytes.len());
-        if chunk.data.len() > room {
+    let mut keep = |into: &mut Vec<u8>, data: &[u8]| {
+        let room = max_output.saturating_sub(into.len());
+        if data.len() > room {
             truncated = true;
         }
-        bytes.extend_from_slice(&chunk.data[..chunk.data.len().min(room)]);
+        into.extend_from_slice(&data[..data.len().min(room)]);
+    };
+    loop {
+        let chunk = job.read(64 * 1024)?;
+        keep(&mut bytes, &chunk.data);
+        keep(&mut err_bytes, &chunk.stderr);
         if let Some(status) = chunk.status {
             return Ok(Finished {
                 output: String::from_utf8_lossy(&bytes).into_owned(),
+                stderr: String::from_utf8_lossy(&err_bytes).into_owned(),
                 truncated,
                 status,
             });
         }
-        if chunk.data.is_empty() {
+        if chunk.data.is_empty() && chunk.stderr.is_empty() {
             // Nothing new yet: block until the job ends (or the host's wait returns early
             // before the call deadline), then read again.
             job.wait(None)?;
@@ -209,7 +234,11 @@ mod tests {
             .cwd("/ws")
             .env("A", "b")
             .timeout_ms(500)
+            .stdin("in")
+            .separate_stderr()
             .to_wit();
+        assert_eq!(c.stdin.as_deref(), Some(&b"in"[..]));
+        assert!(c.separate_stderr);
         assert_eq!(c.program, "git");
         assert_eq!(c.args, vec!["log", "-1", "--oneline"]);
         assert_eq!(c.cwd.as_deref(), Some("/ws"));

@@ -27,6 +27,46 @@ struct Finding {
 #[derive(Default)]
 struct Report(Vec<Finding>);
 
+/// What each `settings.json` file contributed: hooks (and whether they run) and permission
+/// rules as applied.
+fn report_settings(report: &mut Report, config: &reasonix_agent::config::Config) {
+    for file in &config.settings {
+        let path = reasonix_core::terminal::shown(&file.path.display().to_string()).to_string();
+        let trust = if file.trusted {
+            ""
+        } else {
+            " (untrusted: its hooks do not run, its widening rules do not apply)"
+        };
+        report.add(
+            Status::Ok,
+            "settings",
+            format!(
+                "read {path} ({}){trust}: {} hook(s)",
+                file.scope, file.hooks
+            ),
+        );
+        for rule in &file.rules {
+            report.add(
+                Status::Ok,
+                "settings",
+                format!("{path}: {}", reasonix_core::terminal::shown(rule)),
+            );
+        }
+    }
+    let running = config
+        .hooks
+        .iter()
+        .filter(|h| h.trusted && crate::hooks::never_fires(&h.event).is_none())
+        .count();
+    if running > 0 {
+        report.add(
+            Status::Ok,
+            "hooks",
+            format!("{running} hook(s) run (`reasonix hooks list` shows them)"),
+        );
+    }
+}
+
 /// A provider whose kind no loaded plugin serves.
 fn report_unserved(report: &mut Report, p: &providers::ResolvedProvider, served: &[String]) {
     report.add(
@@ -105,6 +145,7 @@ pub fn run(as_json: bool) -> Outcome {
     for warning in cx.config.warnings() {
         report.add(Status::Warn, "config", warning);
     }
+    report_settings(&mut report, &cx.config);
 
     let plugins = cx.registry.plugins();
     report.add(

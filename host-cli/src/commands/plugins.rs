@@ -2,6 +2,7 @@
 //! (`reasonix_host::install`) does the work; this file asks and prints.
 
 use crate::builtins::BUILTINS;
+use crate::commands::sidecar_packages;
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
@@ -77,6 +78,18 @@ fn is_builtin(cx: &context::Context, name: &str) -> bool {
 }
 
 pub fn install(args: InstallArgs) -> Outcome {
+    if sidecar_packages::is_package_dir(&args.source) {
+        return sidecar_packages::install(
+            &args.source,
+            args.name.as_deref(),
+            args.grant.yes,
+            |name| {
+                BUILTINS.iter().any(|b| b.name == name)
+                    || PluginIndex::load(&reasonix_agent::config::Paths::from_env().plugins_dir())
+                        .is_ok_and(|i| i.plugins.iter().any(|e| e.name == name))
+            },
+        );
+    }
     install_from(&args.source, args.name.as_deref(), &args.grant, false)
 }
 
@@ -90,6 +103,10 @@ fn readable_index() -> Result<(), Failure> {
 }
 
 pub fn update(args: UpdateArgs) -> Outcome {
+    if let Some(entry) = sidecar_packages::installed(&args.name)? {
+        let source = args.source.unwrap_or(entry.source);
+        return sidecar_packages::install(&source, Some(&args.name), args.grant.yes, |_| false);
+    }
     readable_index()?;
     let cx = context::load()?;
     let entry = match install::installed(&cx.paths, &args.name).map_err(install_failure)? {
@@ -129,6 +146,13 @@ fn install_from(
             "{source} is plugin `{}`, not `{expected}`; nothing was {}",
             shown(&info.name),
             if update { "updated" } else { "installed" }
+        )));
+    }
+    if sidecar_packages::installed(&info.name)?.is_some() {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a sidecar package is already named `{}`; remove it first (`reasonix plugin remove {}`)",
+            shown(&info.name),
+            shown(&info.name)
         )));
     }
     let prefer = cx.config.plugin(&info.name).prefer == Some(true);
@@ -262,6 +286,9 @@ fn requested_minus(requested: &Grant, granted: &Grant) -> Vec<String> {
 }
 
 pub fn remove(name: &str) -> Outcome {
+    if sidecar_packages::installed(name)?.is_some() {
+        return sidecar_packages::remove(name);
+    }
     readable_index()?;
     let cx = context::load()?;
     let builtin = is_builtin(&cx, name);
@@ -271,6 +298,9 @@ pub fn remove(name: &str) -> Outcome {
 }
 
 pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
+    if sidecar_packages::installed(name)?.is_some() {
+        return sidecar_packages::set_enabled(name, enabled);
+    }
     let paths = reasonix_agent::config::Paths::from_env();
     let builtin = BUILTINS.iter().any(|b| b.name == name);
     let entry = install::set_enabled(&paths, name, enabled, builtin).map_err(install_failure)?;
@@ -283,6 +313,9 @@ pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
 }
 
 pub fn info(name: &str, as_json: bool) -> Outcome {
+    if let Some(entry) = sidecar_packages::installed(name)? {
+        return sidecar_packages::info(&entry, as_json);
+    }
     let cx = context::load()?;
     let loaded = cx.registry.plugins().iter().find(|p| p.name() == name);
     let entry = install::installed(&cx.paths, name).map_err(install_failure)?;
@@ -340,6 +373,7 @@ pub fn list(as_json: bool) -> Outcome {
         let value = json!({
             "plugins": plugins.iter().map(|p| plugin_json(p, entry_of(p).as_ref())).collect::<Vec<_>>(),
             "disabled": disabled,
+            "sidecars": sidecar_packages::list_json()?,
             "problems": cx.registry.problems().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
         });
         term::print_json(&value).map_err(Failure::runtime)?;
@@ -348,6 +382,7 @@ pub fn list(as_json: bool) -> Outcome {
     for p in plugins {
         print_plugin(p, entry_of(p).as_ref(), false);
     }
+    sidecar_packages::print_list()?;
     for e in disabled {
         outln!(
             "{} {} (disabled; `reasonix plugin enable {}`)",

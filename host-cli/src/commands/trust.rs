@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct TrustArgs {
-    /// The workspace to trust (default: the current directory), with the reasonix.toml it
-    /// holds now: when that file changes, the workspace is untrusted again until you review it
-    /// and trust it again.
+    /// The workspace to trust (default: the current directory), with the reasonix.toml and
+    /// project settings.json files (whose hooks then run) it holds now: when one changes, what
+    /// it configures is untrusted again until you review it and trust it again.
     dir: Option<PathBuf>,
     /// Stop trusting the directory instead.
     #[arg(long, conflicts_with = "list")]
@@ -29,12 +29,18 @@ pub fn run(args: TrustArgs) -> Outcome {
             outln!("no trusted workspaces; `reasonix trust [DIR]` adds one");
         }
         for entry in &store.workspaces {
-            let note = match store.check(&entry.path) {
+            let mut note = match store.check(&entry.path) {
                 TrustCheck::Changed => {
                     "  (reasonix.toml changed since: untrusted until `reasonix trust` again)"
                 }
                 _ => "",
-            };
+            }
+            .to_string();
+            if store.check_settings(&entry.path) == TrustCheck::Changed {
+                note.push_str(
+                    "  (settings files changed since: their hooks do not run until `reasonix trust` again)",
+                );
+            }
             outln!("{}{note}", entry.path.display());
         }
         return Ok(Code::Success);
@@ -57,7 +63,7 @@ pub fn run(args: TrustArgs) -> Outcome {
     };
     match (args.remove, changed) {
         (false, false) => outln!(
-            "{} is already trusted, with this reasonix.toml",
+            "{} is already trusted, with this reasonix.toml and these settings files",
             dir.display()
         ),
         (true, false) => {
@@ -71,7 +77,7 @@ pub fn run(args: TrustArgs) -> Outcome {
             let verb = if remove {
                 "no longer trusted"
             } else {
-                "trusted: its reasonix.toml, as it is now, may widen the sandbox, permissions and providers"
+                "trusted: its reasonix.toml, as it is now, may widen the sandbox, permissions and providers, and the hooks and permissions of its .claude/settings.json, .claude/settings.local.json and .reasonix/settings.json, as they are now, apply"
             };
             outln!("{}: {verb}", dir.display());
         }

@@ -18,11 +18,6 @@ pub trait Catalog: Send + Sync {
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>>;
     /// Kill every command the plugins started (the user cancelled).
     fn stop_processes(&self, reason: &str);
-    /// Interceptor calls from now on serve `workspace` (with each plugin's workspace grant).
-    /// The agent calls it when it is created. Nothing by default.
-    fn serve_workspace(&self, workspace: &std::path::Path) {
-        let _ = workspace;
-    }
 }
 
 /// A borrowed catalog is a catalog (tests and benchmarks that keep one registry for the whole
@@ -43,9 +38,6 @@ impl<T: Catalog + ?Sized> Catalog for &T {
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
     }
-    fn serve_workspace(&self, workspace: &std::path::Path) {
-        (**self).serve_workspace(workspace)
-    }
 }
 
 /// A shared catalog is a catalog.
@@ -64,8 +56,5 @@ impl<T: Catalog + ?Sized> Catalog for Arc<T> {
     }
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
-    }
-    fn serve_workspace(&self, workspace: &std::path::Path) {
-        (**self).serve_workspace(workspace)
     }
 }

@@ -113,6 +113,13 @@ pub struct PluginSettings {
 }
 
 impl PluginSettings {
+    /// Set `[plugin.<name>.config] key` to a string, replacing what a config file set: for
+    /// values only the host decides (e.g. the hooks that run, computed with their trust).
+    pub fn set_config_string(&mut self, key: &str, value: String) {
+        self.config
+            .insert(key.to_string(), toml::Value::String(value));
+    }
+
     /// Apply this section's narrowing to a grant. Config can only take capabilities away.
     pub fn narrow(&self, grant: &Capabilities) -> Capabilities {
         let mut out = grant.clone();

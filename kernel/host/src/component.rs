@@ -147,9 +147,6 @@ pub struct LoadedPlugin {
     /// Built-ins only: directories outside the workspace its interceptor calls may read,
     /// read-only and Markdown files only (see ADR 0019).
     markdown_roots: Vec<PathBuf>,
-    /// The workspace the interceptor role serves (set by the agent through
-    /// `Catalog::serve_workspace`); interceptor calls see it with the plugin's workspace grant.
-    interceptor_workspace: std::sync::RwLock<Option<PathBuf>>,
 }
 
 impl fmt::Debug for LoadedPlugin {
@@ -486,7 +483,6 @@ impl LoadedPlugin {
             last_policy: std::sync::Mutex::new(None),
             host_env: Vec::new(),
             markdown_roots: Vec::new(),
-            interceptor_workspace: std::sync::RwLock::new(None),
         }
     }
 
@@ -502,31 +498,19 @@ impl LoadedPlugin {
         self
     }
 
-    /// The workspace interceptor calls run in from now on.
-    pub fn serve_workspace(&self, workspace: &Path) {
-        if let Ok(mut slot) = self.interceptor_workspace.write() {
-            *slot = Some(workspace.to_path_buf());
-        }
-    }
-
-    /// A store and instance for one interceptor call: the served workspace (with the plugin's
-    /// workspace grant) and its Markdown roots, when it has them.
+    /// A store and instance for one interceptor call in `workspace` (the registry's bound
+    /// one, if any), with the plugin's Markdown roots when it has them.
     pub(crate) fn instantiate_interceptor(
         &self,
+        workspace: Option<&Path>,
     ) -> Result<(Store<PluginState>, Instance), CallError> {
-        let workspace = self
-            .interceptor_workspace
-            .read()
-            .ok()
-            .and_then(|w| w.clone());
-        let workspace = workspace.filter(|_| self.granted.workspace != WorkspaceAccess::None);
         if self.markdown_roots.is_empty() {
-            return self.instantiate(workspace.as_deref(), None);
+            return self.instantiate(workspace, None);
         }
         // The user's own instruction directories may hold Reasonix's home, which every other
         // store hides: this store's policy hides it no longer, and the Markdown-only rule
         // keeps everything but notes out of sight (`.env`, plugins, sessions).
-        let policy = workspace.as_deref().map(|ws| {
+        let policy = workspace.map(|ws| {
             let mut policy = (*self.policy(ws)).clone();
             let keep = |h: &PathBuf| !self.markdown_roots.iter().any(|r| r.starts_with(h));
             policy.hidden.retain(keep);
@@ -534,7 +518,7 @@ impl LoadedPlugin {
             Arc::new(policy)
         });
         self.store_with(StoreParts {
-            workspace: workspace.as_deref(),
+            workspace,
             sandbox: policy,
             progress: None,
             endpoint: None,

@@ -5,16 +5,24 @@ use crate::host::bindings::interceptor as wit;
 use reasonix_core::error::CallError;
 pub use reasonix_core::interceptor::Interceptor;
 use reasonix_core::types::{Decision, Subscription};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 /// An interceptor served by a wasm component.
 pub struct WasmInterceptor {
     plugin: Arc<LoadedPlugin>,
+    /// The run's workspace, once its registry was bound to one
+    /// ([`Registry::bind_workspace`]): each call then gets it as tool calls do (preopened as
+    /// far as the plugin's grant goes, and the sandbox policy its commands run in). Unbound,
+    /// calls have no workspace.
+    ///
+    /// [`Registry::bind_workspace`]: crate::Registry::bind_workspace
+    workspace: Arc<OnceLock<PathBuf>>,
 }
 
 impl WasmInterceptor {
-    pub fn new(plugin: Arc<LoadedPlugin>) -> WasmInterceptor {
-        WasmInterceptor { plugin }
+    pub fn new(plugin: Arc<LoadedPlugin>, workspace: Arc<OnceLock<PathBuf>>) -> WasmInterceptor {
+        WasmInterceptor { plugin, workspace }
     }
 }
 
@@ -44,7 +52,9 @@ impl Interceptor for WasmInterceptor {
                     self.plugin.name()
                 ))
             })?;
-        let (mut store, instance) = self.plugin.instantiate_interceptor()?;
+        let (mut store, instance) = self
+            .plugin
+            .instantiate_interceptor(self.workspace.get().map(PathBuf::as_path))?;
         let payload = payload.to_string();
         let result = indices
             .load(&mut store, &instance)

@@ -41,6 +41,8 @@ pub struct Registry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
     providers: BTreeMap<String, Arc<dyn Provider>>,
     interceptors: Vec<Arc<dyn Interceptor>>,
+    /// The workspace interceptor calls are made for, shared with every [`WasmInterceptor`].
+    workspace: Arc<std::sync::OnceLock<PathBuf>>,
     problems: Vec<LoadError>,
     notices: Vec<String>,
 }
@@ -74,6 +76,7 @@ impl Registry {
             tools: BTreeMap::new(),
             providers: BTreeMap::new(),
             interceptors: Vec::new(),
+            workspace: Arc::default(),
             problems: Vec::new(),
             notices: Vec::new(),
         };
@@ -215,8 +218,10 @@ impl Registry {
             );
         }
         if !plugin.described.interception_points.is_empty() || !plugin.described.slots.is_empty() {
-            self.interceptors
-                .push(Arc::new(WasmInterceptor::new(plugin.clone())));
+            self.interceptors.push(Arc::new(WasmInterceptor::new(
+                plugin.clone(),
+                self.workspace.clone(),
+            )));
         }
         self.plugins.push(plugin);
     }
@@ -312,6 +317,15 @@ impl Registry {
 
     pub fn provider(&self, kind: &str) -> Option<&Arc<dyn Provider>> {
         self.providers.get(kind)
+    }
+
+    /// Make every interceptor's calls for `workspace` (the run's): a call then sees the
+    /// workspace as far as its plugin's grant goes, and may run commands in its sandbox policy
+    /// when granted `process`. Until bound, interceptors run with no workspace. A registry
+    /// serves one workspace: binding another one is refused (`false`).
+    pub fn bind_workspace(&self, workspace: &std::path::Path) -> bool {
+        let bound = self.workspace.get_or_init(|| workspace.to_path_buf());
+        bound == workspace
     }
 
     pub fn interceptors(&self) -> &[Arc<dyn Interceptor>] {
@@ -486,11 +500,5 @@ impl Catalog for Registry {
 
     fn stop_processes(&self, reason: &str) {
         Registry::stop_processes(self, reason)
-    }
-
-    fn serve_workspace(&self, workspace: &std::path::Path) {
-        for plugin in &self.plugins {
-            plugin.serve_workspace(workspace);
-        }
     }
 }

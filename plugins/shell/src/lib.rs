@@ -313,6 +313,9 @@ fn bash(
         } else {
             timeout_ms
         },
+        // No input: a command waiting on stdin reads end-of-file at once.
+        stdin: None,
+        separate_stderr: false,
     };
     let id = p.spawn(command)?;
     if args.run_in_background {
@@ -558,6 +561,7 @@ mod tests {
                 .ok_or_else(|| Error::NotFound(job.into()))?;
             Ok(Output {
                 data: std::mem::take(&mut j.output),
+                stderr: Vec::new(),
                 status: j.status.clone(),
             })
         }

@@ -5,8 +5,9 @@
 pub mod output;
 mod signals;
 
-use crate::context::{self, Context};
+use crate::context;
 use crate::exit::{Code, Failure, Outcome};
+use crate::sidecars;
 use crate::term::errln;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
@@ -16,9 +17,11 @@ use reasonix_agent::permissions::{Posture, Rule};
 use reasonix_agent::providers;
 use reasonix_agent::session::{SessionError, SessionStore};
 use reasonix_core::cancel::CancelToken;
+use reasonix_core::catalog::Catalog;
 use reasonix_core::types::ToolSpec;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
@@ -110,7 +113,30 @@ pub fn run(args: RunArgs) -> Outcome {
                 .extend(add_dirs);
         }
     })?;
-    let known: Vec<String> = cx.registry.tools().map(|t| t.spec().name.clone()).collect();
+    let workspace = context::resolve_workspace(
+        args.dir.as_deref(),
+        cx.config.sandbox.workspace_root.as_deref(),
+    )?;
+    // Installed sidecar packages only (never anything a project file names); none installed,
+    // nothing spawned. Shut down when `sidecars` drops at the end of the run.
+    let sidecars = sidecars::start(
+        &cx.paths.plugins_dir(),
+        &workspace,
+        reasonix_core::sandbox::SandboxConfig {
+            settings: cx.config.sandbox.clone(),
+            tools: cx.config.tools.clone(),
+            always_forbidden: vec![cx.paths.credentials_file()],
+            hidden: cx.paths.kernel_dirs(),
+        },
+    )?;
+    let catalog: Arc<dyn Catalog> =
+        Arc::new(sidecars::Composed::new(cx.registry.clone(), &sidecars));
+    // Sidecar tools count as known tools for the rule flags too.
+    let known: Vec<String> = catalog
+        .tools()
+        .iter()
+        .map(|t| t.spec().name.clone())
+        .collect();
     let mut words = args.task.clone();
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
@@ -118,13 +144,11 @@ pub fn run(args: RunArgs) -> Outcome {
     let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
     let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
 
-    let workspace = context::resolve_workspace(
-        args.dir.as_deref(),
-        cx.config.sandbox.workspace_root.as_deref(),
-    )?;
     for warning in cx.config.warnings() {
         errln!("warning: {warning}");
     }
+    // Interceptors (the hooks component's commands among them) work in the run's workspace.
+    cx.registry.bind_workspace(&workspace);
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let store = SessionStore::new(&cx.paths.state, &workspace);
 
@@ -140,7 +164,7 @@ pub fn run(args: RunArgs) -> Outcome {
         .filter(|r| providers::resolve_model(Some(r), None, &resolved).is_ok());
     let reference = args.model.as_deref().or(session_model.as_deref());
     let client = ProviderClient::new(
-        &cx.registry,
+        catalog.as_ref(),
         &resolved,
         reference,
         cx.config.default_model.as_deref(),
@@ -151,7 +175,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let fallback = match args.fallback_model.as_deref() {
         Some(reference) => {
             let fallback = ProviderClient::new(
-                &cx.registry,
+                catalog.as_ref(),
                 &resolved,
                 Some(reference),
                 None,
@@ -177,7 +201,7 @@ pub fn run(args: RunArgs) -> Outcome {
     policy.allow.extend(extra_allow);
     policy.deny.extend(extra_deny);
     let enabled_tools = cx.config.tools.enabled_tools();
-    let specs = offered_tools(&cx, enabled_tools.as_deref());
+    let specs = offered_tools(catalog.as_ref(), enabled_tools.as_deref());
     let config_prompt = match &args.system_prompt {
         Some(text) => Some(text.clone()),
         None => cx.config.system_prompt().map_err(Failure::usage)?,
@@ -218,7 +242,7 @@ pub fn run(args: RunArgs) -> Outcome {
         max_output_tokens,
         enabled_tools,
     };
-    let mut agent = Agent::new(cx.registry.clone(), client, agent_config)
+    let mut agent = Agent::new(catalog.clone(), client, agent_config)
         .map_err(|e| Failure::usage(anyhow!("{e}")))?
         .with_session(writer, history);
     if let Some(fallback) = fallback {
@@ -402,10 +426,10 @@ fn split_rules(values: &[String]) -> Vec<String> {
 }
 
 /// The tools the agent will offer, in its order (sorted by name), for the system prompt.
-fn offered_tools(cx: &Context, enabled: Option<&[String]>) -> Vec<ToolSpec> {
-    let mut specs: Vec<ToolSpec> = cx
-        .registry
+fn offered_tools(catalog: &dyn Catalog, enabled: Option<&[String]>) -> Vec<ToolSpec> {
+    let mut specs: Vec<ToolSpec> = catalog
         .tools()
+        .iter()
         .map(|t| t.spec().clone())
         .filter(|s| enabled.is_none_or(|names| names.contains(&s.name)))
         .collect();

@@ -141,7 +141,6 @@ impl Agent {
             .iter()
             .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
             .collect();
-        registry.serve_workspace(&config.workspace);
         let interceptors = Interceptors::new(registry.interceptors())?;
         let mut config = config;
         config.system_prompt = build_system_prompt(&interceptors, &config)?;
@@ -287,6 +286,8 @@ impl Agent {
             usage,
             session_id: agent.session_id().map(str::to_string),
         };
+        let session_start =
+            (!self.started).then(|| if self.resumed { "resume" } else { "startup" }.to_string());
         if !self.started {
             self.started = true;
             let mut phases = vec![(points::SESSION_START, "start")];
@@ -302,6 +303,8 @@ impl Agent {
         }
         let input = InputReceive {
             text: task.to_string(),
+            session_start,
+            session_id: self.session_id().map(str::to_string),
         };
         let task = match self.interceptors.dispatch(
             points::INPUT_RECEIVE,

@@ -11,6 +11,14 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InputReceive {
     pub text: String,
+    /// Set on the first input of a session in this process: `startup` (a new session) or
+    /// `resume` (a continued one), so a stateless interceptor (the hooks component's
+    /// `SessionStart`) can add context exactly once. Omitted when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_start: Option<String>,
+    /// The session's id, when the run has a session file. Omitted when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 impl InputReceive {
@@ -32,6 +40,10 @@ pub struct ToolBefore {
     /// The arguments, a JSON object as text.
     pub arguments: String,
     pub call_id: String,
+    /// The session's id, when the run has a session file (for hooks' `session_id`). Omitted
+    /// when unset; a replacement may leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 impl ToolBefore {
@@ -57,6 +69,10 @@ pub struct ToolAfter {
     pub result: String,
     pub is_error: bool,
     pub call_id: String,
+    /// The session's id, when the run has a session file (for hooks' `session_id`). Omitted
+    /// when unset; a replacement may leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 impl ToolAfter {
@@ -293,6 +309,10 @@ pub struct PermissionDecision {
     pub read_only: bool,
     pub host_decision: HostDecision,
     pub call_id: String,
+    /// The session's id, when the run has a session file (for hooks' `session_id`). Omitted
+    /// when unset; a replacement may leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

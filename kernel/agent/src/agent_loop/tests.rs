@@ -911,6 +911,7 @@ mod replacements {
             name: "sh".into(),
             arguments: r#"{"command":"ls"}"#.into(),
             call_id: "c1".into(),
+            session_id: None,
         }
     }
 

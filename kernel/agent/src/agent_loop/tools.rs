@@ -276,6 +276,7 @@ impl Agent {
             name: call.name.clone(),
             arguments: call.arguments.clone(),
             call_id: call.id.clone(),
+            session_id: self.session_id().map(str::to_string),
         };
         let (arguments, args) = match self.interceptors.dispatch_about(
             points::TOOL_BEFORE,
@@ -333,6 +334,7 @@ impl Agent {
                 HostDecision::Deny
             },
             call_id: call.id.clone(),
+            session_id: self.session_id().map(str::to_string),
         };
         match self.interceptors.decide(payload) {
             Verdict::Unchanged => host,
@@ -574,6 +576,7 @@ impl Agent {
             result,
             is_error,
             call_id: call.id.clone(),
+            session_id: self.session_id().map(str::to_string),
         };
         match self.interceptors.dispatch_about(
             points::TOOL_AFTER,

@@ -7,11 +7,17 @@
 //! ([`check`]). Invalid values of known keys are errors naming the file, line, column and key.
 
 mod check;
+pub mod settings_json;
+mod settings_sources;
 #[cfg(test)]
 mod tests;
 mod trust;
 
-pub use trust::{ProjectTrust, TRUST_FILE, TrustCheck, TrustStore, TrustedWorkspace};
+pub use settings_sources::{HookEntry, SettingsSource, settings_files};
+pub use trust::{
+    PROJECT_SETTINGS, ProjectTrust, TRUST_FILE, TrustCheck, TrustStore, TrustedWorkspace,
+    settings_sha256,
+};
 
 pub use reasonix_core::settings::{
     Paths, PluginSettings, RegistrySettings, SandboxSettings, ShellSandbox, ToolsSettings,
@@ -177,6 +183,10 @@ pub struct Config {
     /// Whether the project file's widening settings took effect (`None` when no project file
     /// was considered, as with [`Config::parse`]).
     pub project_trust: Option<ProjectTrust>,
+    /// Every hook of the `settings.json` files, in order, trusted or not.
+    pub hooks: Vec<HookEntry>,
+    /// The `settings.json` files read, with what each contributed.
+    pub settings: Vec<SettingsSource>,
 }
 
 impl Config {
@@ -235,6 +245,7 @@ impl Config {
             config.merge(parsed);
             config.sources.push(project);
         }
+        settings_sources::apply(&mut config, paths, project_dir, trust_for_this_run)?;
         Ok(config)
     }
 

@@ -49,6 +49,11 @@ pub struct TrustedWorkspace {
     pub path: PathBuf,
     /// sha256 of its `reasonix.toml` when trusted; `None` when it had none.
     pub config_sha256: Option<String>,
+    /// sha256 of its project `settings.json` files when trusted (see [`settings_sha256`]);
+    /// `None` when it had none. Their hooks run, and their widening permissions apply, only
+    /// while these files are the ones the user trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_sha256: Option<String>,
 }
 
 /// `<home>/trust.json`: workspaces the user trusts, each with the project file it trusted.
@@ -103,12 +108,27 @@ impl TrustStore {
         }
     }
 
+    /// Whether `workspace` is listed with the project `settings.json` files it holds now
+    /// (independent of its `reasonix.toml`: Claude Code rewrites `settings.local.json` often,
+    /// and that must not untrust the TOML file).
+    pub fn check_settings(&self, workspace: &Path) -> TrustCheck {
+        let workspace = real_path(workspace);
+        match self.workspaces.iter().find(|w| w.path == workspace) {
+            None => TrustCheck::Unknown,
+            Some(entry) if entry.settings_sha256 == settings_sha256(&workspace) => {
+                TrustCheck::Trusted
+            }
+            Some(_) => TrustCheck::Changed,
+        }
+    }
+
     /// Trust `dir` with the `reasonix.toml` it holds now; `false` when exactly that was
     /// already trusted.
     pub fn add(&mut self, dir: &Path) -> bool {
         let path = real_path(dir);
         let entry = TrustedWorkspace {
             config_sha256: config_sha256(&path),
+            settings_sha256: settings_sha256(&path),
             path,
         };
         if self.workspaces.contains(&entry) {
@@ -136,6 +156,30 @@ pub fn config_sha256(dir: &Path) -> Option<String> {
     std::fs::read(dir.join("reasonix.toml"))
         .ok()
         .map(|bytes| reasonix_core::sha256_hex(&bytes))
+}
+
+/// The project settings files whose hooks and widening permissions need trust, relative to
+/// the project directory, in the order they are read.
+pub const PROJECT_SETTINGS: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".reasonix/settings.json",
+];
+
+/// sha256 over the project settings files (name and content of each present one); `None`
+/// when there is none.
+pub fn settings_sha256(dir: &Path) -> Option<String> {
+    let mut all = Vec::new();
+    for name in PROJECT_SETTINGS {
+        if let Ok(bytes) = std::fs::read(dir.join(name)) {
+            all.extend_from_slice(name.as_bytes());
+            all.push(0);
+            all.extend_from_slice(format!("{}", bytes.len()).as_bytes());
+            all.push(0);
+            all.extend_from_slice(&bytes);
+        }
+    }
+    (!all.is_empty()).then(|| reasonix_core::sha256_hex(&all))
 }
 
 /// What the user configured at user level that a project may reuse without trust: which

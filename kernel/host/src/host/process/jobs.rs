@@ -1,13 +1,15 @@
-//! One running (or finished) job: its process group, its combined output in a bounded buffer,
-//! and the threads that read the output, reap the process and enforce the timeout.
+//! One running (or finished) job: its process group, its output in a bounded buffer (stdout and
+//! stderr combined, or stderr in a second buffer of its own), the bytes it gets on stdin, and
+//! the threads that feed stdin, read the output, reap the process and enforce the timeout.
 
 use std::collections::VecDeque;
-use std::io::{self, PipeReader, Read};
+use std::io::{self, PipeReader, PipeWriter, Read, Write};
 use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-/// How much unread output a job keeps; older unread bytes are dropped (and counted) first.
+/// How much unread output a job keeps per stream; older unread bytes are dropped (and counted)
+/// first.
 pub const OUTPUT_KEEP_BYTES: usize = 1024 * 1024;
 
 /// After the process ends, how long to wait for the output pipe to close (a descendant that
@@ -23,12 +25,41 @@ pub enum Exit {
     Killed(String),
 }
 
+/// One output stream's unread bytes.
 #[derive(Default)]
-struct State {
+struct Stream {
     unread: VecDeque<u8>,
     /// Bytes dropped from the front of `unread` since the last read.
     dropped: u64,
-    pipe_closed: bool,
+}
+
+impl Stream {
+    /// Up to `max_bytes`, after a line saying how much was dropped since the last read.
+    fn take(&mut self, max_bytes: usize) -> Vec<u8> {
+        let take = max_bytes.min(self.unread.len());
+        let mut data = Vec::with_capacity(take);
+        if take > 0 && self.dropped > 0 {
+            data.extend_from_slice(
+                format!(
+                    "[{} bytes of earlier output were dropped: the host keeps at most {} KiB of unread output]\n",
+                    self.dropped,
+                    OUTPUT_KEEP_BYTES / 1024
+                )
+                .as_bytes(),
+            );
+            self.dropped = 0;
+        }
+        data.extend(self.unread.drain(..take));
+        data
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// Stdout (with stderr unless it is kept apart), then stderr.
+    streams: [Stream; 2],
+    /// Output pipes still open.
+    pipes_open: u8,
     /// The main process has been waited for; its pid may be reused from now on.
     reaped: bool,
     /// Why the host killed the job, if it did.
@@ -47,11 +78,13 @@ pub struct Job {
 }
 
 impl Job {
-    /// Take over a freshly spawned child: read `output`, reap it, and kill its whole group once
-    /// `timeout` has passed.
+    /// Take over a freshly spawned child: feed it `stdin` (then close it), read `output` (and
+    /// `stderr` apart, when given), reap it, and kill its whole group once `timeout` has passed.
     pub fn start(
         child: Child,
         output: PipeReader,
+        stderr: Option<PipeReader>,
+        stdin: Option<(PipeWriter, Vec<u8>)>,
         timeout: Option<Duration>,
     ) -> io::Result<Arc<Job>> {
         let pgid = match i32::try_from(child.id()) {
@@ -60,14 +93,32 @@ impl Job {
         };
         let job = Arc::new(Job {
             pgid,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                pipes_open: if stderr.is_some() { 2 } else { 1 },
+                ..State::default()
+            }),
             changed: Condvar::new(),
         });
         let started = (|| -> io::Result<()> {
             let reader = job.clone();
             std::thread::Builder::new()
                 .name("reasonix-job-output".into())
-                .spawn(move || reader.pump(output))?;
+                .spawn(move || reader.pump(output, 0))?;
+            if let Some(stderr) = stderr {
+                let reader = job.clone();
+                std::thread::Builder::new()
+                    .name("reasonix-job-stderr".into())
+                    .spawn(move || reader.pump(stderr, 1))?;
+            }
+            if let Some((mut pipe, bytes)) = stdin {
+                // On a thread of its own: a job that does not read its input must not block
+                // the caller. A job that exits early makes the write fail; that is fine.
+                std::thread::Builder::new()
+                    .name("reasonix-job-stdin".into())
+                    .spawn(move || {
+                        let _ = pipe.write_all(&bytes);
+                    })?;
+            }
             if let Some(timeout) = timeout {
                 let watcher = job.clone();
                 std::thread::Builder::new()
@@ -98,25 +149,28 @@ impl Job {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn pump(&self, mut output: PipeReader) {
+    fn pump(&self, mut output: PipeReader, stream: usize) {
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             match output.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
                     let mut state = self.lock();
-                    state.unread.extend(&buf[..n]);
-                    let excess = state.unread.len().saturating_sub(OUTPUT_KEEP_BYTES);
+                    let stream = &mut state.streams[stream];
+                    stream.unread.extend(&buf[..n]);
+                    let excess = stream.unread.len().saturating_sub(OUTPUT_KEEP_BYTES);
                     if excess > 0 {
-                        state.unread.drain(..excess);
-                        state.dropped = state.dropped.saturating_add(excess as u64);
+                        stream.unread.drain(..excess);
+                        stream.dropped = stream.dropped.saturating_add(excess as u64);
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(_) => break,
             }
         }
-        self.lock().pipe_closed = true;
+        let mut state = self.lock();
+        state.pipes_open = state.pipes_open.saturating_sub(1);
+        drop(state);
         self.changed.notify_all();
     }
 
@@ -138,7 +192,7 @@ impl Job {
         state.exit = Some(exit);
         self.changed.notify_all();
         let grace_end = Instant::now() + PIPE_GRACE;
-        while !state.pipe_closed {
+        while state.pipes_open > 0 {
             let now = Instant::now();
             if now >= grace_end {
                 break;
@@ -177,30 +231,23 @@ impl Job {
         }
     }
 
-    /// Up to `max_bytes` of output not read yet, and the exit status once the job has ended
-    /// and everything has been read.
-    pub fn read(&self, max_bytes: usize) -> (Vec<u8>, Option<Exit>) {
+    /// Up to `max_bytes` of output not read yet (and of stderr, when it is kept apart), and
+    /// the exit status once the job has ended and everything has been read.
+    pub fn read(&self, max_bytes: usize) -> Chunk {
         let mut state = self.lock();
-        let take = max_bytes.min(state.unread.len());
-        let mut data = Vec::with_capacity(take);
-        if take > 0 && state.dropped > 0 {
-            data.extend_from_slice(
-                format!(
-                    "[{} bytes of earlier output were dropped: the host keeps at most {} KiB of unread output]\n",
-                    state.dropped,
-                    OUTPUT_KEEP_BYTES / 1024
-                )
-                .as_bytes(),
-            );
-            state.dropped = 0;
-        }
-        data.extend(state.unread.drain(..take));
-        let status = if state.done && state.unread.is_empty() {
+        let data = state.streams[0].take(max_bytes);
+        let stderr = state.streams[1].take(max_bytes);
+        let drained = state.streams.iter().all(|s| s.unread.is_empty());
+        let status = if state.done && drained {
             state.exit.clone()
         } else {
             None
         };
-        (data, status)
+        Chunk {
+            data,
+            stderr,
+            status,
+        }
     }
 
     /// Block until the job has ended or `timeout` has passed (forever when none).
@@ -245,6 +292,14 @@ impl Job {
     pub fn is_running(&self) -> bool {
         !self.lock().done
     }
+}
+
+/// What one [`Job::read`] got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub data: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: Option<Exit>,
 }
 
 /// Kill a child nobody will track (its group: it was started with `process_group(0)`) and
@@ -299,12 +354,46 @@ mod tests {
             .process_group(0);
         let child = cmd.spawn().unwrap();
         drop(cmd);
-        Job::start(child, reader, timeout).unwrap()
+        Job::start(child, reader, None, None, timeout).unwrap()
     }
 
     fn read_all(job: &Job) -> (String, Option<Exit>) {
-        let (data, status) = job.read(usize::MAX);
-        (String::from_utf8_lossy(&data).into_owned(), status)
+        let chunk = job.read(usize::MAX);
+        (
+            String::from_utf8_lossy(&chunk.data).into_owned(),
+            chunk.status,
+        )
+    }
+
+    #[test]
+    fn stdin_is_fed_and_stderr_can_be_kept_apart() {
+        let (out_r, out_w) = std::io::pipe().unwrap();
+        let (err_r, err_w) = std::io::pipe().unwrap();
+        let (in_r, in_w) = std::io::pipe().unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "read line; echo \"got $line\"; echo oops >&2; exit 2"])
+            .stdin(in_r)
+            .stdout(out_w)
+            .stderr(err_w)
+            .process_group(0);
+        let child = cmd.spawn().unwrap();
+        drop(cmd);
+        let job = Job::start(
+            child,
+            out_r,
+            Some(err_r),
+            Some((in_w, b"hello\n".to_vec())),
+            Some(Duration::from_secs(60)),
+        )
+        .unwrap();
+        assert_eq!(
+            job.wait(Some(Duration::from_secs(30))),
+            Some(Exit::Exited(2))
+        );
+        let chunk = job.read(usize::MAX);
+        assert_eq!(chunk.data, b"got hello\n");
+        assert_eq!(chunk.stderr, b"oops\n");
+        assert_eq!(chunk.status, Some(Exit::Exited(2)));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! Jobs live in a table owned by the [`ComponentHost`](super::ComponentHost), so a background
 //! job outlives the call (and the instance) that started it. Each job runs in a process group
-//! of its own; its combined stdout and stderr go through one pipe into a bounded buffer. Job ids
+//! of its own; its stdout and stderr go through one pipe into a bounded buffer, or through two
+//! into two when the command keeps stderr apart; bytes for its stdin are written by a thread. Job ids
 //! are `<program>-<n>`, numbered from 1 per plugin and program and never reused in a session;
 //! a plugin sees only its own jobs.
 
@@ -381,12 +382,28 @@ impl ProcessHost {
                 cmd
             }
         };
-        let (reader, writer) = std::io::pipe().map_err(|e| other("io", e.to_string()))?;
-        let writer2 = writer.try_clone().map_err(|e| other("io", e.to_string()))?;
-        cmd.stdin(Stdio::null())
-            .stdout(writer2)
-            .stderr(writer)
-            .process_group(0);
+        let io_error = |e: io::Error| other("io", e.to_string());
+        let (reader, writer) = std::io::pipe().map_err(io_error)?;
+        let stderr = if command.separate_stderr {
+            let (err_reader, err_writer) = std::io::pipe().map_err(io_error)?;
+            cmd.stderr(err_writer);
+            Some(err_reader)
+        } else {
+            cmd.stderr(writer.try_clone().map_err(io_error)?);
+            None
+        };
+        let stdin = match command.stdin {
+            Some(bytes) => {
+                let (in_reader, in_writer) = std::io::pipe().map_err(io_error)?;
+                cmd.stdin(in_reader);
+                Some((in_writer, bytes))
+            }
+            None => {
+                cmd.stdin(Stdio::null());
+                None
+            }
+        };
+        cmd.stdout(writer).process_group(0);
 
         let child = self
             .spawn_child(cmd, inherit, job.deadline)
@@ -401,7 +418,7 @@ impl ProcessHost {
                 _ => other("spawn", format!("cannot start `{}`: {e}", command.program)),
             })?;
         let timeout = command.timeout_ms.map(Duration::from_millis);
-        let job = Job::start(child, reader, timeout)
+        let job = Job::start(child, reader, stderr, stdin, timeout)
             .map_err(|e| other("spawn", format!("cannot watch the job: {e}")))?;
 
         let prefix = id_prefix(&command.program);
@@ -680,10 +697,11 @@ impl process::Host for PluginState {
 
     fn read(&mut self, job: String, max_bytes: u32) -> Result<process::Output, types::Error> {
         let job = self.processes()?.job(&self.plugin, &job)?;
-        let (data, status) = job.read(usize::try_from(max_bytes).unwrap_or(usize::MAX));
+        let chunk = job.read(usize::try_from(max_bytes).unwrap_or(usize::MAX));
         Ok(process::Output {
-            data,
-            status: status.map(to_wit),
+            data: chunk.data,
+            stderr: chunk.stderr,
+            status: chunk.status.map(to_wit),
         })
     }
 

@@ -1,0 +1,118 @@
+//! The sidecar tier in a run: start the installed, enabled sidecar packages and compose what
+//! they contribute with the registry's components behind one `Catalog`. With no package
+//! installed nothing is spawned and the catalog is the registry's.
+
+use crate::exit::Failure;
+use crate::term::errln;
+use reasonix_core::catalog::Catalog;
+use reasonix_core::interceptor::Interceptor;
+use reasonix_core::provider::Provider;
+use reasonix_core::sandbox::SandboxConfig;
+use reasonix_core::terminal::shown;
+use reasonix_core::tool::Tool;
+use reasonix_host::Registry;
+use reasonix_sidecar::Sidecars;
+use reasonix_sidecar::package;
+use reasonix_sidecar::sandbox::Confinement;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Start the enabled sidecar packages under `plugins_dir` for `workspace`. A package that
+/// cannot be read, or an optional sidecar that fails to start, is a warning; a required one
+/// that fails stops the run, naming it and why.
+pub fn start(
+    plugins_dir: &Path,
+    workspace: &Path,
+    sandbox: SandboxConfig,
+) -> Result<Sidecars, Failure> {
+    let entries = package::enabled(plugins_dir).map_err(Failure::runtime)?;
+    if entries.is_empty() {
+        return Ok(Sidecars::default());
+    }
+    let mut packages = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(p) => packages.push(p),
+            Err(e) => errln!("warning: sidecar package not started: {e}"),
+        }
+    }
+    if packages.is_empty() {
+        return Ok(Sidecars::default());
+    }
+    // The policy shell commands get: the same `[sandbox]`, Reasonix's own directories hidden.
+    let confinement = Confinement::for_policy(sandbox.resolve(workspace));
+    let sidecars = Sidecars::start(packages, workspace, &confinement).map_err(|e| {
+        Failure::runtime(anyhow::anyhow!("a required sidecar failed to start: {e}"))
+    })?;
+    for skipped in &sidecars.skipped {
+        errln!("warning: sidecar skipped: {skipped}");
+    }
+    Ok(sidecars)
+}
+
+/// The registry's components plus the sidecars' contributions.
+pub struct Composed {
+    registry: Arc<Registry>,
+    providers: Vec<Arc<dyn Provider>>,
+    tools: Vec<Arc<dyn Tool>>,
+    interceptors: Vec<Arc<dyn Interceptor>>,
+}
+
+impl Composed {
+    /// A sidecar tool whose name a component already serves is left out, with a warning.
+    pub fn new(registry: Arc<Registry>, sidecars: &Sidecars) -> Composed {
+        let mut tools: Vec<Arc<dyn Tool>> = Catalog::tools(registry.as_ref());
+        let mut names: BTreeSet<String> = tools.iter().map(|t| t.spec().name.clone()).collect();
+        for tool in sidecars.tools() {
+            if names.insert(tool.spec().name.clone()) {
+                tools.push(tool);
+            } else {
+                errln!(
+                    "warning: sidecar `{}` tool `{}` is not offered: that name is already served",
+                    shown(tool.source()),
+                    shown(&tool.spec().name)
+                );
+            }
+        }
+        let mut interceptors = Catalog::interceptors(registry.as_ref());
+        interceptors.extend(sidecars.interceptors());
+        Composed {
+            registry,
+            providers: sidecars.providers(),
+            tools,
+            interceptors,
+        }
+    }
+}
+
+impl Catalog for Composed {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.tools.clone()
+    }
+
+    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
+        // Sidecar kinds are `plugin/<sidecar>/<ref>`: no component kind can be one.
+        Catalog::provider(self.registry.as_ref(), kind).or_else(|| {
+            self.providers
+                .iter()
+                .find(|p| p.kind().name == kind)
+                .cloned()
+        })
+    }
+
+    fn provider_kinds(&self) -> Vec<String> {
+        let mut kinds = Catalog::provider_kinds(self.registry.as_ref());
+        kinds.extend(self.providers.iter().map(|p| p.kind().name.clone()));
+        kinds.sort();
+        kinds
+    }
+
+    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
+        self.interceptors.clone()
+    }
+
+    fn stop_processes(&self, reason: &str) {
+        Catalog::stop_processes(self.registry.as_ref(), reason);
+    }
+}

@@ -1,0 +1,548 @@
+//! Claude Code compatible hooks, end to end: real hook scripts from `settings.json` files run
+//! by the built-in `hooks` component (through the host `process` service, in the OS sandbox)
+//! during a real `reasonix run` against the mock LLM, which records what the model was sent.
+//! Also the `settings.json` permissions (`deny` from an untrusted project applies, `allow`
+//! does not) and trust for project hooks.
+
+use crate::support::{Env, stderr, stdout, tool_results};
+use reasonix_mock_llm::{MockLlm, Reply};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+struct Setup {
+    env: Env,
+    mock: MockLlm,
+}
+
+impl Setup {
+    /// A trusted `reasonix.toml` (the mock as default model, `extra` appended), and a `$HOME`
+    /// of the test's own, so the machine's `~/.claude/settings.json` is never read.
+    fn new(extra: &str) -> Setup {
+        let env = Env::new();
+        let mock = MockLlm::start().unwrap();
+        let config = env.mock_provider("openai", &mock.base_url(), "sk-test", "");
+        env.project_config(&format!("{config}\n{extra}"));
+        std::fs::create_dir_all(env.root.path().join("userhome")).unwrap();
+        std::fs::create_dir_all(env.root.path().join("scripts")).unwrap();
+        Setup { env, mock }
+    }
+
+    fn user_home(&self) -> PathBuf {
+        self.env.root.path().join("userhome")
+    }
+
+    /// Write a hook script; returns the command that runs it.
+    fn script(&self, name: &str, body: &str) -> String {
+        let path = self.env.root.path().join("scripts").join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        format!("sh {}", path.display())
+    }
+
+    fn write(&self, path: &Path, value: &Value) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+    }
+
+    /// `<home>/settings.json`: the user's own Reasonix settings (no trust needed).
+    fn user_settings(&self, value: &Value) {
+        self.write(&self.env.home().join("settings.json"), value);
+    }
+
+    /// `<project>/.claude/settings.json`.
+    fn project_settings(&self, value: &Value) {
+        self.write(&self.env.project().join(".claude/settings.json"), value);
+    }
+
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = self.env.command(args);
+        command.env("HOME", self.user_home());
+        command
+    }
+
+    fn reasonix(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// `reasonix run --dir <workspace> <task>`, killed if it outlives `limit` (a hang is a
+    /// failure, not a stuck test).
+    fn run_within(&self, task: &str, limit: Duration) -> Output {
+        let ws = self.env.workspace();
+        let mut child = self
+            .command(&["run", "--dir", ws.to_str().unwrap(), task])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > limit {
+                child.kill().unwrap();
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "reasonix run did not finish within {limit:?}; stderr: {}",
+                    stderr(&out)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    fn run(&self, task: &str) -> Output {
+        self.run_within(task, Duration::from_secs(240))
+    }
+
+    fn result(&self, request: usize, id: &str) -> String {
+        tool_results("openai", &self.mock.requests()[request].json())
+            .into_iter()
+            .find(|(call, _)| call == id)
+            .map(|(_, content)| content)
+            .unwrap_or_else(|| panic!("no result for {id} in request {request}"))
+    }
+
+    /// The user messages of request `i`.
+    fn user_messages(&self, i: usize) -> Vec<String> {
+        self.mock.requests()[i].json()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+}
+
+/// `{"hooks": {event: [{"matcher": m, "hooks": [{"type": "command", "command": c, …}]}]}}`.
+fn claude_hook(event: &str, matcher: &str, command: &str, timeout_secs: Option<u64>) -> Value {
+    let mut hook = serde_json::json!({"type": "command", "command": command});
+    if let Some(t) = timeout_secs {
+        hook["timeout"] = t.into();
+    }
+    serde_json::json!({"hooks": {event: [{"matcher": matcher, "hooks": [hook]}]}})
+}
+
+/// The Claude Code documentation's kind of guard: JSON on stdin, a JSON deny on stdout.
+const RM_GUARD: &str = r#"input=$(cat)
+case "$input" in *'"tool_name":"Bash"'*) ;; *) exit 0;; esac
+case "$input" in
+  *'rm -rf'*)
+    printf '%s\n' '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"rm -rf is forbidden here; delete files one by one"}}'
+    ;;
+esac
+exit 0"#;
+
+#[test]
+fn a_pre_tool_use_hook_denies_rm_rf_and_the_model_reads_why() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let guard = s.script("guard.sh", RM_GUARD);
+    s.user_settings(&claude_hook("PreToolUse", "Bash", &guard, None));
+    let ws = s.env.workspace();
+    std::fs::create_dir_all(ws.join("build")).unwrap();
+    std::fs::write(ws.join("build/keep.txt"), "kept").unwrap();
+    s.mock.enqueue(Reply::tool_calls(
+        &[
+            ("c1", "bash", r#"{"command":"rm -rf build"}"#),
+            ("c2", "bash", r#"{"command":"echo still-fine"}"#),
+        ],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+
+    let out = s.run("clean up");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let denied = s.result(1, "c1");
+    assert!(
+        denied.contains("a PreToolUse hook blocked this call: rm -rf is forbidden here"),
+        "{denied}"
+    );
+    assert!(ws.join("build/keep.txt").exists(), "the command ran");
+    assert!(s.result(1, "c2").contains("still-fine"));
+}
+
+#[test]
+fn exit_code_two_blocks_with_stderr_for_the_model() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let guard = s.script(
+        "exit2.sh",
+        "cat >/dev/null; echo 'no network tools, please' >&2; exit 2",
+    );
+    s.user_settings(&claude_hook("PreToolUse", "Bash|Write", &guard, None));
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c1", "bash", r#"{"command":"curl example.com"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["ok"]));
+    let out = s.run("fetch");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        s.result(1, "c1").contains("no network tools, please"),
+        "{}",
+        s.result(1, "c1")
+    );
+}
+
+#[test]
+fn a_session_start_hook_adds_context_the_model_sees_once() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let hook = s.script(
+        "start.sh",
+        r#"input=$(cat)
+case "$input" in *'"source":"startup"'*) echo "BRANCH-CONTEXT-4711 (from SessionStart)";; esac"#,
+    );
+    s.user_settings(&claude_hook("SessionStart", "", &hook, None));
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c1", "bash", r#"{"command":"echo hi"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("what branch?");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first = s.user_messages(0);
+    assert_eq!(first.len(), 1);
+    assert!(
+        first[0].starts_with("<hook-context event=\"SessionStart\">\nBRANCH-CONTEXT-4711"),
+        "{}",
+        first[0]
+    );
+    assert!(first[0].ends_with("what branch?"), "{}", first[0]);
+    // The second request of the run carries it once: in the first user message, not again.
+    let body = &s.mock.requests()[1].body;
+    assert_eq!(body.matches("BRANCH-CONTEXT-4711").count(), 1, "{body}");
+}
+
+#[test]
+fn a_user_prompt_submit_hook_blocks_the_prompt_before_any_request() {
+    let s = Setup::new("");
+    let hook = s.script(
+        "prompt.sh",
+        r#"input=$(cat)
+case "$input" in *password*) echo '{"decision":"block","reason":"prompts must not contain passwords"}';; esac"#,
+    );
+    s.user_settings(&claude_hook("UserPromptSubmit", "", &hook, None));
+    s.mock.enqueue(Reply::text(&["never"]));
+    let out = s.run("my password is hunter2");
+    assert_ne!(out.status.code(), Some(0));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(all.contains("prompts must not contain passwords"), "{all}");
+    assert!(s.mock.requests().is_empty(), "the prompt reached the model");
+    // A harmless prompt goes through.
+    let out = s.run("hello");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(s.mock.requests().len(), 1);
+}
+
+#[test]
+fn a_hanging_hook_is_killed_at_its_timeout_and_the_call_is_blocked() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let hang = s.script("hang.sh", "cat >/dev/null; sleep 600 & sleep 600");
+    s.user_settings(&claude_hook("PreToolUse", "Bash", &hang, Some(2)));
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c1", "bash", r#"{"command":"echo should-not-run"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    // Generous: far below the hang, far above the 2 s timeout.
+    let out = s.run_within("go", Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = s.result(1, "c1");
+    assert!(
+        result.contains("was killed") && result.contains("timed out"),
+        "{result}"
+    );
+    assert!(!result.contains("should-not-run"));
+}
+
+#[test]
+fn project_hooks_run_only_once_the_workspace_settings_are_trusted() {
+    let s = Setup::new("");
+    // In the workspace: hooks run in the OS sandbox, where little else is writable.
+    let marker = s.env.workspace().join("marker");
+    let hook = s.script(
+        "project.sh",
+        &format!(
+            "cat >/dev/null; echo ran > {}; echo 'blocked by the project' >&2; exit 2",
+            marker.display()
+        ),
+    );
+    s.project_settings(&claude_hook("UserPromptSubmit", "", &hook, None));
+
+    // Untrusted: listed, not run, and said so.
+    let list = s.reasonix(&["hooks", "list", "--json"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let listed: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(listed["hooks"][0]["event"], "UserPromptSubmit");
+    assert_eq!(listed["hooks"][0]["trusted"], false);
+    assert_eq!(listed["hooks"][0]["runs"], false);
+    s.mock.enqueue(Reply::text(&["answered"]));
+    let out = s.run("hello");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!marker.exists(), "an untrusted project hook ran");
+    assert!(
+        stderr(&out).contains("none of them runs"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The user reviews and trusts the workspace: now it runs.
+    let trust = s.reasonix(&["trust", s.env.project().to_str().unwrap()]);
+    assert!(trust.status.success(), "{}", stderr(&trust));
+    let listed: Value =
+        serde_json::from_slice(&s.reasonix(&["hooks", "list", "--json"]).stdout).unwrap();
+    assert_eq!(listed["hooks"][0]["runs"], true);
+    let out = s.run("hello again");
+    assert!(
+        marker.exists(),
+        "the trusted project hook did not run: {}",
+        stderr(&out)
+    );
+    assert!(
+        format!("{}{}", stdout(&out), stderr(&out)).contains("blocked by the project"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A change to the settings file untrusts its hooks again.
+    std::fs::remove_file(&marker).unwrap();
+    let mut changed = claude_hook("UserPromptSubmit", "", &hook, None);
+    changed["model"] = "x".into();
+    s.project_settings(&changed);
+    s.mock.enqueue(Reply::text(&["answered"]));
+    let out = s.run("third");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !marker.exists(),
+        "a changed project hook ran without review"
+    );
+}
+
+#[test]
+fn claude_settings_deny_rules_apply_and_untrusted_allow_rules_do_not() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash(echo:*)\"]\n");
+    s.project_settings(&serde_json::json!({
+        "permissions": {"deny": ["Bash(echo secret:*)"], "allow": ["Bash(touch:*)"]}
+    }));
+    s.mock.enqueue(Reply::tool_calls(
+        &[
+            ("c1", "bash", r#"{"command":"echo secret stuff"}"#),
+            ("c2", "bash", r#"{"command":"echo public"}"#),
+            ("c3", "bash", r#"{"command":"touch made-by-allow"}"#),
+        ],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("go");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let denied = s.result(1, "c1");
+    assert!(!denied.contains("secret stuff\n"), "{denied}");
+    assert!(denied.to_lowercase().contains("deny"), "{denied}");
+    assert!(s.result(1, "c2").contains("public"));
+    assert!(
+        !s.env.workspace().join("made-by-allow").exists(),
+        "an untrusted project allow rule ran a command"
+    );
+    assert!(
+        stderr(&out).contains("permissions.allow"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_malformed_settings_file_names_file_line_and_key() {
+    let s = Setup::new("");
+    std::fs::write(
+        s.env.home().join("settings.json"),
+        "{\n  \"hooks\": {\n    \"PreToolUse\": [ { \"hooks\": [ { \"command\": \"x\", \"timeout\": \"soon\" } ] } ]\n  }\n}\n",
+    )
+    .unwrap();
+    let out = s.run("hi");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("settings.json"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("hooks.PreToolUse[0].hooks[0].timeout"),
+        "{err}"
+    );
+    // A broken Claude Code user file only warns.
+    std::fs::remove_file(s.env.home().join("settings.json")).unwrap();
+    let claude = s.user_home().join(".claude/settings.json");
+    std::fs::create_dir_all(claude.parent().unwrap()).unwrap();
+    std::fs::write(&claude, "{ not json").unwrap();
+    s.mock.enqueue(Reply::text(&["fine"]));
+    let out = s.run("hi");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("contributes no hooks"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn post_tool_use_feedback_reaches_the_model_with_the_result() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let hook = s.script(
+        "post.sh",
+        r#"input=$(cat)
+printf '%s' "$input" > "$CLAUDE_PROJECT_DIR/hook-input.json"
+case "$input" in *'"tool_response"'*'HELLO-OUT'*)
+  echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"lint: 2 warnings in main.rs"}}';;
+esac"#,
+    );
+    s.user_settings(&claude_hook("PostToolUse", "Bash", &hook, None));
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c1", "bash", r#"{"command":"echo HELLO-OUT"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("go");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = s.result(1, "c1");
+    assert!(result.contains("HELLO-OUT"), "{result}");
+    assert!(
+        result.contains(
+            "<hook-context event=\"PostToolUse\">\nlint: 2 warnings in main.rs\n</hook-context>"
+        ),
+        "{result}"
+    );
+    // What the hook read on stdin: Claude Code's shape.
+    let input: Value = serde_json::from_str(
+        &std::fs::read_to_string(s.env.workspace().join("hook-input.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(input["hook_event_name"], "PostToolUse");
+    assert_eq!(input["tool_name"], "Bash");
+    assert_eq!(input["tool_input"]["command"], "echo HELLO-OUT");
+    assert_eq!(input["tool_use_id"], "c1");
+    assert_eq!(input["cwd"], s.env.workspace().to_str().unwrap());
+    assert!(
+        input["tool_response"]["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("HELLO-OUT")
+    );
+    let session = input["session_id"].as_str().unwrap();
+    assert!(
+        !session.is_empty() && session.contains("mock-model"),
+        "{input}"
+    );
+}
+
+#[test]
+fn a_permission_request_hook_allows_what_the_fallback_would_refuse_but_never_a_deny_rule() {
+    // No allow rule: a headless run in the default posture refuses `bash`.
+    let s = Setup::new("[permissions]\ndeny = [\"Bash(echo denied:*)\"]\n");
+    let hook = s.script(
+        "perm.sh",
+        r#"cat >/dev/null
+echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'"#,
+    );
+    s.user_settings(&claude_hook("PermissionRequest", "Bash", &hook, None));
+    s.mock.enqueue(Reply::tool_calls(
+        &[
+            ("c1", "bash", r#"{"command":"echo allowed-by-hook"}"#),
+            ("c2", "bash", r#"{"command":"echo denied by rule"}"#),
+        ],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("go");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        s.result(1, "c1").contains("allowed-by-hook"),
+        "{}",
+        s.result(1, "c1")
+    );
+    assert!(
+        !s.result(1, "c2").contains("denied by rule\n"),
+        "{}",
+        s.result(1, "c2")
+    );
+    assert!(stderr(&out).contains("allowed `bash`"), "{}", stderr(&out));
+}
+
+#[test]
+fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
+    let s = Setup::new("");
+    s.user_settings(&claude_hook("PreToolUse", "Bash", "true", Some(5)));
+    s.project_settings(&serde_json::json!({
+        "permissions": {"deny": ["Bash(rm:*)"]},
+        "hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    }));
+    let out = s.reasonix(&["doctor", "--json"]);
+    let report = stdout(&out);
+    assert!(
+        report.contains(".claude/settings.json: deny: Bash(rm:*)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("settings.json (user): 1 hook(s)"),
+        "{report}"
+    );
+    let list = s.reasonix(&["hooks", "list"]);
+    let text = stdout(&list);
+    assert!(
+        text.contains("PreToolUse [tool.before] matcher Bash: true"),
+        "{text}"
+    );
+    assert!(text.contains("SubagentStop"), "{text}");
+    assert!(text.contains("never fires"), "{text}");
+}
+
+#[test]
+fn what_a_hook_says_reaches_the_terminal_escaped() {
+    let s = Setup::new("");
+    let hook = s.script(
+        "loud.sh",
+        r#"cat >/dev/null; printf 'bad \033[2J\033]0;owned\007 news\n' >&2; exit 2"#,
+    );
+    s.user_settings(&claude_hook("UserPromptSubmit", "", &hook, None));
+    let out = s.run("hello");
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(err.contains("bad"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    // And in `hooks list`: a command with control characters is shown escaped.
+    s.user_settings(&claude_hook("Stop", "", "echo \u{1b}[31mred", None));
+    let list = stdout(&s.reasonix(&["hooks", "list"]));
+    assert!(list.contains("Stop [session.save]"), "{list}");
+    assert!(!list.contains('\u{1b}'), "{list:?}");
+}
+
+/// The per-hook-process cost: `N` PreToolUse hooks of `true` on one call, against none.
+/// `cargo test -p reasonix --test e2e -- hooks::hook_process_cost --ignored --nocapture`.
+#[test]
+#[ignore = "prints figures; run by hand"]
+#[allow(clippy::disallowed_macros)] // figures for a person, from fixed text
+fn hook_process_cost() {
+    const N: usize = 20;
+    let time = |hooks: usize| -> Duration {
+        let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+        let list: Vec<Value> = (0..hooks)
+            .map(|_| serde_json::json!({"type": "command", "command": "true"}))
+            .collect();
+        s.user_settings(
+            &serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": list}]}}),
+        );
+        s.mock.enqueue(Reply::tool_calls(
+            &[("c1", "bash", r#"{"command":"true"}"#)],
+            1,
+        ));
+        s.mock.enqueue(Reply::text(&["done"]));
+        // Warm the artifact cache first.
+        let _ = s.reasonix(&["tools", "list"]);
+        let started = Instant::now();
+        let out = s.run("go");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        started.elapsed()
+    };
+    let base = time(0);
+    let with = time(N);
+    let per = with.saturating_sub(base) / N as u32;
+    println!(
+        "run with no hooks: {base:?}; with {N} PreToolUse hooks of `true`: {with:?}; per hook process: {per:?}"
+    );
+}
