@@ -65,6 +65,7 @@ fn main() {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         }],
         ..ChatRequest::default()
     };

@@ -154,6 +154,24 @@ fn median_of(samples: &[Sample], f: impl Fn(&Sample) -> Duration) -> (Duration, 
     (median(&v), v[v.len() - 1])
 }
 
+/// The built-in interceptors (`environment`, `instructions`, `redact`, `bound`) switched off
+/// by the project file, for the comparison row: the run without them is what the agent cost
+/// before they existed (it then did their work inline, which is negligible next to a call).
+const WITHOUT_BUILTIN_INTERCEPTORS: &str = "[plugin.environment]\nenabled = false\n\
+     [plugin.instructions]\nenabled = false\n[plugin.redact]\nenabled = false\n\
+     [plugin.bound]\nenabled = false\n";
+
+impl Bench {
+    fn interceptors(&self, on: bool) {
+        let file = self.path("project/reasonix.toml");
+        if on {
+            let _ = std::fs::remove_file(file);
+        } else {
+            std::fs::write(file, WITHOUT_BUILTIN_INTERCEPTORS).unwrap();
+        }
+    }
+}
+
 fn main() {
     let bench = Bench::new();
     // Warm-up: compiles the built-ins into the artifact cache.
@@ -165,27 +183,47 @@ fn main() {
         ("read, write, ls, answer", false),
         ("read, write, bash, answer", true),
     ] {
-        let samples: Vec<Sample> = (0..RUNS).map(|_| bench.once(with_bash)).collect();
-        let (wall, wall_max) = median_of(&samples, |s| s.wall);
-        let (cpu, cpu_max) = median_of(&samples, |s| s.cpu);
-        let (first, first_max) = median_of(&samples, |s| s.first_request);
-        let mut rss: Vec<u64> = samples.iter().map(|s| s.max_rss_kib).collect();
-        rss.sort();
+        // Interleaved, so a drift of the machine's load affects both rows alike.
+        let mut on = Vec::new();
+        let mut off = Vec::new();
+        for _ in 0..RUNS {
+            bench.interceptors(true);
+            on.push(bench.once(with_bash));
+            bench.interceptors(false);
+            off.push(bench.once(with_bash));
+        }
+        bench.interceptors(true);
+        report(label, &on);
+        report(&format!("{label} (built-in interceptors off)"), &off);
+        let (wall_on, _) = median_of(&on, |s| s.wall);
+        let (wall_off, _) = median_of(&off, |s| s.wall);
         println!(
-            "| {label} | start → first request ms | {} | {} |",
-            ms(first),
-            ms(first_max)
-        );
-        println!("| {label} | wall ms | {} | {} |", ms(wall), ms(wall_max));
-        println!(
-            "| {label} | CPU (user+sys) ms | {} | {} |",
-            ms(cpu),
-            ms(cpu_max)
-        );
-        println!(
-            "| {label} | peak RSS MiB | {:.1} | {:.1} |",
-            rss[rss.len() / 2] as f64 / 1024.0,
-            rss[rss.len() - 1] as f64 / 1024.0
+            "| {label} | wall with / without built-in interceptors | {:+.1} % | |",
+            (wall_on.as_secs_f64() / wall_off.as_secs_f64() - 1.0) * 100.0
         );
     }
+}
+
+fn report(label: &str, samples: &[Sample]) {
+    let (wall, wall_max) = median_of(samples, |s| s.wall);
+    let (cpu, cpu_max) = median_of(samples, |s| s.cpu);
+    let (first, first_max) = median_of(samples, |s| s.first_request);
+    let mut rss: Vec<u64> = samples.iter().map(|s| s.max_rss_kib).collect();
+    rss.sort();
+    println!(
+        "| {label} | start → first request ms | {} | {} |",
+        ms(first),
+        ms(first_max)
+    );
+    println!("| {label} | wall ms | {} | {} |", ms(wall), ms(wall_max));
+    println!(
+        "| {label} | CPU (user+sys) ms | {} | {} |",
+        ms(cpu),
+        ms(cpu_max)
+    );
+    println!(
+        "| {label} | peak RSS MiB | {:.1} | {:.1} |",
+        rss[rss.len() / 2] as f64 / 1024.0,
+        rss[rss.len() - 1] as f64 / 1024.0
+    );
 }

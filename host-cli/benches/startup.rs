@@ -64,6 +64,19 @@ fn main() {
         assert!(registry.problems().is_empty());
     };
     let in_process = sample(RUNS, load);
+    // The same without the four built-in interceptor components: the registry before they
+    // existed.
+    let without: Vec<reasonix_host::BuiltinComponent> = BUILTINS
+        .iter()
+        .filter(|b| !["environment", "instructions", "redact", "bound"].contains(&b.name))
+        .copied()
+        .collect();
+    let load_without = || {
+        let registry = Registry::load(&without, &paths, &config.registry_settings(), None).unwrap();
+        assert!(registry.problems().is_empty());
+    };
+    load_without();
+    let in_process_without = sample(RUNS, load_without);
 
     let total: usize = BUILTINS.iter().map(|b| b.bytes.len()).sum();
     println!(
@@ -81,6 +94,10 @@ fn main() {
             &cold,
         ),
         ("`Registry::load`, in-process, warm", &in_process),
+        (
+            "`Registry::load`, in-process, warm, without the built-in interceptors",
+            &in_process_without,
+        ),
     ] {
         println!("| {name} | {} | {} |", ms(median(s)), ms(s[0]));
     }

@@ -4,6 +4,7 @@ use crate::builtins::BUILTINS;
 use crate::exit::Failure;
 use crate::term::errln;
 use reasonix_agent::config::{Config, Paths};
+use reasonix_core::settings::RegistrySettings;
 use reasonix_core::terminal::shown;
 use reasonix_host::Registry;
 use reasonix_host::host::bindings::reasonix::plugin::log::Level;
@@ -43,7 +44,8 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
     let mut config = load_config(&paths, &cwd)?;
     adjust(&mut config);
-    let (settings, hooks_off) = crate::hooks::registry_settings(&config);
+    let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
+    host_extras(&mut settings, &config, &paths, &cwd);
     let registry =
         Registry::load(BUILTINS, &paths, &settings, Some(log_sink())).map_err(Failure::runtime)?;
     for problem in registry.problems() {
@@ -70,6 +72,32 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
         config,
         registry: Arc::new(registry),
     })
+}
+
+/// What only the host may hand the built-in interceptors (ADR 0019): the values of the
+/// provider keys for the redactor, and the user's own instruction directories for the
+/// instructions component.
+fn host_extras(settings: &mut RegistrySettings, config: &Config, paths: &Paths, cwd: &Path) {
+    // A config the providers cannot be resolved from fails later, where it is used.
+    if let Ok(resolved) = reasonix_agent::providers::resolve_providers(config) {
+        let mut names: Vec<&str> = resolved
+            .iter()
+            .filter_map(|p| p.api_key_env.as_deref())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        settings.known_secrets = names
+            .into_iter()
+            .filter_map(|n| reasonix_agent::providers::dotenv::secret(n, &paths.home))
+            .collect();
+    }
+    let home = reasonix_core::sandbox::normalize(&cwd.join(&paths.home));
+    settings.user_instruction_dirs.push(home);
+    if let Some(user) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        settings
+            .user_instruction_dirs
+            .push(PathBuf::from(user).join(".claude"));
+    }
 }
 
 /// Plugin log lines at `REASONIX_LOG` level or above (default `warn`) go to stderr.

@@ -110,6 +110,7 @@ impl Setup {
         AgentConfig {
             workspace: self.env.workspace(),
             system_prompt: SYSTEM.into(),
+            append_system_prompt: None,
             max_steps: 30,
             posture,
             policy,
@@ -474,7 +475,12 @@ fn twenty_turns_only_ever_append_and_report_the_cache_hits() {
             "anthropic" => body["system"][0]["text"].clone(),
             _ => body["instructions"].clone(),
         };
-        assert_eq!(system, SYSTEM, "{kind}: {body}");
+        // The built-in `environment` component appended its section at `system_prompt.build`.
+        let system = system.as_str().unwrap_or_default();
+        assert!(
+            system.starts_with(&format!("{SYSTEM}\n\n# Environment\n")),
+            "{kind}: {body}"
+        );
         assert_eq!(
             body["tools"].as_array().unwrap().len(),
             agent.tool_specs().len(),
@@ -866,6 +872,7 @@ fn message(role: Role, content: &str) -> Message {
         reasoning_state: None,
         tool_calls: vec![],
         tool_call_id: None,
+        raw_content: None,
     }
 }
 

@@ -15,6 +15,7 @@ mod support;
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 mod agent;
+mod builtin_interceptors;
 mod claude_compat;
 mod cli;
 mod edit_tools;

@@ -90,7 +90,11 @@ impl Probe {
     fn install_sidecar(&self, actions: &[Action]) {
         let dir = self.env.root.path().join("probe-package");
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(repo_root().join("tests/sidecars/probe.py"), dir.join("probe.py")).unwrap();
+        std::fs::copy(
+            repo_root().join("tests/sidecars/probe.py"),
+            dir.join("probe.py"),
+        )
+        .unwrap();
         let mut points = serde_json::Map::new();
         for (point, action, with) in actions {
             let mut answer = json!({"action": action});
@@ -207,7 +211,11 @@ fn observing_every_point_a_run_meets_sees_its_payload_in_order() {
         assert_eq!(out.status.code(), Some(0), "{tier:?}: {}", stderr(&out));
         assert_eq!(stdout(&out), "done\n");
         let seen = |point: &str| p.observed(&out, point);
-        assert_eq!(seen("input.receive")[0]["text"], "read the notes", "{tier:?}");
+        assert_eq!(
+            seen("input.receive")[0]["text"],
+            "read the notes",
+            "{tier:?}"
+        );
         let start = seen("agent.before_start");
         assert_eq!(start[0]["model"], "mock-model");
         assert!(start[0]["toolCount"].as_u64().unwrap() > 5);
@@ -235,7 +243,10 @@ fn observing_every_point_a_run_meets_sees_its_payload_in_order() {
             assert_eq!(payloads.len(), 1, "{tier:?} {point}");
             assert_eq!(payloads[0]["phase"], phase);
             assert!(
-                payloads[0]["sessionPath"].as_str().unwrap().ends_with(".jsonl"),
+                payloads[0]["sessionPath"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(".jsonl"),
                 "{payloads:?}"
             );
         }
@@ -263,7 +274,11 @@ fn input_receive_replaced_and_blocked() {
     for tier in TIERS {
         let p = Probe::new(
             tier,
-            &[("input.receive", "replace", r#"{"text":"rewritten by the probe"}"#)],
+            &[(
+                "input.receive",
+                "replace",
+                r#"{"text":"rewritten by the probe"}"#,
+            )],
         );
         p.mock.enqueue(Reply::text(&["ok"]));
         let out = p.run(&["the original task"]);
@@ -291,7 +306,10 @@ fn agent_before_start_and_session_start_block_the_run() {
             assert!(p.mock.requests().is_empty(), "{tier:?} {point}");
         }
         // Neither may be changed.
-        let p = Probe::new(tier, &[("agent.before_start", "replace", r#"{"model":"another"}"#)]);
+        let p = Probe::new(
+            tier,
+            &[("agent.before_start", "replace", r#"{"model":"another"}"#)],
+        );
         let out = p.run(&["task"]);
         failed_with(&out, "cannot be changed");
     }
@@ -302,7 +320,11 @@ fn system_prompt_build_replaced_and_blocked() {
     for tier in TIERS {
         let p = Probe::new(
             tier,
-            &[("system_prompt.build", "replace", r#"{"prompt":"You are the agent of the probe."}"#)],
+            &[(
+                "system_prompt.build",
+                "replace",
+                r#"{"prompt":"You are the agent of the probe."}"#,
+            )],
         );
         p.mock.enqueue(Reply::text(&["ok"]));
         let out = p.run(&["task"]);
@@ -328,7 +350,11 @@ fn context_prepare_and_provider_request_change_this_request_only() {
                     "replace",
                     r#"{"messages":[{"role":"user","content":"context from the probe"}]}"#,
                 ),
-                ("provider.request", "replace", r#"{"request":{"maxTokens":77}}"#),
+                (
+                    "provider.request",
+                    "replace",
+                    r#"{"request":{"maxTokens":77}}"#,
+                ),
             ],
         );
         p.mock.enqueue(Reply::text(&["ok"]));
@@ -342,7 +368,10 @@ fn context_prepare_and_provider_request_change_this_request_only() {
         assert_eq!(budget, Some(&json!(77)), "{tier:?} {request}");
 
         // An invalid replacement stops the run before anything is sent.
-        let p = Probe::new(tier, &[("provider.request", "replace", r#"{"model":"swapped"}"#)]);
+        let p = Probe::new(
+            tier,
+            &[("provider.request", "replace", r#"{"model":"swapped"}"#)],
+        );
         let out = p.run(&["task"]);
         failed_with(&out, "not a valid payload");
         assert!(p.mock.requests().is_empty());
@@ -361,7 +390,11 @@ fn provider_response_replaced_and_blocked() {
     for tier in TIERS {
         let p = Probe::new(
             tier,
-            &[("provider.response", "replace", r#"{"text":"the probe answered"}"#)],
+            &[(
+                "provider.response",
+                "replace",
+                r#"{"text":"the probe answered"}"#,
+            )],
         );
         p.mock.enqueue(Reply::text(&["the model answered"]));
         let out = p.run(&["--output-format", "json", "task"]);
@@ -381,20 +414,37 @@ fn tool_points_replace_arguments_and_results() {
     for tier in TIERS {
         let p = Probe::new(
             tier,
-            &[("tool.before", "replace", r#"{"arguments":"{\"path\":\"other.txt\"}"}"#)],
+            &[(
+                "tool.before",
+                "replace",
+                r#"{"arguments":"{\"path\":\"other.txt\"}"}"#,
+            )],
         );
         std::fs::write(p.env.workspace().join("other.txt"), "the other file\n").unwrap();
         p.read_notes();
         let out = p.run(&["read"]);
         assert_eq!(out.status.code(), Some(0), "{tier:?}: {}", stderr(&out));
         let results = tool_results("openai", &p.requests()[1]);
-        assert!(results[0].1.contains("the other file"), "{tier:?} {results:?}");
+        assert!(
+            results[0].1.contains("the other file"),
+            "{tier:?} {results:?}"
+        );
 
-        let p = Probe::new(tier, &[("tool.after", "replace", r#"{"result":"result by the probe"}"#)]);
+        let p = Probe::new(
+            tier,
+            &[(
+                "tool.after",
+                "replace",
+                r#"{"result":"result by the probe"}"#,
+            )],
+        );
         p.read_notes();
         let out = p.run(&["read"]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        assert_eq!(tool_results("openai", &p.requests()[1])[0].1, "result by the probe");
+        assert_eq!(
+            tool_results("openai", &p.requests()[1])[0].1,
+            "result by the probe"
+        );
 
         for point in ["tool.before", "tool.after"] {
             let p = Probe::new(tier, &[(point, "block", "")]);
@@ -402,8 +452,14 @@ fn tool_points_replace_arguments_and_results() {
             let out = p.run(&["read"]);
             assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
             let result = &tool_results("openai", &p.requests()[1])[0].1;
-            assert!(!result.contains("ordinary notes"), "{tier:?} {point}: {result}");
-            assert!(result.contains(&format!("{point} blocked by probe")), "{tier:?} {point}: {result}");
+            assert!(
+                !result.contains("ordinary notes"),
+                "{tier:?} {point}: {result}"
+            );
+            assert!(
+                result.contains(&format!("{point} blocked by probe")),
+                "{tier:?} {point}: {result}"
+            );
         }
     }
 }
@@ -412,7 +468,11 @@ fn tool_points_replace_arguments_and_results() {
 fn permission_decision_allows_a_headless_writer_and_denies_an_allowed_one() {
     let write = || {
         Reply::tool_calls(
-            &[("w1", "write_file", r#"{"path":"out.txt","content":"written"}"#)],
+            &[(
+                "w1",
+                "write_file",
+                r#"{"path":"out.txt","content":"written"}"#,
+            )],
             1,
         )
     };
@@ -427,7 +487,10 @@ fn permission_decision_allows_a_headless_writer_and_denies_an_allowed_one() {
             std::fs::read_to_string(p.env.workspace().join("out.txt")).unwrap(),
             "written"
         );
-        assert_eq!(p.observed(&out, "permission.decision")[0]["hostDecision"], "deny");
+        assert_eq!(
+            p.observed(&out, "permission.decision")[0]["hostDecision"],
+            "deny"
+        );
         assert!(
             stderr(&out).contains("plugin `probe` allowed `write_file`"),
             "{}",
@@ -450,14 +513,20 @@ fn permission_decision_allows_a_headless_writer_and_denies_an_allowed_one() {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert!(!p.env.workspace().join("out.txt").exists(), "{tier:?}");
         let result = &tool_results("openai", &p.requests()[1])[0].1;
-        assert!(result.contains("permission.decision denied by probe"), "{tier:?} {result}");
+        assert!(
+            result.contains("permission.decision denied by probe"),
+            "{tier:?} {result}"
+        );
     }
 }
 
 #[test]
 fn session_save_and_end_blocks_are_reported_not_fatal() {
     for tier in TIERS {
-        let p = Probe::new(tier, &[("session.save", "block", ""), ("session.end", "block", "")]);
+        let p = Probe::new(
+            tier,
+            &[("session.save", "block", ""), ("session.end", "block", "")],
+        );
         p.mock.enqueue(Reply::text(&["ok"]));
         let out = p.run(&["task"]);
         assert_eq!(out.status.code(), Some(0), "{tier:?}: {}", stderr(&out));
@@ -474,7 +543,14 @@ fn session_save_and_end_blocks_are_reported_not_fatal() {
 #[test]
 fn frontend_event_changes_what_is_shown_not_what_the_model_reads() {
     for tier in TIERS {
-        let p = Probe::new(tier, &[("frontend.event", "replace", r#"{"text":"shown by the probe"}"#)]);
+        let p = Probe::new(
+            tier,
+            &[(
+                "frontend.event",
+                "replace",
+                r#"{"text":"shown by the probe"}"#,
+            )],
+        );
         p.read_notes();
         let out = p.run(&["--output-format", "stream-json", "--verbose", "read"]);
         assert_eq!(out.status.code(), Some(0), "{tier:?}: {}", stderr(&out));
@@ -493,7 +569,11 @@ fn frontend_event_changes_what_is_shown_not_what_the_model_reads() {
         p.read_notes();
         let out = p.run(&["--output-format", "stream-json", "--verbose", "read"]);
         assert_eq!(out.status.code(), Some(0), "{tier:?}: {}", stderr(&out));
-        assert!(!stdout(&out).contains("ordinary notes"), "{tier:?}: {}", stdout(&out));
+        assert!(
+            !stdout(&out).contains("ordinary notes"),
+            "{tier:?}: {}",
+            stdout(&out)
+        );
     }
 }
 

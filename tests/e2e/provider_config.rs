@@ -86,6 +86,7 @@ allow = ["Bash(cargo test:*)"]
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         }],
         effort: Some("xhigh".into()),
         ..ChatRequest::default()

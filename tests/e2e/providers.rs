@@ -104,6 +104,7 @@ fn user(text: &str) -> Message {
         reasoning_state: None,
         tool_calls: vec![],
         tool_call_id: None,
+        raw_content: None,
     }
 }
 
@@ -160,6 +161,7 @@ fn assistant_message(events: &[StreamEvent]) -> Message {
         }),
         tool_calls: tool_calls(events),
         tool_call_id: None,
+        raw_content: None,
     }
 }
 
@@ -312,6 +314,7 @@ fn reasoning_is_captured_and_replayed_the_way_each_backend_needs() {
                 reasoning_state: None,
                 tool_calls: vec![],
                 tool_call_id: Some("call_r".into()),
+                raw_content: None,
             },
         ];
         let second = setup

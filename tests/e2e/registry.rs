@@ -149,6 +149,7 @@ fn provider_stream_and_interceptor_adapters() {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         }],
         tools: registry.tools().map(|t| t.spec().clone()).collect(),
         effort: None,

@@ -726,6 +726,12 @@ fn large_fields_are_externalised_and_read_in_pages() {
         }),
     );
     s.install(&dir);
+    // The whole result reaches the model only without the built-in bound (32 KiB).
+    let config = s
+        .env
+        .mock_provider("openai", &s.mock.base_url(), "sk-test", "");
+    s.env
+        .project_config(&format!("{config}\n[plugin.bound]\nenabled = false\n"));
     s.mock.enqueue(Reply::tool_calls(&[("b1", "big", "{}")], 1));
     s.mock.enqueue(Reply::text(&["done"]));
     let out = s.run(&["--yolo", "get it"]);

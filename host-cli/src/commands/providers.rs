@@ -275,6 +275,7 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         }],
         tools: vec![],
         effort: effort.map(str::to_string),

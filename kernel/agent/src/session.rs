@@ -484,6 +484,7 @@ mod tests {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         }
     }
 

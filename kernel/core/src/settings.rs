@@ -224,7 +224,20 @@ pub struct RegistrySettings {
     pub tools: ToolsSettings,
     /// `[plugin.<name>]` sections by plugin name.
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// Set by the host, never read from a file: the values of the secrets it knows (provider
+    /// keys), handed to a built-in that requests [`KNOWN_SECRETS_ENV`] (the redactor).
+    pub known_secrets: Vec<String>,
+    /// Set by the host, never read from a file: the user's own instruction directories
+    /// (`<home>`, `~/.claude`), readable (Markdown files only) by a built-in that requests
+    /// [`USER_DIRS_ENV`] (the project-instructions component), which gets them listed there.
+    pub user_instruction_dirs: Vec<PathBuf>,
 }
+
+/// The environment name under which a built-in receives the known secrets, one per line.
+pub const KNOWN_SECRETS_ENV: &str = "REASONIX_KNOWN_SECRETS";
+/// The environment name under which a built-in receives the user's instruction directories,
+/// one per line; requesting it is asking to read them (Markdown only).
+pub const USER_DIRS_ENV: &str = "REASONIX_USER_DIRS";
 
 impl RegistrySettings {
     /// The settings of one plugin (defaults when it has no section).

@@ -78,6 +78,11 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// A tool result's full original text when a `tool.after` interceptor replaced what the
+    /// model reads (bounded, redacted): kept in the session transcript for the user, never
+    /// sent to a provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_content: Option<String>,
 }
 
 /// Token usage, normalised across backends.

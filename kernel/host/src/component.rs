@@ -120,6 +120,16 @@ pub struct Description {
     pub slots: Vec<String>,
 }
 
+/// What one store is built from, beyond the plugin's own settings.
+struct StoreParts<'a> {
+    workspace: Option<&'a Path>,
+    sandbox: Option<Arc<SandboxPolicy>>,
+    progress: Option<ProgressSink>,
+    endpoint: Option<crate::host::http::Endpoint>,
+    may_write_protected: bool,
+    markdown_roots: &'a [PathBuf],
+}
+
 /// A plugin ready to serve calls with its effective capabilities and limits.
 pub struct LoadedPlugin {
     pub described: Described,
@@ -131,6 +141,12 @@ pub struct LoadedPlugin {
     /// The policy of the workspace used last: resolved once, not on every call (and its
     /// stable `Arc` lets the filesystem guard find its plan by identity).
     last_policy: std::sync::Mutex<Option<(PathBuf, Arc<SandboxPolicy>)>>,
+    /// Built-ins only: values the host gives to environment names the plugin requested and
+    /// that are not process variables (`REASONIX_KNOWN_SECRETS`, `REASONIX_USER_DIRS`).
+    host_env: Vec<(String, String)>,
+    /// Built-ins only: directories outside the workspace its interceptor calls may read,
+    /// read-only and Markdown files only (see ADR 0019).
+    markdown_roots: Vec<PathBuf>,
 }
 
 impl fmt::Debug for LoadedPlugin {
@@ -262,6 +278,8 @@ fn describe_now(
         progress: None,
         endpoint: None,
         protected_read_only: !origin.is_builtin(),
+        host_env: &[],
+        markdown_roots: &[],
     })
     .map_err(|e| describe_err(CallError::Unknown(format!("{e:#}"))))?;
     let mut store = host.new_store(state, DESCRIBE_LIMITS.call_timeout_ms);
@@ -463,7 +481,50 @@ impl LoadedPlugin {
             sandbox,
             host,
             last_policy: std::sync::Mutex::new(None),
+            host_env: Vec::new(),
+            markdown_roots: Vec::new(),
         }
+    }
+
+    /// Host-provided values for requested environment names (built-ins only).
+    pub fn with_host_env(mut self, host_env: Vec<(String, String)>) -> LoadedPlugin {
+        self.host_env = host_env;
+        self
+    }
+
+    /// Extra read-only, Markdown-only directories for interceptor calls (built-ins only).
+    pub fn with_markdown_roots(mut self, roots: Vec<PathBuf>) -> LoadedPlugin {
+        self.markdown_roots = roots;
+        self
+    }
+
+    /// A store and instance for one interceptor call in `workspace` (the registry's bound
+    /// one, if any), with the plugin's Markdown roots when it has them.
+    pub(crate) fn instantiate_interceptor(
+        &self,
+        workspace: Option<&Path>,
+    ) -> Result<(Store<PluginState>, Instance), CallError> {
+        if self.markdown_roots.is_empty() {
+            return self.instantiate(workspace, None);
+        }
+        // The user's own instruction directories may hold Reasonix's home, which every other
+        // store hides: this store's policy hides it no longer, and the Markdown-only rule
+        // keeps everything but notes out of sight (`.env`, plugins, sessions).
+        let policy = workspace.map(|ws| {
+            let mut policy = (*self.policy(ws)).clone();
+            let keep = |h: &PathBuf| !self.markdown_roots.iter().any(|r| r.starts_with(h));
+            policy.hidden.retain(keep);
+            policy.forbid_read.retain(keep);
+            Arc::new(policy)
+        });
+        self.store_with(StoreParts {
+            workspace,
+            sandbox: policy,
+            progress: None,
+            endpoint: None,
+            may_write_protected: false,
+            markdown_roots: &self.markdown_roots,
+        })
     }
 
     /// The sandbox policy of `workspace`, resolved once per workspace in a row.
@@ -520,18 +581,34 @@ impl LoadedPlugin {
         endpoint: Option<crate::host::http::Endpoint>,
         may_write_protected: bool,
     ) -> Result<(Store<PluginState>, Instance), CallError> {
+        self.store_with(StoreParts {
+            workspace,
+            sandbox: workspace.map(|ws| self.policy(ws)),
+            progress,
+            endpoint,
+            may_write_protected,
+            markdown_roots: &[],
+        })
+    }
+
+    fn store_with(
+        &self,
+        parts: StoreParts<'_>,
+    ) -> Result<(Store<PluginState>, Instance), CallError> {
         let state = PluginState::new(StoreSpec {
             plugin: Arc::from(self.name()),
             capabilities: &self.granted,
-            workspace,
-            sandbox: workspace.map(|ws| self.policy(ws)),
+            workspace: parts.workspace,
+            sandbox: parts.sandbox,
             memory_mib: self.limits.memory_mib,
             host_limits: self.limits.host,
             config: self.config.clone(),
             log: self.host.log_sink(),
-            progress,
-            endpoint,
-            protected_read_only: !(self.described.origin.is_builtin() && may_write_protected),
+            progress: parts.progress,
+            endpoint: parts.endpoint,
+            protected_read_only: !(self.described.origin.is_builtin() && parts.may_write_protected),
+            host_env: &self.host_env,
+            markdown_roots: parts.markdown_roots,
         })
         .map_err(|e| CallError::Crashed {
             plugin: self.name().to_string(),

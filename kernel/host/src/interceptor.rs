@@ -54,7 +54,7 @@ impl Interceptor for WasmInterceptor {
             })?;
         let (mut store, instance) = self
             .plugin
-            .instantiate(self.workspace.get().map(PathBuf::as_path), None)?;
+            .instantiate_interceptor(self.workspace.get().map(PathBuf::as_path))?;
         let payload = payload.to_string();
         let result = indices
             .load(&mut store, &instance)

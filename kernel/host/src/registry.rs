@@ -188,14 +188,20 @@ impl Registry {
             Ok(serde_json::Value::Object(map)) => map,
             _ => serde_json::Map::new(),
         };
-        let plugin = Arc::new(LoadedPlugin::new(
+        let is_builtin = described.origin.is_builtin();
+        let mut plugin = LoadedPlugin::new(
             described,
             granted,
             limits,
             plugin_config,
             sandbox.clone(),
             host.clone(),
-        ));
+        );
+        if is_builtin {
+            let (host_env, roots) = builtin_extras(&plugin.granted, config);
+            plugin = plugin.with_host_env(host_env).with_markdown_roots(roots);
+        }
+        let plugin = Arc::new(plugin);
         if prefer {
             self.note_replacements(&plugin.described);
         }
@@ -342,6 +348,39 @@ impl Registry {
     pub fn notices(&self) -> &[String] {
         &self.notices
     }
+}
+
+/// What the host gives a built-in beyond its capabilities, by the synthetic environment names
+/// it was granted: the known secrets (the redactor) and the user's instruction directories,
+/// readable Markdown-only (the instructions component). An installed plugin never gets these,
+/// whatever it is granted: the names are not process variables.
+fn builtin_extras(
+    granted: &Capabilities,
+    config: &RegistrySettings,
+) -> (Vec<(String, String)>, Vec<PathBuf>) {
+    use crate::settings::{KNOWN_SECRETS_ENV, USER_DIRS_ENV};
+    let mut env = Vec::new();
+    let mut roots = Vec::new();
+    if granted.env.iter().any(|n| n == KNOWN_SECRETS_ENV) {
+        let secrets: Vec<&str> = config
+            .known_secrets
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.is_empty() && !s.contains('\n'))
+            .collect();
+        env.push((KNOWN_SECRETS_ENV.to_string(), secrets.join("\n")));
+    }
+    if granted.env.iter().any(|n| n == USER_DIRS_ENV) {
+        roots = config
+            .user_instruction_dirs
+            .iter()
+            .filter(|d| d.is_absolute())
+            .cloned()
+            .collect();
+        let listed: Vec<String> = roots.iter().map(|d| d.display().to_string()).collect();
+        env.push((USER_DIRS_ENV.to_string(), listed.join("\n")));
+    }
+    (env, roots)
 }
 
 fn describe_described(d: &Described) -> String {

@@ -206,13 +206,9 @@ pub fn run(args: RunArgs) -> Outcome {
         Some(text) => Some(text.clone()),
         None => cx.config.system_prompt().map_err(Failure::usage)?,
     };
-    let mut system_prompt = prompt::system_prompt(config_prompt.as_deref(), &workspace, &specs);
-    if let Some(extra) = args.append_system_prompt.as_deref().map(str::trim)
-        && !extra.is_empty()
-    {
-        system_prompt.push_str("\n\n");
-        system_prompt.push_str(extra);
-    }
+    // Part 1; the built-in interceptors append the environment and the instructions when the
+    // agent is created (`system_prompt.build`).
+    let system_prompt = prompt::build(config_prompt.as_deref(), &specs);
     let max_steps = args
         .max_steps
         .or(cx.config.agent.max_steps)
@@ -238,6 +234,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let agent_config = AgentConfig {
         workspace: workspace.clone(),
         system_prompt,
+        append_system_prompt: args.append_system_prompt.clone(),
         max_steps,
         posture,
         policy,

@@ -766,6 +766,7 @@ mod tests {
                 },
             ],
             tool_call_id: None,
+            raw_content: None,
         };
         let line = Line::from_event(&AgentEvent::Message(message)).unwrap();
         let value = serde_json::to_value(line).unwrap();
@@ -783,6 +784,7 @@ mod tests {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: Some("c1".into()),
+            raw_content: None,
         };
         assert!(Line::from_event(&AgentEvent::Message(tool_message)).is_none());
 
@@ -861,6 +863,7 @@ mod tests {
                 arguments: "{}".into(),
             }],
             tool_call_id: None,
+            raw_content: None,
         };
         let value = claude_line(&AgentEvent::Message(message), "m").unwrap();
         assert_eq!(value["type"], "assistant");

@@ -46,6 +46,7 @@ fn close(open: &mut Vec<String>, out: &mut Vec<Message>, inserted: &mut Vec<Mess
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: Some(id),
+            raw_content: None,
         };
         inserted.push(placeholder.clone());
         out.push(placeholder);
@@ -65,6 +66,7 @@ mod tests {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         }
     }
 

@@ -53,9 +53,13 @@ pub const REPEAT_LIMIT: u32 = 5;
 pub struct AgentConfig {
     /// Absolute, symlink-free workspace root.
     pub workspace: PathBuf,
-    /// The system prompt: must not change between turns or runs of the same config (it is
-    /// the start of the provider-visible prefix the provider caches).
+    /// Part 1 of the system prompt (the guidance or the configured prompt, see
+    /// [`prompt::build`]); `system_prompt.build` appends the rest when the agent is created.
+    /// Must not change between turns or runs of the same config (it is the start of the
+    /// provider-visible prefix the provider caches).
     pub system_prompt: String,
+    /// `--append-system-prompt`: added after everything `system_prompt.build` produced.
+    pub append_system_prompt: Option<String>,
     /// Model requests per run (`--max-steps`).
     pub max_steps: u32,
     pub posture: Posture,
@@ -73,6 +77,10 @@ pub enum StartError {
     /// Two plugins own one replacement slot.
     #[error(transparent)]
     SlotClash(#[from] reasonix_core::slots::SlotClash),
+    /// An interceptor blocked `system_prompt.build` or failed there: the run does not start
+    /// (a policy interceptor must not be bypassed).
+    #[error("the system prompt was not built: {0}")]
+    SystemPrompt(String),
 }
 
 /// One conversation with one provider and model.
@@ -134,6 +142,8 @@ impl Agent {
             .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
             .collect();
         let interceptors = Interceptors::new(registry.interceptors())?;
+        let mut config = config;
+        config.system_prompt = build_system_prompt(&interceptors, &config)?;
         Ok(Agent {
             client,
             fallback: None,
@@ -315,6 +325,7 @@ impl Agent {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         };
         self.append(user, on_event);
         if let Err(stop) = self.before_start() {
@@ -596,8 +607,18 @@ impl Agent {
             reasoning_state: None,
             tool_calls: vec![],
             tool_call_id: None,
+            raw_content: None,
         });
-        messages.extend(self.history.iter().cloned());
+        // A result's original (`raw_content`) is for the transcript only: never sent.
+        messages.extend(self.history.iter().map(|m| Message {
+            role: m.role,
+            content: m.content.clone(),
+            reasoning: m.reasoning.clone(),
+            reasoning_state: m.reasoning_state.clone(),
+            tool_calls: m.tool_calls.clone(),
+            tool_call_id: m.tool_call_id.clone(),
+            raw_content: None,
+        }));
         ChatRequest {
             messages,
             tools: self.specs.clone(),
@@ -665,6 +686,12 @@ impl Agent {
         {
             on_event(AgentEvent::Notice(format!("session not saved: {e}")));
         }
+        // A replaced result's original is for the transcript: not kept in memory, not shown
+        // (a front end must not display what a redactor took out).
+        let message = Message {
+            raw_content: None,
+            ..message
+        };
         on_event(AgentEvent::Message(message.clone()));
         self.history.push(message);
     }
@@ -697,6 +724,45 @@ impl Agent {
             .unwrap_or_else(|| "USD".to_string());
         Some(Cost { total, currency })
     }
+}
+
+/// The system prompt: part 1 from the config, then whatever the `system_prompt.build` chain
+/// appends (environment, instructions), then `--append-system-prompt`. Built once per agent:
+/// it starts the cached prefix.
+fn build_system_prompt(
+    interceptors: &Interceptors,
+    config: &AgentConfig,
+) -> Result<String, StartError> {
+    let mut prompt = config.system_prompt.clone();
+    if interceptors.listens(points::SYSTEM_PROMPT_BUILD) {
+        let env = prompt::Environment::detect(&config.workspace);
+        let original = payloads::SystemPromptBuild {
+            prompt: prompt.clone(),
+            workspace_root: env.workspace,
+            os: env.os,
+            arch: env.arch,
+            shell: env.shell,
+        };
+        match interceptors.dispatch(
+            points::SYSTEM_PROMPT_BUILD,
+            || original.clone(),
+            |replaced| replaced.validate(&original),
+        ) {
+            Intercepted::Unchanged => {}
+            Intercepted::Replaced(built) => prompt = built.prompt,
+            Intercepted::Blocked(stop) => return Err(StartError::SystemPrompt(stop.describe())),
+        }
+    }
+    if let Some(extra) = config
+        .append_system_prompt
+        .as_deref()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+    {
+        prompt.push_str("\n\n");
+        prompt.push_str(extra);
+    }
+    Ok(prompt)
 }
 
 /// One streamed answer being put together.
@@ -743,6 +809,7 @@ impl AnswerBuilder {
                 reasoning_state: self.state,
                 tool_calls: self.calls,
                 tool_call_id: None,
+                raw_content: None,
             },
             usage: self.usage,
         }

@@ -204,6 +204,7 @@ impl From<PayloadMessage> for Message {
                 })
                 .collect(),
             tool_call_id: m.tool_call_id,
+            raw_content: None,
         }
     }
 }

@@ -335,6 +335,7 @@ impl Harness {
         AgentConfig {
             workspace: self.workspace.path().to_path_buf(),
             system_prompt: "system".into(),
+            append_system_prompt: None,
             max_steps: 10,
             posture,
             policy,
@@ -968,6 +969,145 @@ mod replacements {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- system_prompt.build
+
+fn agent_with_append(h: &Harness, append: Option<&str>) -> Result<Agent, StartError> {
+    let mut config = h.agent_config(Posture::Yolo, Policy::default());
+    config.system_prompt = "part one".into();
+    config.append_system_prompt = append.map(str::to_string);
+    Agent::new(Arc::new(h.catalog), h.client(), config)
+}
+
+fn appending(name: &str, priority: i32, text: &'static str) -> Arc<FakeInterceptor> {
+    FakeInterceptor::new(
+        name,
+        &[("system_prompt.build", priority)],
+        move |_, payload| {
+            let mut p = payload.clone();
+            p["prompt"] = serde_json::json!(format!("{}{text}", p["prompt"].as_str().unwrap()));
+            Ok(Decision::Replace(p.to_string()))
+        },
+    )
+}
+
+#[test]
+fn system_prompt_build_runs_once_in_priority_order_before_the_cli_append() {
+    let late = appending("late", 100, " +instructions");
+    let early = appending("early", 0, " +environment");
+    let h = Harness::new(vec![], vec![late.clone(), early.clone()], vec![]);
+    let mut agent = agent_with_append(&h, Some("  extra  ")).unwrap();
+    h.run(&mut agent);
+    h.run(&mut agent);
+    let requests = h.provider.requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    for r in requests.iter() {
+        assert_eq!(
+            r.messages[0].content,
+            "part one +environment +instructions\n\nextra"
+        );
+    }
+    assert_eq!(early.seen.lock().unwrap().len(), 1, "built once per agent");
+    let (_, payload) = &early.seen.lock().unwrap()[0];
+    assert_eq!(payload["prompt"], "part one");
+    assert_eq!(
+        payload["workspaceRoot"],
+        h.workspace.path().display().to_string()
+    );
+    assert_eq!(payload["os"], std::env::consts::OS);
+}
+
+#[test]
+fn a_blocked_or_failed_system_prompt_build_stops_the_agent() {
+    let block = FakeInterceptor::new("policy", &[("system_prompt.build", 0)], |_, _| {
+        Ok(Decision::Block("no prompt today".into()))
+    });
+    let fail = FakeInterceptor::new("broken", &[("system_prompt.build", 0)], |_, _| {
+        Err(CallError::Unknown("boom".into()))
+    });
+    let rename = FakeInterceptor::new("sneaky", &[("system_prompt.build", 0)], |_, payload| {
+        let mut p = payload.clone();
+        p["os"] = serde_json::json!("plan9");
+        Ok(Decision::Replace(p.to_string()))
+    });
+    for (interceptor, want) in [
+        (block, "blocked by interceptor `policy`: no prompt today"),
+        (fail, "interceptor `broken` failed"),
+        (rename, "only `prompt` may be replaced"),
+    ] {
+        let h = Harness::new(vec![], vec![interceptor], vec![]);
+        match agent_with_append(&h, None) {
+            Err(e @ StartError::SystemPrompt(_)) => {
+                let text = e.to_string();
+                assert!(text.contains(want), "{text}");
+                assert!(
+                    text.starts_with("the system prompt was not built"),
+                    "{text}"
+                );
+            }
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("the agent started: {want}"),
+        }
+    }
+}
+
+#[test]
+fn a_replaced_result_keeps_its_original_in_the_history_only() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS)
+        .answering(Ok("the whole original".into()));
+    let shorten = FakeInterceptor::new("bound", &[("tool.after", 0)], |_, payload| {
+        let mut p = payload.clone();
+        p["result"] = serde_json::json!("the whole…");
+        Ok(Decision::Replace(p.to_string()))
+    });
+    let script = vec![answer(vec![call(
+        "c1",
+        "peek",
+        serde_json::json!({"text": "x"}),
+    )])];
+    let h = Harness::new(vec![tool], vec![shorten], script);
+    let state = tempfile::tempdir().unwrap();
+    let store = crate::session::SessionStore::new(state.path(), h.workspace.path());
+    let writer = store.create("fake", "m").unwrap();
+    let id = writer.id().to_string();
+    let mut agent = h
+        .agent(Posture::Yolo, Policy::default())
+        .with_session(writer, vec![]);
+    let (_, events) = h.run(&mut agent);
+    assert_eq!(h.result_of("c1"), "the whole…");
+    let history_has_raw = agent.history().iter().any(|m| m.raw_content.is_some());
+    drop(agent); // releases the session's lock
+    // The transcript keeps the original …
+    let (writer, loaded) = store.open(&id).unwrap();
+    let kept = loaded
+        .messages
+        .iter()
+        .find(|m| m.tool_call_id.as_deref() == Some("c1"))
+        .unwrap();
+    assert_eq!(kept.content, "the whole…");
+    assert_eq!(kept.raw_content.as_deref(), Some("the whole original"));
+    // … which is not kept in memory, not shown, and never sent.
+    assert!(!history_has_raw);
+    assert!(events.iter().all(|e| match e {
+        AgentEvent::Message(m) => m.raw_content.is_none(),
+        _ => true,
+    }));
+    // Resumed, the history holds it again (it came from the transcript): still never sent.
+    let mut resumed = h
+        .agent(Posture::Yolo, Policy::default())
+        .with_session(writer, loaded.messages);
+    assert!(resumed.history().iter().any(|m| m.raw_content.is_some()));
+    h.run(&mut resumed);
+    let requests = h.provider.requests.lock().unwrap();
+    let last = requests.last().unwrap();
+    assert!(last.messages.iter().any(|m| m.content == "the whole…"));
+    assert!(
+        requests
+            .iter()
+            .flat_map(|r| &r.messages)
+            .all(|m| m.raw_content.is_none())
+    );
 }
 
 // ---------------------------------------------------------------- the 17 points and the slots

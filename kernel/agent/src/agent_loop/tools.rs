@@ -25,9 +25,14 @@ use std::time::Instant;
 const MAX_PARALLEL: usize = 8;
 /// How often a running tool call checks for Ctrl-C.
 const CANCEL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
-/// The most of one result the model reads; tools bound their own output far below this, so it
-/// only catches a tool (or interceptor) that does not.
+/// The host's hard cap on one result the model reads, whatever the interceptors did: the
+/// built-in `bound` component keeps results far below this (32 KiB by default); this only
+/// catches a tool or interceptor that does not, or a user who disabled bounding.
 pub const MAX_RESULT_BYTES: usize = 512 * 1024;
+/// The most of a replaced result's original the transcript keeps (`raw_content`): the full
+/// text of anything a person would page through, without letting one runaway command write
+/// hundreds of megabytes into the session file.
+pub const MAX_RAW_BYTES: usize = 8 * 1024 * 1024;
 
 /// Why a call produced no normal result. The text is what the model reads.
 #[derive(Debug)]
@@ -195,7 +200,7 @@ impl Agent {
             let outcomes = self.execute(&group, prepared, cancel);
             for (call, outcome) in group.iter().zip(outcomes) {
                 let duration_ms = outcome.duration_ms;
-                let (mut output, is_error) = self.after(call, outcome, on_event);
+                let (mut output, is_error, raw) = self.after(call, outcome, on_event);
                 bound(&mut output);
                 if let Some(s) = self.guard(call, is_error, &mut output) {
                     stop.get_or_insert(s);
@@ -214,6 +219,7 @@ impl Agent {
                     reasoning_state: None,
                     tool_calls: vec![],
                     tool_call_id: Some(call.id.clone()),
+                    raw_content: raw,
                 };
                 self.append(message, on_event);
             }
@@ -543,14 +549,16 @@ impl Agent {
         })
     }
 
-    /// `tool.after` over a call's result; returns the text the model reads and whether it is
-    /// an error. Only calls that ran are shown to interceptors.
+    /// `tool.after` over a call's result; returns the text the model reads, whether it is an
+    /// error, and the original result when an interceptor replaced it (bounded, redacted): the
+    /// transcript keeps it, the provider never sees it. Only calls that ran are shown to
+    /// interceptors.
     fn after(
         &self,
         call: &ToolCall,
         outcome: Outcome,
         on_event: &mut dyn FnMut(AgentEvent),
-    ) -> (String, bool) {
+    ) -> (String, bool, Option<String>) {
         let ran = matches!(
             outcome.result,
             Ok(_) | Err(CallFailure::Tool(_) | CallFailure::Crashed)
@@ -560,7 +568,7 @@ impl Agent {
             Err(failure) => (failure.to_string(), true),
         };
         if !ran {
-            return (result, is_error);
+            return (result, is_error, None);
         }
         let original = ToolAfter {
             name: call.name.clone(),
@@ -576,13 +584,18 @@ impl Agent {
             || original.clone(),
             |replaced| replaced.validate(&original),
         ) {
-            Intercepted::Unchanged => (original.result, original.is_error),
+            Intercepted::Unchanged => (original.result, original.is_error, None),
             Intercepted::Replaced(replaced) => {
                 on_event(AgentEvent::Notice(format!(
                     "an interceptor replaced the result of `{}`",
                     call.name
                 )));
-                (replaced.result, replaced.is_error)
+                let raw = (replaced.result != original.result).then(|| {
+                    let mut raw = original.result;
+                    bound_to(&mut raw, MAX_RAW_BYTES);
+                    raw
+                });
+                (replaced.result, replaced.is_error, raw)
             }
             Intercepted::Blocked(stop) => {
                 let text = format!(
@@ -591,7 +604,7 @@ impl Agent {
                     stop.describe()
                 );
                 on_event(AgentEvent::Notice(text.clone()));
-                (text, true)
+                (text, true, None)
             }
         }
     }
@@ -652,11 +665,16 @@ fn invoke(call: &ToolCall, approved: Approved, workspace: &std::path::Path) -> O
 
 /// Cut a result longer than [`MAX_RESULT_BYTES`] at a character boundary, saying so.
 fn bound(output: &mut String) {
-    if output.len() <= MAX_RESULT_BYTES {
+    bound_to(output, MAX_RESULT_BYTES);
+}
+
+/// Cut `output` to `max` bytes at a character boundary, saying so.
+fn bound_to(output: &mut String, max: usize) {
+    if output.len() <= max {
         return;
     }
     let total = output.len();
-    let mut end = MAX_RESULT_BYTES;
+    let mut end = max;
     while !output.is_char_boundary(end) {
         end -= 1;
     }

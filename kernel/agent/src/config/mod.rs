@@ -482,6 +482,8 @@ impl Config {
             sandbox: self.sandbox.clone(),
             tools: self.tools.clone(),
             plugins: self.plugins.clone(),
+            known_secrets: Vec::new(),
+            user_instruction_dirs: Vec::new(),
         }
     }
 }

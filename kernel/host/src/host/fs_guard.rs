@@ -43,6 +43,8 @@ pub struct FsGuard {
     preopens: Vec<PathBuf>,
     /// A plugin that was installed rather than built in: protected paths are read-only to it.
     protected_read_only: bool,
+    /// Preopened roots in which only Markdown files (and directories) can be seen.
+    markdown_roots: Vec<PathBuf>,
     plan: OnceLock<Arc<Plan>>,
     /// Open directory listings (by resource rep) of directories that hold hidden or forbidden
     /// entries, with the names to leave out.
@@ -61,6 +63,9 @@ pub(crate) struct Plan {
     /// Whether some forbidden root lies within (or around) a preopened root. When not, nothing
     /// a plugin can reach is forbidden and reads need no check.
     active: bool,
+    /// Roots (canonical) under which everything but directories and `*.md` files looks
+    /// missing: the user's instruction directories, which also hold credentials.
+    markdown_only: Vec<PathBuf>,
 }
 
 impl FsGuard {
@@ -68,11 +73,13 @@ impl FsGuard {
         policy: Arc<SandboxPolicy>,
         preopens: Vec<PathBuf>,
         protected_read_only: bool,
+        markdown_roots: Vec<PathBuf>,
     ) -> FsGuard {
         FsGuard {
             policy,
             preopens,
             protected_read_only,
+            markdown_roots,
             plan: OnceLock::new(),
             listings: Mutex::default(),
         }
@@ -98,8 +105,17 @@ impl FsGuard {
 
     /// The plan, looked up on first use (a store that never touches files pays nothing).
     pub(crate) fn plan(&self) -> &Plan {
-        self.plan
-            .get_or_init(|| plan_for(&self.policy, &self.preopens, self.protected_read_only))
+        self.plan.get_or_init(|| {
+            if self.markdown_roots.is_empty() {
+                plan_for(&self.policy, &self.preopens, self.protected_read_only)
+            } else {
+                // Rare (one built-in, once per session): not worth a cache entry.
+                let mut plan = Plan::new(&self.policy, &self.preopens, self.protected_read_only);
+                plan.markdown_only = self.markdown_roots.iter().map(|r| real_path(r)).collect();
+                plan.active = true;
+                Arc::new(plan)
+            }
+        })
     }
 }
 
@@ -174,6 +190,7 @@ impl Plan {
             roots,
             protected,
             active,
+            markdown_only: Vec::new(),
         }
     }
 
@@ -189,7 +206,15 @@ impl Plan {
 
     /// `path` (real, absolute) is a hidden or forbidden path or lies under one.
     pub(crate) fn forbidden(&self, path: &Path) -> bool {
-        self.forbidden.iter().any(|f| path.starts_with(f))
+        self.forbidden.iter().any(|f| path.starts_with(f)) || self.not_markdown(path)
+    }
+
+    /// `path` lies in a Markdown-only root and is neither a directory nor a `.md` file.
+    fn not_markdown(&self, path: &Path) -> bool {
+        !self.markdown_only.is_empty()
+            && self.markdown_only.iter().any(|r| path.starts_with(r))
+            && path.extension().is_none_or(|e| e != "md")
+            && !path.is_dir()
     }
 
     /// `path` is a hidden or forbidden root or an ancestor of one: moving, replacing or

@@ -4,7 +4,7 @@
 use super::fs_guard::FsGuard;
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::sandbox::SandboxPolicy;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
@@ -107,6 +107,11 @@ pub struct StoreSpec<'a> {
     /// an installed plugin, and for a built-in unless the user explicitly allowed this call's
     /// write to one (`CallContext::may_write_protected`).
     pub protected_read_only: bool,
+    /// Built-ins only: values for requested environment names that the host provides.
+    pub host_env: &'a [(String, String)],
+    /// Built-ins only: extra directories preopened read-only in which only Markdown files
+    /// (and directories) can be seen.
+    pub markdown_roots: &'a [PathBuf],
 }
 
 impl PluginState {
@@ -123,6 +128,13 @@ impl PluginState {
         // hand-off per stat or read).
         wasi.allow_blocking_current_thread(true);
         let mut fs_guard = None;
+        let mut preopens = Vec::new();
+        let markdown_roots: Vec<PathBuf> = spec
+            .markdown_roots
+            .iter()
+            .filter(|r| r.is_dir() && !spec.workspace.is_some_and(|ws| r.starts_with(ws)))
+            .cloned()
+            .collect();
         if let Some(root) = spec.workspace {
             let perms = match spec.capabilities.workspace {
                 WorkspaceAccess::None => None,
@@ -135,27 +147,37 @@ impl PluginState {
                 wasi.preopened_dir(root, guest.as_ref(), perms)?;
                 // Extra writable roots come with the same access as the workspace; roots
                 // inside the workspace are already reachable, missing ones are skipped.
-                let mut preopens = vec![root.to_path_buf()];
+                preopens.push(root.to_path_buf());
                 let extra = spec.sandbox.iter().flat_map(|p| p.allow_write.iter());
                 for extra_root in extra.filter(|r| !r.starts_with(root) && r.is_dir()) {
                     let guest = extra_root.to_string_lossy();
                     wasi.preopened_dir(extra_root, guest.as_ref(), perms)?;
                     preopens.push(extra_root.clone());
                 }
-                // Without a policy there is nothing to hide; the guard still keeps protected
-                // files and symlinks in check.
-                let policy = spec.sandbox.clone().unwrap_or_else(|| {
-                    Arc::new(crate::sandbox::SandboxConfig::default().resolve_with(root, |_| None))
-                });
-                fs_guard = Some(Arc::new(FsGuard::new(
-                    policy,
-                    preopens,
-                    spec.protected_read_only,
-                )));
             }
         }
+        for extra_root in &markdown_roots {
+            let guest = extra_root.to_string_lossy();
+            wasi.preopened_dir(extra_root, guest.as_ref(), FsPerms::ReadOnly)?;
+            preopens.push(extra_root.clone());
+        }
+        if let Some(first) = preopens.first().cloned() {
+            // Without a policy there is nothing to hide; the guard still keeps protected
+            // files and symlinks in check.
+            let policy = spec.sandbox.clone().unwrap_or_else(|| {
+                Arc::new(crate::sandbox::SandboxConfig::default().resolve_with(&first, |_| None))
+            });
+            fs_guard = Some(Arc::new(FsGuard::new(
+                policy,
+                preopens,
+                spec.protected_read_only,
+                markdown_roots,
+            )));
+        }
         for name in &spec.capabilities.env {
-            if let Ok(value) = std::env::var(name) {
+            if let Some((_, value)) = spec.host_env.iter().find(|(n, _)| n == name) {
+                wasi.env(name, value);
+            } else if let Ok(value) = std::env::var(name) {
                 wasi.env(name, value);
             }
         }

@@ -1,0 +1,144 @@
+//! `@path` imports: a line holding only `@relative/path` (after trimming) is replaced by that
+//! file's text, itself expanded, up to [`MAX_DEPTH`] levels deep.
+//!
+//! Nothing imported is trusted blindly. The path must be relative and stay in the importing
+//! file's directory: absolute paths, `..`, symlinks on the way (which could lead anywhere),
+//! files that cannot be read, cycles and imports nested too deep are refused, each with a
+//! diagnostic line in place of the import so the user (and the model) see what was left out.
+//! A file already included (directly or by an earlier import) is not included again.
+
+use crate::MAX_TOTAL_BYTES;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Imports nest at most this deep (a top-level file is level 0).
+pub const MAX_DEPTH: usize = 5;
+
+/// Expands files, remembering what was included.
+#[derive(Debug, Default)]
+pub struct Expander {
+    /// Files already included, as their lexical absolute paths.
+    included: Vec<PathBuf>,
+}
+
+impl Expander {
+    /// The text of the top-level file `path`, its imports expanded; `None` when it cannot be
+    /// read or was already included (e.g. imported by an earlier file).
+    pub fn expand_file(&mut self, path: &Path) -> Option<String> {
+        if self.included.iter().any(|p| p == path) {
+            return None;
+        }
+        let text = read_bounded(path)?;
+        self.included.push(path.to_path_buf());
+        let mut stack = vec![path.to_path_buf()];
+        Some(self.expand(&text, path, 1, &mut stack))
+    }
+
+    /// Expand the import lines of `text`, which is the content of `file` (imports at `depth`).
+    fn expand(
+        &mut self,
+        text: &str,
+        file: &Path,
+        depth: usize,
+        stack: &mut Vec<PathBuf>,
+    ) -> String {
+        let mut out = String::with_capacity(text.len());
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let Some(target) = import_target(line) else {
+                out.push_str(line);
+                continue;
+            };
+            let newline = if line.ends_with('\n') { "\n" } else { "" };
+            match self.resolve(target, file, depth, stack) {
+                Ok(Some((path, imported))) => {
+                    stack.push(path.clone());
+                    let expanded = self.expand(&imported, &path, depth + 1, stack);
+                    stack.pop();
+                    out.push_str(expanded.trim_end_matches('\n'));
+                    out.push_str(newline);
+                }
+                Ok(None) => {}
+                Err(why) => {
+                    let name = file
+                        .file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "[Reasonix did not import @{target} ({name}, line {}): {why}]{newline}",
+                        i + 1
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The file an import names and its text; `Ok(None)` when it was included already.
+    fn resolve(
+        &mut self,
+        target: &str,
+        file: &Path,
+        depth: usize,
+        stack: &[PathBuf],
+    ) -> Result<Option<(PathBuf, String)>, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("imports nest at most {MAX_DEPTH} levels deep"));
+        }
+        let relative = Path::new(target);
+        if relative.is_absolute() || target.starts_with('~') {
+            return Err("only paths relative to the importing file are imported".into());
+        }
+        if !relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err("the path leaves the importing file's directory".into());
+        }
+        let Some(dir) = file.parent() else {
+            return Err("the importing file has no directory".into());
+        };
+        // Every step below the importing file's directory must be a real directory or file:
+        // a symlink could point anywhere.
+        let mut path = dir.to_path_buf();
+        for part in relative.components() {
+            if let Component::Normal(name) = part {
+                path.push(name);
+                match std::fs::symlink_metadata(&path) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        return Err("the path goes through a symlink".into());
+                    }
+                    Ok(_) => {}
+                    Err(_) => return Err("the file cannot be read".into()),
+                }
+            }
+        }
+        if stack.contains(&path) {
+            return Err("it imports itself (a cycle)".into());
+        }
+        if self.included.contains(&path) {
+            return Ok(None);
+        }
+        if !path.is_file() {
+            return Err("it is not a file".into());
+        }
+        let text = read_bounded(&path).ok_or("the file cannot be read")?;
+        self.included.push(path.clone());
+        Ok(Some((path, text)))
+    }
+}
+
+/// The target of an import line: the line is `@` and a path, nothing else.
+fn import_target(line: &str) -> Option<&str> {
+    let target = line.trim().strip_prefix('@')?;
+    (!target.is_empty() && !target.contains(char::is_whitespace)).then_some(target)
+}
+
+/// A file's text (lossy UTF-8), read no further than the total budget allows.
+fn read_bounded(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TOTAL_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,171 @@
+use super::*;
+use crate::sources::{collect, cut};
+use std::fs;
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn headings(found: &[Found]) -> Vec<String> {
+    found.iter().map(|f| f.heading.clone()).collect()
+}
+
+#[test]
+fn root_files_render_as_they_always_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    write(&ws.join("CLAUDE.md"), "claude rules");
+    write(&ws.join("REASONIX.md"), "reasonix rules\n");
+    write(&ws.join("AGENTS.md"), "   \n");
+    write(&ws.join("sub/AGENTS.md"), "nested");
+    let found = collect(&[], ws);
+    assert_eq!(headings(&found), ["REASONIX.md", "CLAUDE.md"]);
+    let prompt = append("Guidance.\n\n# Environment\n\n- x\n", &found);
+    assert_eq!(
+        prompt,
+        "Guidance.\n\n# Environment\n\n- x\n\n# Project instructions\n\nThe project keeps these instructions for agents in its root directory. Follow them; they take precedence over the general guidance above when the two disagree.\n\n## REASONIX.md\n\nreasonix rules\n\n## CLAUDE.md\n\nclaude rules\n"
+    );
+    // Without the environment section, still one blank line between.
+    assert!(append("Guidance.", &found).starts_with("Guidance.\n\n# Project instructions\n"));
+}
+
+#[test]
+fn every_source_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let claude = dir.path().join("user/.claude");
+    let ws = dir.path().join("ws");
+    write(&home.join("REASONIX.md"), "home rules");
+    write(&claude.join("CLAUDE.md"), "claude user rules");
+    write(&claude.join("AGENTS.md"), "not read from ~/.claude");
+    write(&ws.join("AGENTS.md"), "agents");
+    write(&ws.join("AGENTS.local.md"), "agents local");
+    write(&ws.join(".claude/CLAUDE.md"), "dot claude");
+    let found = collect(&[home.clone(), claude.clone()], &ws);
+    assert_eq!(
+        headings(&found),
+        [
+            home.join("REASONIX.md").display().to_string(),
+            claude.join("CLAUDE.md").display().to_string(),
+            "AGENTS.md".to_string(),
+            "AGENTS.local.md".to_string(),
+            ".claude/CLAUDE.md".to_string(),
+        ]
+    );
+    assert!(render(&found).contains("The user and the project keep"));
+}
+
+#[test]
+fn files_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "x".repeat(99) + "\n";
+    write(&dir.path().join("AGENTS.md"), &line.repeat(1000));
+    let found = collect(&[], dir.path());
+    assert!(found[0].truncated);
+    assert!(found[0].text.len() <= MAX_FILE_BYTES);
+    assert!(found[0].text.ends_with('x'), "cut at a line end");
+    assert!(render(&found).contains("[AGENTS.md is longer"));
+    for name in ["REASONIX.md", "CLAUDE.md", "CLAUDE.local.md"] {
+        write(&dir.path().join(name), &line.repeat(1000));
+    }
+    let total: usize = collect(&[], dir.path()).iter().map(|f| f.text.len()).sum();
+    assert!(total <= MAX_TOTAL_BYTES);
+}
+
+#[test]
+fn cut_respects_char_boundaries() {
+    let text = "é".repeat(10);
+    assert_eq!(cut(&text, 5), ("éé", true));
+}
+
+#[test]
+fn imports_expand_in_place_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    write(
+        &ws.join("AGENTS.md"),
+        "top\n@docs/style.md\nmid\n@docs/style.md\nend",
+    );
+    write(&ws.join("docs/style.md"), "style\n@more.md\n");
+    write(&ws.join("docs/more.md"), "more");
+    let found = collect(&[], ws);
+    assert_eq!(found[0].text, "top\nstyle\nmore\nmid\nend");
+}
+
+#[test]
+fn escaping_imports_are_refused_with_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(&dir.path().join("secret.md"), "SECRET");
+    write(
+        &ws.join("AGENTS.md"),
+        "@../secret.md\n@/etc/passwd\n@missing.md\n@link.md\n@self.md\n@sub\nok",
+    );
+    write(&ws.join("self.md"), "@self.md");
+    fs::create_dir_all(ws.join("sub")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.md"), ws.join("link.md")).unwrap();
+    let found = collect(&[], &ws);
+    let text = &found[0].text;
+    assert!(!text.contains("SECRET"), "{text}");
+    for why in [
+        "@../secret.md (AGENTS.md, line 1): the path leaves the importing file's directory",
+        "@/etc/passwd (AGENTS.md, line 2): only paths relative",
+        "@missing.md (AGENTS.md, line 3): the file cannot be read",
+        "@link.md (AGENTS.md, line 4): the path goes through a symlink",
+        "@self.md (self.md, line 1): it imports itself (a cycle)",
+        "@sub (AGENTS.md, line 6): it is not a file",
+    ] {
+        assert!(
+            text.contains(&format!("[Reasonix did not import {why}")),
+            "{why}\n{text}"
+        );
+    }
+    assert!(text.ends_with("ok"));
+}
+
+#[test]
+fn imports_nest_five_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    write(&ws.join("AGENTS.md"), "@l1.md");
+    for i in 1..=6 {
+        write(
+            &ws.join(format!("l{i}.md")),
+            &format!("level {i}\n@l{}.md", i + 1),
+        );
+    }
+    let text = &collect(&[], ws)[0].text;
+    assert!(text.contains("level 5"), "{text}");
+    assert!(!text.contains("level 6"), "{text}");
+    assert!(text.contains("nest at most 5 levels"), "{text}");
+}
+
+#[test]
+fn the_interceptor_appends_and_stays_quiet_without_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let payload = |ws: &Path| {
+        serde_json::json!({
+            "prompt": "P", "workspaceRoot": ws.display().to_string(),
+            "os": "linux", "arch": "x86_64", "shell": null
+        })
+        .to_string()
+    };
+    assert_eq!(
+        Instructions::intercept(POINT, &payload(dir.path())).unwrap(),
+        Decision::Proceed
+    );
+    write(&dir.path().join("AGENTS.md"), "Use tabs.");
+    match Instructions::intercept(POINT, &payload(dir.path())).unwrap() {
+        Decision::Replace(json) => {
+            let v: Value = serde_json::from_str(&json).unwrap();
+            assert!(
+                v["prompt"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("## AGENTS.md\n\nUse tabs.\n")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
