@@ -51,13 +51,17 @@ pub fn registry_settings(config: &Config) -> (RegistrySettings, Option<String>) 
         .iter()
         .filter(|h| h.trusted && never_fires(&h.event).is_none())
         .collect();
-    let entry = settings.plugins.entry(PLUGIN.to_string()).or_default();
     let list = serde_json::to_string(&active).unwrap_or_else(|_| "[]".to_string());
-    entry.set_config_string(KEY, list);
     let mut quiet = None;
-    if active.is_empty() && entry.enabled != Some(false) {
-        entry.enabled = Some(false);
-        quiet = Some(format!("plugin `{PLUGIN}` is disabled in the config"));
+    // Both layers: an untrusted project's `[plugin.hooks]` is set aside for an interceptor.
+    let layers = std::iter::once(settings.plugins.entry(PLUGIN.to_string()).or_default());
+    let user_layer = settings.untrusted_project.get_mut(PLUGIN);
+    for entry in layers.chain(user_layer) {
+        entry.set_config_string(KEY, list.clone());
+        if active.is_empty() && entry.enabled != Some(false) {
+            entry.enabled = Some(false);
+            quiet = Some(format!("plugin `{PLUGIN}` is disabled in the config"));
+        }
     }
     (settings, quiet)
 }

@@ -42,4 +42,5 @@ mod security_process;
 mod security_terminal;
 mod shell;
 mod sidecar;
+mod untrusted_interceptors;
 mod web_fetch;

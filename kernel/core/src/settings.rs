@@ -231,6 +231,11 @@ pub struct RegistrySettings {
     /// (`<home>`, `~/.claude`), readable (Markdown files only) by a built-in that requests
     /// [`USER_DIRS_ENV`] (the project-instructions component), which gets them listed there.
     pub user_instruction_dirs: Vec<PathBuf>,
+    /// For every `[plugin.<name>]` section an untrusted project file set: the plugin's
+    /// settings without that file. A plugin serving interceptors gets these instead of
+    /// [`RegistrySettings::plugins`]: a repository must not switch off, reconfigure or strip the
+    /// grants of a guard the user installed (a hooks runner, a redactor, a policy interceptor).
+    pub untrusted_project: BTreeMap<String, PluginSettings>,
 }
 
 /// The environment name under which a built-in receives the known secrets, one per line.

@@ -138,7 +138,17 @@ impl Registry {
         index: Option<&PluginIndex>,
     ) {
         let name = described.info.name.clone();
-        let settings = config.plugin(&name);
+        let serves_interceptors =
+            !described.interception_points.is_empty() || !described.slots.is_empty();
+        let settings = match config.untrusted_project.get(&name) {
+            Some(without_project) if serves_interceptors => {
+                self.notices.push(format!(
+                    "[plugin.{name}] in the untrusted project file is ignored: `{name}` serves interceptors, which a repository may not switch off or reconfigure (run `reasonix trust` to apply it)"
+                ));
+                without_project.clone()
+            }
+            _ => config.plugin(&name),
+        };
         if settings.enabled == Some(false) {
             self.notices
                 .push(format!("plugin `{name}` is disabled in the config"));

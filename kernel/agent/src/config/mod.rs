@@ -175,6 +175,9 @@ pub struct Config {
     /// [`Config::warnings`] returns them with the provider warnings.
     pub file_warnings: Vec<String>,
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// The `[plugin.<name>]` sections an untrusted project file set, as they were before it
+    /// (see [`RegistrySettings::untrusted_project`]).
+    pub plugins_without_untrusted_project: BTreeMap<String, PluginSettings>,
     /// `default_model`: a provider name (→ its default model) or `provider/model`.
     pub default_model: Option<String>,
     /// `[[providers]]`, in file order. A project entry replaces the user entry with the same
@@ -231,6 +234,12 @@ impl Config {
                 ));
             }
             if trust == ProjectTrust::Untrusted {
+                for name in parsed.file.plugin.keys() {
+                    let before = config.plugins.get(name).cloned().unwrap_or_default();
+                    config
+                        .plugins_without_untrusted_project
+                        .insert(name.clone(), before);
+                }
                 let dropped =
                     trust::restrict_untrusted(&project, &text, &mut parsed.file, &config.providers);
                 if parsed.file.agent.system_prompt_file.is_none() {
@@ -484,6 +493,7 @@ impl Config {
             plugins: self.plugins.clone(),
             known_secrets: Vec::new(),
             user_instruction_dirs: Vec::new(),
+            untrusted_project: self.plugins_without_untrusted_project.clone(),
         }
     }
 }
