@@ -6,6 +6,11 @@
 //! Turns: `read_file` → `write_file` → `ls` (or `bash` in the second row) → the answer, with
 //! `--yolo` so nothing is refused. Every run uses a warm compiled-artifact cache (one warm-up
 //! run first) and a fresh session.
+//!
+//! Variants, interleaved run by run so a drift of the machine's load affects all alike: this
+//! build as shipped; this build with the built-in interceptors switched off in the user's
+//! config; and, when `REASONIX_BENCH_BASELINE` names another `reasonix` binary (e.g. one built
+//! from an earlier commit), that binary on the same script.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
 #![allow(clippy::disallowed_macros)]
@@ -70,6 +75,16 @@ fn script(mock: &MockLlm, with_bash: bool) {
 struct Bench {
     root: tempfile::TempDir,
     mock: MockLlm,
+    /// The user's config without the variant's lines.
+    base_config: String,
+}
+
+/// One way of running the script.
+struct Variant {
+    label: &'static str,
+    binary: std::path::PathBuf,
+    /// Lines appended to the user's config.
+    config: &'static str,
 }
 
 impl Bench {
@@ -80,18 +95,27 @@ impl Bench {
             std::fs::create_dir_all(root.path().join(dir)).unwrap();
         }
         std::fs::write(root.path().join("home/.env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
+        // The provider is the user's (a project file could not pair the key with this endpoint
+        // without trust).
+        let base_config = format!(
+            "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
+             base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
+            mock.base_url()
+        );
+        std::fs::write(root.path().join("home/config.toml"), &base_config).unwrap();
+        Bench {
+            root,
+            mock,
+            base_config,
+        }
+    }
+
+    fn select(&self, variant: &Variant) {
         std::fs::write(
-            // The provider is the user's (a project file could not pair the key with this
-            // endpoint without trust).
-            root.path().join("home/config.toml"),
-            format!(
-                "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
-                 base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
-                mock.base_url()
-            ),
+            self.path("home/config.toml"),
+            format!("{}{}", self.base_config, variant.config),
         )
         .unwrap();
-        Bench { root, mock }
     }
 
     fn path(&self, p: &str) -> std::path::PathBuf {
@@ -100,7 +124,8 @@ impl Bench {
 
     // The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
     #[allow(clippy::zombie_processes)]
-    fn once(&self, with_bash: bool) -> Sample {
+    fn once(&self, variant: &Variant, with_bash: bool) -> Sample {
+        self.select(variant);
         let ws = self.path("workspace");
         std::fs::write(ws.join("notes.txt"), "hello bench\n").unwrap();
         let _ = std::fs::remove_file(ws.join("upper.txt"));
@@ -109,7 +134,7 @@ impl Bench {
         let out = std::fs::File::create(self.path("stdout")).unwrap();
         let err = std::fs::File::create(self.path("stderr")).unwrap();
         let start = Instant::now();
-        let child = Command::new(env!("CARGO_BIN_EXE_reasonix"))
+        let child = Command::new(&variant.binary)
             .args(["run", "--yolo", "--dir"])
             .arg(&ws)
             .arg("Uppercase notes.txt into upper.txt")
@@ -154,75 +179,97 @@ fn median_of(samples: &[Sample], f: impl Fn(&Sample) -> Duration) -> (Duration, 
     (median(&v), v[v.len() - 1])
 }
 
-/// The built-in interceptors (`environment`, `instructions`, `redact`, `bound`) switched off
-/// by the project file, for the comparison row: the run without them is what the agent cost
-/// before they existed (it then did their work inline, which is negligible next to a call).
+/// The built-in interceptors switched off in the user's config (a project file could not:
+/// an untrusted project may not switch off a plugin serving interceptors).
 const WITHOUT_BUILTIN_INTERCEPTORS: &str = "[plugin.environment]\nenabled = false\n\
      [plugin.instructions]\nenabled = false\n[plugin.redact]\nenabled = false\n\
      [plugin.bound]\nenabled = false\n";
 
-impl Bench {
-    fn interceptors(&self, on: bool) {
-        let file = self.path("project/reasonix.toml");
-        if on {
-            let _ = std::fs::remove_file(file);
-        } else {
-            std::fs::write(file, WITHOUT_BUILTIN_INTERCEPTORS).unwrap();
-        }
+fn variants() -> Vec<Variant> {
+    let this = std::path::PathBuf::from(env!("CARGO_BIN_EXE_reasonix"));
+    let mut out = vec![
+        Variant {
+            label: "this build",
+            binary: this.clone(),
+            config: "",
+        },
+        Variant {
+            label: "built-in interceptors off",
+            binary: this,
+            config: WITHOUT_BUILTIN_INTERCEPTORS,
+        },
+    ];
+    if let Some(baseline) = std::env::var_os("REASONIX_BENCH_BASELINE") {
+        out.push(Variant {
+            label: "baseline binary",
+            binary: baseline.into(),
+            config: "",
+        });
     }
+    out
 }
 
 fn main() {
     let bench = Bench::new();
-    // Warm-up: compiles the built-ins into the artifact cache.
-    bench.once(false);
-    bench.once(true);
-    println!("| run | measurement | median | max |");
-    println!("|---|---|---|---|");
+    let variants = variants();
+    // Warm-up: compiles each binary's built-ins into the artifact cache.
+    for variant in &variants {
+        bench.once(variant, false);
+        bench.once(variant, true);
+    }
+    println!("| run | variant | measurement | median | max |");
+    println!("|---|---|---|---|---|");
     for (label, with_bash) in [
         ("read, write, ls, answer", false),
         ("read, write, bash, answer", true),
     ] {
-        // Interleaved, so a drift of the machine's load affects both rows alike.
-        let mut on = Vec::new();
-        let mut off = Vec::new();
+        let mut samples: Vec<Vec<Sample>> = variants.iter().map(|_| Vec::new()).collect();
         for _ in 0..RUNS {
-            bench.interceptors(true);
-            on.push(bench.once(with_bash));
-            bench.interceptors(false);
-            off.push(bench.once(with_bash));
+            for (variant, out) in variants.iter().zip(samples.iter_mut()) {
+                out.push(bench.once(variant, with_bash));
+            }
         }
-        bench.interceptors(true);
-        report(label, &on);
-        report(&format!("{label} (built-in interceptors off)"), &off);
-        let (wall_on, _) = median_of(&on, |s| s.wall);
-        let (wall_off, _) = median_of(&off, |s| s.wall);
-        println!(
-            "| {label} | wall with / without built-in interceptors | {:+.1} % | |",
-            (wall_on.as_secs_f64() / wall_off.as_secs_f64() - 1.0) * 100.0
-        );
+        for (variant, out) in variants.iter().zip(&samples) {
+            report(label, variant.label, out);
+        }
+        let (wall_this, _) = median_of(&samples[0], |s| s.wall);
+        let (cpu_this, _) = median_of(&samples[0], |s| s.cpu);
+        for (variant, out) in variants.iter().zip(&samples).skip(1) {
+            let (wall, _) = median_of(out, |s| s.wall);
+            let (cpu, _) = median_of(out, |s| s.cpu);
+            println!(
+                "| {label} | this build vs {} | wall / CPU | {:+.1} % / {:+.1} % | |",
+                variant.label,
+                (wall_this.as_secs_f64() / wall.as_secs_f64() - 1.0) * 100.0,
+                (cpu_this.as_secs_f64() / cpu.as_secs_f64() - 1.0) * 100.0
+            );
+        }
     }
 }
 
-fn report(label: &str, samples: &[Sample]) {
+fn report(label: &str, variant: &str, samples: &[Sample]) {
     let (wall, wall_max) = median_of(samples, |s| s.wall);
     let (cpu, cpu_max) = median_of(samples, |s| s.cpu);
     let (first, first_max) = median_of(samples, |s| s.first_request);
     let mut rss: Vec<u64> = samples.iter().map(|s| s.max_rss_kib).collect();
     rss.sort();
     println!(
-        "| {label} | start → first request ms | {} | {} |",
+        "| {label} | {variant} | start → first request ms | {} | {} |",
         ms(first),
         ms(first_max)
     );
-    println!("| {label} | wall ms | {} | {} |", ms(wall), ms(wall_max));
     println!(
-        "| {label} | CPU (user+sys) ms | {} | {} |",
+        "| {label} | {variant} | wall ms | {} | {} |",
+        ms(wall),
+        ms(wall_max)
+    );
+    println!(
+        "| {label} | {variant} | CPU (user+sys) ms | {} | {} |",
         ms(cpu),
         ms(cpu_max)
     );
     println!(
-        "| {label} | peak RSS MiB | {:.1} | {:.1} |",
+        "| {label} | {variant} | peak RSS MiB | {:.1} | {:.1} |",
         rss[rss.len() / 2] as f64 / 1024.0,
         rss[rss.len() - 1] as f64 / 1024.0
     );
