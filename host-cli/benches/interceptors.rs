@@ -65,10 +65,9 @@ fn main() {
         state: dir.path().join("home"),
     };
     let registry = Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap();
-    registry.bind_workspace(&workspace);
+    let bound = registry.interceptors_for(&workspace);
     let by_name = |name: &str| -> Arc<dyn Interceptor> {
-        registry
-            .interceptors()
+        bound
             .iter()
             .find(|i| i.source() == name)
             .unwrap_or_else(|| panic!("no built-in interceptor `{name}`"))

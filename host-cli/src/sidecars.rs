@@ -56,7 +56,8 @@ pub struct Composed {
     registry: Arc<Registry>,
     providers: Vec<Arc<dyn Provider>>,
     tools: Vec<Arc<dyn Tool>>,
-    interceptors: Vec<Arc<dyn Interceptor>>,
+    /// The sidecars' interceptors (the components' come from the registry, bound per agent).
+    sidecar_interceptors: Vec<Arc<dyn Interceptor>>,
 }
 
 impl Composed {
@@ -75,13 +76,11 @@ impl Composed {
                 );
             }
         }
-        let mut interceptors = Catalog::interceptors(registry.as_ref());
-        interceptors.extend(sidecars.interceptors());
         Composed {
             registry,
             providers: sidecars.providers(),
             tools,
-            interceptors,
+            sidecar_interceptors: sidecars.interceptors(),
         }
     }
 }
@@ -109,7 +108,15 @@ impl Catalog for Composed {
     }
 
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
-        self.interceptors.clone()
+        let mut all = Catalog::interceptors(self.registry.as_ref());
+        all.extend(self.sidecar_interceptors.iter().cloned());
+        all
+    }
+
+    fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
+        let mut all = self.registry.interceptors_for(workspace);
+        all.extend(self.sidecar_interceptors.iter().cloned());
+        all
     }
 
     fn stop_processes(&self, reason: &str) {

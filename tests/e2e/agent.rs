@@ -1132,3 +1132,47 @@ fn reload_swaps_the_runtime_between_turns_and_keeps_the_session() {
     assert_eq!(outcome.status, RunStatus::Success, "{outcome:?}");
     assert_eq!(agent.history().len(), 6);
 }
+
+/// One registry, two agents of two workspaces: each agent's interceptors work in its own
+/// workspace (the instructions component reads that workspace's `AGENTS.md`), however the
+/// agents are created or interleaved.
+#[test]
+fn agents_sharing_a_registry_each_intercept_in_their_own_workspace() {
+    let a = Setup::new("openai");
+    let b = Setup::new("openai");
+    std::fs::write(
+        a.env.workspace().join("AGENTS.md"),
+        "Workspace A: use tabs.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        b.env.workspace().join("AGENTS.md"),
+        "Workspace B: use spaces.\n",
+    )
+    .unwrap();
+    let agent_a = Agent::new(
+        Arc::new(registry()),
+        a.client(),
+        a.config(Posture::Ask, Policy::default()),
+    )
+    .unwrap();
+    let agent_b = Agent::new(
+        Arc::new(registry()),
+        b.client(),
+        b.config(Posture::Ask, Policy::default()),
+    )
+    .unwrap();
+    let prompt = |agent: &Agent| agent.request().messages[0].content.clone();
+    assert!(
+        prompt(&agent_a).contains("Workspace A: use tabs."),
+        "{}",
+        prompt(&agent_a)
+    );
+    assert!(!prompt(&agent_a).contains("Workspace B"));
+    assert!(
+        prompt(&agent_b).contains("Workspace B: use spaces."),
+        "{}",
+        prompt(&agent_b)
+    );
+    assert!(!prompt(&agent_b).contains("Workspace A"));
+}

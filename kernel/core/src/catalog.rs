@@ -14,8 +14,15 @@ pub trait Catalog: Send + Sync {
     fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>>;
     /// The provider kinds served, sorted (for error messages).
     fn provider_kinds(&self) -> Vec<String>;
-    /// Every interceptor.
+    /// Every interceptor (for listing; calls made through these have no workspace).
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>>;
+    /// Every interceptor, its calls made for `workspace` (its files as far as each plugin's
+    /// grant goes, commands in its sandbox policy). The agent takes its interceptors from here,
+    /// so each agent — and each reloaded runtime — serves its own workspace.
+    fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
+        let _ = workspace;
+        self.interceptors()
+    }
     /// Kill every command the plugins started (the user cancelled).
     fn stop_processes(&self, reason: &str);
 }
@@ -35,6 +42,9 @@ impl<T: Catalog + ?Sized> Catalog for &T {
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
         (**self).interceptors()
     }
+    fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
+        (**self).interceptors_for(workspace)
+    }
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
     }
@@ -53,6 +63,9 @@ impl<T: Catalog + ?Sized> Catalog for Arc<T> {
     }
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
         (**self).interceptors()
+    }
+    fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
+        (**self).interceptors_for(workspace)
     }
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)

@@ -6,22 +6,18 @@ use reasonix_core::error::CallError;
 pub use reasonix_core::interceptor::Interceptor;
 use reasonix_core::types::{Decision, Subscription};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// An interceptor served by a wasm component.
 pub struct WasmInterceptor {
     plugin: Arc<LoadedPlugin>,
-    /// The run's workspace, once its registry was bound to one
-    /// ([`Registry::bind_workspace`]): each call then gets it as tool calls do (preopened as
-    /// far as the plugin's grant goes, and the sandbox policy its commands run in). Unbound,
-    /// calls have no workspace.
-    ///
-    /// [`Registry::bind_workspace`]: crate::Registry::bind_workspace
-    workspace: Arc<OnceLock<PathBuf>>,
+    /// The workspace its calls are made for, as tool calls are (preopened as far as the
+    /// plugin's grant goes, and the sandbox policy its commands run in); `None` for a listing.
+    workspace: Option<PathBuf>,
 }
 
 impl WasmInterceptor {
-    pub fn new(plugin: Arc<LoadedPlugin>, workspace: Arc<OnceLock<PathBuf>>) -> WasmInterceptor {
+    pub fn new(plugin: Arc<LoadedPlugin>, workspace: Option<PathBuf>) -> WasmInterceptor {
         WasmInterceptor { plugin, workspace }
     }
 }
@@ -54,7 +50,7 @@ impl Interceptor for WasmInterceptor {
             })?;
         let (mut store, instance) = self
             .plugin
-            .instantiate_interceptor(self.workspace.get().map(PathBuf::as_path))?;
+            .instantiate_interceptor(self.workspace.as_deref())?;
         let payload = payload.to_string();
         let result = indices
             .load(&mut store, &instance)

@@ -41,8 +41,8 @@ pub struct Registry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
     providers: BTreeMap<String, Arc<dyn Provider>>,
     interceptors: Vec<Arc<dyn Interceptor>>,
-    /// The workspace interceptor calls are made for, shared with every [`WasmInterceptor`].
-    workspace: Arc<std::sync::OnceLock<PathBuf>>,
+    /// The plugins serving interceptors, in load order (for [`Registry::interceptors_for`]).
+    interceptor_plugins: Vec<Arc<LoadedPlugin>>,
     problems: Vec<LoadError>,
     notices: Vec<String>,
 }
@@ -76,7 +76,7 @@ impl Registry {
             tools: BTreeMap::new(),
             providers: BTreeMap::new(),
             interceptors: Vec::new(),
-            workspace: Arc::default(),
+            interceptor_plugins: Vec::new(),
             problems: Vec::new(),
             notices: Vec::new(),
         };
@@ -228,10 +228,9 @@ impl Registry {
             );
         }
         if !plugin.described.interception_points.is_empty() || !plugin.described.slots.is_empty() {
-            self.interceptors.push(Arc::new(WasmInterceptor::new(
-                plugin.clone(),
-                self.workspace.clone(),
-            )));
+            self.interceptors
+                .push(Arc::new(WasmInterceptor::new(plugin.clone(), None)));
+            self.interceptor_plugins.push(plugin.clone());
         }
         self.plugins.push(plugin);
     }
@@ -329,13 +328,20 @@ impl Registry {
         self.providers.get(kind)
     }
 
-    /// Make every interceptor's calls for `workspace` (the run's): a call then sees the
-    /// workspace as far as its plugin's grant goes, and may run commands in its sandbox policy
-    /// when granted `process`. Until bound, interceptors run with no workspace. A registry
-    /// serves one workspace: binding another one is refused (`false`).
-    pub fn bind_workspace(&self, workspace: &std::path::Path) -> bool {
-        let bound = self.workspace.get_or_init(|| workspace.to_path_buf());
-        bound == workspace
+    /// Every interceptor, its calls made for `workspace`: a call then sees the workspace as
+    /// far as its plugin's grant goes, and may run commands in its sandbox policy when granted
+    /// `process`. Each agent takes its own, so agents of different workspaces can share one
+    /// registry.
+    pub fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
+        self.interceptor_plugins
+            .iter()
+            .map(|plugin| {
+                Arc::new(WasmInterceptor::new(
+                    plugin.clone(),
+                    Some(workspace.to_path_buf()),
+                )) as Arc<dyn Interceptor>
+            })
+            .collect()
     }
 
     pub fn interceptors(&self) -> &[Arc<dyn Interceptor>] {
@@ -506,6 +512,10 @@ impl Catalog for Registry {
 
     fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
         self.interceptors.clone()
+    }
+
+    fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
+        Registry::interceptors_for(self, workspace)
     }
 
     fn stop_processes(&self, reason: &str) {

@@ -147,8 +147,6 @@ pub fn run(args: RunArgs) -> Outcome {
     for warning in cx.config.warnings() {
         errln!("warning: {warning}");
     }
-    // Interceptors (the hooks component's commands among them) work in the run's workspace.
-    cx.registry.bind_workspace(&workspace);
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let store = SessionStore::new(&cx.paths.state, &workspace);
 

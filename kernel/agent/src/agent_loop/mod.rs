@@ -141,7 +141,7 @@ impl Agent {
             .iter()
             .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
             .collect();
-        let interceptors = Interceptors::new(registry.interceptors())?;
+        let interceptors = Interceptors::new(registry.interceptors_for(&config.workspace))?;
         let mut config = config;
         config.system_prompt = build_system_prompt(&interceptors, &config)?;
         Ok(Agent {
