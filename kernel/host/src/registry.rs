@@ -83,6 +83,25 @@ impl Registry {
 
         let mut candidates: Vec<Candidate> = builtins
             .iter()
+            .filter(|b| {
+                // A built-in the user's settings switch off is not even described (mapping its
+                // compiled artifact is most of its load cost). What an untrusted project file
+                // says is not enough here: whether it may switch the plugin off depends on its
+                // roles, known only once described (see `admit`).
+                let disabled = settings
+                    .untrusted_project
+                    .get(b.name)
+                    .cloned()
+                    .unwrap_or_else(|| settings.plugin(b.name))
+                    .enabled
+                    == Some(false);
+                if disabled {
+                    registry
+                        .notices
+                        .push(format!("plugin `{}` is disabled in the config", b.name));
+                }
+                !disabled
+            })
             .map(|b| Candidate {
                 origin: Origin::Builtin(b.name.to_string()),
                 bytes: Ok(Vec::new()),
@@ -471,29 +490,54 @@ fn describe_all(
             }
         }
     };
-    if candidates.len() <= 1 {
+    // As many threads as cores, not one per component: on a small machine more threads only
+    // add their start-up cost.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(candidates.len());
+    if workers <= 1 {
         return candidates.into_iter().map(describe_one).collect();
     }
+    let origins: Vec<String> = candidates.iter().map(|c| c.origin.to_string()).collect();
+    let queue = std::sync::Mutex::new(candidates.into_iter().enumerate());
+    let mut results: Vec<Option<Result<Described, LoadError>>> =
+        origins.iter().map(|_| None).collect();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = candidates
-            .into_iter()
-            .map(|c| {
-                let origin = c.origin.to_string();
-                (origin, scope.spawn(|| describe_one(c)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|(origin, h)| {
-                h.join().unwrap_or_else(|_| {
-                    Err(LoadError::Invalid {
-                        origin,
-                        message: "the loader panicked on this component".to_string(),
-                    })
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = match queue.lock() {
+                            Ok(mut queue) => queue.next(),
+                            Err(_) => None,
+                        };
+                        let Some((i, candidate)) = next else { break };
+                        done.push((i, describe_one(candidate)));
+                    }
+                    done
                 })
             })
-            .collect()
-    })
+            .collect();
+        for handle in handles {
+            // A worker that panicked leaves its components without a result (reported below).
+            for (i, result) in handle.join().unwrap_or_default() {
+                results[i] = Some(result);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .zip(origins)
+        .map(|(result, origin)| {
+            result.unwrap_or_else(|| {
+                Err(LoadError::Invalid {
+                    origin,
+                    message: "the loader panicked on this component".to_string(),
+                })
+            })
+        })
+        .collect()
 }
 
 impl Catalog for Registry {

@@ -88,22 +88,50 @@ pub fn usable_secrets(secrets: impl IntoIterator<Item = String>) -> Vec<String> 
 
 /// A quick test that `text` may hold a secret; `false` means [`redact`] would change nothing.
 /// (It may hold one when a prefix or a known secret occurs, ignoring letter case for `bearer`.)
-pub fn may_hold_secret(text: &str, known: &[String]) -> bool {
-    known.iter().any(|s| text.contains(s.as_str()))
-        || text.contains(PEM_BEGIN)
-        || SHAPES.iter().any(|s| {
-            if s.any_case {
-                text.as_bytes()
-                    .windows(s.prefix.len())
-                    .any(|w| w.eq_ignore_ascii_case(s.prefix.as_bytes()))
-            } else {
-                text.contains(s.prefix)
-            }
-        })
+/// The bytes a shape or a PEM block can start with.
+fn first_bytes() -> [bool; 256] {
+    let mut first = [false; 256];
+    first[usize::from(PEM_BEGIN.as_bytes()[0])] = true;
+    for s in SHAPES {
+        let f = s.prefix.as_bytes()[0];
+        first[usize::from(f)] = true;
+        if s.any_case {
+            first[usize::from(f.to_ascii_uppercase())] = true;
+            first[usize::from(f.to_ascii_lowercase())] = true;
+        }
+    }
+    first
 }
 
-/// `text` with every known secret and every key shape replaced by [`MARKER`]. `known` must
-/// come from [`usable_secrets`].
+pub fn may_hold_secret(text: &str, known: &[String]) -> bool {
+    // One pass over the bytes, stopping only where some prefix could start (a 256-entry table
+    // of first bytes): scanning the text once per shape cost more than the rest of a call.
+    let first = first_bytes();
+    let bytes = text.as_bytes();
+    for (i, b) in bytes.iter().enumerate() {
+        if !first[usize::from(*b)] {
+            continue;
+        }
+        let rest = &bytes[i..];
+        if rest.starts_with(PEM_BEGIN.as_bytes()) {
+            return true;
+        }
+        let prefix_here = SHAPES.iter().any(|s| {
+            let p = s.prefix.as_bytes();
+            rest.len() >= p.len()
+                && if s.any_case {
+                    rest[..p.len()].eq_ignore_ascii_case(p)
+                } else {
+                    &rest[..p.len()] == p
+                }
+        });
+        if prefix_here {
+            return true;
+        }
+    }
+    known.iter().any(|s| text.contains(s.as_str()))
+}
+
 pub fn redact(text: &str, known: &[String]) -> String {
     let mut current = text.to_string();
     // Each pass that changes something makes the text shorter (the marker is shorter than
@@ -133,8 +161,13 @@ fn shapes(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
+    let first = first_bytes();
     let mut i = 0;
     while i < bytes.len() {
+        if !first[usize::from(bytes[i])] {
+            i += 1;
+            continue;
+        }
         if let Some((start, end)) = match_at(text, i) {
             // Shapes and prefixes are ASCII: `start` and `end` are character boundaries.
             out.push_str(&text[copied..start]);
