@@ -14,25 +14,7 @@ use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::{Value, json};
 use std::process::Output;
 
-const POINTS: [&str; 17] = [
-    "input.receive",
-    "agent.before_start",
-    "system_prompt.build",
-    "context.prepare",
-    "provider.request",
-    "provider.response",
-    "tool.before",
-    "tool.after",
-    "permission.decision",
-    "compaction.prepare",
-    "compaction.complete",
-    "session.start",
-    "session.end",
-    "session.load",
-    "session.save",
-    "session.rotate",
-    "frontend.event",
-];
+use reasonix_core::slots::POINTS;
 
 /// Which tier serves the probe.
 #[derive(Debug, Clone, Copy, PartialEq)]

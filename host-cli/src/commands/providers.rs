@@ -250,7 +250,7 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
     let cx = context::load()?;
     let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let client = ProviderClient::new(
-        &cx.registry,
+        cx.registry.as_ref(),
         &resolved,
         model,
         cx.config.default_model.as_deref(),

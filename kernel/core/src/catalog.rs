@@ -49,25 +49,3 @@ impl<T: Catalog + ?Sized> Catalog for &T {
         (**self).stop_processes(reason)
     }
 }
-
-/// A shared catalog is a catalog.
-impl<T: Catalog + ?Sized> Catalog for Arc<T> {
-    fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        (**self).tools()
-    }
-    fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
-        (**self).provider(kind)
-    }
-    fn provider_kinds(&self) -> Vec<String> {
-        (**self).provider_kinds()
-    }
-    fn interceptors(&self) -> Vec<Arc<dyn Interceptor>> {
-        (**self).interceptors()
-    }
-    fn interceptors_for(&self, workspace: &std::path::Path) -> Vec<Arc<dyn Interceptor>> {
-        (**self).interceptors_for(workspace)
-    }
-    fn stop_processes(&self, reason: &str) {
-        (**self).stop_processes(reason)
-    }
-}

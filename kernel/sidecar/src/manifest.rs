@@ -343,7 +343,7 @@ impl Runtime {
             ));
         }
         for (i, point) in self.intercepts.iter().enumerate() {
-            if !POINTS.contains(&point.as_str()) {
+            if !reasonix_core::slots::is_point(point) {
                 return Err(format!(
                     "at `runtime.intercepts[{i}]`: `{}` is not an interception point (known: {})",
                     reasonix_core::terminal::line(point),

@@ -89,16 +89,20 @@ pub fn usable_secrets(secrets: impl IntoIterator<Item = String>) -> Vec<String> 
 /// A quick test that `text` may hold a secret; `false` means [`redact`] would change nothing.
 /// (It may hold one when a prefix or a known secret occurs, ignoring letter case for `bearer`.)
 /// The bytes a shape or a PEM block can start with.
-fn first_bytes() -> [bool; 256] {
+const FIRST_BYTES: [bool; 256] = first_bytes();
+
+const fn first_bytes() -> [bool; 256] {
     let mut first = [false; 256];
-    first[usize::from(PEM_BEGIN.as_bytes()[0])] = true;
-    for s in SHAPES {
-        let f = s.prefix.as_bytes()[0];
-        first[usize::from(f)] = true;
-        if s.any_case {
-            first[usize::from(f.to_ascii_uppercase())] = true;
-            first[usize::from(f.to_ascii_lowercase())] = true;
+    first[PEM_BEGIN.as_bytes()[0] as usize] = true;
+    let mut i = 0;
+    while i < SHAPES.len() {
+        let f = SHAPES[i].prefix.as_bytes()[0];
+        first[f as usize] = true;
+        if SHAPES[i].any_case {
+            first[f.to_ascii_uppercase() as usize] = true;
+            first[f.to_ascii_lowercase() as usize] = true;
         }
+        i += 1;
     }
     first
 }
@@ -106,7 +110,7 @@ fn first_bytes() -> [bool; 256] {
 pub fn may_hold_secret(text: &str, known: &[String]) -> bool {
     // One pass over the bytes, stopping only where some prefix could start (a 256-entry table
     // of first bytes): scanning the text once per shape cost more than the rest of a call.
-    let first = first_bytes();
+    let first = &FIRST_BYTES;
     let bytes = text.as_bytes();
     for (i, b) in bytes.iter().enumerate() {
         if !first[usize::from(*b)] {
@@ -161,7 +165,7 @@ fn shapes(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
-    let first = first_bytes();
+    let first = &FIRST_BYTES;
     let mut i = 0;
     while i < bytes.len() {
         if !first[usize::from(bytes[i])] {

@@ -95,7 +95,8 @@ pub struct Agent {
     /// What each tool is to the permission rules, from its spec and its plugin's grant,
     /// worked out once.
     classes: HashMap<String, ToolClass>,
-    interceptors: Interceptors,
+    /// Shared so a run can lend it to the event filter without copying the maps.
+    interceptors: Arc<Interceptors>,
     /// `session.start` was dispatched.
     started: bool,
     history: Vec<Message>,
@@ -141,7 +142,9 @@ impl Agent {
             .iter()
             .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
             .collect();
-        let interceptors = Interceptors::new(registry.interceptors_for(&config.workspace))?;
+        let interceptors = Arc::new(Interceptors::new(
+            registry.interceptors_for(&config.workspace),
+        )?);
         let mut config = config;
         config.system_prompt = build_system_prompt(&interceptors, &config)?;
         Ok(Agent {

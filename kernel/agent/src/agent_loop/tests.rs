@@ -1421,6 +1421,34 @@ mod points_and_slots {
     }
 
     #[test]
+    fn rotating_the_session_reports_the_old_file_and_starts_afresh() {
+        let watch = FakeInterceptor::new(
+            "watch",
+            &[("session.start", 0), ("session.rotate", 0)],
+            |_, _| Ok(Decision::Proceed),
+        );
+        let h = Harness::new(vec![], vec![watch.clone()], vec![]);
+        let store = crate::session::SessionStore::new(h.workspace.path(), h.workspace.path());
+        let first = store.create("fake", "m").unwrap();
+        let first_path = first.path().display().to_string();
+        let mut agent = h
+            .agent(Posture::Ask, Policy::default())
+            .with_session(first, vec![]);
+        h.run(&mut agent);
+        agent.rotate_session(store.create("fake", "m").unwrap(), &mut |_| {});
+        assert!(agent.history().is_empty());
+        h.run(&mut agent);
+        assert_eq!(
+            watch.points_seen(),
+            ["session.start", "session.rotate", "session.start"]
+        );
+        let seen = watch.seen.lock().unwrap();
+        assert_eq!(seen[1].1["sessionPath"], first_path.as_str());
+        assert_eq!(seen[1].1["phase"], "rotate");
+        assert_ne!(seen[2].1["sessionPath"], first_path.as_str());
+    }
+
+    #[test]
     fn frontend_event_redacts_or_hides_what_the_user_sees_but_not_what_the_model_reads() {
         let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS)
             .answering(Ok("token=sk-abc".into()));

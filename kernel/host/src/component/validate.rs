@@ -108,6 +108,15 @@ pub fn check(d: &Description) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
     for sub in &d.interception_points {
         name("interception point", &sub.point, true)?;
+        // A misspelt point would never be called: a policy interceptor would silently guard
+        // nothing.
+        if !reasonix_core::slots::is_point(&sub.point) {
+            return Err(format!(
+                "interception point `{}` does not exist (known: {})",
+                sub.point,
+                reasonix_core::slots::POINTS.join(", ")
+            ));
+        }
         if !(-PRIORITY_BOUND..=PRIORITY_BOUND).contains(&sub.priority) {
             return Err(format!(
                 "interception point `{}`: priority {} is out of range: use -{PRIORITY_BOUND} to {PRIORITY_BOUND} (lower runs first)",
@@ -273,7 +282,7 @@ mod tests {
     #[test]
     fn each_limit_is_enforced_and_named() {
         type Mutate = fn(&mut Description);
-        let cases: [(Mutate, &str); 14] = [
+        let cases: [(Mutate, &str); 17] = [
             (
                 |d| d.tools = (0..=MAX_TOOLS).map(|i| tool(&format!("t{i}"))).collect(),
                 "257 tools",
@@ -299,6 +308,18 @@ mod tests {
             (
                 |d| d.interception_points[0].point = "\u{1b}[2J".into(),
                 "interception point name",
+            ),
+            (
+                |d| d.interception_points[0].point = "tool.befor".into(),
+                "interception point `tool.befor` does not exist (known: input.receive,",
+            ),
+            (
+                |d| d.slots = vec!["prompt".into()],
+                "slot: `prompt` is not a replacement slot",
+            ),
+            (
+                |d| d.slots = vec!["context".into(), "context".into()],
+                "slot `context` is claimed twice",
             ),
             (
                 |d| d.interception_points[0].priority = PRIORITY_BOUND + 1,
