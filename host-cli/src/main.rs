@@ -8,6 +8,7 @@ mod exit;
 mod hooks;
 mod sidecars;
 mod term;
+mod tui;
 
 use crate::term::errln;
 use clap::{Parser, Subcommand};
