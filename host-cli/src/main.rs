@@ -6,6 +6,7 @@ mod commands;
 mod context;
 mod exit;
 mod hooks;
+mod launch;
 mod sidecars;
 mod term;
 mod tui;

@@ -5,27 +5,17 @@
 pub mod output;
 mod signals;
 
-use crate::context;
 use crate::exit::{Code, Failure, Outcome};
-use crate::sidecars;
+use crate::launch::{self, Options, Resume};
 use crate::term::errln;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
-use reasonix_agent::agent_loop::{Agent, AgentConfig, RunStatus, prompt};
-use reasonix_agent::completion::{CompletionError, ProviderClient};
+use reasonix_agent::agent_loop::RunStatus;
 use reasonix_agent::permissions::{Posture, Rule};
-use reasonix_agent::providers;
-use reasonix_agent::session::{SessionError, SessionStore};
 use reasonix_core::cancel::CancelToken;
-use reasonix_core::catalog::Catalog;
-use reasonix_core::types::ToolSpec;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
-
-/// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
-pub const DEFAULT_MAX_STEPS: u32 = 100;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -103,36 +93,11 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Outcome {
     let started = Instant::now();
     let posture = posture(&args)?;
-    let add_dirs = add_dirs(&args.add_dir)?;
-    let cx = context::load_adjusted(|config| {
-        if !add_dirs.is_empty() {
-            config
-                .sandbox
-                .allow_write
-                .get_or_insert_with(Vec::new)
-                .extend(add_dirs);
-        }
-    })?;
-    let workspace = context::resolve_workspace(
-        args.dir.as_deref(),
-        cx.config.sandbox.workspace_root.as_deref(),
-    )?;
-    // Installed sidecar packages only (never anything a project file names); none installed,
-    // nothing spawned. Shut down when `sidecars` drops at the end of the run.
-    let sidecars = sidecars::start(
-        &cx.paths.plugins_dir(),
-        &workspace,
-        reasonix_core::sandbox::SandboxConfig {
-            settings: cx.config.sandbox.clone(),
-            tools: cx.config.tools.clone(),
-            always_forbidden: vec![cx.paths.credentials_file()],
-            hidden: cx.paths.kernel_dirs(),
-        },
-    )?;
-    let catalog: Arc<dyn Catalog> =
-        Arc::new(sidecars::Composed::new(cx.registry.clone(), &sidecars));
+    let add_dirs = launch::add_dirs(&args.add_dir)?;
+    let prepared = launch::prepare(args.dir.as_deref(), add_dirs)?;
     // Sidecar tools count as known tools for the rule flags too.
-    let known: Vec<String> = catalog
+    let known: Vec<String> = prepared
+        .catalog
         .tools()
         .iter()
         .map(|t| t.spec().name.clone())
@@ -144,108 +109,34 @@ pub fn run(args: RunArgs) -> Outcome {
     let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
     let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
 
-    for warning in cx.config.warnings() {
+    for warning in prepared.cx.config.warnings() {
         errln!("warning: {warning}");
     }
-    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
-    let store = SessionStore::new(&cx.paths.state, &workspace);
-
-    // The session to continue decides the default model.
     let resume = match (&args.resume, args.continue_latest) {
-        (Some(query), _) => Some(store.find(query).map_err(session_failure)?),
-        (None, true) => Some(store.latest().map_err(session_failure)?),
+        (Some(query), _) => Some(Resume::Query(query.clone())),
+        (None, true) => Some(Resume::Latest),
         (None, false) => None,
     };
-    let session_model = resume
-        .as_ref()
-        .map(|s| format!("{}/{}", s.provider, s.model))
-        .filter(|r| providers::resolve_model(Some(r), None, &resolved).is_ok());
-    let reference = args.model.as_deref().or(session_model.as_deref());
-    let client = ProviderClient::new(
-        catalog.as_ref(),
-        &resolved,
-        reference,
-        cx.config.default_model.as_deref(),
-        args.effort.as_deref(),
-        &cx.paths.home,
-    )
-    .map_err(client_failure)?;
-    let fallback = match args.fallback_model.as_deref() {
-        Some(reference) => {
-            let fallback = ProviderClient::new(
-                catalog.as_ref(),
-                &resolved,
-                Some(reference),
-                None,
-                args.effort.as_deref(),
-                &cx.paths.home,
-            )
-            .map_err(|e| Failure::usage(anyhow!("--fallback-model {reference}: {e}")))?;
-            if fallback.provider().name == client.provider().name
-                && fallback.model() == client.model()
-            {
-                return Err(Failure::usage(anyhow!(
-                    "--fallback-model {reference}: that is the main model ({}/{}); name another one",
-                    client.provider().name,
-                    client.model()
-                )));
-            }
-            Some(fallback)
-        }
-        None => None,
-    };
-
-    let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
-    policy.allow.extend(extra_allow);
-    policy.deny.extend(extra_deny);
-    let enabled_tools = cx.config.tools.enabled_tools();
-    let specs = offered_tools(catalog.as_ref(), enabled_tools.as_deref());
-    let config_prompt = match &args.system_prompt {
-        Some(text) => Some(text.clone()),
-        None => cx.config.system_prompt().map_err(Failure::usage)?,
-    };
-    // Part 1; the built-in interceptors append the environment and the instructions when the
-    // agent is created (`system_prompt.build`).
-    let system_prompt = prompt::build(config_prompt.as_deref(), &specs);
-    let max_steps = args
-        .max_steps
-        .or(cx.config.agent.max_steps)
-        .filter(|n| *n > 0)
-        .unwrap_or(DEFAULT_MAX_STEPS);
-    let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
-
-    let (writer, history) = match &resume {
-        Some(summary) => {
-            let (writer, loaded) = store.open(&summary.id).map_err(session_failure)?;
-            (writer, loaded.messages)
-        }
-        None => (
-            store
-                .create(&client.provider().name, client.model())
-                .map_err(session_failure)?,
-            Vec::new(),
-        ),
-    };
-    let resumed_messages = history.len();
-    let provider_name = client.provider().name.clone();
-    let model = client.model().to_string();
-    let agent_config = AgentConfig {
-        workspace: workspace.clone(),
-        system_prompt,
-        append_system_prompt: args.append_system_prompt.clone(),
-        max_steps,
-        posture,
-        policy,
-        effort: args.effort.clone(),
-        max_output_tokens,
-        enabled_tools,
-    };
-    let mut agent = Agent::new(catalog.clone(), client, agent_config)
-        .map_err(|e| Failure::usage(anyhow!("{e}")))?
-        .with_session(writer, history);
-    if let Some(fallback) = fallback {
-        agent = agent.with_fallback(fallback);
-    }
+    let launched = launch::launch(
+        &prepared,
+        &Options {
+            model: args.model.clone(),
+            fallback_model: args.fallback_model.clone(),
+            effort: args.effort.clone(),
+            posture,
+            extra_allow,
+            extra_deny,
+            system_prompt: args.system_prompt.clone(),
+            append_system_prompt: args.append_system_prompt.clone(),
+            max_steps: args.max_steps,
+            resume,
+        },
+    )?;
+    let resumed_messages = launched.resumed_messages;
+    let mut agent = launched.agent;
+    let provider_name = agent.client().provider().name.clone();
+    let model = agent.client().model().to_string();
+    let workspace = prepared.workspace.clone();
 
     let cancel = CancelToken::new();
     if let Err(e) = signals::install(cancel.clone()) {
@@ -328,30 +219,6 @@ fn task(words: &[String]) -> Result<String, Failure> {
     Ok(text.to_string())
 }
 
-/// `--add-dir` values: existing directories, canonicalized.
-fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Failure> {
-    values
-        .iter()
-        .map(|dir| {
-            let canonical = dir
-                .canonicalize()
-                .map_err(|e| Failure::usage(anyhow!("--add-dir {}: {e}", dir.display())))?;
-            if !canonical.is_dir() {
-                return Err(Failure::usage(anyhow!(
-                    "--add-dir {}: not a directory",
-                    dir.display()
-                )));
-            }
-            canonical.to_str().map(str::to_string).ok_or_else(|| {
-                Failure::usage(anyhow!(
-                    "--add-dir {}: the path is not valid UTF-8",
-                    dir.display()
-                ))
-            })
-        })
-        .collect()
-}
-
 /// The values a list flag (`--allowed-tools`, `--disallowed-tools`) really took. clap gives
 /// the flag every argument up to the next flag; like Claude Code's list flags, it keeps them
 /// while each is a rule list (comma- or space-separated) whose every rule names a known tool
@@ -421,34 +288,6 @@ fn split_rules(values: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-/// The tools the agent will offer, in its order (sorted by name), for the system prompt.
-fn offered_tools(catalog: &dyn Catalog, enabled: Option<&[String]>) -> Vec<ToolSpec> {
-    let mut specs: Vec<ToolSpec> = catalog
-        .tools()
-        .iter()
-        .map(|t| t.spec().clone())
-        .filter(|s| enabled.is_none_or(|names| names.contains(&s.name)))
-        .collect();
-    specs.sort_by(|a, b| a.name.cmp(&b.name));
-    specs
-}
-
-/// Finding the session is a usage problem (wrong id, nothing to continue); reading or
-/// locking it is a runtime one.
-fn session_failure(e: SessionError) -> Failure {
-    match e {
-        SessionError::NotFound(_)
-        | SessionError::Ambiguous { .. }
-        | SessionError::NoneToContinue => Failure::usage(e),
-        _ => Failure::runtime(e),
-    }
-}
-
-/// A client that cannot be built is a configuration problem.
-fn client_failure(e: CompletionError) -> Failure {
-    Failure::usage(e)
 }
 
 #[cfg(test)]

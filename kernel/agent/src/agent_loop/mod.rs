@@ -33,7 +33,7 @@ use payloads::{
 use crate::cancel::CancelToken;
 use crate::catalog::Catalog;
 use crate::completion::{ChatRequest, CompletionError, ProviderClient};
-use crate::permissions::{Approver, Policy, Posture, ToolClass};
+use crate::permissions::{Approver, Policy, Posture, PostureSwitch, ToolClass};
 use crate::session::SessionWriter;
 use crate::tool::Tool;
 use crate::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
@@ -109,6 +109,8 @@ pub struct Agent {
     resumed: bool,
     /// Which runtime this is: 0 at creation, one more per successful [`Agent::reload`].
     generation: u64,
+    /// The posture now: `config.posture` at creation, then whatever a front end sets.
+    posture: PostureSwitch,
 }
 
 /// What a [`Agent::reload`] changed.
@@ -150,7 +152,6 @@ impl Agent {
         Ok(Agent {
             client,
             fallback: None,
-            config,
             tools,
             specs,
             classes,
@@ -163,6 +164,8 @@ impl Agent {
             registry,
             resumed: false,
             generation: 0,
+            posture: PostureSwitch::new(config.posture),
+            config,
         })
     }
 
@@ -201,6 +204,8 @@ impl Agent {
         next.approver = self.approver.take();
         next.started = self.started;
         next.resumed = self.resumed;
+        // Front ends hold the switch: it stays theirs, with the posture they set.
+        next.posture = self.posture.clone();
         *self = next;
         Ok(report)
     }
@@ -236,6 +241,21 @@ impl Agent {
     pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Agent {
         self.approver = Some(approver);
         self
+    }
+
+    /// The posture switch: setting it changes the posture from the next permission decision
+    /// on, also in the middle of a turn. It survives [`Agent::reload`].
+    pub fn posture_switch(&self) -> PostureSwitch {
+        self.posture.clone()
+    }
+
+    /// Reasoning effort from the next request on (`/effort`); `None` = the provider's.
+    pub fn set_effort(&mut self, effort: Option<String>) {
+        self.config.effort = effort;
+    }
+
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
     }
 
     pub fn history(&self) -> &[Message] {

@@ -397,7 +397,7 @@ impl Agent {
         };
         let verdict = self.config.policy.decide(&call);
         let protected = matches!(verdict.source, Source::Protected { .. });
-        let posture = self.config.posture;
+        let posture = self.posture.get();
         let Some(approver) = self.approver.clone() else {
             return self
                 .config

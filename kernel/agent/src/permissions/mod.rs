@@ -8,6 +8,7 @@ pub mod policy;
 pub mod protected;
 pub mod rule;
 pub mod shell;
+pub mod switch;
 
 pub use approver::{ApprovalRequest, Preview, ScriptedApprover};
 pub use class::ToolClass;
@@ -16,3 +17,4 @@ pub use policy::{
     suggested_scopes,
 };
 pub use rule::{Rule, RuleError, ToolKind};
+pub use switch::PostureSwitch;

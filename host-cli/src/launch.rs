@@ -1,0 +1,289 @@
+//! Everything a session needs before its first turn, shared by `reasonix run` and the
+//! interactive session: configuration, the sidecars and the catalog, the provider client, the
+//! session file (new, `--continue`, `--resume`), and the agent.
+
+use crate::context::{self, Context};
+use crate::exit::Failure;
+use crate::sidecars;
+use anyhow::anyhow;
+use reasonix_agent::agent_loop::{Agent, AgentConfig, prompt};
+use reasonix_agent::completion::ProviderClient;
+use reasonix_agent::permissions::{Posture, Rule};
+use reasonix_agent::providers::{self, ResolvedProvider};
+use reasonix_agent::session::{SessionError, SessionStore, Summary};
+use reasonix_core::catalog::Catalog;
+use reasonix_core::types::ToolSpec;
+use reasonix_sidecar::Sidecars;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
+pub const DEFAULT_MAX_STEPS: u32 = 100;
+
+/// Which session to go on with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resume {
+    New,
+    /// `--continue`: the latest of the workspace.
+    Latest,
+    /// `--resume <id|text>`.
+    Query(String),
+    /// A session picked by id (the picker).
+    Id(String),
+}
+
+/// The loaded configuration and the runtime (registry + sidecars) of one workspace.
+pub struct Prepared {
+    pub cx: Context,
+    pub workspace: PathBuf,
+    /// Kept alive for the session: dropping it stops the sidecar processes.
+    pub sidecars: Sidecars,
+    pub catalog: Arc<dyn Catalog>,
+}
+
+/// Load the configuration (with `--add-dir` directories writable) and start the runtime.
+pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<Prepared, Failure> {
+    let cx = context::load_adjusted(|config| {
+        if !add_dirs.is_empty() {
+            config
+                .sandbox
+                .allow_write
+                .get_or_insert_with(Vec::new)
+                .extend(add_dirs);
+        }
+    })?;
+    let workspace = context::resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
+    // Installed sidecar packages only (never anything a project file names); none installed,
+    // nothing spawned.
+    let sidecars = sidecars::start(
+        &cx.paths.plugins_dir(),
+        &workspace,
+        reasonix_core::sandbox::SandboxConfig {
+            settings: cx.config.sandbox.clone(),
+            tools: cx.config.tools.clone(),
+            always_forbidden: vec![cx.paths.credentials_file()],
+            hidden: cx.paths.kernel_dirs(),
+        },
+    )?;
+    let catalog: Arc<dyn Catalog> =
+        Arc::new(sidecars::Composed::new(cx.registry.clone(), &sidecars));
+    Ok(Prepared {
+        cx,
+        workspace,
+        sidecars,
+        catalog,
+    })
+}
+
+/// How the agent is to be set up.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub model: Option<String>,
+    pub fallback_model: Option<String>,
+    pub effort: Option<String>,
+    pub posture: Posture,
+    pub extra_allow: Vec<Rule>,
+    pub extra_deny: Vec<Rule>,
+    pub system_prompt: Option<String>,
+    pub append_system_prompt: Option<String>,
+    pub max_steps: Option<u32>,
+    pub resume: Option<Resume>,
+}
+
+/// A ready agent and what a front end shows about it.
+pub struct Launched {
+    pub agent: Agent,
+    pub store: SessionStore,
+    pub resolved: Vec<ResolvedProvider>,
+    /// Messages loaded from the resumed session (0 for a new one).
+    pub resumed_messages: usize,
+    /// The agent's configuration, for rebuilding it (`/model`, `/reload`).
+    pub config: AgentConfig,
+}
+
+/// Build the agent for `prepared` as `options` say.
+pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failure> {
+    let cx = &prepared.cx;
+    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    let store = SessionStore::new(&cx.paths.state, &prepared.workspace);
+
+    // The session to continue decides the default model.
+    let resume = match &options.resume {
+        None | Some(Resume::New) => None,
+        Some(Resume::Latest) => Some(store.latest().map_err(session_failure)?),
+        Some(Resume::Query(query) | Resume::Id(query)) => {
+            Some(store.find(query).map_err(session_failure)?)
+        }
+    };
+    let client = client_for(
+        prepared,
+        &resolved,
+        options.model.as_deref(),
+        resume.as_ref(),
+        options.effort.as_deref(),
+    )?;
+    let fallback = match options.fallback_model.as_deref() {
+        Some(reference) => Some(fallback_client(
+            prepared,
+            &resolved,
+            reference,
+            &client,
+            options.effort.as_deref(),
+        )?),
+        None => None,
+    };
+
+    let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
+    policy.allow.extend(options.extra_allow.iter().cloned());
+    policy.deny.extend(options.extra_deny.iter().cloned());
+    let enabled_tools = cx.config.tools.enabled_tools();
+    let specs = offered_tools(prepared.catalog.as_ref(), enabled_tools.as_deref());
+    let config_prompt = match &options.system_prompt {
+        Some(text) => Some(text.clone()),
+        None => cx.config.system_prompt().map_err(Failure::usage)?,
+    };
+    // Part 1; the built-in interceptors append the environment and the instructions when the
+    // agent is created (`system_prompt.build`).
+    let system_prompt = prompt::build(config_prompt.as_deref(), &specs);
+    let max_steps = options
+        .max_steps
+        .or(cx.config.agent.max_steps)
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_MAX_STEPS);
+    let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
+
+    let (writer, history) = match &resume {
+        Some(summary) => {
+            let (writer, loaded) = store.open(&summary.id).map_err(session_failure)?;
+            (writer, loaded.messages)
+        }
+        None => (
+            store
+                .create(&client.provider().name, client.model())
+                .map_err(session_failure)?,
+            Vec::new(),
+        ),
+    };
+    let resumed_messages = history.len();
+    let config = AgentConfig {
+        workspace: prepared.workspace.clone(),
+        system_prompt,
+        append_system_prompt: options.append_system_prompt.clone(),
+        max_steps,
+        posture: options.posture,
+        policy,
+        effort: options.effort.clone(),
+        max_output_tokens,
+        enabled_tools,
+    };
+    let mut agent = Agent::new(prepared.catalog.clone(), client, config.clone())
+        .map_err(|e| Failure::usage(anyhow!("{e}")))?
+        .with_session(writer, history);
+    if let Some(fallback) = fallback {
+        agent = agent.with_fallback(fallback);
+    }
+    Ok(Launched {
+        agent,
+        store,
+        resolved,
+        resumed_messages,
+        config,
+    })
+}
+
+/// The provider client for a model reference (else the resumed session's model, else
+/// `default_model`).
+pub fn client_for(
+    prepared: &Prepared,
+    resolved: &[ResolvedProvider],
+    reference: Option<&str>,
+    resume: Option<&Summary>,
+    effort: Option<&str>,
+) -> Result<ProviderClient, Failure> {
+    let session_model = resume
+        .map(|s| format!("{}/{}", s.provider, s.model))
+        .filter(|r| providers::resolve_model(Some(r), None, resolved).is_ok());
+    let reference = reference.or(session_model.as_deref());
+    ProviderClient::new(
+        prepared.catalog.as_ref(),
+        resolved,
+        reference,
+        prepared.cx.config.default_model.as_deref(),
+        effort,
+        &prepared.cx.paths.home,
+    )
+    .map_err(Failure::usage)
+}
+
+fn fallback_client(
+    prepared: &Prepared,
+    resolved: &[ResolvedProvider],
+    reference: &str,
+    main: &ProviderClient,
+    effort: Option<&str>,
+) -> Result<ProviderClient, Failure> {
+    let fallback = ProviderClient::new(
+        prepared.catalog.as_ref(),
+        resolved,
+        Some(reference),
+        None,
+        effort,
+        &prepared.cx.paths.home,
+    )
+    .map_err(|e| Failure::usage(anyhow!("--fallback-model {reference}: {e}")))?;
+    if fallback.provider().name == main.provider().name && fallback.model() == main.model() {
+        return Err(Failure::usage(anyhow!(
+            "--fallback-model {reference}: that is the main model ({}/{}); name another one",
+            main.provider().name,
+            main.model()
+        )));
+    }
+    Ok(fallback)
+}
+
+/// The tools the agent will offer, in its order (sorted by name), for the system prompt.
+pub fn offered_tools(catalog: &dyn Catalog, enabled: Option<&[String]>) -> Vec<ToolSpec> {
+    let mut specs: Vec<ToolSpec> = catalog
+        .tools()
+        .iter()
+        .map(|t| t.spec().clone())
+        .filter(|s| enabled.is_none_or(|names| names.contains(&s.name)))
+        .collect();
+    specs.sort_by(|a, b| a.name.cmp(&b.name));
+    specs
+}
+
+/// Finding the session is a usage problem (wrong id, nothing to continue); reading or
+/// locking it is a runtime one.
+pub fn session_failure(e: SessionError) -> Failure {
+    match e {
+        SessionError::NotFound(_)
+        | SessionError::Ambiguous { .. }
+        | SessionError::NoneToContinue => Failure::usage(e),
+        _ => Failure::runtime(e),
+    }
+}
+
+/// `--add-dir` values: existing directories, canonicalized.
+pub fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Failure> {
+    values
+        .iter()
+        .map(|dir| {
+            let canonical = dir
+                .canonicalize()
+                .map_err(|e| Failure::usage(anyhow!("--add-dir {}: {e}", dir.display())))?;
+            if !canonical.is_dir() {
+                return Err(Failure::usage(anyhow!(
+                    "--add-dir {}: not a directory",
+                    dir.display()
+                )));
+            }
+            canonical.to_str().map(str::to_string).ok_or_else(|| {
+                Failure::usage(anyhow!(
+                    "--add-dir {}: the path is not valid UTF-8",
+                    dir.display()
+                ))
+            })
+        })
+        .collect()
+}
