@@ -29,7 +29,10 @@ struct Cli {
     #[arg(long, global = true)]
     trust_workspace: bool,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Without a subcommand: the interactive session.
+    #[command(flatten)]
+    session: tui::SessionArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -240,7 +243,10 @@ fn with_print_shorthand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
 fn main() -> ExitCode {
     let cli = Cli::parse_from(with_print_shorthand(std::env::args_os().collect()));
     context::trust_workspace_for_this_run(cli.trust_workspace);
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        return finish(tui::run(cli.session));
+    };
+    let result = match command {
         Command::Version => commands::version::run(),
         Command::Plugin(PluginCommand::List { json }) => commands::plugins::list(json),
         Command::Plugin(PluginCommand::Install(args)) => commands::plugins::install(args),
@@ -286,6 +292,10 @@ fn main() -> ExitCode {
             dir,
         }) => commands::tools::call(&name, &arguments, dir.as_deref()),
     };
+    finish(result)
+}
+
+fn finish(result: exit::Outcome) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(failure) => {

@@ -42,5 +42,6 @@ mod security_process;
 mod security_terminal;
 mod shell;
 mod sidecar;
+mod tui;
 mod untrusted_interceptors;
 mod web_fetch;

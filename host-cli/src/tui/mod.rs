@@ -6,8 +6,328 @@
 //! comes from outside (the model, tools, plugins, files) passes through [`text::safe`] before it
 //! becomes a `Span`.
 
-// Parts land one by one; the session entry point uses them all.
-#![allow(dead_code)]
-
+pub mod actions;
+pub mod app;
+pub mod approval;
+pub mod bang;
+pub mod capture;
+pub mod commands_interim;
+pub mod draw;
+pub mod input;
+pub mod msg;
+pub mod persist;
+pub mod picker;
+pub mod screen;
+pub mod status;
 pub mod text;
 pub mod theme;
+pub mod transcript;
+pub mod worker;
+pub mod wrap;
+
+use crate::commands::run::{mode_name, parse_rule_values, rule_values};
+use crate::exit::{Code, Failure, Outcome};
+use crate::launch::{self, Options, Resume};
+use crate::term::outln;
+use anyhow::anyhow;
+use app::{App, Overlay};
+use msg::Msg;
+use ratatui::text::{Line, Span};
+use reasonix_agent::permissions::Posture;
+use reasonix_core::cancel::CancelToken;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use theme::{ColorLevel, Theme};
+
+/// Flags of the interactive session (`reasonix [flags]`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SessionArgs {
+    /// Model reference: a provider name, `provider/model`, or a bare model name.
+    #[arg(long, short)]
+    pub model: Option<String>,
+    /// Reasoning effort (e.g. low, high, max).
+    #[arg(long, value_name = "LEVEL")]
+    pub effort: Option<String>,
+    /// Workspace root (default: `[sandbox] workspace_root`, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// An extra writable directory, like `[sandbox] allow_write`. Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
+    /// Continue the latest session of this workspace.
+    #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
+    pub continue_latest: bool,
+    /// Resume a session: its id, an id prefix, or text from its title; without a value, pick
+    /// one from a list.
+    #[arg(long, short = 'r', value_name = "QUERY", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    /// ask (default), acceptEdits, auto, dontAsk or bypassPermissions.
+    #[arg(long, value_name = "MODE", conflicts_with = "yolo")]
+    pub permission_mode: Option<String>,
+    /// Start in yolo: everything runs except what `[permissions] deny` blocks.
+    #[arg(long, alias = "dangerously-skip-permissions")]
+    pub yolo: bool,
+    /// Allow rules for this session, comma- or space-separated (e.g. `Edit,Bash(cargo test:*)`).
+    #[arg(long, value_name = "RULES", alias = "allowedTools", num_args = 1..)]
+    pub allowed_tools: Vec<String>,
+    /// Model requests per turn at most (default: `[agent] max_steps`, else 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: Option<u32>,
+}
+
+/// Rows of the live area when nothing runs: composer and status line.
+const IDLE_HEIGHT: u16 = 2;
+
+pub fn run(args: SessionArgs) -> Outcome {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(Failure::usage(anyhow!(
+            "the interactive session needs a terminal; for scripts and pipes use `reasonix run \"task\"`"
+        )));
+    }
+    let posture = match (&args.permission_mode, args.yolo) {
+        (_, true) => Posture::Yolo,
+        (Some(mode), false) => {
+            Posture::parse(mode).map_err(|e| Failure::usage(anyhow!("--permission-mode: {e}")))?
+        }
+        (None, false) => Posture::Ask,
+    };
+    let add_dirs = launch::add_dirs(&args.add_dir)?;
+    let prepared = Arc::new(launch::prepare(args.dir.as_deref(), add_dirs)?);
+    let known: Vec<String> = prepared
+        .catalog
+        .tools()
+        .iter()
+        .map(|t| t.spec().name.clone())
+        .collect();
+    let mut rest = Vec::new();
+    let allow = rule_values(&args.allowed_tools, &known, &mut rest);
+    if let Some(extra) = rest.first() {
+        return Err(Failure::usage(anyhow!(
+            "--allowed-tools: `{extra}` is not a rule naming a known tool"
+        )));
+    }
+    let extra_allow = parse_rule_values("--allowed-tools", &allow)?;
+    for warning in prepared.cx.config.warnings() {
+        crate::term::errln!("warning: {warning}");
+    }
+    let pick_at_start = args.resume.as_deref() == Some("");
+    let resume = match (&args.resume, args.continue_latest) {
+        (Some(query), _) if !query.is_empty() => Some(Resume::Query(query.clone())),
+        (None, true) => Some(Resume::Latest),
+        _ => None,
+    };
+    let launched = launch::launch(
+        &prepared,
+        &Options {
+            model: args.model.clone(),
+            effort: args.effort.clone(),
+            posture,
+            extra_allow,
+            max_steps: args.max_steps,
+            resume,
+            ..Options::default()
+        },
+    )?;
+
+    let (to_ui, inbox) = channel::<Msg>();
+    let turn_token = Arc::new(Mutex::new(CancelToken::new()));
+    let approver = approval::ChannelApprover::new(to_ui.clone(), turn_token.clone());
+    let agent = launched.agent.with_approver(Arc::new(approver));
+    let client = agent.client();
+    let provider = client.provider();
+    let status = status::Status {
+        model: format!("{}/{}", provider.name, client.model()),
+        posture,
+        session_id: agent.session_id().unwrap_or_default().to_string(),
+        context_window: provider.context_window_for(client.model()),
+        ..status::Status::default()
+    };
+    let history = agent.history().to_vec();
+    let posture_switch = agent.posture_switch();
+    let policy = &launched.config.policy;
+    let mut policy_text = Vec::new();
+    for (list, rules) in [
+        ("allow", &policy.allow),
+        ("ask", &policy.ask),
+        ("deny", &policy.deny),
+    ] {
+        for rule in rules {
+            policy_text.push(format!("{list:<5} {rule}"));
+        }
+    }
+    if policy_text.is_empty() {
+        policy_text.push("no rules: readers run, writers and commands ask".into());
+    }
+    let tools = agent.tool_specs().to_vec();
+    let worker = worker::Worker::spawn(agent, launched.store.clone(), to_ui.clone())
+        .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
+    let actions = actions::Context {
+        catalog: prepared.catalog.clone(),
+        prepared: prepared.clone(),
+        resolved: launched.resolved,
+        store: launched.store,
+        workspace: prepared.workspace.clone(),
+        user_config: prepared.cx.paths.user_config(),
+        to_ui: to_ui.clone(),
+        tools,
+        policy_text,
+        effort: args.effort.clone(),
+        slash: commands_interim::SlashRegistry,
+    };
+    let theme = Theme::new(ColorLevel::detect());
+    let mut app = App::new(
+        theme,
+        worker,
+        status,
+        posture_switch,
+        turn_token,
+        input::Input::default(),
+        actions,
+    );
+    app.commit(banner(&app, theme));
+    if !history.is_empty() {
+        app.commit(transcript::history_lines(&history, theme));
+        app.notice(&format!("resumed ({} messages)", history.len()));
+    }
+    if pick_at_start {
+        match app.actions.store.list() {
+            Ok(sessions) => app.overlay = Some(Overlay::Picker(picker::Picker::new(sessions, ""))),
+            Err(e) => app.error(&format!("cannot list sessions: {e}")),
+        }
+    }
+
+    let mut screen = screen::Screen::enter(IDLE_HEIGHT)
+        .map_err(|e| Failure::runtime(anyhow!("cannot set up the terminal: {e}")))?;
+    let capture = capture::start(to_ui.clone());
+    spawn_input(to_ui);
+    let result = event_loop(&mut screen, &mut app, &inbox);
+    // Stop the turn in progress before waiting for the agent thread.
+    app.cancel_turn();
+    let session_id = app.status.session_id.clone();
+    let App { worker, .. } = app;
+    worker.quit();
+    drop(capture);
+    let _ = screen.leave();
+    result.map_err(|e| Failure::runtime(anyhow!("terminal: {e}")))?;
+    outln!("session {session_id} saved; continue it with `reasonix -c`");
+    let _ = mode_name;
+    Ok(Code::Success)
+}
+
+fn event_loop(
+    screen: &mut screen::Screen,
+    app: &mut App,
+    inbox: &std::sync::mpsc::Receiver<Msg>,
+) -> std::io::Result<()> {
+    loop {
+        if !app.commits.is_empty() {
+            screen.commit(std::mem::take(&mut app.commits))?;
+        }
+        let size = screen.size()?;
+        screen.set_height(draw::height(app, size.width).min(size.height))?;
+        screen.terminal().draw(|frame| draw::draw(frame, app))?;
+        if app.quit {
+            return Ok(());
+        }
+        let busy = app.turn.is_some() || !app.running.is_empty();
+        let timeout = if busy {
+            Duration::from_millis(100)
+        } else {
+            Duration::from_secs(1)
+        };
+        match inbox.recv_timeout(timeout) {
+            Ok(msg) => {
+                app.handle(msg);
+                // Take what else has arrived (a burst of deltas) before the next frame, but
+                // not unboundedly, so a keystroke is never stuck behind a flood.
+                for _ in 0..256 {
+                    match inbox.try_recv() {
+                        Ok(msg) => app.handle(msg),
+                        Err(_) => break,
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => app.tick(),
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+    }
+}
+
+/// Terminal input on its own thread, into the one inbox. It polls rather than blocking in
+/// `read`: crossterm's reader is shared, and a blocked `read` would hold it while the viewport
+/// asks the terminal for the cursor position (when the live area changes height).
+fn spawn_input(to_ui: std::sync::mpsc::Sender<Msg>) {
+    let _ = std::thread::Builder::new()
+        .name("reasonix-input".into())
+        .spawn(move || {
+            loop {
+                match crossterm::event::poll(Duration::from_millis(25)) {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(_) => {
+                        let _ = to_ui.send(Msg::InputClosed);
+                        break;
+                    }
+                }
+                match crossterm::event::read() {
+                    Ok(event) => {
+                        if to_ui.send(Msg::Input(event)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => {
+                        let _ = to_ui.send(Msg::InputClosed);
+                        break;
+                    }
+                }
+            }
+        });
+}
+
+fn banner(app: &App, theme: Theme) -> Vec<Line<'static>> {
+    vec![
+        Line::from(vec![
+            Span::styled("Reasonix ", theme.heading()),
+            Span::styled(env!("CARGO_PKG_VERSION"), theme.dim()),
+            Span::raw("  "),
+            Span::styled(
+                text::safe_line(&app.status.model).into_owned(),
+                theme.accent(),
+            ),
+        ]),
+        Line::from(Span::styled(
+            format!(
+                "{}  ·  /help for commands, Shift+Tab ask↔auto, Ctrl+D to leave",
+                app.actions.workspace.display()
+            ),
+            theme.dim(),
+        )),
+    ]
+}
+
+/// File changes as diff lines (interim: one line per file).
+pub fn diff_lines(
+    changes: &[reasonix_core::types::FileChange],
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    changes
+        .iter()
+        .map(|c| {
+            Line::from(Span::styled(
+                format!("    {:?} {}", c.kind, text::safe_line(&c.path)),
+                theme.dim(),
+            ))
+        })
+        .collect()
+}
+
+/// A complete Markdown document (interim: plain lines).
+pub fn markdown_lines(text: &str, _theme: Theme) -> Vec<Line<'static>> {
+    text::safe(text)
+        .split('\n')
+        .map(|l| Line::from(l.to_string()))
+        .collect()
+}

@@ -2,6 +2,8 @@
 //! homes and workspaces, running the `reasonix` binary.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod pty;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;

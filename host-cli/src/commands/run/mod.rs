@@ -225,7 +225,11 @@ fn task(words: &[String]) -> Result<String, Failure> {
 /// or a tool family (`Bash`, `Edit`, `Read`, `WebFetch` …). The first value that is not, and
 /// every value after it, goes back to the task, in order. The first value is always kept, so
 /// a bad rule right after the flag is reported, not run as the task.
-fn rule_values(values: &[String], known: &[String], task: &mut Vec<String>) -> Vec<String> {
+pub(crate) fn rule_values(
+    values: &[String],
+    known: &[String],
+    task: &mut Vec<String>,
+) -> Vec<String> {
     let cut = values
         .iter()
         .enumerate()
@@ -245,7 +249,7 @@ fn is_rule_list(value: &str, known: &[String]) -> bool {
 
 /// Rules separated by commas or whitespace outside parentheses, so `Bash(npm run build), Edit`
 /// is two rules.
-fn parse_rule_values(flag: &str, values: &[String]) -> Result<Vec<Rule>, Failure> {
+pub(crate) fn parse_rule_values(flag: &str, values: &[String]) -> Result<Vec<Rule>, Failure> {
     split_rules(values)
         .iter()
         .map(|text| {

@@ -432,6 +432,32 @@ impl Agent {
         self.resumed = false;
     }
 
+    /// Go on in another saved session (`/resume` inside a running session): `session.rotate`
+    /// is dispatched for the current one, then the loaded history (repaired like
+    /// [`Agent::with_session`]) replaces the current one.
+    pub fn switch_session(
+        &mut self,
+        writer: SessionWriter,
+        mut history: Vec<Message>,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) {
+        let _ = self.session_phase(points::SESSION_ROTATE, "rotate", on_event);
+        let placeholders = repair_history(&mut history);
+        self.session = Some(writer);
+        self.resumed = !history.is_empty();
+        self.history = history;
+        self.failures.clear();
+        self.started = false;
+        for message in placeholders {
+            self.record(&message);
+        }
+    }
+
+    /// The catalog this agent was built on (to rebuild it with another client).
+    pub fn catalog(&self) -> Arc<dyn Catalog> {
+        self.registry.clone()
+    }
+
     /// A `session.*` point. A block is returned (the caller decides whether it stops
     /// anything) and reported; the payload cannot be changed.
     fn session_phase(

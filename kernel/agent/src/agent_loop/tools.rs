@@ -437,6 +437,7 @@ impl Agent {
                 let scopes = crate::permissions::suggested_scopes(&call);
                 let preview = self.preview(tool, class, call_id, args);
                 let request = ApprovalRequest {
+                    call_id,
                     call: &call,
                     verdict: &verdict,
                     scopes: &scopes,

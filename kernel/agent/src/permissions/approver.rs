@@ -21,6 +21,9 @@ pub enum Preview {
 /// One question to the user.
 #[derive(Debug, Clone, Copy)]
 pub struct ApprovalRequest<'a> {
+    /// The model's id for the call (the same as in the `ToolStarted` that follows an approval),
+    /// so a front end can attach the preview to the call it shows.
+    pub call_id: &'a str,
     pub call: &'a Call<'a>,
     pub verdict: &'a Verdict,
     /// Rules an approval could be saved as, narrowest first ([`super::suggested_scopes`]).

@@ -1,0 +1,210 @@
+//! Slash commands: what each built-in does in the session. The names, descriptions and
+//! completion come from the one registry ([`super::slash`]); this is the dispatch.
+
+use super::app::{App, Overlay};
+use super::msg::Msg;
+use super::status::{money, posture_name, tokens};
+use super::text::safe_line;
+use super::worker::Command;
+use ratatui::text::{Line, Span};
+use reasonix_agent::providers::ResolvedProvider;
+use reasonix_agent::session::SessionStore;
+use reasonix_core::catalog::Catalog;
+use reasonix_core::types::ToolSpec;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::Sender;
+
+/// What the commands need besides the app state.
+pub struct Context {
+    pub catalog: Arc<dyn Catalog>,
+    pub prepared: Arc<crate::launch::Prepared>,
+    pub resolved: Vec<ResolvedProvider>,
+    pub store: SessionStore,
+    pub workspace: PathBuf,
+    pub user_config: PathBuf,
+    pub to_ui: Sender<Msg>,
+    pub tools: Vec<ToolSpec>,
+    pub policy_text: Vec<String>,
+    pub effort: Option<String>,
+    pub slash: super::commands_interim::SlashRegistry,
+}
+
+/// The prompt `/init` sends: the model looks at the project and writes REASONIX.md.
+const INIT_PROMPT: &str = "Look at this project (its layout, build files, README, tests) and write a concise REASONIX.md at the workspace root for future sessions: what the project is, how to build, test and run it, the code layout, and conventions worth following. If REASONIX.md exists, improve it instead of replacing what is still true. Keep it under 80 lines.";
+
+pub fn dispatch(app: &mut App, line: &str) {
+    let (name, args) = match line[1..].split_once(char::is_whitespace) {
+        Some((name, args)) => (name, args.trim()),
+        None => (&line[1..], ""),
+    };
+    let theme = app.theme;
+    match name {
+        "help" => {
+            let lines = app.actions.slash.help_lines(theme);
+            app.commit(lines);
+            app.commit([Line::from(Span::styled(
+                "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Shift+Tab ask↔auto · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+C twice / Ctrl+D quit",
+                theme.dim(),
+            ))]);
+        }
+        "new" | "clear" => app.worker.send(Command::NewSession),
+        "resume" | "sessions" => match app.actions.store.list() {
+            Ok(sessions) if sessions.is_empty() => app.notice("no saved sessions in this workspace"),
+            Ok(sessions) if name == "sessions" => {
+                let now = now_ms();
+                let lines: Vec<Line<'static>> = sessions
+                    .iter()
+                    .take(20)
+                    .map(|s| {
+                        Line::from(format!(
+                            "  {}  {:>4} msgs  {}  {}",
+                            &s.id[..s.id.len().min(8)],
+                            s.messages,
+                            safe_line(&format!("{}/{}", s.provider, s.model)),
+                            safe_line(&s.title)
+                        ))
+                    })
+                    .collect();
+                let _ = now;
+                app.commit(lines);
+                app.notice("/resume opens one");
+            }
+            Ok(sessions) => {
+                app.overlay = Some(Overlay::Picker(super::picker::Picker::new(sessions, args)));
+            }
+            Err(e) => app.error(&format!("cannot list sessions: {e}")),
+        },
+        "model" => model(app, args),
+        "effort" => {
+            if args.is_empty() {
+                let effort = app.actions.effort.clone().unwrap_or_else(|| "the provider's default".into());
+                app.notice(&format!("effort: {effort} (set with /effort <level>, `auto` for the default)"));
+            } else {
+                let effort = (args != "auto").then(|| args.to_string());
+                app.actions.effort = effort.clone();
+                app.worker.send(Command::Effort(effort));
+                app.notice(&format!("effort: {args} from the next request"));
+            }
+        }
+        "status" => {
+            let s = &app.status;
+            let lines = vec![
+                format!("session   {}", s.session_id),
+                format!("model     {}", safe_line(&s.model)),
+                format!("posture   {}", posture_name(s.posture)),
+                format!("workspace {}", app.actions.workspace.display()),
+                format!(
+                    "context   {} of {}",
+                    tokens(s.context_used),
+                    s.context_window.map(tokens).unwrap_or_else(|| "?".into())
+                ),
+                format!("tokens    {} in, {} out", tokens(s.input_tokens), tokens(s.output_tokens)),
+                format!(
+                    "cache     {}",
+                    s.cache_hit_rate()
+                        .map(|r| format!("{:.0}% of prompt tokens from the provider's cache", r * 100.0))
+                        .unwrap_or_else(|| "not reported".into())
+                ),
+                format!("cost      {}", cost_text(app)),
+            ];
+            app.commit(lines.into_iter().map(|l| Line::from(Span::styled(l, theme.plain()))));
+        }
+        "cost" => {
+            let text = cost_text(app);
+            app.notice(&format!("this session: {text}"));
+        }
+        "permissions" => {
+            let mut lines = vec![Line::from(Span::styled(
+                format!("posture: {}", posture_name(app.status.posture)),
+                theme.heading(),
+            ))];
+            lines.extend(app.actions.policy_text.iter().map(|l| Line::from(format!("  {}", safe_line(l)))));
+            app.commit(lines);
+        }
+        "plugins" => {
+            let catalog = app.actions.catalog.clone();
+            let mut names: Vec<String> = catalog
+                .tools()
+                .iter()
+                .map(|t| t.source().to_string())
+                .chain(catalog.interceptors().iter().map(|i| i.source().to_string()))
+                .collect();
+            names.sort();
+            names.dedup();
+            app.commit(names.into_iter().map(|n| Line::from(format!("  {}", safe_line(&n)))));
+        }
+        "tools" => {
+            let lines: Vec<Line<'static>> = app
+                .actions
+                .tools
+                .iter()
+                .map(|t| {
+                    let first = t.description.lines().next().unwrap_or_default();
+                    Line::from(vec![
+                        Span::styled(format!("  {:<16}", safe_line(&t.name)), theme.accent()),
+                        Span::styled(safe_line(first).into_owned(), theme.dim()),
+                    ])
+                })
+                .collect();
+            app.commit(lines);
+        }
+        "compact" => app.notice(
+            "compaction is not built yet (it lands with long-session support); nothing was compacted",
+        ),
+        "init" => app.send_prompt(INIT_PROMPT.to_string()),
+        "quit" | "exit" => app.quit = true,
+        _ => match app.actions.slash.expand(name, args) {
+            Some(prompt) => app.send_prompt(prompt),
+            None => app.error(&format!("unknown command /{} (try /help)", safe_line(name))),
+        },
+    }
+}
+
+fn cost_text(app: &App) -> String {
+    match &app.status.currency {
+        Some(currency) => money(app.status.cost, currency),
+        None => "no prices configured for this model ([[providers]] price)".into(),
+    }
+}
+
+fn model(app: &mut App, args: &str) {
+    if args.is_empty() {
+        let mut lines = vec![Line::from(Span::styled(
+            format!(
+                "model: {} (switch with /model <provider/model>)",
+                safe_line(&app.status.model)
+            ),
+            app.theme.heading(),
+        ))];
+        for provider in &app.actions.resolved {
+            for model in &provider.models {
+                lines.push(Line::from(format!(
+                    "  {}/{}",
+                    safe_line(&provider.name),
+                    safe_line(model)
+                )));
+            }
+        }
+        app.commit(lines);
+        return;
+    }
+    let effort = app.actions.effort.clone();
+    match crate::launch::client_for(
+        &app.actions.prepared,
+        &app.actions.resolved,
+        Some(args),
+        None,
+        effort.as_deref(),
+    ) {
+        Ok(client) => app.worker.send(Command::Model(Box::new(client))),
+        Err(e) => app.error(&format!("/model {}: {e}", safe_line(args))),
+    }
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,541 @@
+//! The session's state and how each message changes it. Drawing is in [`super::draw`]; what
+//! reaches the scrollback is queued in `commits` and written by the loop before the next frame.
+
+use super::approval::{CHOICES, Choice, Pending, PersistTarget, Prompt};
+use super::msg::Msg;
+use super::status::Status;
+use super::theme::Theme;
+use super::transcript::{self, Card, CardStatus, LiveAnswer};
+use super::worker::{Command, Report, Worker};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::text::{Line, Span};
+use reasonix_agent::agent_loop::{AgentEvent, RunStatus};
+use reasonix_agent::permissions::{Approval, Posture, PostureSwitch};
+use reasonix_core::cancel::CancelToken;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a first Ctrl+C waits for the second.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// The turn in progress.
+pub struct Turn {
+    pub cancel: CancelToken,
+    pub started: Instant,
+    pub cancelling: bool,
+}
+
+/// What the live area shows instead of the composer.
+pub enum Overlay {
+    /// The session picker (`/resume`, `-r` without a match).
+    Picker(super::picker::Picker),
+}
+
+pub struct App {
+    pub theme: Theme,
+    pub worker: Worker,
+    /// Lines waiting to be written into the scrollback.
+    pub commits: Vec<Line<'static>>,
+    pub answer: LiveAnswer,
+    /// Reasoning of the request in progress.
+    pub reasoning: String,
+    /// Show reasoning in full (Ctrl+O) instead of a one-line summary.
+    pub verbose: bool,
+    /// Tool calls of this turn that have not finished.
+    pub running: Vec<Card>,
+    pub composer: super::input::Input,
+    /// Messages typed while a turn runs, sent in order after it.
+    pub queued: VecDeque<String>,
+    pub approvals: VecDeque<Pending>,
+    pub prompt: Prompt,
+    pub persist_target: PersistTarget,
+    pub status: Status,
+    pub posture: PostureSwitch,
+    pub turn: Option<Turn>,
+    /// The running turn's token, shared with the approver.
+    pub turn_token: Arc<Mutex<CancelToken>>,
+    pub overlay: Option<Overlay>,
+    quit_armed: Option<Instant>,
+    pub quit: bool,
+    /// Diffs shown in approval prompts, by call id, for the card of that call.
+    previews: Vec<(String, Vec<reasonix_core::types::FileChange>)>,
+    pub actions: super::actions::Context,
+    /// A tick is due (spinner, elapsed time) while something runs.
+    pub animating: bool,
+}
+
+impl App {
+    pub fn new(
+        theme: Theme,
+        worker: Worker,
+        status: Status,
+        posture: PostureSwitch,
+        turn_token: Arc<Mutex<CancelToken>>,
+        composer: super::input::Input,
+        actions: super::actions::Context,
+    ) -> App {
+        let persist_target = PersistTarget {
+            file: actions.user_config.clone(),
+        };
+        App {
+            theme,
+            worker,
+            commits: Vec::new(),
+            answer: LiveAnswer::new(theme),
+            reasoning: String::new(),
+            verbose: false,
+            running: Vec::new(),
+            composer,
+            queued: VecDeque::new(),
+            approvals: VecDeque::new(),
+            prompt: Prompt::default(),
+            persist_target,
+            status,
+            posture,
+            turn: None,
+            turn_token,
+            overlay: None,
+            quit_armed: None,
+            quit: false,
+            previews: Vec::new(),
+            actions,
+            animating: false,
+        }
+    }
+
+    pub fn commit(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
+        self.commits.extend(lines);
+    }
+
+    pub fn notice(&mut self, text: &str) {
+        let line = Line::from(Span::styled(
+            format!("· {}", super::text::safe_line(text)),
+            self.theme.dim(),
+        ));
+        self.commits.push(line);
+    }
+
+    pub fn error(&mut self, text: &str) {
+        let line = Line::from(Span::styled(
+            format!("✗ {}", super::text::safe_line(text)),
+            self.theme.error(),
+        ));
+        self.commits.push(line);
+    }
+
+    pub fn handle(&mut self, msg: Msg) {
+        match msg {
+            Msg::Input(Event::Key(key)) if key.kind != KeyEventKind::Release => self.key(key),
+            Msg::Input(Event::Paste(text)) => {
+                if let Some(Overlay::Picker(picker)) = &mut self.overlay {
+                    picker.paste(&text);
+                } else if let Some(note) = &mut self.prompt.note {
+                    note.push_str(&super::text::safe_line(&text));
+                } else {
+                    self.composer.paste(&text);
+                }
+            }
+            Msg::Input(_) => {}
+            Msg::Worker(report) => self.report(report),
+            Msg::Approval(pending) => {
+                if let reasonix_agent::permissions::Preview::Changes(changes) = &pending.preview {
+                    self.previews
+                        .push((pending.call_id.clone(), changes.clone()));
+                }
+                self.approvals.push_back(pending);
+            }
+            Msg::Stderr(line) => self.notice(&line),
+            Msg::Shell(finished) => {
+                let card = finished.card;
+                self.commits
+                    .extend(transcript::card_lines(&card, self.theme));
+            }
+            Msg::InputClosed => self.quit = true,
+        }
+    }
+
+    fn key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.overlay.is_some() {
+            return self.overlay_key(key);
+        }
+        if !self.approvals.is_empty() {
+            return self.approval_key(key);
+        }
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
+            KeyCode::Char('d') if ctrl => {
+                if self.composer.is_empty() {
+                    self.quit = true;
+                }
+                return;
+            }
+            KeyCode::Esc if !self.composer.popup_open() => {
+                if self.turn.is_some() {
+                    self.cancel_turn();
+                }
+                return;
+            }
+            KeyCode::BackTab => return self.cycle_posture(),
+            KeyCode::Char('y') if ctrl => return self.toggle_yolo(),
+            KeyCode::Char('o') if ctrl => {
+                self.verbose = !self.verbose;
+                let state = if self.verbose { "shown" } else { "folded" };
+                self.notice(&format!("reasoning {state} (Ctrl+O)"));
+                return;
+            }
+            _ => {}
+        }
+        self.quit_armed = None;
+        if let Some(text) = self.composer.key(key, &self.actions) {
+            self.submit(text);
+        }
+    }
+
+    fn ctrl_c(&mut self) {
+        if self.turn.is_some() {
+            self.cancel_turn();
+            return;
+        }
+        if !self.composer.is_empty() {
+            self.composer.clear();
+            return;
+        }
+        match self.quit_armed {
+            Some(at) if at.elapsed() < QUIT_WINDOW => self.quit = true,
+            _ => {
+                self.quit_armed = Some(Instant::now());
+                self.notice("press Ctrl+C again to exit (or Ctrl+D)");
+            }
+        }
+    }
+
+    pub fn cancel_turn(&mut self) {
+        if let Some(turn) = &mut self.turn {
+            turn.cancel.cancel();
+            turn.cancelling = true;
+        }
+        // Questions of the cancelled turn are withdrawn; the approver refuses them itself.
+        self.approvals.clear();
+        self.prompt = Prompt::default();
+    }
+
+    /// Shift+Tab: ask ↔ auto. Leaving yolo goes back to ask; yolo is reached only by Ctrl+Y.
+    fn cycle_posture(&mut self) {
+        let next = match self.posture.get() {
+            Posture::Ask => Posture::Auto,
+            Posture::Auto | Posture::Yolo | Posture::AcceptEdits | Posture::DontAsk => Posture::Ask,
+        };
+        self.posture.set(next);
+        self.status.posture = next;
+    }
+
+    fn toggle_yolo(&mut self) {
+        let next = if self.posture.get() == Posture::Yolo {
+            Posture::Ask
+        } else {
+            Posture::Yolo
+        };
+        self.posture.set(next);
+        self.status.posture = next;
+        if next == Posture::Yolo {
+            self.notice("yolo: every call runs without asking, except what deny rules block (Ctrl+Y to leave)");
+        }
+    }
+
+    fn approval_key(&mut self, key: KeyEvent) {
+        if let Some(note) = &mut self.prompt.note {
+            match key.code {
+                KeyCode::Enter => {
+                    let note = note.clone();
+                    self.answer(Choice::Deny, Some(note));
+                }
+                KeyCode::Esc => self.prompt.note = None,
+                KeyCode::Backspace => {
+                    note.pop();
+                }
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    note.push(c);
+                }
+                _ => {}
+            }
+            return;
+        }
+        match key.code {
+            KeyCode::Char('y') => self.answer(Choice::Once, None),
+            KeyCode::Char('a') => self.answer(Choice::Session, None),
+            KeyCode::Char('p') => self.answer(Choice::Always, None),
+            KeyCode::Char('n') => self.prompt.note = Some(String::new()),
+            KeyCode::Up => self.prompt.selected = self.prompt.selected.saturating_sub(1),
+            KeyCode::Down => {
+                self.prompt.selected = (self.prompt.selected + 1).min(CHOICES.len() - 1);
+            }
+            KeyCode::Enter => match CHOICES[self.prompt.selected] {
+                Choice::Deny => self.prompt.note = Some(String::new()),
+                choice => self.answer(choice, None),
+            },
+            KeyCode::Esc => self.cancel_turn(),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.cancel_turn();
+            }
+            _ => {}
+        }
+    }
+
+    fn answer(&mut self, choice: Choice, note: Option<String>) {
+        let Some(pending) = self.approvals.pop_front() else {
+            return;
+        };
+        self.prompt = Prompt::default();
+        let approval = Prompt::approval(choice, &pending, note);
+        let summary = match &approval {
+            Approval::Once => "allowed once".to_string(),
+            Approval::Session(rule) => format!("allowed for this session: {rule}"),
+            Approval::Persist(rule) => {
+                match super::persist::allow_rule(&self.persist_target.file, rule) {
+                    Ok(()) => format!(
+                        "always allowed: {rule} (written to {})",
+                        self.persist_target.file.display()
+                    ),
+                    Err(e) => format!("allowed for this session only: {e}"),
+                }
+            }
+            Approval::Deny(Some(note)) => format!("denied; the model is told: {note}"),
+            Approval::Deny(None) => "denied".to_string(),
+        };
+        let tool = super::text::safe_line(&pending.tool).into_owned();
+        self.notice(&format!("{tool}: {summary}"));
+        pending.answer(approval);
+    }
+
+    fn overlay_key(&mut self, key: KeyEvent) {
+        let Some(Overlay::Picker(picker)) = &mut self.overlay else {
+            return;
+        };
+        match picker.key(key) {
+            super::picker::Outcome::Open => {}
+            super::picker::Outcome::Cancelled => self.overlay = None,
+            super::picker::Outcome::Chosen(id) => {
+                self.overlay = None;
+                self.worker.send(Command::Resume(id));
+            }
+        }
+    }
+
+    /// Enter in the composer.
+    pub fn submit(&mut self, text: String) {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        if let Some(command) = trimmed.strip_prefix('!') {
+            let command = command.trim().to_string();
+            if !command.is_empty() {
+                super::bang::run(self, command);
+            }
+            return;
+        }
+        if trimmed.starts_with('/') && !trimmed.starts_with("//") {
+            super::actions::dispatch(self, trimmed);
+            return;
+        }
+        let text = trimmed
+            .strip_prefix('/')
+            .filter(|_| trimmed.starts_with("//"))
+            .unwrap_or(trimmed);
+        self.send_prompt(text.to_string());
+    }
+
+    /// A prompt for the model: now, or after the running turn.
+    pub fn send_prompt(&mut self, text: String) {
+        if self.turn.is_some() {
+            self.notice(&format!(
+                "queued; sent when this turn ends ({} waiting)",
+                self.queued.len() + 1
+            ));
+            self.queued.push_back(text);
+            return;
+        }
+        self.commit(transcript::user_lines(&text, self.theme));
+        let cancel = CancelToken::new();
+        if let Ok(mut shared) = self.turn_token.lock() {
+            *shared = cancel.clone();
+        }
+        self.turn = Some(Turn {
+            cancel: cancel.clone(),
+            started: Instant::now(),
+            cancelling: false,
+        });
+        self.worker.send(Command::Prompt { text, cancel });
+    }
+
+    fn report(&mut self, report: Report) {
+        match report {
+            Report::Event(event) => self.event(event),
+            Report::TurnDone(outcome) => {
+                self.flush_answer();
+                for card in std::mem::take(&mut self.running) {
+                    self.commits
+                        .extend(transcript::card_lines(&card, self.theme));
+                }
+                self.status.add_cost(outcome.cost.as_ref());
+                let elapsed = self
+                    .turn
+                    .take()
+                    .map(|t| t.started.elapsed())
+                    .unwrap_or_default();
+                match outcome.status {
+                    RunStatus::Success => {}
+                    RunStatus::Cancelled => self.notice("cancelled"),
+                    RunStatus::MaxSteps => self.error(&format!(
+                        "stopped after {} model requests (--max-steps); say \"continue\" to go on",
+                        outcome.steps
+                    )),
+                    RunStatus::Error => self.error(&outcome.result),
+                }
+                self.status.last_turn = Some(elapsed);
+                self.approvals.clear();
+                if let Some(next) = self.queued.pop_front() {
+                    self.send_prompt(next);
+                }
+            }
+            Report::Session { id, messages } => {
+                self.flush_answer();
+                self.status.session_id = id.clone();
+                self.status.reset_usage();
+                if messages.is_empty() {
+                    self.notice(&format!("new session {id}"));
+                } else {
+                    let lines = transcript::history_lines(&messages, self.theme);
+                    self.commit(lines);
+                    self.notice(&format!(
+                        "resumed session {id} ({} messages)",
+                        messages.len()
+                    ));
+                }
+            }
+            Report::ModelChanged { provider, model } => {
+                self.notice(&format!("model: {provider}/{model}"));
+                self.status.model = format!("{provider}/{model}");
+            }
+            Report::Failed(text) => self.error(&text),
+            Report::Stopped => self.quit = true,
+        }
+    }
+
+    fn event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::RequestStarted { .. } => {
+                self.reasoning.clear();
+            }
+            AgentEvent::Retry(notice) => self.notice(&format!(
+                "retrying in {:.1}s: {}",
+                notice.delay.as_secs_f64(),
+                notice.reason
+            )),
+            AgentEvent::TextDelta(delta) => {
+                self.fold_reasoning();
+                let lines = self.answer.push(&delta);
+                self.commit(lines);
+            }
+            AgentEvent::ReasoningDelta(delta) => {
+                self.reasoning.push_str(&delta);
+            }
+            AgentEvent::Message(message) => {
+                if message.role == reasonix_core::types::Role::Assistant {
+                    self.fold_reasoning();
+                    self.flush_answer();
+                }
+            }
+            AgentEvent::ToolStarted {
+                id,
+                name,
+                arguments,
+            } => {
+                self.fold_reasoning();
+                self.flush_answer();
+                let changes = self
+                    .previews
+                    .iter()
+                    .position(|(call, _)| *call == id)
+                    .map(|i| self.previews.swap_remove(i).1);
+                self.status.running_tool = Some(name.clone());
+                self.running.push(Card {
+                    id,
+                    name,
+                    arguments,
+                    status: CardStatus::Running,
+                    started: Instant::now(),
+                    duration_ms: None,
+                    output: None,
+                    changes,
+                });
+            }
+            AgentEvent::ToolFinished {
+                id,
+                is_error,
+                output,
+                duration_ms,
+                ..
+            } => {
+                if let Some(i) = self.running.iter().position(|c| c.id == id) {
+                    let mut card = self.running.remove(i);
+                    card.status = if is_error {
+                        CardStatus::Failed
+                    } else {
+                        CardStatus::Done
+                    };
+                    card.duration_ms = Some(duration_ms);
+                    card.output = Some(output);
+                    self.commits
+                        .extend(transcript::card_lines(&card, self.theme));
+                }
+                self.status.running_tool = self.running.last().map(|c| c.name.clone());
+            }
+            AgentEvent::Usage(usage) => self.status.add_usage(&usage),
+            AgentEvent::Notice(text) => self.notice(&text),
+            AgentEvent::PermissionDenied {
+                id,
+                name,
+                arguments,
+                reason,
+            } => {
+                let card = Card {
+                    id,
+                    name,
+                    arguments,
+                    status: CardStatus::Denied(reason),
+                    started: Instant::now(),
+                    duration_ms: None,
+                    output: None,
+                    changes: None,
+                };
+                self.commits
+                    .extend(transcript::card_lines(&card, self.theme));
+            }
+        }
+    }
+
+    /// The reasoning of a request, once its answer or tool calls start: in full when
+    /// verbose, else one dimmed line.
+    fn fold_reasoning(&mut self) {
+        if self.reasoning.trim().is_empty() {
+            self.reasoning.clear();
+            return;
+        }
+        let reasoning = std::mem::take(&mut self.reasoning);
+        let lines = transcript::reasoning_lines(&reasoning, self.verbose, self.theme);
+        self.commit(lines);
+    }
+
+    fn flush_answer(&mut self) {
+        let lines = self.answer.finish();
+        self.commit(lines);
+    }
+
+    /// Called every tick while something runs.
+    pub fn tick(&mut self) {
+        self.animating = self.turn.is_some() || !self.running.is_empty();
+    }
+}

@@ -1,0 +1,195 @@
+//! Approvals of `ask` decisions: the [`ChannelApprover`] the agent thread blocks on, and the
+//! prompt the user answers (y once, a for the session, p always, n deny with a note).
+
+use super::msg::Msg;
+use super::text::{safe, safe_line};
+use super::theme::Theme;
+use ratatui::text::{Line, Span};
+use reasonix_agent::permissions::{
+    Approval, ApprovalRequest, Approver, Preview,
+    policy::{Decision, Source},
+};
+use reasonix_core::cancel::CancelToken;
+use std::sync::mpsc::{Sender, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One question waiting for the user.
+#[derive(Debug)]
+pub struct Pending {
+    pub call_id: String,
+    pub tool: String,
+    /// The call's arguments, pretty-printed.
+    pub arguments: String,
+    /// Why the rules ask (an `ask` rule, a protected file, the fallback).
+    pub reason: String,
+    /// Rules the answer could be saved as, narrowest first.
+    pub scopes: Vec<String>,
+    pub preview: Preview,
+    reply: SyncSender<Approval>,
+}
+
+impl Pending {
+    /// Answer; the agent thread goes on. An answer to a question that was withdrawn (the
+    /// turn was cancelled) goes nowhere.
+    pub fn answer(self, approval: Approval) {
+        let _ = self.reply.send(approval);
+    }
+}
+
+/// Asks the UI thread and waits for the answer, or for the turn to be cancelled (then the
+/// call is refused).
+pub struct ChannelApprover {
+    to_ui: Mutex<Sender<Msg>>,
+    /// The running turn's cancel token.
+    turn: Arc<Mutex<CancelToken>>,
+}
+
+impl ChannelApprover {
+    pub fn new(to_ui: Sender<Msg>, turn: Arc<Mutex<CancelToken>>) -> ChannelApprover {
+        ChannelApprover {
+            to_ui: Mutex::new(to_ui),
+            turn,
+        }
+    }
+}
+
+impl Approver for ChannelApprover {
+    fn approve(&self, request: &ApprovalRequest<'_>) -> Approval {
+        let (reply, answer) = sync_channel(1);
+        let pending = Pending {
+            call_id: request.call_id.to_string(),
+            tool: request.call.tool.to_string(),
+            arguments: serde_json::to_string_pretty(request.call.args)
+                .unwrap_or_else(|_| request.call.args.to_string()),
+            reason: reason(request),
+            scopes: request.scopes.to_vec(),
+            preview: request.preview.clone(),
+            reply,
+        };
+        let sent = self
+            .to_ui
+            .lock()
+            .map(|tx| tx.send(Msg::Approval(pending)).is_ok())
+            .unwrap_or(false);
+        if !sent {
+            return Approval::Deny(Some("the user interface is gone".into()));
+        }
+        let cancel = self
+            .turn
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_else(|p| p.into_inner().clone());
+        loop {
+            match answer.recv_timeout(Duration::from_millis(50)) {
+                Ok(approval) => return approval,
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Approval::Deny(None);
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
+                    return Approval::Deny(Some("the user cancelled the turn".into()));
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+}
+
+fn reason(request: &ApprovalRequest<'_>) -> String {
+    match (&request.verdict.source, request.verdict.decision) {
+        (Source::Rule { list, rule }, _) => format!("the `{list}` rule {rule} asks"),
+        (Source::Protected { path }, _) => {
+            format!("{path} is a configuration file: changes to it always ask")
+        }
+        (Source::Fallback, Decision::Ask) => "writers and commands ask in this posture".into(),
+        (Source::Fallback, _) => "no rule allows this call".into(),
+    }
+}
+
+/// The choices, in the order shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    Once,
+    Session,
+    Always,
+    Deny,
+}
+
+pub const CHOICES: [Choice; 4] = [Choice::Once, Choice::Session, Choice::Always, Choice::Deny];
+
+/// The prompt's state: the selected choice, and the note being typed after `n`.
+#[derive(Debug, Default)]
+pub struct Prompt {
+    pub selected: usize,
+    /// `Some` while the user types the note for a deny.
+    pub note: Option<String>,
+}
+
+/// Where "always" writes its rule, shown before it is written.
+#[derive(Debug, Clone)]
+pub struct PersistTarget {
+    pub file: std::path::PathBuf,
+}
+
+impl Prompt {
+    /// The lines of the prompt for `pending`, diff excluded (the caller renders the preview
+    /// above it with the diff renderer).
+    pub fn lines(
+        &self,
+        pending: &Pending,
+        target: &PersistTarget,
+        theme: Theme,
+    ) -> Vec<Line<'static>> {
+        let scope = pending
+            .scopes
+            .first()
+            .map(|s| safe_line(s).into_owned())
+            .unwrap_or_else(|| safe_line(&pending.tool).into_owned());
+        let mut lines = vec![Line::from(vec![
+            Span::styled("Allow ", theme.warning()),
+            Span::styled(safe_line(&pending.tool).into_owned(), theme.heading()),
+            Span::styled("?  ", theme.warning()),
+            Span::styled(safe_line(&pending.reason).into_owned(), theme.dim()),
+        ])];
+        for line in safe(&pending.arguments).lines().take(6) {
+            lines.push(Line::from(Span::styled(format!("  {line}"), theme.dim())));
+        }
+        let labels = [
+            "y  Yes, once".to_string(),
+            format!("a  Yes, for this session: {scope}"),
+            format!(
+                "p  Always allow {scope} (adds it to [permissions] allow in {})",
+                target.file.display()
+            ),
+            "n  No, and tell the model why (type a note, Enter)".to_string(),
+        ];
+        for (i, label) in labels.into_iter().enumerate() {
+            let style = if i == self.selected {
+                theme.selected()
+            } else {
+                theme.plain()
+            };
+            let marker = if i == self.selected { "› " } else { "  " };
+            lines.push(Line::from(Span::styled(format!("{marker}{label}"), style)));
+        }
+        if let Some(note) = &self.note {
+            lines.push(Line::from(vec![
+                Span::styled("  note to the model: ", theme.accent()),
+                Span::raw(note.clone()),
+                Span::styled("▏", theme.dim()),
+            ]));
+        }
+        lines
+    }
+
+    /// The approval `choice` stands for. Session and always grant the narrowest scope shown.
+    pub fn approval(choice: Choice, pending: &Pending, note: Option<String>) -> Approval {
+        let scope = || pending.scopes.first().cloned();
+        match choice {
+            Choice::Once => Approval::Once,
+            Choice::Session => scope().map_or(Approval::Once, Approval::Session),
+            Choice::Always => scope().map_or(Approval::Once, Approval::Persist),
+            Choice::Deny => Approval::Deny(note.filter(|n| !n.trim().is_empty())),
+        }
+    }
+}

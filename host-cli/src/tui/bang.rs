@@ -1,0 +1,67 @@
+//! `!cmd`: run a shell command through the shell tool (so in the sandbox, under the
+//! `[sandbox]` policy) without the model. The user typed it, so it is not asked about; the
+//! output is shown as a card and is not sent to the model.
+
+use super::app::App;
+use super::msg::Msg;
+use super::transcript::{Card, CardStatus};
+use reasonix_core::types::CallContext;
+use std::time::Instant;
+
+/// The shell tool's name (a front end may name the tools it offers shortcuts for).
+const SHELL_TOOL: &str = "bash";
+
+#[derive(Debug)]
+pub struct Finished {
+    pub card: Card,
+}
+
+pub fn run(app: &mut App, command: String) {
+    let Some(tool) = app
+        .actions
+        .catalog
+        .tools()
+        .into_iter()
+        .find(|t| t.spec().name == SHELL_TOOL)
+    else {
+        app.error("`!` needs the shell tool, which is not loaded");
+        return;
+    };
+    app.commit(super::transcript::user_lines(
+        &format!("!{command}"),
+        app.theme,
+    ));
+    let to_ui = app.actions.to_ui.clone();
+    let workspace = app.actions.workspace.clone();
+    let spawned = std::thread::Builder::new()
+        .name("reasonix-bang".into())
+        .spawn(move || {
+            let started = Instant::now();
+            let arguments = serde_json::json!({ "command": command }).to_string();
+            let context = CallContext {
+                call_id: "bang".into(),
+                workspace,
+                may_write_protected: false,
+            };
+            let result = tool.invoke(&arguments, &context, None);
+            let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let (status, output) = match result {
+                Ok(text) => (CardStatus::Done, text),
+                Err(e) => (CardStatus::Failed, e.to_string()),
+            };
+            let card = Card {
+                id: "bang".into(),
+                name: format!("!{SHELL_TOOL}"),
+                arguments,
+                status,
+                started,
+                duration_ms: Some(duration_ms),
+                output: Some(output),
+                changes: None,
+            };
+            let _ = to_ui.send(Msg::Shell(Finished { card }));
+        });
+    if let Err(e) = spawned {
+        app.error(&format!("cannot start the command: {e}"));
+    }
+}

@@ -1,0 +1,145 @@
+//! The live area: what is in progress (the open part of the answer, reasoning, running
+//! tools), the approval prompt, the composer and the status line — or the picker.
+
+use super::app::{App, Overlay};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Rows of the open answer or reasoning shown live (the rest is in the scrollback already
+/// or will be when it is complete).
+const LIVE_TAIL: usize = 6;
+
+/// Everything above the composer, top to bottom.
+fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let mut lines = Vec::new();
+    if let Some(Overlay::Picker(picker)) = &app.overlay {
+        return picker.lines(theme, width, super::actions::now_ms());
+    }
+    if !app.reasoning.is_empty() {
+        let text = super::text::safe(&app.reasoning).into_owned();
+        let all: Vec<&str> = text.lines().collect();
+        if app.verbose {
+            for l in &all[all.len().saturating_sub(LIVE_TAIL)..] {
+                lines.push(Line::from(Span::styled(format!("  {l}"), theme.dim())));
+            }
+        } else {
+            lines.push(Line::from(Span::styled(
+                format!("  ∴ thinking… ({} lines, Ctrl+O shows them)", all.len()),
+                theme.dim(),
+            )));
+        }
+    }
+    let pending = app.answer.pending();
+    lines.extend(pending.into_iter().rev().take(LIVE_TAIL).rev());
+    for card in &app.running {
+        let mut card_lines = super::transcript::card_lines(card, theme);
+        if let Some(first) = card_lines.first_mut() {
+            let ms = u64::try_from(card.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            first.spans.push(Span::styled(
+                format!("  {}", super::transcript::duration(ms)),
+                theme.dim(),
+            ));
+        }
+        lines.extend(card_lines);
+    }
+    if let Some(pending) = app.approvals.front() {
+        if app.approvals.len() > 1 {
+            lines.push(Line::from(Span::styled(
+                format!("({} more questions waiting)", app.approvals.len() - 1),
+                theme.dim(),
+            )));
+        }
+        lines.extend(app.prompt.lines(pending, &app.persist_target, theme));
+    }
+    if let Some(turn) = &app.turn {
+        let frame = (turn.started.elapsed().as_millis() / 100) as usize % SPINNER.len();
+        let what = if turn.cancelling {
+            "cancelling"
+        } else {
+            "working"
+        };
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{} {what} {}  (Esc to cancel)",
+                SPINNER[frame],
+                super::transcript::duration(
+                    u64::try_from(turn.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+                )
+            ),
+            theme.accent(),
+        )));
+    }
+    for queued in &app.queued {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "  queued: {}",
+                super::text::truncate(&super::text::safe_line(queued), 70)
+            ),
+            theme.dim(),
+        )));
+    }
+    lines
+}
+
+/// Rows the live area needs at `width`.
+pub fn height(app: &App, width: u16) -> u16 {
+    let upper = super::wrap::wrap_lines(upper_lines(app, width), usize::from(width.max(1))).len();
+    let composer = if app.overlay.is_some() {
+        0
+    } else {
+        usize::from(app.composer.height(width))
+    };
+    u16::try_from(upper + composer + 1).unwrap_or(u16::MAX)
+}
+
+pub fn draw(frame: &mut Frame<'_>, app: &App) {
+    let area = frame.area();
+    let upper =
+        super::wrap::wrap_lines(upper_lines(app, area.width), usize::from(area.width.max(1)));
+    let composer_h = if app.overlay.is_some() {
+        0
+    } else {
+        app.composer.height(area.width)
+    };
+    let status_y = area.bottom().saturating_sub(1);
+    let composer_y = status_y.saturating_sub(composer_h);
+    let upper_h = composer_y.saturating_sub(area.y);
+    // When space is short the newest upper lines win.
+    let skip = upper.len().saturating_sub(usize::from(upper_h));
+    let upper: Vec<Line<'static>> = upper.into_iter().skip(skip).collect();
+    frame.render_widget(
+        Paragraph::new(upper),
+        Rect {
+            height: upper_h,
+            ..area
+        },
+    );
+    if composer_h > 0 {
+        let composer_area = Rect {
+            y: composer_y,
+            height: composer_h,
+            ..area
+        };
+        frame.render_widget(Paragraph::new(app.composer.lines(app.theme)), composer_area);
+        if app.approvals.is_empty() {
+            let (x, y) = app.composer.cursor(composer_area);
+            frame.set_cursor_position((x, y));
+        }
+    }
+    let spinner = app
+        .turn
+        .as_ref()
+        .map(|t| SPINNER[(t.started.elapsed().as_millis() / 100) as usize % SPINNER.len()]);
+    frame.render_widget(
+        Paragraph::new(app.status.line(app.theme, area.width, spinner)),
+        Rect {
+            y: status_y,
+            height: 1,
+            ..area
+        },
+    );
+}

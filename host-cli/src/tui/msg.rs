@@ -1,0 +1,18 @@
+//! The UI thread's one inbox: terminal input, the agent worker, approvals, and captured
+//! stderr, in arrival order.
+
+use super::approval::Pending;
+use super::worker::Report;
+
+#[derive(Debug)]
+pub enum Msg {
+    Input(crossterm::event::Event),
+    Worker(Report),
+    Approval(Pending),
+    /// A line written to stderr while the session owns the terminal (plugin logs, warnings).
+    Stderr(String),
+    /// The result of a `!cmd` run without the model.
+    Shell(super::bang::Finished),
+    /// The input reader stopped (the terminal is gone).
+    InputClosed,
+}

@@ -1,0 +1,178 @@
+//! The status line: model, posture, context used of the window, tokens, the session's
+//! cache-hit rate, cost, and the tool running now.
+
+use super::text::{safe_line, truncate};
+use super::theme::Theme;
+use ratatui::text::{Line, Span};
+use reasonix_agent::agent_loop::Cost;
+use reasonix_agent::permissions::Posture;
+use reasonix_core::types::Usage;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Default)]
+pub struct Status {
+    pub model: String,
+    pub posture: Posture,
+    pub session_id: String,
+    /// Prompt tokens of the last request: what the context holds now.
+    pub context_used: u64,
+    pub context_window: Option<u64>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_hit_tokens: u64,
+    pub cache_miss_tokens: u64,
+    pub cost: f64,
+    pub currency: Option<String>,
+    pub running_tool: Option<String>,
+    pub last_turn: Option<Duration>,
+}
+
+impl Status {
+    pub fn add_usage(&mut self, usage: &Usage) {
+        self.context_used = usage.prompt_tokens;
+        self.input_tokens += usage.prompt_tokens;
+        self.output_tokens += usage.completion_tokens;
+        self.cache_hit_tokens += usage.cache_hit_tokens;
+        self.cache_miss_tokens += usage.cache_miss_tokens;
+    }
+
+    pub fn add_cost(&mut self, cost: Option<&Cost>) {
+        if let Some(cost) = cost {
+            self.cost += cost.total;
+            self.currency = Some(cost.currency.clone());
+        }
+    }
+
+    pub fn reset_usage(&mut self) {
+        let keep = Status {
+            model: std::mem::take(&mut self.model),
+            posture: self.posture,
+            session_id: std::mem::take(&mut self.session_id),
+            context_window: self.context_window,
+            ..Status::default()
+        };
+        *self = keep;
+    }
+
+    /// Share of prompt tokens served from the provider's cache, when it reports the split.
+    pub fn cache_hit_rate(&self) -> Option<f64> {
+        let total = self.cache_hit_tokens + self.cache_miss_tokens;
+        (total > 0).then(|| self.cache_hit_tokens as f64 / total as f64)
+    }
+
+    pub fn line(&self, theme: Theme, width: u16, spinner: Option<&str>) -> Line<'static> {
+        let posture = posture_name(self.posture);
+        let posture_style = match self.posture {
+            Posture::Yolo => theme.danger(),
+            Posture::Auto | Posture::AcceptEdits => theme.warning(),
+            Posture::Ask | Posture::DontAsk => theme.accent(),
+        };
+        let mut parts: Vec<String> = Vec::new();
+        parts.push(match self.context_window {
+            Some(window) => format!("ctx {}/{}", tokens(self.context_used), tokens(window)),
+            None => format!("ctx {}", tokens(self.context_used)),
+        });
+        parts.push(format!(
+            "↑{} ↓{}",
+            tokens(self.input_tokens),
+            tokens(self.output_tokens)
+        ));
+        if let Some(rate) = self.cache_hit_rate() {
+            parts.push(format!("cache {:.0}%", rate * 100.0));
+        }
+        if let Some(currency) = &self.currency {
+            parts.push(money(self.cost, currency));
+        }
+        let mut spans = vec![
+            Span::styled(format!(" {posture} "), posture_style),
+            Span::raw(" "),
+            Span::styled(safe_line(&self.model).into_owned(), theme.accent()),
+        ];
+        let mut used: usize = spans.iter().map(|s| s.width()).sum();
+        let budget = usize::from(width);
+        for part in parts {
+            let piece = format!(" · {part}");
+            if used + super::text::width(&piece) > budget {
+                break;
+            }
+            used += super::text::width(&piece);
+            spans.push(Span::styled(piece, theme.dim()));
+        }
+        if let Some(tool) = &self.running_tool {
+            let marker = spinner.unwrap_or("…");
+            let piece = format!(" · {marker} {}", safe_line(tool));
+            let room = budget.saturating_sub(used);
+            if room > 4 {
+                spans.push(Span::styled(
+                    truncate(&piece, room).into_owned(),
+                    theme.accent(),
+                ));
+            }
+        }
+        Line::from(spans)
+    }
+}
+
+pub fn posture_name(posture: Posture) -> &'static str {
+    match posture {
+        Posture::Ask => "ask",
+        Posture::AcceptEdits => "accept-edits",
+        Posture::Auto => "auto",
+        Posture::DontAsk => "dont-ask",
+        Posture::Yolo => "YOLO",
+    }
+}
+
+/// 1234 → "1.2k", 1_250_000 → "1.2M".
+pub fn tokens(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1_000.0),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// An amount with its currency's symbol when it has a common one, else the ISO code.
+pub fn money(amount: f64, currency: &str) -> String {
+    match currency {
+        "USD" => format!("${amount:.4}"),
+        "CNY" => format!("¥{amount:.4}"),
+        "EUR" => format!("€{amount:.4}"),
+        other => format!("{amount:.4} {}", safe_line(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::ColorLevel;
+
+    #[test]
+    fn status_line_fits_and_keeps_the_posture() {
+        let mut status = Status {
+            model: "deepseek/deepseek-v4-flash".into(),
+            posture: Posture::Yolo,
+            context_window: Some(1_000_000),
+            currency: Some("CNY".into()),
+            running_tool: Some("bash".into()),
+            ..Status::default()
+        };
+        status.add_usage(&Usage {
+            prompt_tokens: 12_345,
+            completion_tokens: 678,
+            cache_hit_tokens: 10_000,
+            cache_miss_tokens: 2_345,
+            reasoning_tokens: 0,
+        });
+        let theme = Theme::new(ColorLevel::None);
+        let wide = status.line(theme, 120, None).to_string();
+        assert!(wide.contains("YOLO"), "{wide}");
+        assert!(wide.contains("ctx 12.3k/1.0M"), "{wide}");
+        assert!(wide.contains("cache 81%"), "{wide}");
+        assert!(wide.contains("¥0.0000"), "{wide}");
+        assert!(wide.contains("bash"), "{wide}");
+        let narrow = status.line(theme, 40, None);
+        assert!(narrow.width() <= 40, "{narrow}");
+        assert!(narrow.to_string().contains("YOLO"));
+    }
+}

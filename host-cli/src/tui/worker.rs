@@ -1,0 +1,139 @@
+//! The agent on its own thread: the UI never waits for the model or a tool. The UI sends
+//! [`Command`]s; everything the agent reports comes back as [`Msg`]s on the UI's one channel.
+
+use super::msg::Msg;
+use reasonix_agent::agent_loop::{Agent, AgentEvent, RunOutcome};
+use reasonix_agent::completion::ProviderClient;
+use reasonix_agent::session::{SessionError, SessionStore};
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::types::Message;
+use std::sync::mpsc::{Receiver, Sender};
+use std::thread::JoinHandle;
+
+/// What the UI asks of the agent. Handled in order, one at a time, between turns.
+pub enum Command {
+    /// Run one user turn; `cancel` is the UI's handle for Esc.
+    Prompt { text: String, cancel: CancelToken },
+    /// `/effort`.
+    Effort(Option<String>),
+    /// `/model`: go on with this client from the next turn.
+    Model(Box<ProviderClient>),
+    /// `/new` and `/clear`: go on in a new session file.
+    NewSession,
+    /// `/resume`: switch to a saved session (its id).
+    Resume(String),
+    /// Leave: end the session and stop the thread.
+    Quit,
+}
+
+/// What the worker reports besides the agent's events.
+#[derive(Debug)]
+pub enum Report {
+    Event(AgentEvent),
+    TurnDone(Box<RunOutcome>),
+    /// The session changed (`/new`, `/resume`): its id and the messages it holds.
+    Session {
+        id: String,
+        messages: Vec<Message>,
+    },
+    ModelChanged {
+        provider: String,
+        model: String,
+    },
+    /// A command failed; nothing changed.
+    Failed(String),
+    /// The agent thread has ended the session and stopped.
+    Stopped,
+}
+
+pub struct Worker {
+    pub commands: Sender<Command>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    pub fn spawn(agent: Agent, store: SessionStore, to_ui: Sender<Msg>) -> std::io::Result<Worker> {
+        let (commands, inbox) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("reasonix-agent".into())
+            .spawn(move || serve(agent, store, inbox, to_ui))?;
+        Ok(Worker {
+            commands,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn send(&self, command: Command) {
+        // The thread only ends after `Quit`; a send after that has nobody to act on it.
+        let _ = self.commands.send(command);
+    }
+
+    /// Ask the thread to end the session and wait for it.
+    pub fn quit(mut self) {
+        self.send(Command::Quit);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(mut agent: Agent, store: SessionStore, inbox: Receiver<Command>, to_ui: Sender<Msg>) {
+    let report = |r: Report| {
+        let _ = to_ui.send(Msg::Worker(r));
+    };
+    let mut on_event = |event: AgentEvent| {
+        let _ = to_ui.send(Msg::Worker(Report::Event(event)));
+    };
+    while let Ok(command) = inbox.recv() {
+        match command {
+            Command::Prompt { text, cancel } => {
+                let outcome = agent.run(&text, &cancel, &mut on_event);
+                report(Report::TurnDone(Box::new(outcome)));
+            }
+            Command::Effort(effort) => agent.set_effort(effort),
+            Command::Model(client) => {
+                let (provider, model) =
+                    (client.provider().name.clone(), client.model().to_string());
+                let config = agent.config().clone();
+                let catalog = agent.catalog();
+                match agent.reload(catalog, *client, config) {
+                    Ok(_) => report(Report::ModelChanged { provider, model }),
+                    Err(e) => report(Report::Failed(format!("model not switched: {e}"))),
+                }
+            }
+            Command::NewSession => {
+                let client = agent.client();
+                match store.create(&client.provider().name, client.model()) {
+                    Ok(writer) => {
+                        let id = writer.id().to_string();
+                        agent.rotate_session(writer, &mut on_event);
+                        report(Report::Session {
+                            id,
+                            messages: Vec::new(),
+                        });
+                    }
+                    Err(e) => report(Report::Failed(format!("no new session: {e}"))),
+                }
+            }
+            Command::Resume(id) => match open(&store, &id) {
+                Ok((writer, messages)) => {
+                    let id = writer.id().to_string();
+                    agent.switch_session(writer, messages.clone(), &mut on_event);
+                    report(Report::Session { id, messages });
+                }
+                Err(e) => report(Report::Failed(format!("session {id} not resumed: {e}"))),
+            },
+            Command::Quit => break,
+        }
+    }
+    agent.end_session(&mut on_event);
+    report(Report::Stopped);
+}
+
+fn open(
+    store: &SessionStore,
+    id: &str,
+) -> Result<(reasonix_agent::session::SessionWriter, Vec<Message>), SessionError> {
+    let (writer, loaded) = store.open(id)?;
+    Ok((writer, loaded.messages))
+}
