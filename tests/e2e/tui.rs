@@ -45,3 +45,133 @@ fn a_prompt_streams_its_answer() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+fn write_call(path: &str, content: &str) -> Reply {
+    let args = serde_json::json!({ "path": path, "content": content }).to_string();
+    Reply::tool_calls(&[("call_w", "write_file", &args)], 1)
+}
+
+/// The tool message the model received in request `i`.
+fn tool_result(mock: &MockLlm, i: usize) -> String {
+    let body = mock.requests()[i].json();
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .expect("a tool message")
+}
+
+#[test]
+fn approving_a_write_shows_its_diff_and_writes_the_file() {
+    let s = Session::new();
+    std::fs::write(s.env.project().join("notes.txt"), "old line\n").unwrap();
+    s.mock.enqueue(write_call("notes.txt", "new line\n"));
+    s.mock.enqueue(Reply::text(&["Updated notes.txt."]));
+    let mut pty = s.open(&[]);
+    pty.type_text("update the notes");
+    pty.send("\r");
+    // The question, with the exact rule "always" would write and where.
+    let screen = pty.wait_for("Yes, once", WAIT);
+    assert!(screen.contains("Allow write_file?"), "{screen}");
+    assert!(screen.contains("config.toml"), "{screen}");
+    // The diff of the change is on screen before the answer.
+    assert!(
+        screen.contains("- old line") || screen.contains("-old line"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("+ new line") || screen.contains("+new line"),
+        "{screen}"
+    );
+    pty.send("y");
+    pty.wait_for("Updated notes.txt.", WAIT);
+    assert_eq!(
+        std::fs::read_to_string(s.env.project().join("notes.txt")).unwrap(),
+        "new line\n"
+    );
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
+
+#[test]
+fn denying_a_write_tells_the_model_the_note() {
+    let s = Session::new();
+    s.mock.enqueue(write_call("secret.txt", "x\n"));
+    s.mock.enqueue(Reply::text(&["Understood."]));
+    let mut pty = s.open(&[]);
+    pty.type_text("write the file");
+    pty.send("\r");
+    pty.wait_for("Yes, once", WAIT);
+    pty.send("n");
+    pty.wait_for("note to the model", WAIT);
+    pty.type_text("use another name");
+    pty.send("\r");
+    pty.wait_for("Understood.", WAIT);
+    assert!(!s.env.project().join("secret.txt").exists());
+    let told = tool_result(&s.mock, 1);
+    assert!(told.contains("use another name"), "{told}");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
+
+#[test]
+fn esc_cancels_a_running_command_promptly() {
+    let s = Session::new();
+    let args = serde_json::json!({ "command": "sleep 30" }).to_string();
+    s.mock
+        .enqueue(Reply::tool_calls(&[("call_s", "bash", &args)], 1));
+    let mut pty = s.open(&["--yolo"]);
+    pty.type_text("wait a while");
+    pty.send("\r");
+    pty.wait_for("sleep 30", WAIT);
+    // Let the command start, then Esc.
+    std::thread::sleep(Duration::from_millis(300));
+    let pressed = std::time::Instant::now();
+    pty.send("\x1b");
+    pty.wait_for("cancelled", WAIT);
+    let took = pressed.elapsed();
+    // Generous bound (noisy CI): the command would otherwise run 30 s.
+    assert!(took < Duration::from_secs(10), "cancel took {took:?}");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
+
+#[test]
+fn quit_then_continue_shows_the_transcript() {
+    let s = Session::new();
+    s.mock.enqueue(Reply::text(&["The answer is 42."]));
+    let mut pty = s.open(&[]);
+    pty.type_text("what is the answer");
+    pty.send("\r");
+    pty.wait_for("The answer is 42.", WAIT);
+    pty.send("\x03");
+    pty.wait_for("Ctrl+C again", WAIT);
+    pty.send("\x03");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+    drop(pty);
+
+    s.mock.enqueue(Reply::text(&["Still 42."]));
+    let mut again = s.open(&["-c"]);
+    let text = again.wait_for("The answer is 42.", WAIT);
+    assert!(text.contains("what is the answer"), "{text}");
+    again.type_text("and now");
+    again.send("\r");
+    again.wait_for("Still 42.", WAIT);
+    // The resumed request carries the earlier turn.
+    let body = s.mock.requests()[1].json();
+    let contents: Vec<String> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        contents.iter().any(|c| c.contains("what is the answer")),
+        "{contents:?}"
+    );
+    again.send("\x04");
+    assert_eq!(again.wait_exit(WAIT), Some(0));
+}

@@ -139,9 +139,18 @@ impl App {
             Msg::Input(_) => {}
             Msg::Worker(report) => self.report(report),
             Msg::Approval(pending) => {
-                if let reasonix_agent::permissions::Preview::Changes(changes) = &pending.preview {
-                    self.previews
-                        .push((pending.call_id.clone(), changes.clone()));
+                // The proposed change goes into the scrollback, whole, before the question:
+                // it is final, and the user can scroll and select it however long it is.
+                match &pending.preview {
+                    reasonix_agent::permissions::Preview::Changes(changes) => {
+                        self.commits.extend(super::diff_lines(changes, self.theme));
+                        self.previews
+                            .push((pending.call_id.clone(), changes.clone()));
+                    }
+                    reasonix_agent::permissions::Preview::Unavailable(why) => {
+                        self.notice(&format!("no preview of this change: {why}"));
+                    }
+                    reasonix_agent::permissions::Preview::None => {}
                 }
                 self.approvals.push_back(pending);
             }
