@@ -9,5 +9,9 @@
 // Parts land one by one; the session entry point uses them all.
 #![allow(dead_code)]
 
+pub mod composer;
+pub mod mention;
+pub mod popup;
+pub mod slash;
 pub mod text;
 pub mod theme;
