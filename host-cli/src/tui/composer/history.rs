@@ -220,6 +220,8 @@ mod tests {
         h.push("two\nlines \"quoted\"").unwrap();
         h.push("   ").unwrap();
         h.push("one").unwrap();
+        assert_eq!(h.len(), 3);
+        assert_eq!(fs::read_to_string(&path).unwrap().lines().count(), 3);
         let again = History::load(path.clone()).unwrap();
         assert_eq!(again.entries(), ["one", "two\nlines \"quoted\"", "one"]);
         assert!(path.to_string_lossy().contains("/history/"));

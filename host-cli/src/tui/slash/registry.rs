@@ -218,11 +218,9 @@ impl SlashRegistry {
     /// first word that looks like a path (`/usr/bin/x`).
     pub fn parse(line: &str) -> Option<Invocation> {
         let rest = line.strip_prefix('/')?;
-        if rest.starts_with('/') {
-            return None;
-        }
         let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
         let name = &rest[..end];
+        // Also `//x`: its name starts with `/`.
         if name.is_empty() || name.contains('/') {
             return None;
         }
