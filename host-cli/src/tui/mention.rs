@@ -212,4 +212,15 @@ mod tests {
         assert_eq!(got.len(), 10);
         assert_eq!(got[0].display, "f000");
     }
+
+    #[test]
+    fn a_huge_directory_is_scanned_only_so_far() {
+        let ws = tempfile::tempdir().unwrap();
+        for i in 0..(SCAN_CAP + 300) {
+            fs::write(ws.path().join(format!("f{i:05}")), "").unwrap();
+        }
+        let got = complete(ws.path(), "f", usize::MAX).unwrap();
+        assert!(got.len() <= SCAN_CAP, "{} entries", got.len());
+        assert!(!got.is_empty());
+    }
 }

@@ -367,7 +367,7 @@ impl Composer {
             Popup::Mention { items, selected } => (items.len(), selected),
         };
         match key.code {
-            KeyCode::Up if plain => *selected = (*selected + len - 1) % len.max(1),
+            KeyCode::Up if plain => *selected = (*selected + len.max(1) - 1) % len.max(1),
             KeyCode::Down if plain => *selected = (*selected + 1) % len.max(1),
             KeyCode::Esc => self.popup = None,
             KeyCode::Tab if key.modifiers.is_empty() => return Some(self.accept(false)),

@@ -318,6 +318,77 @@ fn height_grows_to_the_cap_then_scrolls() {
     assert_eq!(c.cursor_position(area), (2 + 6, 10));
 }
 
+#[derive(Debug, Clone)]
+enum Input {
+    Key(KeyCode, KeyModifiers),
+    Paste(String),
+    Render(u16, u16),
+}
+
+fn input() -> impl proptest::strategy::Strategy<Value = Input> {
+    use proptest::prelude::*;
+    let code = prop_oneof![
+        prop::sample::select(vec![
+            'a', ' ', '日', '\u{301}', '\\', '@', '/', '\t', 'j', 'w', 'u', 'k', 'd', 'e', 'b', 'f'
+        ])
+        .prop_map(KeyCode::Char),
+        prop::sample::select(vec![
+            KeyCode::Enter,
+            KeyCode::Left,
+            KeyCode::Right,
+            KeyCode::Up,
+            KeyCode::Down,
+            KeyCode::Home,
+            KeyCode::End,
+            KeyCode::Backspace,
+            KeyCode::Delete,
+            KeyCode::Tab,
+            KeyCode::Esc,
+        ]),
+    ];
+    let mods = prop::sample::select(vec![M::NONE, M::SHIFT, M::CONTROL, M::ALT]);
+    prop_oneof![
+        6 => (code, mods).prop_map(|(c, m)| Input::Key(c, m)),
+        1 => prop_oneof!["[a-z \r\n日]{0,12}", "(x\r\n){6,8}"].prop_map(Input::Paste),
+        1 => (0u16..30, 0u16..6).prop_map(|(w, h)| Input::Render(w, h)),
+    ]
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_input_sequence_keeps_the_composer_consistent(
+        inputs in proptest::collection::vec(input(), 0..60)
+    ) {
+        let ws = crate::tui::mention::test_workspace();
+        let mut h = History::in_memory();
+        h.push("earlier\nentry").unwrap();
+        let mut c = Composer::new(h);
+        c.set_workspace(ws.path().to_path_buf());
+        c.set_slash_registry(Arc::new(registry()));
+        let theme = Theme::new(ColorLevel::Ansi16);
+        for i in inputs {
+            match i {
+                Input::Key(code, m) => {
+                    c.handle_key(key(code, m));
+                }
+                Input::Paste(p) => {
+                    c.handle_paste(&p);
+                }
+                Input::Render(w, h) => {
+                    let area = Rect::new(1, 1, w, h);
+                    let mut buf = Buffer::empty(Rect::new(0, 0, 40, 10));
+                    c.height(w);
+                    c.render(area, &mut buf, &theme);
+                    c.render_popup(Rect::new(1, 1, w, c.popup_height().min(h)), &mut buf, &theme);
+                    let _ = c.cursor_position(area);
+                }
+            }
+            proptest::prop_assert!(c.cursor() <= c.editor.cells().len());
+            proptest::prop_assert!(!c.text().contains('\r'));
+        }
+    }
+}
+
 // ---- snapshots (80x24 and 120x40) ----
 
 /// The composer at the bottom of the screen, its popup just above.
