@@ -175,3 +175,35 @@ fn quit_then_continue_shows_the_transcript() {
     again.send("\x04");
     assert_eq!(again.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn a_custom_command_expands_its_arguments() {
+    let s = Session::new();
+    let dir = s.env.project().join(".reasonix/commands/review");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("file.md"),
+        "---\ndescription: Review one file\nargument-hint: <file> <focus>\n---\nReview $1 with a focus on $2. All: $ARGUMENTS. Cost: $$5.\n",
+    )
+    .unwrap();
+    s.mock.enqueue(Reply::text(&["Reviewed."]));
+    let mut pty = s.open(&[]);
+    // The slash menu lists it, with its description.
+    pty.type_text("/review:f");
+    pty.wait_for("Review one file", WAIT);
+    pty.type_text("ile src/main.rs \"error handling\"");
+    pty.send("\r");
+    pty.wait_for("Reviewed.", WAIT);
+    let body = s.mock.requests()[0].json();
+    let last = body["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        last,
+        "Review src/main.rs with a focus on error handling. All: src/main.rs \"error handling\". Cost: $5.",
+        "{last}"
+    );
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

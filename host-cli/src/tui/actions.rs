@@ -27,21 +27,23 @@ pub struct Context {
     pub tools: Vec<ToolSpec>,
     pub policy_text: Vec<String>,
     pub effort: Option<String>,
-    pub slash: super::commands_interim::SlashRegistry,
+    pub slash: Arc<super::slash::SlashRegistry>,
 }
 
 /// The prompt `/init` sends: the model looks at the project and writes REASONIX.md.
 const INIT_PROMPT: &str = "Look at this project (its layout, build files, README, tests) and write a concise REASONIX.md at the workspace root for future sessions: what the project is, how to build, test and run it, the code layout, and conventions worth following. If REASONIX.md exists, improve it instead of replacing what is still true. Keep it under 80 lines.";
 
 pub fn dispatch(app: &mut App, line: &str) {
-    let (name, args) = match line[1..].split_once(char::is_whitespace) {
-        Some((name, args)) => (name, args.trim()),
-        None => (&line[1..], ""),
+    let Some(invocation) = super::slash::SlashRegistry::parse(line) else {
+        let text = super::slash::message_text(line).to_string();
+        app.send_prompt(text);
+        return;
     };
+    let (name, args) = (invocation.name.as_str(), invocation.args.trim());
     let theme = app.theme;
     match name {
         "help" => {
-            let lines = app.actions.slash.help_lines(theme);
+            let lines = app.actions.slash.help_lines(&theme);
             app.commit(lines);
             app.commit([Line::from(Span::styled(
                 "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Shift+Tab ask↔auto · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+C twice / Ctrl+D quit",
@@ -154,8 +156,8 @@ pub fn dispatch(app: &mut App, line: &str) {
         ),
         "init" => app.send_prompt(INIT_PROMPT.to_string()),
         "quit" | "exit" => app.quit = true,
-        _ => match app.actions.slash.expand(name, args) {
-            Some(prompt) => app.send_prompt(prompt),
+        _ => match app.actions.slash.get(name).and_then(|c| c.expand(args)) {
+            Some(prompt) => app.send_prompt(prompt.trim().to_string()),
             None => app.error(&format!("unknown command /{} (try /help)", safe_line(name))),
         },
     }

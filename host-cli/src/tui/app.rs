@@ -44,7 +44,7 @@ pub struct App {
     pub verbose: bool,
     /// Tool calls of this turn that have not finished.
     pub running: Vec<Card>,
-    pub composer: super::input::Input,
+    pub composer: super::composer::Composer,
     /// Messages typed while a turn runs, sent in order after it.
     pub queued: VecDeque<String>,
     pub approvals: VecDeque<Pending>,
@@ -72,7 +72,7 @@ impl App {
         status: Status,
         posture: PostureSwitch,
         turn_token: Arc<Mutex<CancelToken>>,
-        composer: super::input::Input,
+        composer: super::composer::Composer,
         actions: super::actions::Context,
     ) -> App {
         let persist_target = PersistTarget {
@@ -133,7 +133,7 @@ impl App {
                 } else if let Some(note) = &mut self.prompt.note {
                     note.push_str(&super::text::safe_line(&text));
                 } else {
-                    self.composer.paste(&text);
+                    self.composer.handle_paste(&text);
                 }
             }
             Msg::Input(_) => {}
@@ -197,8 +197,11 @@ impl App {
             _ => {}
         }
         self.quit_armed = None;
-        if let Some(text) = self.composer.key(key, &self.actions) {
+        if let super::composer::ComposerAction::Submit(text) = self.composer.handle_key(key) {
             self.submit(text);
+        }
+        if let Some(warning) = self.composer.take_warning() {
+            self.notice(&warning);
         }
     }
 
@@ -345,15 +348,11 @@ impl App {
             }
             return;
         }
-        if trimmed.starts_with('/') && !trimmed.starts_with("//") {
+        if trimmed.starts_with('/') {
             super::actions::dispatch(self, trimmed);
             return;
         }
-        let text = trimmed
-            .strip_prefix('/')
-            .filter(|_| trimmed.starts_with("//"))
-            .unwrap_or(trimmed);
-        self.send_prompt(text.to_string());
+        self.send_prompt(trimmed.to_string());
     }
 
     /// A prompt for the model: now, or after the running turn.

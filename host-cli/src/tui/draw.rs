@@ -91,7 +91,7 @@ pub fn height(app: &App, width: u16) -> u16 {
     let composer = if app.overlay.is_some() {
         0
     } else {
-        usize::from(app.composer.height(width))
+        usize::from(app.composer.height(width)) + usize::from(app.composer.popup_height())
     };
     u16::try_from(upper + composer + 1).unwrap_or(u16::MAX)
 }
@@ -100,14 +100,15 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     let area = frame.area();
     let upper =
         super::wrap::wrap_lines(upper_lines(app, area.width), usize::from(area.width.max(1)));
-    let composer_h = if app.overlay.is_some() {
-        0
+    let (composer_h, popup_h) = if app.overlay.is_some() {
+        (0, 0)
     } else {
-        app.composer.height(area.width)
+        (app.composer.height(area.width), app.composer.popup_height())
     };
     let status_y = area.bottom().saturating_sub(1);
     let composer_y = status_y.saturating_sub(composer_h);
-    let upper_h = composer_y.saturating_sub(area.y);
+    let popup_y = composer_y.saturating_sub(popup_h);
+    let upper_h = popup_y.saturating_sub(area.y);
     // When space is short the newest upper lines win.
     let skip = upper.len().saturating_sub(usize::from(upper_h));
     let upper: Vec<Line<'static>> = upper.into_iter().skip(skip).collect();
@@ -124,9 +125,19 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
             height: composer_h,
             ..area
         };
-        frame.render_widget(Paragraph::new(app.composer.lines(app.theme)), composer_area);
+        app.composer
+            .render(composer_area, frame.buffer_mut(), &app.theme);
+        if popup_h > 0 {
+            let popup_area = Rect {
+                y: popup_y,
+                height: popup_h,
+                ..area
+            };
+            app.composer
+                .render_popup(popup_area, frame.buffer_mut(), &app.theme);
+        }
         if app.approvals.is_empty() {
-            let (x, y) = app.composer.cursor(composer_area);
+            let (x, y) = app.composer.cursor_position(composer_area);
             frame.set_cursor_position((x, y));
         }
     }

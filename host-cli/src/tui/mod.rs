@@ -11,13 +11,15 @@ pub mod app;
 pub mod approval;
 pub mod bang;
 pub mod capture;
-pub mod commands_interim;
+pub mod composer;
 pub mod draw;
-pub mod input;
+pub mod mention;
 pub mod msg;
 pub mod persist;
 pub mod picker;
+pub mod popup;
 pub mod screen;
+pub mod slash;
 pub mod status;
 pub mod text;
 pub mod theme;
@@ -145,7 +147,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         context_window: provider.context_window_for(client.model()),
         ..status::Status::default()
     };
-    let history = agent.history().to_vec();
+    let past = agent.history().to_vec();
     let posture_switch = agent.posture_switch();
     let policy = &launched.config.policy;
     let mut policy_text = Vec::new();
@@ -162,6 +164,30 @@ pub fn run(args: SessionArgs) -> Outcome {
         policy_text.push("no rules: readers run, writers and commands ask".into());
     }
     let tools = agent.tool_specs().to_vec();
+    let paths = &prepared.cx.paths;
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    let slash_registry = Arc::new(slash::SlashRegistry::new(
+        slash::builtin_specs(),
+        slash::custom::load(&slash::CommandDir::standard(
+            &prepared.workspace,
+            &paths.home,
+            user_home.as_deref(),
+        )),
+    ));
+    let (history, history_warning) = match composer::History::load(composer::History::path_for(
+        &paths.state,
+        &prepared.workspace,
+    )) {
+        Ok(history) => (history, None),
+        Err(e) => (
+            composer::History::in_memory(),
+            Some(format!("prompt history not loaded: {e}")),
+        ),
+    };
+    let mut composer = composer::Composer::new(history);
+    composer.set_workspace(prepared.workspace.clone());
+    composer.set_slash_registry(slash_registry.clone());
+    composer.set_placeholder("Ask anything · / commands · @ files · ! shell");
     let worker = worker::Worker::spawn(agent, launched.store.clone(), to_ui.clone())
         .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
     let actions = actions::Context {
@@ -175,7 +201,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         tools,
         policy_text,
         effort: args.effort.clone(),
-        slash: commands_interim::SlashRegistry,
+        slash: slash_registry.clone(),
     };
     let theme = Theme::new(ColorLevel::detect());
     let mut app = App::new(
@@ -184,13 +210,19 @@ pub fn run(args: SessionArgs) -> Outcome {
         status,
         posture_switch,
         turn_token,
-        input::Input::default(),
+        composer,
         actions,
     );
+    for warning in slash_registry.warnings() {
+        app.notice(warning);
+    }
+    if let Some(warning) = history_warning {
+        app.notice(&warning);
+    }
     app.commit(banner(&app, theme));
-    if !history.is_empty() {
-        app.commit(transcript::history_lines(&history, theme));
-        app.notice(&format!("resumed ({} messages)", history.len()));
+    if !past.is_empty() {
+        app.commit(transcript::history_lines(&past, theme));
+        app.notice(&format!("resumed ({} messages)", past.len()));
     }
     if pick_at_start {
         match app.actions.store.list() {

@@ -1,0 +1,15 @@
+//! Slash commands: one registry of built-ins and custom Markdown commands that drives the
+//! completion menu, `/help` and dispatch.
+
+pub mod custom;
+pub mod registry;
+pub mod template;
+
+// The app's entry points; re-exported for it (unused until the app loop lands).
+#[allow(unused_imports)]
+pub use custom::{CommandDir, CustomCommands};
+#[allow(unused_imports)]
+pub use registry::{
+    ALIASES, BUILTINS, Builtin, CommandKind, CommandSpec, Invocation, Scope, SlashRegistry,
+    builtin_specs, message_text,
+};

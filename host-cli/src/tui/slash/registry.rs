@@ -1,0 +1,455 @@
+//! The one list of slash commands: completion, `/help` and dispatch all read it.
+
+use super::custom::CustomCommands;
+use super::template;
+use crate::tui::text;
+use crate::tui::theme::Theme;
+use ratatui::text::{Line, Span};
+use std::path::PathBuf;
+
+/// Where a custom command comes from; the order is the precedence on a name clash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// `<workspace>/.reasonix/commands/`
+    Project,
+    /// `<workspace>/.claude/commands/`
+    ProjectClaude,
+    /// `<home>/commands/` (Reasonix's home)
+    User,
+    /// `~/.claude/commands/`
+    UserClaude,
+}
+
+impl Scope {
+    pub fn label(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::ProjectClaude => "project, .claude",
+            Scope::User => "user",
+            Scope::UserClaude => "user, ~/.claude",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandKind {
+    Builtin,
+    Custom {
+        source: PathBuf,
+        /// The template (frontmatter removed).
+        body: String,
+        scope: Scope,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// Without the `/`; namespaced customs contain `:`.
+    pub name: String,
+    pub description: String,
+    pub argument_hint: Option<String>,
+    pub kind: CommandKind,
+}
+
+impl CommandSpec {
+    /// The prompt a custom command sends for `args`; `None` for a built-in.
+    pub fn expand(&self, args: &str) -> Option<String> {
+        match &self.kind {
+            CommandKind::Custom { body, .. } => Some(template::expand(body, args)),
+            CommandKind::Builtin => None,
+        }
+    }
+
+    pub fn is_builtin(&self) -> bool {
+        self.kind == CommandKind::Builtin
+    }
+}
+
+/// A built-in as the dispatcher knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Builtin {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub argument_hint: Option<&'static str>,
+}
+
+const fn b(
+    name: &'static str,
+    description: &'static str,
+    argument_hint: Option<&'static str>,
+) -> Builtin {
+    Builtin {
+        name,
+        description,
+        argument_hint,
+    }
+}
+
+/// The built-in commands, in `/help` order. The app's dispatcher matches on these names.
+pub const BUILTINS: &[Builtin] = &[
+    b("help", "List commands and keys", None),
+    b("new", "Start a new session (this one is saved)", None),
+    b(
+        "clear",
+        "Discard this conversation's context without saving it",
+        None,
+    ),
+    b(
+        "resume",
+        "Pick an earlier session to continue",
+        Some("[query]"),
+    ),
+    b("model", "Show or switch the model", Some("[name]")),
+    b(
+        "effort",
+        "Show or set the reasoning effort",
+        Some("[level]"),
+    ),
+    b("status", "Model, posture, workspace and session", None),
+    b("cost", "Tokens, cache hits and cost of this session", None),
+    b("permissions", "Show the permission rules in force", None),
+    b("plugins", "Installed plugins", None),
+    b("tools", "Tools the model can call", None),
+    b("sessions", "Sessions of this workspace", None),
+    b(
+        "compact",
+        "Compact the conversation (not available yet)",
+        None,
+    ),
+    b(
+        "init",
+        "Write a starter REASONIX.md for this project with the model",
+        None,
+    ),
+    b("quit", "Exit Reasonix", None),
+];
+
+/// Other names of built-ins: `(alias, command)`.
+pub const ALIASES: &[(&str, &str)] = &[("exit", "quit")];
+
+/// A parsed `/name args` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// Without the `/`, aliases resolved (`/exit` → `quit`); may name no command.
+    pub name: String,
+    /// Everything after the name, trimmed.
+    pub args: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SlashRegistry {
+    commands: Vec<CommandSpec>,
+    warnings: Vec<String>,
+}
+
+impl SlashRegistry {
+    /// The built-ins (see [`builtin_specs`]) and the loaded custom commands; a custom command
+    /// named like a built-in is dropped with a warning.
+    pub fn new(builtins: Vec<CommandSpec>, customs: CustomCommands) -> SlashRegistry {
+        let mut warnings = customs.warnings;
+        let mut commands = builtins;
+        for c in customs.commands {
+            let clash = commands.iter().any(|b| b.is_builtin() && b.name == c.name)
+                || ALIASES.iter().any(|(alias, _)| *alias == c.name);
+            if clash {
+                let source = match &c.kind {
+                    CommandKind::Custom { source, .. } => source.display().to_string(),
+                    CommandKind::Builtin => String::new(),
+                };
+                warnings.push(format!(
+                    "{source}: /{} is a built-in command; the custom command is ignored",
+                    c.name
+                ));
+            } else if !commands.iter().any(|x| x.name == c.name) {
+                commands.push(c);
+            }
+        }
+        SlashRegistry { commands, warnings }
+    }
+
+    /// Built-ins first, then customs in precedence order.
+    pub fn commands(&self) -> &[CommandSpec] {
+        &self.commands
+    }
+
+    /// What loading skipped or shadowed, one line each (file and reason).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// A command by name or alias.
+    pub fn get(&self, name: &str) -> Option<&CommandSpec> {
+        let name = resolve_alias(name);
+        self.commands.iter().find(|c| c.name == name)
+    }
+
+    /// Commands for the menu: names starting with `prefix` (a leading `/` is ignored), then
+    /// names containing it, then names containing its letters in order; built-ins first in
+    /// each group. An alias matching the prefix brings its command.
+    pub fn complete(&self, prefix: &str) -> Vec<&CommandSpec> {
+        let p = prefix.strip_prefix('/').unwrap_or(prefix).to_lowercase();
+        let mut out: Vec<&CommandSpec> = Vec::new();
+        let tiers: [&dyn Fn(&str) -> bool; 3] = [
+            &|n: &str| n.starts_with(&p),
+            &|n: &str| n.contains(&p),
+            &|n: &str| subsequence(&p, n),
+        ];
+        for tier in tiers {
+            for builtin_pass in [true, false] {
+                for c in &self.commands {
+                    if c.is_builtin() != builtin_pass || out.iter().any(|o| o.name == c.name) {
+                        continue;
+                    }
+                    let alias_hit = builtin_pass
+                        && ALIASES
+                            .iter()
+                            .any(|(alias, target)| *target == c.name && tier(alias));
+                    if tier(&c.name) || alias_hit {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `/name args` → the invocation. Not a command (`None`): a line not starting with `/`,
+    /// `//…` (sent as a message without the first `/`, see [`message_text`]), a bare `/`, or a
+    /// first word that looks like a path (`/usr/bin/x`).
+    pub fn parse(line: &str) -> Option<Invocation> {
+        let rest = line.strip_prefix('/')?;
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let name = &rest[..end];
+        // Also `//x`: its name starts with `/`.
+        if name.is_empty() || name.contains('/') {
+            return None;
+        }
+        Some(Invocation {
+            name: resolve_alias(name).to_string(),
+            args: rest[end..].trim().to_string(),
+        })
+    }
+
+    /// The `/help` listing: built-ins, then custom commands with their scope, then warnings.
+    pub fn help_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let mut lines = vec![Line::from(Span::styled("Commands", theme.heading()))];
+        let width = self
+            .commands
+            .iter()
+            .map(|c| text::width(&usage(c)))
+            .max()
+            .unwrap_or(0)
+            .min(32);
+        let row = |c: &CommandSpec, extra: Option<&str>| {
+            let usage = usage(c);
+            let pad = width.saturating_sub(text::width(&usage));
+            let mut spans = vec![
+                Span::raw("  "),
+                Span::styled(format!("/{}", text::safe_line(&c.name)), theme.accent()),
+            ];
+            if let Some(h) = &c.argument_hint {
+                spans.push(Span::styled(
+                    format!(" {}", text::safe_line(h)),
+                    theme.dim(),
+                ));
+            }
+            spans.push(Span::raw(format!("{}  ", " ".repeat(pad))));
+            spans.push(Span::raw(text::safe_line(&c.description).into_owned()));
+            if let Some(extra) = extra {
+                spans.push(Span::styled(format!(" ({extra})"), theme.dim()));
+            }
+            Line::from(spans)
+        };
+        for c in self.commands.iter().filter(|c| c.is_builtin()) {
+            let alias: Vec<String> = ALIASES
+                .iter()
+                .filter(|(_, t)| *t == c.name)
+                .map(|(a, _)| format!("/{a}"))
+                .collect();
+            let alias = (!alias.is_empty()).then(|| format!("also {}", alias.join(", ")));
+            lines.push(row(c, alias.as_deref()));
+        }
+        let customs: Vec<&CommandSpec> = self.commands.iter().filter(|c| !c.is_builtin()).collect();
+        if !customs.is_empty() {
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled("Custom commands", theme.heading())));
+            for c in customs {
+                let scope = match &c.kind {
+                    CommandKind::Custom { scope, .. } => scope.label(),
+                    CommandKind::Builtin => "",
+                };
+                lines.push(row(c, Some(scope)));
+            }
+        }
+        if !self.warnings.is_empty() {
+            lines.push(Line::default());
+            for w in &self.warnings {
+                lines.push(Line::from(Span::styled(
+                    format!("  ! {}", text::safe_line(w)),
+                    theme.warning(),
+                )));
+            }
+        }
+        lines
+    }
+}
+
+/// The built-ins as registry entries.
+pub fn builtin_specs() -> Vec<CommandSpec> {
+    BUILTINS
+        .iter()
+        .map(|b| CommandSpec {
+            name: b.name.to_string(),
+            description: b.description.to_string(),
+            argument_hint: b.argument_hint.map(str::to_string),
+            kind: CommandKind::Builtin,
+        })
+        .collect()
+}
+
+/// What to send for a line that is not a command: `//x` sends `/x`.
+pub fn message_text(line: &str) -> &str {
+    if line.starts_with("//") {
+        &line[1..]
+    } else {
+        line
+    }
+}
+
+fn resolve_alias(name: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, target)| target)
+}
+
+fn usage(c: &CommandSpec) -> String {
+    match &c.argument_hint {
+        Some(h) => format!("/{} {}", c.name, h),
+        None => format!("/{}", c.name),
+    }
+}
+
+fn subsequence(needle: &str, hay: &str) -> bool {
+    let mut hay = hay.chars();
+    needle.chars().all(|n| hay.any(|h| h == n))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::tui::theme::ColorLevel;
+
+    pub(crate) fn custom(name: &str, scope: Scope, body: &str) -> CommandSpec {
+        CommandSpec {
+            name: name.to_string(),
+            description: format!("custom {name}"),
+            argument_hint: Some("<arg>".into()),
+            kind: CommandKind::Custom {
+                source: PathBuf::from(format!("/p/{name}.md")),
+                body: body.to_string(),
+                scope,
+            },
+        }
+    }
+
+    pub(crate) fn registry() -> SlashRegistry {
+        SlashRegistry::new(
+            builtin_specs(),
+            CustomCommands {
+                commands: vec![
+                    custom("review", Scope::Project, "Review $1"),
+                    custom("frontend:component", Scope::Project, "Make $ARGUMENTS"),
+                    custom("help", Scope::User, "shadow"),
+                    custom("exit", Scope::User, "shadow"),
+                ],
+                warnings: vec!["/p/x.md: not UTF-8, skipped".into()],
+            },
+        )
+    }
+
+    fn names(v: &[&CommandSpec]) -> Vec<String> {
+        v.iter().map(|c| c.name.clone()).collect()
+    }
+
+    #[test]
+    fn completes_prefix_then_substring_builtins_first() {
+        let r = registry();
+        assert_eq!(
+            names(&r.complete("/re")),
+            ["resume", "review", "frontend:component"]
+        );
+        assert_eq!(names(&r.complete("ex")), ["quit"]);
+        assert_eq!(
+            names(&r.complete("comp")),
+            ["compact", "frontend:component"]
+        );
+        assert_eq!(r.complete("").len(), BUILTINS.len() + 2);
+        assert_eq!(names(&r.complete("zzz")), Vec::<String>::new());
+    }
+
+    #[test]
+    fn customs_never_shadow_builtins() {
+        let r = registry();
+        assert!(r.get("help").unwrap().is_builtin());
+        assert!(r.get("exit").unwrap().is_builtin());
+        assert_eq!(r.warnings().len(), 3, "{:?}", r.warnings());
+        assert!(r.warnings()[1].contains("/help is a built-in"));
+        assert_eq!(
+            r.get("review").unwrap().expand("a.rs").unwrap(),
+            "Review a.rs"
+        );
+        assert_eq!(r.get("quit").unwrap().expand("x"), None);
+    }
+
+    #[test]
+    fn parses_invocations() {
+        let inv = |name: &str, args: &str| {
+            Some(Invocation {
+                name: name.into(),
+                args: args.into(),
+            })
+        };
+        assert_eq!(
+            SlashRegistry::parse("/model  deepseek-chat "),
+            inv("model", "deepseek-chat")
+        );
+        assert_eq!(SlashRegistry::parse("/exit"), inv("quit", ""));
+        assert_eq!(
+            SlashRegistry::parse("/frontend:component a b"),
+            inv("frontend:component", "a b")
+        );
+        assert_eq!(
+            SlashRegistry::parse("/unknown x\ny"),
+            inv("unknown", "x\ny")
+        );
+        assert_eq!(SlashRegistry::parse("//model"), None);
+        assert_eq!(message_text("//model"), "/model");
+        assert_eq!(message_text("/model"), "/model");
+        assert_eq!(SlashRegistry::parse("/"), None);
+        assert_eq!(SlashRegistry::parse("/ x"), None);
+        assert_eq!(SlashRegistry::parse("/usr/bin/env is odd"), None);
+        assert_eq!(SlashRegistry::parse("hello /model"), None);
+    }
+
+    #[test]
+    fn help_lists_builtins_customs_and_warnings() {
+        let r = registry();
+        let text: Vec<String> = r
+            .help_lines(&Theme::new(ColorLevel::None))
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect();
+        let all = text.join("\n");
+        for b in BUILTINS {
+            assert!(all.contains(&format!("/{}", b.name)), "{all}");
+        }
+        assert!(all.contains("/quit") && all.contains("also /exit"), "{all}");
+        assert!(
+            all.contains("/review <arg>") && all.contains("(project)"),
+            "{all}"
+        );
+        assert!(all.contains("! /p/x.md: not UTF-8"), "{all}");
+    }
+}
