@@ -255,12 +255,17 @@ fn event_loop(
     inbox: &std::sync::mpsc::Receiver<Msg>,
 ) -> std::io::Result<()> {
     loop {
-        if !app.commits.is_empty() {
-            screen.commit(std::mem::take(&mut app.commits))?;
-        }
         let size = screen.size()?;
-        screen.set_height(draw::height(app, size.width).min(size.height))?;
-        screen.terminal().draw(|frame| draw::draw(frame, app))?;
+        // A terminal that reports no size (some pseudo-terminals until they are resized) gets
+        // nothing drawn: lines wait in `commits` until it has one.
+        let drawable = size.width > 0 && size.height > 0;
+        if drawable {
+            if !app.commits.is_empty() {
+                screen.commit(std::mem::take(&mut app.commits))?;
+            }
+            screen.set_height(draw::height(app, size.width).min(size.height))?;
+            screen.terminal().draw(|frame| draw::draw(frame, app))?;
+        }
         if app.quit {
             return Ok(());
         }
