@@ -9,5 +9,9 @@
 // Parts land one by one; the session entry point uses them all.
 #![allow(dead_code)]
 
+pub mod card;
+pub mod diff;
+pub mod highlight;
+pub mod markdown;
 pub mod text;
 pub mod theme;
