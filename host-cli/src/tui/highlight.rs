@@ -30,6 +30,7 @@ const MAX_LINE: usize = 4096;
 struct Assets {
     syntaxes: SyntaxSet,
     highlighter: Highlighter<'static>,
+    theme: &'static sh::Theme,
     /// The theme's default foreground: tokens in it keep the terminal's own colour.
     foreground: Option<sh::Color>,
 }
@@ -70,6 +71,7 @@ fn load() -> Assets {
     Assets {
         syntaxes,
         highlighter: Highlighter::new(theme),
+        theme,
         foreground,
     }
 }
@@ -108,7 +110,11 @@ impl CodeHighlighter {
     /// For a block in `lang` (the fence's info word). Plain when the terminal has no colours,
     /// the syntaxes are not loaded yet, or the language is unknown.
     pub fn new(lang: &str, theme: Theme) -> CodeHighlighter {
-        let live = match (theme.level, ASSETS.get()) {
+        Self::with_assets(lang, theme, ASSETS.get())
+    }
+
+    fn with_assets(lang: &str, theme: Theme, assets: Option<&'static Assets>) -> CodeHighlighter {
+        let live = match (theme.level, assets) {
             (ColorLevel::None, _) | (_, None) => None,
             (_, Some(assets)) => Self::live(assets, lang),
         };
@@ -344,6 +350,47 @@ mod tests {
         assert!(
             after.len() > 1,
             "fn main() {{}} is split into tokens: {after:?}"
+        );
+    }
+
+    #[test]
+    fn line_by_line_matches_syntect_on_the_whole_block() {
+        load_now();
+        let assets = ASSETS.get().unwrap();
+        let code = "let s = r#\"\nfn not_code() {}\n\"#;\n/* open\nstill */ fn x() -> u8 { 1 }\n";
+        let syntax = assets.syntaxes.find_syntax_by_token("rust").unwrap();
+        let mut reference = syntect::easy::HighlightLines::new(syntax, assets.theme);
+        let mut ours = CodeHighlighter::new("rust", Theme::new(ColorLevel::Full));
+        for line in code.lines() {
+            let expected: Vec<(String, Style)> = reference
+                .highlight_line(&format!("{line}\n"), &assets.syntaxes)
+                .unwrap()
+                .into_iter()
+                .map(|(st, t)| {
+                    (
+                        t.trim_end_matches('\n').to_string(),
+                        to_style(st, assets.foreground, ColorLevel::Full),
+                    )
+                })
+                .filter(|(t, _)| !t.is_empty())
+                .collect();
+            let got: Vec<(String, Style)> = ours
+                .line(line)
+                .into_iter()
+                .map(|s| (s.content.into_owned(), s.style))
+                .collect();
+            assert_eq!(got, expected, "line {line:?}");
+        }
+    }
+
+    #[test]
+    fn not_loaded_yet_means_plain_code_style() {
+        let theme = Theme::new(ColorLevel::Ansi16);
+        let mut h = CodeHighlighter::with_assets("rust", theme, None);
+        assert!(!h.is_highlighting());
+        assert_eq!(
+            h.line("fn x() {}"),
+            vec![Span::styled("fn x() {}", theme.code())]
         );
     }
 

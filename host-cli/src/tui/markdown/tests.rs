@@ -56,6 +56,13 @@ fn an_open_table_is_held_until_it_ends() {
             "after",
         ]
     );
+    // A line without a pipe ends the table too.
+    let mut s = MarkdownStream::new(plain(), 80);
+    assert!(s.push("| a |\n|---|\n| 1 |\n").is_empty());
+    assert_eq!(
+        texts(&s.push("text\n")),
+        ["┌───┐", "│ a │", "├───┤", "│ 1 │", "└───┘", "text"]
+    );
     // A pipe line that is not a table header is released as text with the next line.
     let mut s = MarkdownStream::new(plain(), 80);
     assert!(s.push("a | b in prose\n").is_empty());
