@@ -349,7 +349,7 @@ fn indent(mut line: Line<'static>, n: usize) -> Line<'static> {
 fn changes_summary(changes: &[FileChange], room: usize, theme: Theme) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     let first = &changes[0];
-    let (added, removed) = line_delta(first);
+    let (added, removed) = diff::counts(first);
     let counts = format!(" +{added} −{removed}");
     let others = if changes.len() > 1 {
         format!(" and {}", more(changes.len() - 1, "file"))
@@ -364,26 +364,6 @@ fn changes_summary(changes: &[FileChange], room: usize, theme: Theme) -> Vec<Spa
     spans.push(Span::styled(format!(" −{removed}"), theme.removed()));
     spans.push(Span::styled(others, theme.dim()));
     spans
-}
-
-/// Lines added and removed, by a line diff (summarised as whole-file counts when large).
-fn line_delta(change: &FileChange) -> (usize, usize) {
-    let old = change.old_text.as_deref().unwrap_or("");
-    let new = change.new_text.as_deref().unwrap_or("");
-    if old.len() + new.len() > 1 << 20 {
-        return (count_lines(new), count_lines(old));
-    }
-    let diff = similar::TextDiff::from_lines(old, new);
-    let mut added = 0;
-    let mut removed = 0;
-    for change in diff.iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => added += 1,
-            similar::ChangeTag::Delete => removed += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    (added, removed)
 }
 
 /// `key: value`, one line per top-level argument.

@@ -9,10 +9,42 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use reasonix_core::types::{ChangeKind, FileChange};
 use similar::{ChangeTag, TextDiff};
+use std::time::Duration;
 
 /// Above this many bytes (old + new) a file's change is summarised, not diffed.
 const HUGE: usize = 1 << 20;
 const CONTEXT: usize = 3;
+/// Past this, similar approximates (a less minimal diff) instead of running on: two unrelated
+/// 10,000-line files cost O(N·D) otherwise.
+const TIME_LIMIT: Duration = Duration::from_millis(200);
+
+fn line_diff<'a>(old: &'a str, new: &'a str) -> TextDiff<'a, 'a, 'a, str> {
+    TextDiff::configure()
+        .timeout(TIME_LIMIT)
+        .diff_lines(old, new)
+}
+
+/// Lines added and removed by `change` (whole-file line counts when it is too large to diff).
+pub fn counts(change: &FileChange) -> (usize, usize) {
+    let old = change.old_text.as_deref().unwrap_or("");
+    let new = change.new_text.as_deref().unwrap_or("");
+    if old.len() + new.len() > HUGE {
+        return (count_lines(new), count_lines(old));
+    }
+    tally(&line_diff(old, new))
+}
+
+fn tally<'a>(diff: &TextDiff<'a, 'a, 'a, str>) -> (usize, usize) {
+    let (mut added, mut removed) = (0, 0);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            ChangeTag::Insert => added += 1,
+            ChangeTag::Delete => removed += 1,
+            ChangeTag::Equal => {}
+        }
+    }
+    (added, removed)
+}
 
 /// Lines of output, at most `max`; the rest only counted.
 struct Sink {
@@ -106,17 +138,8 @@ fn file(change: &FileChange, theme: Theme, width: usize, sink: &mut Sink) {
         sink.push(|| note(format!("too large to show: {o} → {n} lines"), theme));
         return;
     }
-    let diff = TextDiff::from_lines(old, new);
-    let (mut added, mut removed) = (0, 0);
-    for op in diff.ops() {
-        for change in diff.iter_changes(op) {
-            match change.tag() {
-                ChangeTag::Insert => added += 1,
-                ChangeTag::Delete => removed += 1,
-                ChangeTag::Equal => {}
-            }
-        }
-    }
+    let diff = line_diff(old, new);
+    let (added, removed) = tally(&diff);
     sink.push(|| header(Some(added), Some(removed)));
     let digits = count_lines(old)
         .max(count_lines(new))
