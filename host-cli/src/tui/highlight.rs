@@ -16,7 +16,7 @@
 use super::markdown::spans::{expand_tabs, safe_span};
 use super::theme::{ColorLevel, Theme};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Span;
+use ratatui::text::{Line, Span};
 use std::sync::{Once, OnceLock};
 use syntect::highlighting::{
     self as sh, FontStyle, HighlightIterator, HighlightState, Highlighter, ThemeSet,
@@ -184,6 +184,12 @@ impl CodeHighlighter {
         }
         spans
     }
+}
+
+/// A whole snippet (each line of `code`) highlighted as one block; plain if not loaded yet.
+pub fn highlight_lines(code: &str, lang: &str, theme: Theme) -> Vec<Line<'static>> {
+    let mut h = CodeHighlighter::new(lang, theme);
+    code.lines().map(|l| Line::from(h.line(l))).collect()
 }
 
 /// A syntect style in what the terminal can show.
@@ -381,6 +387,14 @@ mod tests {
                 .collect();
             assert_eq!(got, expected, "line {line:?}");
         }
+    }
+
+    #[test]
+    fn a_snippet_highlights_line_by_line() {
+        load_now();
+        let lines = highlight_lines("/*\nx\n*/\n", "c", Theme::new(ColorLevel::Ansi16));
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[1].spans[0].style, lines[0].spans[0].style);
     }
 
     #[test]
