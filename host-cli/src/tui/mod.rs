@@ -9,5 +9,6 @@
 // Parts land one by one; the session entry point uses them all.
 #![allow(dead_code)]
 
+pub mod setup;
 pub mod text;
 pub mod theme;
