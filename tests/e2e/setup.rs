@@ -249,3 +249,30 @@ fn a_missing_config_names_the_real_home() {
     assert!(err.contains(&format!("{home}/config.toml")), "{err}");
     assert!(err.contains(&format!("{home}/.env")), "{err}");
 }
+
+#[test]
+fn doctor_and_presets_name_the_real_home() {
+    let env = Env::new();
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[[providers]]\npreset = \"deepseek\"\napi_key_env = \"sk-not-a-name\"\n",
+    )
+    .unwrap();
+    let home = env.home().display().to_string();
+    let out = env.reasonix(&["doctor"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    let line = text
+        .lines()
+        .find(|l| l.contains("must be the NAME of an environment variable"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains(&format!("{home}/.env")), "{line}");
+    assert!(!line.contains("<home>"), "{line}");
+
+    let out = env.reasonix(&["providers", "presets"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("environment or {home}/.env")),
+        "{text}"
+    );
+    assert!(!text.contains("<home>"), "{text}");
+}

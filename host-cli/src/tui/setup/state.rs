@@ -456,6 +456,8 @@ mod tests {
         assert_eq!(plan.default_model(), "deepseek");
         assert_eq!(s.step, Step::Testing);
         s.on_test_result(TestResult::Passed("OK".into()));
+        // "Save anyway" is for a failed test only.
+        assert_eq!(s.on_key(key(KeyCode::Char('s'))), Effect::None);
         assert_eq!(s.on_key(key(KeyCode::Enter)), Effect::Write(plan));
     }
 

@@ -249,6 +249,25 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_atomic_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the file goes: the rename over it fails.
+        let target = dir.path().join("config.toml");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("inside"), "kept").unwrap();
+        assert!(atomic_write(&target, b"new", None).is_err());
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["config.toml".to_string()]);
+        assert_eq!(
+            std::fs::read_to_string(target.join("inside")).unwrap(),
+            "kept"
+        );
+    }
+
+    #[test]
     fn providers_that_is_not_a_table_list_is_refused() {
         let e = config_text(
             Path::new("/h/config.toml"),
