@@ -86,8 +86,19 @@ pub fn run_setup_screen(paths: &Paths) -> Result<SetupOutcome, SetupError> {
     }
     let theme = Theme::new(ColorLevel::detect());
     let mut screen = Screen::enter()?;
+    run_setup_in(&mut screen.terminal, paths, &theme)
+}
+
+/// The setup screen on a terminal the caller has already put in raw mode (with bracketed
+/// paste, and the alternate screen or a viewport as it likes); nothing about its modes is
+/// changed here.
+pub fn run_setup_in(
+    terminal: &mut Term,
+    paths: &Paths,
+    theme: &Theme,
+) -> Result<SetupOutcome, SetupError> {
     let state = SetupState::new(state::entries(|name| key_found(name, paths)));
-    drive(&mut screen.terminal, paths, &theme, state)
+    drive(terminal, paths, theme, state)
 }
 
 #[allow(clippy::disallowed_methods)] // only asks whether stdout is a terminal
@@ -95,7 +106,7 @@ fn terminal_attached() -> bool {
     std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
-type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;
+pub type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;
 
 /// The terminal in the screen's modes; restored when dropped (also on an error or a panic
 /// unwinding through).
