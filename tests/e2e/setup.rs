@@ -276,3 +276,68 @@ fn doctor_and_presets_name_the_real_home() {
     );
     assert!(!text.contains("<home>"), "{text}");
 }
+
+/// A rejected key: the provider's error is shown, `e` goes back to the key, a corrected key
+/// passes, and only the corrected key is saved.
+#[cfg(unix)]
+#[test]
+fn a_rejected_key_can_be_edited_and_retested() {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    mock.enqueue(Reply::status(
+        401,
+        r#"{"error":{"message":"Invalid API key \u001b[31mred"}}"#,
+    ));
+    mock.enqueue(Reply::text(&["OK"]));
+    // An existing config keeps its comment and other settings.
+    std::fs::write(
+        env.home().join("config.toml"),
+        "# mine\n[agent]\nmax_steps = 7\n",
+    )
+    .unwrap();
+
+    let mut pty = Pty::spawn(&env, &["setup"]);
+    pty.wait_for("Which LLM provider");
+    pty.send("\x1b[A");
+    pty.wait_for("▸ custom");
+    pty.send("\r");
+    pty.wait_for("Base URL");
+    pty.paste(&mock.base_url());
+    pty.send("\r");
+    pty.wait_for("Model id");
+    pty.send("mock-model\r");
+    pty.wait_for("API key");
+    pty.paste("sk-wrong-key-00000000");
+    pty.wait_for("0000");
+    pty.send("\r");
+    let screen = pty.wait_for("The test failed");
+    assert!(screen.contains("Invalid API key"), "{screen}");
+    assert!(!screen.contains('\u{1b}'), "{screen}");
+    pty.send("e");
+    pty.wait_for("leave empty");
+    pty.send("\x15"); // Ctrl-U clears the field.
+    pty.paste("sk-right-key-11111111");
+    pty.wait_for("1111");
+    pty.send("\r");
+    pty.wait_for("The provider answered");
+    pty.send("\r");
+    pty.wait_for("Setup is complete");
+    pty.send("\r");
+    assert!(pty.wait_exit().success());
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[1].header("authorization"),
+        Some("Bearer sk-right-key-11111111")
+    );
+    let dotenv = std::fs::read_to_string(env.home().join(".env")).unwrap();
+    assert_eq!(dotenv, "CUSTOM_API_KEY=\"sk-right-key-11111111\"\n");
+    let config = std::fs::read_to_string(env.home().join("config.toml")).unwrap();
+    // The new root key goes above the first table, whose comment stays with it.
+    assert!(
+        config.starts_with("default_model = \"custom\"\n# mine\n[agent]\nmax_steps = 7\n"),
+        "{config}"
+    );
+    assert!(config.contains("base_url"), "{config}");
+}
