@@ -67,6 +67,8 @@ enum Command {
     /// Hooks from settings.json files (Claude Code compatible).
     #[command(subcommand)]
     Hooks(HooksCommand),
+    /// Choose a provider, save its API key and test it (interactive; needs a terminal).
+    Setup,
 }
 
 #[derive(Debug, Subcommand)]
@@ -209,6 +211,7 @@ const SUBCOMMANDS: &[&str] = &[
     "sessions",
     "trust",
     "hooks",
+    "setup",
     "help",
 ];
 
@@ -283,6 +286,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args),
         Command::Trust(args) => commands::trust::run(args),
         Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
+        Command::Setup => commands::setup::run(),
         Command::Sessions(SessionsCommand::List { json, dir }) => {
             commands::sessions::list(json, dir.as_deref())
         }
@@ -299,7 +303,11 @@ fn finish(result: exit::Outcome) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(failure) => {
-            errln!("error: {failure:#}");
+            let home = reasonix_agent::config::Paths::from_env().home;
+            errln!(
+                "error: {}",
+                commands::setup::with_real_home(&format!("{failure:#}"), &home)
+            );
             failure.exit_code().into()
         }
     }

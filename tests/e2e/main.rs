@@ -40,6 +40,7 @@ mod security_fs;
 mod security_host;
 mod security_process;
 mod security_terminal;
+mod setup;
 mod shell;
 mod sidecar;
 mod tui;

@@ -166,7 +166,11 @@ pub fn run(as_json: bool) -> Outcome {
 
     let served = cx.registry.provider_kinds();
     match providers::resolve_providers(&cx.config) {
-        Err(e) => report.add(Status::Fail, "providers", e.to_string()),
+        Err(e) => report.add(
+            Status::Fail,
+            "providers",
+            crate::commands::setup::with_real_home(&e.to_string(), &cx.paths.home),
+        ),
         Ok(resolved) => {
             let default =
                 providers::resolve_model(None, cx.config.default_model.as_deref(), &resolved);

@@ -5,6 +5,7 @@ pub mod plugins;
 pub mod providers;
 pub mod run;
 pub mod sessions;
+pub mod setup;
 pub mod sidecar_packages;
 pub mod tool_doc;
 pub mod tools;

@@ -238,7 +238,10 @@ pub fn presets(as_json: bool) -> Outcome {
     outln!();
     outln!(
         "Without a [[providers]] entry, `default_model` (or --model) may name a preset, an alias or \
-         `<preset>/<model>`: the preset is used as it is, with its key from the environment or <home>/.env."
+         `<preset>/<model>`: the preset is used as it is, with its key from the environment or {}.",
+        reasonix_agent::config::Paths::from_env()
+            .credentials_file()
+            .display()
     );
     outln!("To change one (its base URL, models …), add an entry:");
     outln!("  [[providers]]\n  preset = \"<id>\"\n  base_url = \"…\"");

@@ -23,6 +23,7 @@ pub mod persist;
 pub mod picker;
 pub mod popup;
 pub mod screen;
+pub mod setup;
 pub mod slash;
 pub mod status;
 pub mod text;
