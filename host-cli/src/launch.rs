@@ -115,10 +115,20 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
             Some(store.find(query).map_err(session_failure)?)
         }
     };
+    // Nothing configured, but a preset's key is in the environment or `<home>/.env`
+    // (`DEEPSEEK_API_KEY` …): that preset, without asking.
+    let implicit = (options.model.is_none()
+        && matches!(
+            providers::resolve_model(None, cx.config.default_model.as_deref(), &resolved),
+            Err(providers::ModelRefError::NoProviders)
+        ))
+    .then(|| crate::tui::setup::fallback_model(&cx.paths))
+    .flatten();
+    let model = options.model.as_deref().or(implicit.as_deref());
     let client = client_for(
         prepared,
         &resolved,
-        options.model.as_deref(),
+        model,
         resume.as_ref(),
         options.effort.as_deref(),
     )?;

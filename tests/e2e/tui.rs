@@ -207,3 +207,68 @@ fn a_custom_command_expands_its_arguments() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn first_run_opens_setup_and_a_key_in_the_environment_skips_it() {
+    // Nothing configured, no key anywhere: the setup screen, not an error.
+    let env = Env::new();
+    let mut pty = env.pty(&[], 100, 30, &[]);
+    let screen = pty.wait_for("DeepSeek", WAIT);
+    assert!(!screen.contains("no providers are configured"), "{screen}");
+    pty.send("\x03");
+    pty.send("q");
+    assert!(pty.wait_exit(WAIT).is_some());
+    drop(pty);
+
+    // A preset's key in the environment: that preset, straight to the prompt.
+    let mut pty = env.pty(&[], 100, 30, &[("DEEPSEEK_API_KEY", "sk-test")]);
+    let screen = pty.wait_for("Ctrl+D to leave", WAIT);
+    assert!(screen.contains("deepseek/"), "{screen}");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
+
+#[test]
+fn slash_commands_answer_in_the_session() {
+    let s = Session::new();
+    let mut pty = s.open(&[]);
+    pty.type_text("/help");
+    pty.send("\r");
+    pty.wait_for("/resume", WAIT);
+    pty.type_text("/compact");
+    pty.send("\r");
+    pty.wait_for("compaction is not built yet", WAIT);
+    pty.type_text("/status");
+    pty.send("\r");
+    pty.wait_for("posture   ask", WAIT);
+    // Shift+Tab to auto, Ctrl+Y to yolo: always shown in the status line.
+    pty.send("\x1b[Z");
+    pty.wait_for(" auto ", WAIT);
+    pty.send("\x19");
+    pty.wait_for(" YOLO ", WAIT);
+    pty.type_text("/nonsense");
+    pty.send("\r");
+    pty.wait_for("unknown command /nonsense", WAIT);
+    pty.type_text("/quit");
+    pty.send("\r");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
+
+#[test]
+fn hostile_model_output_never_reaches_the_terminal_raw() {
+    let s = Session::new();
+    // Clear screen, set the window title, and an OSC 52 clipboard write.
+    s.mock.enqueue(Reply::text(&[
+        "before \x1b[2J\x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07after\n",
+    ]));
+    let mut pty = s.open(&[]);
+    pty.type_text("hi");
+    pty.send("\r");
+    let text = pty.wait_for("after", WAIT);
+    assert!(text.contains("before"), "the screen was cleared: {text}");
+    assert!(text.contains("\\x1b"), "{text}");
+    assert!(!pty.raw_contains(b"\x1b]0;pwned"));
+    assert!(!pty.raw_contains(b"\x1b]52;"));
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

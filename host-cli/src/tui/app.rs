@@ -5,7 +5,7 @@ use super::approval::{CHOICES, Choice, Pending, PersistTarget, Prompt};
 use super::msg::Msg;
 use super::status::Status;
 use super::theme::Theme;
-use super::transcript::{self, Card, CardStatus, LiveAnswer};
+use super::transcript::{self, CardStatus, LiveAnswer, Running, ToolCard};
 use super::worker::{Command, Report, Worker};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::{Line, Span};
@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 
 /// How long a first Ctrl+C waits for the second.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
+/// Rows of a proposed change shown before its question (the rest is summarised).
+const DIFF_LINES: usize = 400;
+/// Rows of a tool call shown by Ctrl+E.
+const EXPANDED_LINES: usize = 200;
 
 /// The turn in progress.
 pub struct Turn {
@@ -43,7 +47,11 @@ pub struct App {
     /// Show reasoning in full (Ctrl+O) instead of a one-line summary.
     pub verbose: bool,
     /// Tool calls of this turn that have not finished.
-    pub running: Vec<Card>,
+    pub running: Vec<Running>,
+    /// The last finished tool call, for Ctrl+E (show it in full).
+    pub last_card: Option<ToolCard>,
+    /// The terminal width now (rendering of committed lines).
+    pub width: u16,
     pub composer: super::composer::Composer,
     /// Messages typed while a turn runs, sent in order after it.
     pub queued: VecDeque<String>,
@@ -82,10 +90,12 @@ impl App {
             theme,
             worker,
             commits: Vec::new(),
-            answer: LiveAnswer::new(theme),
+            answer: LiveAnswer::new(theme, 80),
             reasoning: String::new(),
             verbose: false,
             running: Vec::new(),
+            last_card: None,
+            width: 80,
             composer,
             queued: VecDeque::new(),
             approvals: VecDeque::new(),
@@ -143,7 +153,9 @@ impl App {
                 // it is final, and the user can scroll and select it however long it is.
                 match &pending.preview {
                     reasonix_agent::permissions::Preview::Changes(changes) => {
-                        self.commits.extend(super::diff_lines(changes, self.theme));
+                        let lines =
+                            super::diff::render(changes, self.theme, self.width, DIFF_LINES);
+                        self.commits.extend(lines);
                         self.previews
                             .push((pending.call_id.clone(), changes.clone()));
                     }
@@ -155,11 +167,7 @@ impl App {
                 self.approvals.push_back(pending);
             }
             Msg::Stderr(line) => self.notice(&line),
-            Msg::Shell(finished) => {
-                let card = finished.card;
-                self.commits
-                    .extend(transcript::card_lines(&card, self.theme));
-            }
+            Msg::Shell(finished) => self.finished_card(finished.card),
             Msg::InputClosed => self.quit = true,
         }
     }
@@ -188,6 +196,16 @@ impl App {
             }
             KeyCode::BackTab => return self.cycle_posture(),
             KeyCode::Char('y') if ctrl => return self.toggle_yolo(),
+            KeyCode::Char('e') if ctrl && self.composer.is_empty() => {
+                match self.last_card.clone() {
+                    Some(card) => {
+                        let lines = card.render_expanded(self.theme, self.width, EXPANDED_LINES);
+                        self.commit(lines);
+                    }
+                    None => self.notice("no tool call to show yet"),
+                }
+                return;
+            }
             KeyCode::Char('o') if ctrl => {
                 self.verbose = !self.verbose;
                 let state = if self.verbose { "shown" } else { "folded" };
@@ -383,9 +401,11 @@ impl App {
             Report::Event(event) => self.event(event),
             Report::TurnDone(outcome) => {
                 self.flush_answer();
-                for card in std::mem::take(&mut self.running) {
-                    self.commits
-                        .extend(transcript::card_lines(&card, self.theme));
+                for mut running in std::mem::take(&mut self.running) {
+                    if running.card.status == CardStatus::Running {
+                        running.card.status = CardStatus::Cancelled;
+                    }
+                    self.finished_card(running.card);
                 }
                 self.status.add_cost(outcome.cost.as_ref());
                 let elapsed = self
@@ -415,7 +435,7 @@ impl App {
                 if messages.is_empty() {
                     self.notice(&format!("new session {id}"));
                 } else {
-                    let lines = transcript::history_lines(&messages, self.theme);
+                    let lines = transcript::history_lines(&messages, self.theme, self.width);
                     self.commit(lines);
                     self.notice(&format!(
                         "resumed session {id} ({} messages)",
@@ -469,15 +489,11 @@ impl App {
                     .position(|(call, _)| *call == id)
                     .map(|i| self.previews.swap_remove(i).1);
                 self.status.running_tool = Some(name.clone());
-                self.running.push(Card {
-                    id,
-                    name,
-                    arguments,
-                    status: CardStatus::Running,
+                let mut card = ToolCard::new(id, name, arguments);
+                card.changes = changes;
+                self.running.push(Running {
+                    card,
                     started: Instant::now(),
-                    duration_ms: None,
-                    output: None,
-                    changes,
                 });
             }
             AgentEvent::ToolFinished {
@@ -487,8 +503,8 @@ impl App {
                 duration_ms,
                 ..
             } => {
-                if let Some(i) = self.running.iter().position(|c| c.id == id) {
-                    let mut card = self.running.remove(i);
+                if let Some(i) = self.running.iter().position(|r| r.card.id == id) {
+                    let mut card = self.running.remove(i).card;
                     card.status = if is_error {
                         CardStatus::Failed
                     } else {
@@ -496,10 +512,9 @@ impl App {
                     };
                     card.duration_ms = Some(duration_ms);
                     card.output = Some(output);
-                    self.commits
-                        .extend(transcript::card_lines(&card, self.theme));
+                    self.finished_card(card);
                 }
-                self.status.running_tool = self.running.last().map(|c| c.name.clone());
+                self.status.running_tool = self.running.last().map(|r| r.card.name.clone());
             }
             AgentEvent::Usage(usage) => self.status.add_usage(&usage),
             AgentEvent::Notice(text) => self.notice(&text),
@@ -509,18 +524,9 @@ impl App {
                 arguments,
                 reason,
             } => {
-                let card = Card {
-                    id,
-                    name,
-                    arguments,
-                    status: CardStatus::Denied(reason),
-                    started: Instant::now(),
-                    duration_ms: None,
-                    output: None,
-                    changes: None,
-                };
-                self.commits
-                    .extend(transcript::card_lines(&card, self.theme));
+                let mut card = ToolCard::new(id, name, arguments);
+                card.status = CardStatus::Denied(reason);
+                self.finished_card(card);
             }
         }
     }
@@ -535,6 +541,20 @@ impl App {
         let reasoning = std::mem::take(&mut self.reasoning);
         let lines = transcript::reasoning_lines(&reasoning, self.verbose, self.theme);
         self.commit(lines);
+    }
+
+    fn finished_card(&mut self, card: ToolCard) {
+        let lines = transcript::card_lines(&card, self.theme, self.width);
+        self.commit(lines);
+        self.last_card = Some(card);
+    }
+
+    /// The terminal's width changed: what is committed from now on uses it.
+    pub fn set_width(&mut self, width: u16) {
+        if width != self.width {
+            self.width = width;
+            self.answer.set_width(width);
+        }
     }
 
     fn flush_answer(&mut self) {

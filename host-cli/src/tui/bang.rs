@@ -4,7 +4,7 @@
 
 use super::app::App;
 use super::msg::Msg;
-use super::transcript::{Card, CardStatus};
+use super::transcript::{CardStatus, ToolCard};
 use reasonix_core::types::CallContext;
 use std::time::Instant;
 
@@ -13,7 +13,7 @@ const SHELL_TOOL: &str = "bash";
 
 #[derive(Debug)]
 pub struct Finished {
-    pub card: Card,
+    pub card: ToolCard,
 }
 
 pub fn run(app: &mut App, command: String) {
@@ -49,16 +49,10 @@ pub fn run(app: &mut App, command: String) {
                 Ok(text) => (CardStatus::Done, text),
                 Err(e) => (CardStatus::Failed, e.to_string()),
             };
-            let card = Card {
-                id: "bang".into(),
-                name: format!("!{SHELL_TOOL}"),
-                arguments,
-                status,
-                started,
-                duration_ms: Some(duration_ms),
-                output: Some(output),
-                changes: None,
-            };
+            let mut card = ToolCard::new("bang", format!("!{SHELL_TOOL}"), arguments);
+            card.status = status;
+            card.duration_ms = Some(duration_ms);
+            card.output = Some(output);
             let _ = to_ui.send(Msg::Shell(Finished { card }));
         });
     if let Err(e) = spawned {

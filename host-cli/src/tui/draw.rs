@@ -35,16 +35,11 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     let pending = app.answer.pending();
     lines.extend(pending.into_iter().rev().take(LIVE_TAIL).rev());
-    for card in &app.running {
-        let mut card_lines = super::transcript::card_lines(card, theme);
-        if let Some(first) = card_lines.first_mut() {
-            let ms = u64::try_from(card.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            first.spans.push(Span::styled(
-                format!("  {}", super::transcript::duration(ms)),
-                theme.dim(),
-            ));
-        }
-        lines.extend(card_lines);
+    for running in &app.running {
+        let mut card = running.card.clone();
+        card.duration_ms =
+            Some(u64::try_from(running.started.elapsed().as_millis()).unwrap_or(u64::MAX));
+        lines.extend(card.render_collapsed(theme, width));
     }
     if let Some(pending) = app.approvals.front() {
         if app.approvals.len() > 1 {

@@ -102,7 +102,23 @@ pub fn run(args: SessionArgs) -> Outcome {
         (None, false) => Posture::Ask,
     };
     let add_dirs = launch::add_dirs(&args.add_dir)?;
-    let prepared = Arc::new(launch::prepare(args.dir.as_deref(), add_dirs)?);
+    let mut prepared = launch::prepare(args.dir.as_deref(), add_dirs.clone())?;
+    // First run: nothing configured and no key found. The setup screen instead of an error.
+    if setup::needs_setup(&prepared.cx.config, &prepared.cx.paths) {
+        match setup::run_setup_screen(&prepared.cx.paths) {
+            Ok(setup::SetupOutcome::Configured(_)) => {
+                drop(prepared);
+                prepared = launch::prepare(args.dir.as_deref(), add_dirs)?;
+            }
+            Ok(setup::SetupOutcome::Cancelled) => {
+                return Err(Failure::usage(anyhow!(
+                    "no model is configured; run `reasonix setup` when you have an API key"
+                )));
+            }
+            Err(e) => return Err(Failure::usage(anyhow!("{e}"))),
+        }
+    }
+    let prepared = Arc::new(prepared);
     let known: Vec<String> = prepared
         .catalog
         .tools()
@@ -226,7 +242,7 @@ pub fn run(args: SessionArgs) -> Outcome {
     }
     app.commit(banner(&app, theme));
     if !past.is_empty() {
-        app.commit(transcript::history_lines(&past, theme));
+        app.commit(transcript::history_lines(&past, theme, app.width));
         app.notice(&format!("resumed ({} messages)", past.len()));
     }
     if pick_at_start {
@@ -240,6 +256,8 @@ pub fn run(args: SessionArgs) -> Outcome {
         .map_err(|e| Failure::runtime(anyhow!("cannot set up the terminal: {e}")))?;
     let capture = capture::start(to_ui.clone());
     spawn_input(to_ui);
+    // Syntax highlighting loads off the UI thread; code blocks stay plain until it has.
+    highlight::warm_up();
     let result = event_loop(&mut screen, &mut app, &inbox);
     // Stop the turn in progress before waiting for the agent thread.
     app.cancel_turn();
@@ -265,6 +283,7 @@ fn event_loop(
         // nothing drawn: lines wait in `commits` until it has one.
         let drawable = size.width > 0 && size.height > 0;
         if drawable {
+            app.set_width(size.width);
             if !app.commits.is_empty() {
                 screen.commit(std::mem::take(&mut app.commits))?;
             }
@@ -348,28 +367,4 @@ fn banner(app: &App, theme: Theme) -> Vec<Line<'static>> {
             theme.dim(),
         )),
     ]
-}
-
-/// File changes as diff lines (interim: one line per file).
-pub fn diff_lines(
-    changes: &[reasonix_core::types::FileChange],
-    theme: Theme,
-) -> Vec<Line<'static>> {
-    changes
-        .iter()
-        .map(|c| {
-            Line::from(Span::styled(
-                format!("    {:?} {}", c.kind, text::safe_line(&c.path)),
-                theme.dim(),
-            ))
-        })
-        .collect()
-}
-
-/// A complete Markdown document (interim: plain lines).
-pub fn markdown_lines(text: &str, _theme: Theme) -> Vec<Line<'static>> {
-    text::safe(text)
-        .split('\n')
-        .map(|l| Line::from(l.to_string()))
-        .collect()
 }

@@ -119,6 +119,11 @@ impl Pty {
         }
     }
 
+    /// Whether the program ever wrote `bytes` to the terminal.
+    pub fn raw_contains(&self, bytes: &[u8]) -> bool {
+        contains(&self.raw.lock().unwrap(), bytes)
+    }
+
     /// The visible screen.
     pub fn screen(&self) -> String {
         self.parser.lock().unwrap().screen().contents()
