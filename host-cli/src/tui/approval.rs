@@ -193,3 +193,147 @@ impl Prompt {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::tui::status::Status;
+    use crate::tui::theme::ColorLevel;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::Paragraph;
+    use reasonix_core::types::{ChangeKind, FileChange};
+
+    fn pending(note_for: &str) -> (Pending, std::sync::mpsc::Receiver<Approval>) {
+        let (reply, answers) = sync_channel(1);
+        let pending = Pending {
+            call_id: "call_1".into(),
+            tool: "edit_file".into(),
+            arguments: "{\n  \"path\": \"src/lib.rs\",\n  \"old\": \"fn a()\",\n  \"new\": \"fn b()\"\n}".into(),
+            reason: format!("writers and commands ask in this posture{note_for}"),
+            scopes: vec!["Edit(src/lib.rs)".into(), "Edit".into()],
+            preview: Preview::Changes(vec![FileChange {
+                path: "src/lib.rs".into(),
+                kind: ChangeKind::Modify,
+                old_text: Some("fn a() {}\nfn keep() {}\n".into()),
+                new_text: Some("fn b() {}\nfn keep() {}\n".into()),
+            }]),
+            reply,
+        };
+        (pending, answers)
+    }
+
+    /// The live area as the session lays it out for a question: the proposed change, the
+    /// prompt, and the status line at the bottom.
+    fn draw(w: u16, h: u16, prompt: &Prompt) -> String {
+        let theme = Theme::new(ColorLevel::Ansi16);
+        let (pending, _answers) = pending("");
+        let target = PersistTarget {
+            file: "/home/me/.reasonix/config.toml".into(),
+        };
+        let mut lines = match &pending.preview {
+            Preview::Changes(changes) => crate::tui::diff::render(changes, theme, w, 20),
+            _ => Vec::new(),
+        };
+        lines.extend(prompt.lines(&pending, &target, theme));
+        let status = Status {
+            model: "deepseek/deepseek-v4-flash".into(),
+            ..Status::default()
+        };
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| {
+                let area = f.area();
+                f.render_widget(
+                    Paragraph::new(crate::tui::wrap::wrap_lines(lines, usize::from(w))),
+                    Rect {
+                        height: area.height - 1,
+                        ..area
+                    },
+                );
+                f.render_widget(
+                    Paragraph::new(status.line(theme, w, None)),
+                    Rect {
+                        y: area.height - 1,
+                        height: 1,
+                        ..area
+                    },
+                );
+            })
+            .unwrap();
+        format!("{}", terminal.backend())
+    }
+
+    #[test]
+    fn approval_prompt_80x24() {
+        insta::assert_snapshot!(draw(80, 24, &Prompt::default()));
+    }
+
+    #[test]
+    fn approval_prompt_120x40() {
+        let prompt = Prompt {
+            selected: 3,
+            note: Some("use the other helper".into()),
+        };
+        insta::assert_snapshot!(draw(120, 40, &prompt));
+    }
+
+    #[test]
+    fn answers_are_never_wider_than_the_narrowest_scope_shown() {
+        let (p, _answers) = pending("");
+        assert_eq!(
+            Prompt::approval(Choice::Session, &p, None),
+            Approval::Session("Edit(src/lib.rs)".into())
+        );
+        assert_eq!(
+            Prompt::approval(Choice::Always, &p, None),
+            Approval::Persist("Edit(src/lib.rs)".into())
+        );
+        assert_eq!(
+            Prompt::approval(Choice::Deny, &p, Some("  ".into())),
+            Approval::Deny(None)
+        );
+        assert_eq!(
+            Prompt::approval(Choice::Deny, &p, Some("no".into())),
+            Approval::Deny(Some("no".into()))
+        );
+    }
+
+    #[test]
+    fn the_approver_refuses_when_the_turn_is_cancelled() {
+        let (to_ui, inbox) = std::sync::mpsc::channel();
+        let turn = Arc::new(Mutex::new(CancelToken::new()));
+        let approver = ChannelApprover::new(to_ui, turn.clone());
+        let token = turn.lock().unwrap().clone();
+        let asker = std::thread::spawn(move || {
+            let call = reasonix_agent::permissions::Call {
+                tool: "write_file",
+                kind: reasonix_agent::permissions::ToolKind::FileWriter,
+                read_only: false,
+                args: &serde_json::json!({"path": "a"}),
+                workspace: std::path::Path::new("/w"),
+            };
+            let verdict = reasonix_agent::permissions::Verdict {
+                decision: Decision::Ask,
+                source: Source::Fallback,
+                exact_literal: false,
+            };
+            approver.approve(&ApprovalRequest {
+                call_id: "c",
+                call: &call,
+                verdict: &verdict,
+                scopes: &[],
+                preview: &Preview::None,
+            })
+        });
+        // The question arrives; nobody answers; the turn is cancelled.
+        let Msg::Approval(question) = inbox.recv().unwrap() else {
+            panic!("expected a question");
+        };
+        assert_eq!(question.tool, "write_file");
+        token.cancel();
+        assert!(matches!(asker.join().unwrap(), Approval::Deny(Some(_))));
+    }
+}

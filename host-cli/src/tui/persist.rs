@@ -94,7 +94,7 @@ mod tests {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("# mine") && text.contains("# keep"), "{text}");
         assert_eq!(text.matches("Bash(cargo test:*)").count(), 1, "{text}");
-        let parsed: toml::Value = toml::from_str(&text).unwrap();
+        let parsed: DocumentMut = text.parse().unwrap();
         assert_eq!(
             parsed["permissions"]["allow"][0].as_str(),
             Some("Bash(cargo test:*)")

@@ -72,24 +72,29 @@ impl Status {
             Some(window) => format!("ctx {}/{}", tokens(self.context_used), tokens(window)),
             None => format!("ctx {}", tokens(self.context_used)),
         });
+        // By priority: what is left out on a narrow terminal is what matters least.
+        if let Some(currency) = &self.currency {
+            parts.push(money(self.cost, currency));
+        }
+        if let Some(rate) = self.cache_hit_rate() {
+            parts.push(format!("cache {:.0}%", rate * 100.0));
+        }
         parts.push(format!(
             "↑{} ↓{}",
             tokens(self.input_tokens),
             tokens(self.output_tokens)
         ));
-        if let Some(rate) = self.cache_hit_rate() {
-            parts.push(format!("cache {:.0}%", rate * 100.0));
-        }
-        if let Some(currency) = &self.currency {
-            parts.push(money(self.cost, currency));
-        }
         let mut spans = vec![
             Span::styled(format!(" {posture} "), posture_style),
             Span::raw(" "),
             Span::styled(safe_line(&self.model).into_owned(), theme.accent()),
         ];
         let mut used: usize = spans.iter().map(|s| s.width()).sum();
-        let budget = usize::from(width);
+        // The running tool's room is kept first: it says what is happening now.
+        let tool_room = self.running_tool.as_ref().map_or(0, |tool| {
+            5 + super::text::width(&safe_line(tool)).min(16)
+        });
+        let budget = usize::from(width).saturating_sub(tool_room);
         for part in parts {
             let piece = format!(" · {part}");
             if used + super::text::width(&piece) > budget {
@@ -101,7 +106,7 @@ impl Status {
         if let Some(tool) = &self.running_tool {
             let marker = spinner.unwrap_or("…");
             let piece = format!(" · {marker} {}", safe_line(tool));
-            let room = budget.saturating_sub(used);
+            let room = usize::from(width).saturating_sub(used);
             if room > 4 {
                 spans.push(Span::styled(
                     truncate(&piece, room).into_owned(),
@@ -174,5 +179,63 @@ mod tests {
         let narrow = status.line(theme, 40, None);
         assert!(narrow.width() <= 40, "{narrow}");
         assert!(narrow.to_string().contains("YOLO"));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod snapshots {
+    use super::*;
+    use crate::tui::theme::ColorLevel;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::Paragraph;
+
+    fn draw(w: u16, h: u16) -> String {
+        let theme = Theme::new(ColorLevel::Ansi16);
+        let mut status = Status {
+            model: "deepseek/deepseek-v4-flash".into(),
+            posture: Posture::Auto,
+            context_window: Some(1_000_000),
+            currency: Some("CNY".into()),
+            cost: 0.0123,
+            running_tool: Some("bash".into()),
+            ..Status::default()
+        };
+        status.add_usage(&Usage {
+            prompt_tokens: 48_200,
+            completion_tokens: 1_350,
+            cache_hit_tokens: 45_000,
+            cache_miss_tokens: 3_200,
+            reasoning_tokens: 0,
+        });
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| {
+                let area = f.area();
+                let row = |y: u16| Rect {
+                    y,
+                    height: 1,
+                    ..area
+                };
+                f.render_widget(Paragraph::new(status.line(theme, w, Some("⠋"))), row(h - 1));
+                let mut yolo = status.clone();
+                yolo.posture = Posture::Yolo;
+                yolo.running_tool = None;
+                f.render_widget(Paragraph::new(yolo.line(theme, w, None)), row(h - 3));
+            })
+            .unwrap();
+        format!("{}", terminal.backend())
+    }
+
+    #[test]
+    fn status_line_80x24() {
+        insta::assert_snapshot!(draw(80, 24));
+    }
+
+    #[test]
+    fn status_line_120x40() {
+        insta::assert_snapshot!(draw(120, 40));
     }
 }
