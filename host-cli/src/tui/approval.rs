@@ -211,7 +211,9 @@ mod tests {
         let pending = Pending {
             call_id: "call_1".into(),
             tool: "edit_file".into(),
-            arguments: "{\n  \"path\": \"src/lib.rs\",\n  \"old\": \"fn a()\",\n  \"new\": \"fn b()\"\n}".into(),
+            arguments:
+                "{\n  \"path\": \"src/lib.rs\",\n  \"old\": \"fn a()\",\n  \"new\": \"fn b()\"\n}"
+                    .into(),
             reason: format!("writers and commands ask in this posture{note_for}"),
             scopes: vec!["Edit(src/lib.rs)".into(), "Edit".into()],
             preview: Preview::Changes(vec![FileChange {

@@ -10,6 +10,8 @@ pub mod actions;
 pub mod app;
 pub mod approval;
 pub mod bang;
+#[cfg(test)]
+mod bench;
 pub mod capture;
 pub mod card;
 pub mod composer;

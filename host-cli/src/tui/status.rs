@@ -91,9 +91,10 @@ impl Status {
         ];
         let mut used: usize = spans.iter().map(|s| s.width()).sum();
         // The running tool's room is kept first: it says what is happening now.
-        let tool_room = self.running_tool.as_ref().map_or(0, |tool| {
-            5 + super::text::width(&safe_line(tool)).min(16)
-        });
+        let tool_room = self
+            .running_tool
+            .as_ref()
+            .map_or(0, |tool| 5 + super::text::width(&safe_line(tool)).min(16));
         let budget = usize::from(width).saturating_sub(tool_room);
         for part in parts {
             let piece = format!(" · {part}");
