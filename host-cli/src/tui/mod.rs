@@ -303,6 +303,9 @@ fn event_loop(
         };
         match inbox.recv_timeout(timeout) {
             Ok(msg) => {
+                if matches!(msg, Msg::Input(crossterm::event::Event::Resize(..))) {
+                    screen.forget_cursor();
+                }
                 app.handle(msg);
                 // Take what else has arrived (a burst of deltas) before the next frame, but
                 // not unboundedly, so a keystroke is never stuck behind a flood.

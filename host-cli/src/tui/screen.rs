@@ -10,14 +10,78 @@ use crossterm::event::{
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::{cursor, execute, terminal};
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
 use ratatui::layout::Rect;
+use ratatui::layout::{Position, Size};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use std::io::{Stdout, stdout};
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub type Term = Terminal<InlineBackend>;
+
+/// The crossterm backend, except that the cursor position is not asked of the terminal when
+/// the session already knows it. ratatui asks (`ESC[6n`) to save and restore the cursor around
+/// every insert into the scrollback, and when the live area changes height; the answer
+/// travels through the input stream the reader thread polls, and waiting for it cost 25 ms a
+/// time. The position last set is what ratatui restores to and what the session's own moves
+/// leave; only a resize (when the terminal may have moved things) asks again.
+pub struct InlineBackend {
+    inner: CrosstermBackend<Stdout>,
+    known_cursor: Option<Position>,
+}
+
+impl Backend for InlineBackend {
+    type Error = std::io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> std::io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn append_lines(&mut self, n: u16) -> std::io::Result<()> {
+        self.inner.append_lines(n)
+    }
+    fn hide_cursor(&mut self) -> std::io::Result<()> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> std::io::Result<()> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> std::io::Result<Position> {
+        match self.known_cursor {
+            Some(position) => Ok(position),
+            None => {
+                let position = self.inner.get_cursor_position()?;
+                self.known_cursor = Some(position);
+                Ok(position)
+            }
+        }
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> std::io::Result<()> {
+        let position = position.into();
+        self.inner.set_cursor_position(position)?;
+        self.known_cursor = Some(position);
+        Ok(())
+    }
+    fn clear(&mut self) -> std::io::Result<()> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> std::io::Result<()> {
+        self.inner.clear_region(clear_type)
+    }
+    fn size(&self) -> std::io::Result<Size> {
+        self.inner.size()
+    }
+    fn window_size(&mut self) -> std::io::Result<WindowSize> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
 
 pub struct Screen {
     terminal: Term,
@@ -39,7 +103,7 @@ impl Screen {
                 PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
             )?;
         }
-        let terminal = new_terminal(height)?;
+        let terminal = new_terminal(height, None)?;
         Ok(Screen {
             terminal,
             height,
@@ -49,6 +113,11 @@ impl Screen {
 
     pub fn terminal(&mut self) -> &mut Term {
         &mut self.terminal
+    }
+
+    /// The terminal was resized: the cursor is wherever it re-flowed to; ask next time.
+    pub fn forget_cursor(&mut self) {
+        self.terminal.backend_mut().known_cursor = None;
     }
 
     pub fn size(&self) -> std::io::Result<ratatui::layout::Size> {
@@ -69,7 +138,7 @@ impl Screen {
             cursor::MoveTo(0, area.y),
             terminal::Clear(terminal::ClearType::FromCursorDown)
         )?;
-        self.terminal = new_terminal(height)?;
+        self.terminal = new_terminal(height, Some(Position::new(0, area.y)))?;
         self.height = height;
         Ok(())
     }
@@ -111,9 +180,14 @@ impl Screen {
     }
 }
 
-fn new_terminal(height: u16) -> std::io::Result<Term> {
+/// An inline viewport of `height` rows at the cursor (`cursor` when the caller knows where
+/// it is, else asked of the terminal).
+fn new_terminal(height: u16, cursor: Option<Position>) -> std::io::Result<Term> {
     Terminal::with_options(
-        CrosstermBackend::new(stdout()),
+        InlineBackend {
+            inner: CrosstermBackend::new(stdout()),
+            known_cursor: cursor,
+        },
         TerminalOptions {
             viewport: Viewport::Inline(height),
         },
