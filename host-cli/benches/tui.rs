@@ -3,6 +3,7 @@
 //! - launch to a ready prompt, warm artifact cache;
 //! - keystroke-to-frame latency while a 2,000-token answer streams;
 //! - resident memory with a 1,000-message session loaded (`-c`), against a new session.
+//!
 //! Frame time with a 10,000-line tool result in view is measured in-process by the
 //! `tui::bench_frames` test (`cargo test --release -p reasonix --bin reasonix -- --ignored bench_frames --nocapture`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]

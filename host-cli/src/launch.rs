@@ -23,20 +23,18 @@ pub const DEFAULT_MAX_STEPS: u32 = 100;
 /// Which session to go on with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resume {
-    New,
     /// `--continue`: the latest of the workspace.
     Latest,
     /// `--resume <id|text>`.
     Query(String),
-    /// A session picked by id (the picker).
-    Id(String),
 }
 
 /// The loaded configuration and the runtime (registry + sidecars) of one workspace.
 pub struct Prepared {
     pub cx: Context,
     pub workspace: PathBuf,
-    /// Kept alive for the session: dropping it stops the sidecar processes.
+    /// Held, never read: dropping it stops the sidecar processes.
+    #[expect(dead_code, reason = "kept alive for the session's lifetime")]
     pub sidecars: Sidecars,
     pub catalog: Arc<dyn Catalog>,
 }
@@ -109,11 +107,9 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
 
     // The session to continue decides the default model.
     let resume = match &options.resume {
-        None | Some(Resume::New) => None,
+        None => None,
         Some(Resume::Latest) => Some(store.latest().map_err(session_failure)?),
-        Some(Resume::Query(query) | Resume::Id(query)) => {
-            Some(store.find(query).map_err(session_failure)?)
-        }
+        Some(Resume::Query(query)) => Some(store.find(query).map_err(session_failure)?),
     };
     // Nothing configured, but a preset's key is in the environment or `<home>/.env`
     // (`DEEPSEEK_API_KEY` …): that preset, without asking.

@@ -20,6 +20,12 @@
 use reasonix_core::terminal;
 use std::io::Write;
 
+/// Whether stdin and stdout are both a terminal (the interactive session needs that).
+pub fn terminal_attached() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
 /// Write `text` to stdout, escaped; errors (a closed pipe) are ignored.
 pub fn write_out(text: &str) {
     let mut out = std::io::stdout().lock();

@@ -16,7 +16,9 @@
 use super::markdown::spans::{expand_tabs, safe_span};
 use super::theme::{ColorLevel, Theme};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
+#[cfg(test)]
+use ratatui::text::Line;
+use ratatui::text::Span;
 use std::sync::{Once, OnceLock};
 use syntect::highlighting::{
     self as sh, FontStyle, HighlightIterator, HighlightState, Highlighter, ThemeSet,
@@ -30,6 +32,8 @@ const MAX_LINE: usize = 4096;
 struct Assets {
     syntaxes: SyntaxSet,
     highlighter: Highlighter<'static>,
+    /// Read by the tests, which compare with syntect's own highlighting.
+    #[cfg_attr(not(test), allow(dead_code))]
     theme: &'static sh::Theme,
     /// The theme's default foreground: tokens in it keep the terminal's own colour.
     foreground: Option<sh::Color>,
@@ -50,15 +54,11 @@ pub fn warm_up() {
     });
 }
 
+#[cfg(test)]
 /// Loads on the calling thread if needed (tests, and rendering a resumed transcript before
 /// the first frame is not a concern). Blocks for the load (~tens of ms).
 pub fn load_now() {
     ASSETS.get_or_init(load);
-}
-
-/// Whether the syntaxes are loaded (blocks created now are highlighted).
-pub fn is_loaded() -> bool {
-    ASSETS.get().is_some()
 }
 
 fn load() -> Assets {
@@ -125,15 +125,6 @@ impl CodeHighlighter {
         }
     }
 
-    /// Never highlights.
-    pub fn plain(theme: Theme) -> CodeHighlighter {
-        CodeHighlighter {
-            live: None,
-            level: theme.level,
-            plain: theme.code(),
-        }
-    }
-
     fn live(assets: &'static Assets, lang: &str) -> Option<Live> {
         let lang = lang.trim().to_ascii_lowercase();
         if lang.is_empty() {
@@ -147,6 +138,7 @@ impl CodeHighlighter {
         })
     }
 
+    #[cfg(test)]
     pub fn is_highlighting(&self) -> bool {
         self.live.is_some()
     }
@@ -186,6 +178,7 @@ impl CodeHighlighter {
     }
 }
 
+#[cfg(test)]
 /// A whole snippet (each line of `code`) highlighted as one block; plain if not loaded yet.
 pub fn highlight_lines(code: &str, lang: &str, theme: Theme) -> Vec<Line<'static>> {
     let mut h = CodeHighlighter::new(lang, theme);

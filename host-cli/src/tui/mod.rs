@@ -44,7 +44,6 @@ use msg::Msg;
 use ratatui::text::{Line, Span};
 use reasonix_agent::permissions::Posture;
 use reasonix_core::cancel::CancelToken;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
@@ -91,7 +90,7 @@ pub struct SessionArgs {
 const IDLE_HEIGHT: u16 = 2;
 
 pub fn run(args: SessionArgs) -> Outcome {
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+    if !crate::term::terminal_attached() {
         return Err(Failure::usage(anyhow!(
             "the interactive session needs a terminal; for scripts and pipes use `reasonix run \"task\"`"
         )));
@@ -209,6 +208,10 @@ pub fn run(args: SessionArgs) -> Outcome {
     };
     let mut composer = composer::Composer::new(history);
     composer.set_workspace(prepared.workspace.clone());
+    // A third of the terminal for the message being written, then it scrolls.
+    if let Ok((_, rows)) = crossterm::terminal::size() {
+        composer.set_max_rows((rows / 3).clamp(3, 12));
+    }
     composer.set_slash_registry(slash_registry.clone());
     composer.set_placeholder("Ask anything · / commands · @ files · ! shell");
     let worker = worker::Worker::spawn(agent, launched.store.clone(), to_ui.clone())

@@ -110,6 +110,7 @@ impl Composer {
         self.max_rows = rows.max(1);
     }
 
+    #[cfg(test)]
     pub fn history(&self) -> &History {
         &self.history
     }
@@ -119,11 +120,13 @@ impl Composer {
         self.warning.take()
     }
 
+    #[cfg(test)]
     /// The text with pastes expanded.
     pub fn text(&self) -> String {
         self.editor.text()
     }
 
+    #[cfg(test)]
     /// Replaces the text (no folding); the cursor goes to the end.
     pub fn set_text(&mut self, text: &str) {
         self.editor = Editor::from_text(text);
@@ -142,11 +145,13 @@ impl Composer {
         self.editor.is_empty()
     }
 
+    #[cfg(test)]
     /// The cursor, in grapheme cells from the start (a folded paste is one cell).
     pub fn cursor(&self) -> usize {
         self.editor.cursor()
     }
 
+    #[cfg(test)]
     pub fn set_cursor(&mut self, at: usize) {
         self.editor.set_cursor(at);
         self.goal_col = None;

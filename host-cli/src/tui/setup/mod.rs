@@ -20,7 +20,6 @@ use crossterm::event::{self, Event, KeyEventKind};
 use reasonix_agent::config::{Config, Paths};
 use reasonix_agent::providers::{self, ModelRefError, dotenv};
 use state::{Effect, KeyFound, Plan, SetupState, Written};
-use std::io::IsTerminal;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -101,9 +100,8 @@ pub fn run_setup_in(
     drive(terminal, paths, theme, state)
 }
 
-#[allow(clippy::disallowed_methods)] // only asks whether stdout is a terminal
 fn terminal_attached() -> bool {
-    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+    crate::term::terminal_attached()
 }
 
 pub type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;

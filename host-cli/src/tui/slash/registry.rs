@@ -167,11 +167,6 @@ impl SlashRegistry {
         SlashRegistry { commands, warnings }
     }
 
-    /// Built-ins first, then customs in precedence order.
-    pub fn commands(&self) -> &[CommandSpec] {
-        &self.commands
-    }
-
     /// What loading skipped or shadowed, one line each (file and reason).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
