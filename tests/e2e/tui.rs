@@ -272,3 +272,30 @@ fn hostile_model_output_never_reaches_the_terminal_raw() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn a_message_typed_during_a_turn_is_queued_and_sent_after_it() {
+    let s = Session::new();
+    s.mock.enqueue(
+        Reply::text(&["first part, "])
+            .then(reasonix_mock_llm::Step::Gate("hold".into()))
+            .then(reasonix_mock_llm::Step::Text("first done".into())),
+    );
+    s.mock.enqueue(Reply::text(&["second done"]));
+    let mut pty = s.open(&[]);
+    pty.type_text("one");
+    pty.send("\r");
+    pty.wait_for("first part,", WAIT);
+    pty.type_text("two");
+    pty.send("\r");
+    pty.wait_for("queued: two", WAIT);
+    // Nothing is sent while the first turn runs.
+    assert_eq!(s.mock.requests().len(), 1);
+    s.mock.release("hold");
+    pty.wait_for("second done", WAIT);
+    let body = s.mock.requests()[1].json();
+    let last = body["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+    assert_eq!(last, "two");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
