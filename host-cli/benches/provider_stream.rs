@@ -58,15 +58,7 @@ fn main() {
     let providers = resolve_providers(&config).unwrap();
     let client = ProviderClient::new(&registry, &providers, None, None, None, &paths.home).unwrap();
     let request = ChatRequest {
-        messages: vec![Message {
-            role: Role::User,
-            content: "stream".into(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-            raw_content: None,
-        }],
+        messages: vec![Message::text(Role::User, "stream")],
         ..ChatRequest::default()
     };
     let wire_body = {

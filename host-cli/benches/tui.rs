@@ -215,17 +215,7 @@ fn main() {
             Role::Assistant
         };
         let content = format!("message {i}: {}", "lorem ipsum dolor sit amet ".repeat(8));
-        writer
-            .message(&Message {
-                role,
-                content,
-                reasoning: None,
-                reasoning_state: None,
-                tool_calls: Vec::new(),
-                tool_call_id: None,
-                raw_content: None,
-            })
-            .unwrap();
+        writer.message(&Message::text(role, content)).unwrap();
     }
     drop(writer);
     let loaded = Term::spawn(&home, &project, &cache, &["-c"]);

@@ -79,15 +79,7 @@ allow = ["Bash(cargo test:*)"]
     mock.enqueue(Reply::text(&["hi"]));
     // `xhigh` on a DeepSeek Pro model maps to `max` with thinking enabled.
     let request = ChatRequest {
-        messages: vec![Message {
-            role: Role::User,
-            content: "hello".into(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-            raw_content: None,
-        }],
+        messages: vec![Message::text(Role::User, "hello")],
         effort: Some("xhigh".into()),
         ..ChatRequest::default()
     };

@@ -97,15 +97,7 @@ fn fast_policy(max_retries: u32) -> RetryPolicy {
 }
 
 fn user(text: &str) -> Message {
-    Message {
-        role: Role::User,
-        content: text.into(),
-        reasoning: None,
-        reasoning_state: None,
-        tool_calls: vec![],
-        tool_call_id: None,
-        raw_content: None,
-    }
+    Message::text(Role::User, text)
 }
 
 fn ask(text: &str) -> ChatRequest {

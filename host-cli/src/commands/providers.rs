@@ -271,15 +271,7 @@ pub fn try_prompt(model: Option<&str>, effort: Option<&str>, prompt: &str) -> Ou
         client.effort().unwrap_or("auto")
     );
     let request = ChatRequest {
-        messages: vec![Message {
-            role: Role::User,
-            content: prompt.to_string(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-            raw_content: None,
-        }],
+        messages: vec![Message::text(Role::User, prompt)],
         tools: vec![],
         effort: effort.map(str::to_string),
         max_output_tokens: None,

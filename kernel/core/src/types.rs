@@ -85,6 +85,21 @@ pub struct Message {
     pub raw_content: Option<String>,
 }
 
+impl Message {
+    /// A plain message: `content` from `role`, nothing else.
+    pub fn text(role: Role, content: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: content.into(),
+            reasoning: None,
+            reasoning_state: None,
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            raw_content: None,
+        }
+    }
+}
+
 /// Token usage, normalised across backends.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {

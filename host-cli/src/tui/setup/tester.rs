@@ -93,15 +93,7 @@ fn test(paths: &Paths, plan: &Plan, cancel: &CancelToken) -> Result<String, Stri
             ..RetryPolicy::default()
         });
     let request = ChatRequest {
-        messages: vec![Message {
-            role: Role::User,
-            content: PROMPT.to_string(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-            raw_content: None,
-        }],
+        messages: vec![Message::text(Role::User, PROMPT)],
         tools: vec![],
         effort: None,
         max_output_tokens: Some(MAX_TOKENS),

@@ -341,15 +341,7 @@ impl Agent {
                 return end(self, RunStatus::Error, result, steps, usage);
             }
         };
-        let user = Message {
-            role: Role::User,
-            content: task,
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-            raw_content: None,
-        };
+        let user = Message::text(Role::User, task);
         self.append(user, on_event);
         if let Err(stop) = self.before_start() {
             let result = format!("the run was not started: {}", stop.describe());
@@ -649,15 +641,10 @@ impl Agent {
     /// The request as the provider will see it: system prompt, tools, then the history.
     pub fn request(&self) -> ChatRequest {
         let mut messages = Vec::with_capacity(self.history.len() + 1);
-        messages.push(Message {
-            role: Role::System,
-            content: self.config.system_prompt.clone(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: None,
-            raw_content: None,
-        });
+        messages.push(Message::text(
+            Role::System,
+            self.config.system_prompt.clone(),
+        ));
         // A result's original (`raw_content`) is for the transcript only: never sent.
         messages.extend(self.history.iter().map(|m| Message {
             role: m.role,
