@@ -299,3 +299,23 @@ fn a_message_typed_during_a_turn_is_queued_and_sent_after_it() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn a_write_without_a_question_still_shows_its_diff() {
+    let s = Session::new();
+    std::fs::write(s.env.project().join("notes.txt"), "alpha\nbeta\n").unwrap();
+    s.mock.enqueue(write_call("notes.txt", "alpha\ngamma\n"));
+    s.mock.enqueue(Reply::text(&["Done."]));
+    let mut pty = s.open(&["--permission-mode", "auto"]);
+    pty.type_text("change beta");
+    pty.send("\r");
+    let text = pty.wait_for("Done.", WAIT);
+    assert!(!text.contains("Yes, once"), "asked in auto: {text}");
+    assert!(text.contains("- beta") || text.contains("-beta"), "{text}");
+    assert!(
+        text.contains("+ gamma") || text.contains("+gamma"),
+        "{text}"
+    );
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
 /// Rows of a proposed change shown before its question (the rest is summarised).
 const DIFF_LINES: usize = 400;
+/// Rows of the diff under a write that ran without a question (Ctrl+E shows more).
+const UNASKED_DIFF_LINES: usize = 60;
 /// Rows of a tool call shown by Ctrl+E.
 const EXPANDED_LINES: usize = 200;
 
@@ -68,6 +70,8 @@ pub struct App {
     pub quit: bool,
     /// Diffs shown in approval prompts, by call id, for the card of that call.
     previews: Vec<(String, Vec<reasonix_core::types::FileChange>)>,
+    /// Changes of writers that ran without a question: shown under their card.
+    unshown: Vec<(String, Vec<reasonix_core::types::FileChange>)>,
     pub actions: super::actions::Context,
     /// A tick is due (spinner, elapsed time) while something runs.
     pub animating: bool,
@@ -109,6 +113,7 @@ impl App {
             quit_armed: None,
             quit: false,
             previews: Vec::new(),
+            unshown: Vec::new(),
             actions,
             animating: false,
         }
@@ -476,6 +481,12 @@ impl App {
                     self.flush_answer();
                 }
             }
+            AgentEvent::ToolPreview { id, changes } => {
+                // Already shown with its question: only the card keeps it.
+                if !self.previews.iter().any(|(call, _)| *call == id) {
+                    self.unshown.push((id, changes));
+                }
+            }
             AgentEvent::ToolStarted {
                 id,
                 name,
@@ -487,7 +498,13 @@ impl App {
                     .previews
                     .iter()
                     .position(|(call, _)| *call == id)
-                    .map(|i| self.previews.swap_remove(i).1);
+                    .map(|i| self.previews.swap_remove(i).1)
+                    .or_else(|| {
+                        self.unshown
+                            .iter()
+                            .find(|(call, _)| *call == id)
+                            .map(|(_, changes)| changes.clone())
+                    });
                 self.status.running_tool = Some(name.clone());
                 let mut card = ToolCard::new(id, name, arguments);
                 card.changes = changes;
@@ -546,6 +563,15 @@ impl App {
     fn finished_card(&mut self, card: ToolCard) {
         let lines = transcript::card_lines(&card, self.theme, self.width);
         self.commit(lines);
+        // A write nobody was asked about: what it changed, under its card.
+        if let Some(i) = self.unshown.iter().position(|(call, _)| *call == card.id) {
+            let (_, changes) = self.unshown.swap_remove(i);
+            if card.status == CardStatus::Done {
+                let lines =
+                    super::diff::render(&changes, self.theme, self.width, UNASKED_DIFF_LINES);
+                self.commit(lines);
+            }
+        }
         self.last_card = Some(card);
     }
 

@@ -159,7 +159,10 @@ pub fn run(args: SessionArgs) -> Outcome {
     let (to_ui, inbox) = channel::<Msg>();
     let turn_token = Arc::new(Mutex::new(CancelToken::new()));
     let approver = approval::ChannelApprover::new(to_ui.clone(), turn_token.clone());
-    let agent = launched.agent.with_approver(Arc::new(approver));
+    let agent = launched
+        .agent
+        .with_approver(Arc::new(approver))
+        .with_write_previews();
     let client = agent.client();
     let provider = client.provider();
     let status = status::Status {

@@ -295,7 +295,7 @@ impl Line {
             AgentEvent::Notice(message) => Line::Notice {
                 message: message.clone(),
             },
-            AgentEvent::PermissionDenied { .. } => return None,
+            AgentEvent::PermissionDenied { .. } | AgentEvent::ToolPreview { .. } => return None,
         })
     }
 }

@@ -20,6 +20,13 @@ pub enum AgentEvent {
     /// A complete message was appended to the conversation (the user task, an assistant
     /// answer with its tool calls, or a tool result).
     Message(Message),
+    /// What a file writer that is about to run will change (from its `preview`), for front
+    /// ends that asked for it ([`super::Agent::with_write_previews`]); just before the
+    /// matching `ToolStarted`.
+    ToolPreview {
+        id: String,
+        changes: Vec<crate::types::FileChange>,
+    },
     /// A tool call is about to run (after the permission check passed).
     ToolStarted {
         id: String,

@@ -111,6 +111,8 @@ pub struct Agent {
     generation: u64,
     /// The posture now: `config.posture` at creation, then whatever a front end sets.
     posture: PostureSwitch,
+    /// Report what each file writer will change before it runs (`ToolPreview`).
+    write_previews: bool,
 }
 
 /// What a [`Agent::reload`] changed.
@@ -165,6 +167,7 @@ impl Agent {
             resumed: false,
             generation: 0,
             posture: PostureSwitch::new(config.posture),
+            write_previews: false,
             config,
         })
     }
@@ -206,6 +209,7 @@ impl Agent {
         next.resumed = self.resumed;
         // Front ends hold the switch: it stays theirs, with the posture they set.
         next.posture = self.posture.clone();
+        next.write_previews = self.write_previews;
         *self = next;
         Ok(report)
     }
@@ -234,6 +238,14 @@ impl Agent {
     /// cancellation). A `Notice` says so; the rest of the run uses it.
     pub fn with_fallback(mut self, fallback: ProviderClient) -> Agent {
         self.fallback = Some(fallback);
+        self
+    }
+
+    /// Report each file writer's changes before it runs (`AgentEvent::ToolPreview`), also
+    /// when no question was asked (auto, yolo, allow rules): the terminal UI shows them as a
+    /// diff. Costs one `preview` call per write.
+    pub fn with_write_previews(mut self) -> Agent {
+        self.write_previews = true;
         self
     }
 

@@ -190,6 +190,9 @@ impl Agent {
                 .collect();
             for (call, prep) in group.iter().zip(&prepared) {
                 if let Prepared::Run(approved) = prep {
+                    if self.write_previews {
+                        self.report_preview(call, approved, on_event);
+                    }
                     on_event(AgentEvent::ToolStarted {
                         id: call.id.clone(),
                         name: call.name.clone(),
@@ -460,6 +463,30 @@ impl Agent {
                     }),
                 }
             }
+        }
+    }
+
+    /// `ToolPreview` for a file writer about to run (nothing for other tools, or when the
+    /// tool cannot say).
+    fn report_preview(
+        &self,
+        call: &ToolCall,
+        approved: &Approved,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) {
+        let Some(class) = self.class(&call.name) else {
+            return;
+        };
+        let Ok(args) = serde_json::from_str::<serde_json::Value>(&approved.arguments) else {
+            return;
+        };
+        if let Preview::Changes(changes) =
+            self.preview(approved.tool.as_ref(), class, &call.id, &args)
+        {
+            on_event(AgentEvent::ToolPreview {
+                id: call.id.clone(),
+                changes,
+            });
         }
     }
 
