@@ -319,3 +319,33 @@ fn a_write_without_a_question_still_shows_its_diff() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn a_plugin_writing_to_stderr_becomes_an_escaped_notice() {
+    let s = Session::new();
+    let source = crate::support::fixture("hostile_term");
+    let out = s
+        .env
+        .reasonix(&["plugin", "install", source.to_str().unwrap(), "--yes"]);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    s.mock
+        .enqueue(Reply::tool_calls(&[("call_l", "term-log", "{}")], 1));
+    s.mock.enqueue(Reply::text(&["Logged."]));
+    let mut pty = s.open(&["--yolo"]);
+    pty.type_text("log something");
+    pty.send("\r");
+    let text = pty.wait_for("Logged.", WAIT);
+    // The plugin's warning went to stderr while the session owned the terminal: it is a
+    // notice in the transcript, one line, its escapes visible, nothing obeyed.
+    assert!(
+        text.contains("· [hostile-term] warn: log line\\x1b[1A"),
+        "{text}"
+    );
+    assert!(!pty.raw_contains(b"\x1b[1A\x1b[M"));
+    assert!(
+        !pty.raw_contains(b"\xe2\x80\xae"),
+        "a bidi override reached the terminal"
+    );
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
