@@ -349,3 +349,30 @@ fn a_plugin_writing_to_stderr_becomes_an_escaped_notice() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn ctrl_t_shows_an_earlier_tool_call_in_full() {
+    let s = Session::new();
+    let first = serde_json::json!({ "command": "printf 'alpha\\nbeta\\n'; echo \"third\"\"-line-of-first\"" })
+        .to_string();
+    let second = serde_json::json!({ "command": "echo second-call" }).to_string();
+    s.mock
+        .enqueue(Reply::tool_calls(&[("call_1", "bash", &first)], 1));
+    s.mock
+        .enqueue(Reply::tool_calls(&[("call_2", "bash", &second)], 1));
+    s.mock.enqueue(Reply::text(&["Both ran."]));
+    let mut pty = s.open(&["--yolo"]);
+    pty.type_text("run two commands");
+    pty.send("\r");
+    let text = pty.wait_for("Both ran.", WAIT);
+    // Collapsed: the first line of the output only.
+    assert!(!text.contains("third-line-of-first"), "{text}");
+    pty.send("\x14");
+    pty.wait_for("Tool calls of this session", WAIT);
+    // Newest first: ↓ selects the first call.
+    pty.send("\x1b[B");
+    pty.send("\r");
+    pty.wait_for("third-line-of-first", WAIT);
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

@@ -36,6 +36,8 @@ pub struct Turn {
 pub enum Overlay {
     /// The session picker (`/resume`, `-r` without a match).
     Picker(super::picker::Picker),
+    /// The tool calls of the session (Ctrl+T).
+    Calls(super::calls::CallPicker),
 }
 
 pub struct App {
@@ -50,8 +52,9 @@ pub struct App {
     pub verbose: bool,
     /// Tool calls of this turn that have not finished.
     pub running: Vec<Running>,
-    /// The last finished tool call, for Ctrl+E (show it in full).
-    pub last_card: Option<ToolCard>,
+    /// Finished tool calls of the session, oldest first (at most `calls::KEPT`): Ctrl+E shows
+    /// the last in full, Ctrl+T any of them.
+    pub finished: std::collections::VecDeque<ToolCard>,
     /// The terminal width now (rendering of committed lines).
     pub width: u16,
     pub composer: super::composer::Composer,
@@ -98,7 +101,7 @@ impl App {
             reasoning: String::new(),
             verbose: false,
             running: Vec::new(),
-            last_card: None,
+            finished: std::collections::VecDeque::new(),
             width: 80,
             composer,
             queued: VecDeque::new(),
@@ -202,13 +205,17 @@ impl App {
             KeyCode::BackTab => return self.cycle_posture(),
             KeyCode::Char('y') if ctrl => return self.toggle_yolo(),
             KeyCode::Char('e') if ctrl && self.composer.is_empty() => {
-                match self.last_card.clone() {
+                match self.finished.back().cloned() {
                     Some(card) => {
                         let lines = card.render_expanded(self.theme, self.width, EXPANDED_LINES);
                         self.commit(lines);
                     }
                     None => self.notice("no tool call to show yet"),
                 }
+                return;
+            }
+            KeyCode::Char('t') if ctrl => {
+                self.overlay = Some(Overlay::Calls(super::calls::CallPicker::new()));
                 return;
             }
             KeyCode::Char('o') if ctrl => {
@@ -345,6 +352,21 @@ impl App {
     }
 
     fn overlay_key(&mut self, key: KeyEvent) {
+        if let Some(Overlay::Calls(calls)) = &mut self.overlay {
+            match calls.key(key, self.finished.len()) {
+                super::calls::Outcome::Open => {}
+                super::calls::Outcome::Cancelled => self.overlay = None,
+                super::calls::Outcome::Chosen(newest_first) => {
+                    self.overlay = None;
+                    let index = self.finished.len() - 1 - newest_first;
+                    if let Some(card) = self.finished.get(index).cloned() {
+                        let lines = card.render_expanded(self.theme, self.width, EXPANDED_LINES);
+                        self.commit(lines);
+                    }
+                }
+            }
+            return;
+        }
         let Some(Overlay::Picker(picker)) = &mut self.overlay else {
             return;
         };
@@ -572,7 +594,10 @@ impl App {
                 self.commit(lines);
             }
         }
-        self.last_card = Some(card);
+        if self.finished.len() == super::calls::KEPT {
+            self.finished.pop_front();
+        }
+        self.finished.push_back(card);
     }
 
     /// The terminal's width changed: what is committed from now on uses it.

@@ -16,8 +16,14 @@ const LIVE_TAIL: usize = 6;
 fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     let mut lines = Vec::new();
-    if let Some(Overlay::Picker(picker)) = &app.overlay {
-        return picker.lines(theme, width, super::actions::now_ms());
+    match &app.overlay {
+        Some(Overlay::Picker(picker)) => {
+            return picker.lines(theme, width, super::actions::now_ms());
+        }
+        Some(Overlay::Calls(calls)) => {
+            return calls.lines(&app.finished, theme, width);
+        }
+        None => {}
     }
     if !app.reasoning.is_empty() {
         let text = super::text::safe(&app.reasoning).into_owned();

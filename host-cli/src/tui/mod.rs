@@ -12,6 +12,7 @@ pub mod approval;
 pub mod bang;
 #[cfg(test)]
 mod bench;
+pub mod calls;
 pub mod capture;
 pub mod card;
 pub mod composer;
