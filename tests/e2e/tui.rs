@@ -376,3 +376,28 @@ fn ctrl_t_shows_an_earlier_tool_call_in_full() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn resume_without_a_match_opens_the_picker() {
+    let s = Session::new();
+    s.mock.enqueue(Reply::text(&["Blue."]));
+    let mut pty = s.open(&[]);
+    pty.type_text("what colour is the sky");
+    pty.send("\r");
+    pty.wait_for("Blue.", WAIT);
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+    drop(pty);
+
+    // A query that names no session: the picker, filtered by it; edit the filter, Enter.
+    let mut again = s.env.pty(&["-r", "skyz"], 100, 30, &[]);
+    again.wait_for("Resume a session", WAIT);
+    again.wait_for("no session matches", WAIT);
+    again.send("\x7f");
+    again.wait_for("what colour is the sky", WAIT);
+    again.send("\r");
+    let text = again.wait_for("resumed session", WAIT);
+    assert!(text.contains("Blue."), "{text}");
+    again.send("\x04");
+    assert_eq!(again.wait_exit(WAIT), Some(0));
+}

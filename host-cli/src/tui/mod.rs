@@ -44,6 +44,7 @@ use app::{App, Overlay};
 use msg::Msg;
 use ratatui::text::{Line, Span};
 use reasonix_agent::permissions::Posture;
+use reasonix_agent::session::{SessionError, SessionStore};
 use reasonix_core::cancel::CancelToken;
 use std::path::PathBuf;
 use std::sync::mpsc::{RecvTimeoutError, channel};
@@ -138,11 +139,20 @@ pub fn run(args: SessionArgs) -> Outcome {
     for warning in prepared.cx.config.warnings() {
         crate::term::errln!("warning: {warning}");
     }
-    let pick_at_start = args.resume.as_deref() == Some("");
-    let resume = match (&args.resume, args.continue_latest) {
-        (Some(query), _) if !query.is_empty() => Some(Resume::Query(query.clone())),
-        (None, true) => Some(Resume::Latest),
-        _ => None,
+    // `-r` without a value, or with one that names no single session: the picker, filtered
+    // by what was typed.
+    let store = SessionStore::new(&prepared.cx.paths.state, &prepared.workspace);
+    let (resume, pick_at_start) = match (&args.resume, args.continue_latest) {
+        (Some(query), _) if query.is_empty() => (None, Some(String::new())),
+        (Some(query), _) => match store.find(query) {
+            Ok(_) => (Some(Resume::Query(query.clone())), None),
+            Err(SessionError::NotFound(_) | SessionError::Ambiguous { .. }) => {
+                (None, Some(query.clone()))
+            }
+            Err(e) => return Err(launch::session_failure(e)),
+        },
+        (None, true) => (Some(Resume::Latest), None),
+        (None, false) => (None, None),
     };
     let launched = launch::launch(
         &prepared,
@@ -254,9 +264,11 @@ pub fn run(args: SessionArgs) -> Outcome {
         app.commit(transcript::history_lines(&past, theme, app.width));
         app.notice(&format!("resumed ({} messages)", past.len()));
     }
-    if pick_at_start {
+    if let Some(query) = pick_at_start {
         match app.actions.store.list() {
-            Ok(sessions) => app.overlay = Some(Overlay::Picker(picker::Picker::new(sessions, ""))),
+            Ok(sessions) => {
+                app.overlay = Some(Overlay::Picker(picker::Picker::new(sessions, &query)));
+            }
             Err(e) => app.error(&format!("cannot list sessions: {e}")),
         }
     }
