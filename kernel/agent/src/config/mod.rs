@@ -7,6 +7,7 @@
 //! ([`check`]). Invalid values of known keys are errors naming the file, line, column and key.
 
 mod check;
+pub mod mcp;
 pub mod settings_json;
 mod settings_sources;
 #[cfg(test)]
