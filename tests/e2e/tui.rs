@@ -153,6 +153,12 @@ fn quit_then_continue_shows_the_transcript() {
     assert_eq!(pty.wait_exit(WAIT), Some(0));
     drop(pty);
 
+    // A session opened and left without a word is not what `-c` continues.
+    let mut idle = s.open(&[]);
+    idle.send("\x04");
+    assert_eq!(idle.wait_exit(WAIT), Some(0));
+    drop(idle);
+
     s.mock.enqueue(Reply::text(&["Still 42."]));
     let mut again = s.open(&["-c"]);
     let text = again.wait_for("The answer is 42.", WAIT);

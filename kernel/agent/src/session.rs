@@ -169,7 +169,7 @@ impl SessionStore {
         ))
     }
 
-    /// Every session of the workspace, most recently updated first.
+    /// Every session of the workspace that holds a message, most recently updated first.
     pub fn list(&self) -> Result<Vec<Summary>, SessionError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
@@ -182,8 +182,13 @@ impl SessionStore {
             if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
                 continue;
             }
-            // A file that is not a transcript is skipped, not fatal to the listing.
+            // A file that is not a transcript is skipped, not fatal to the listing. So is a
+            // session nothing was said in (an interactive session opened and left): it has
+            // nothing to continue, and `--continue` must not pick it over the last real one.
             let Ok(loaded) = load(&path) else { continue };
+            if loaded.messages.is_empty() {
+                continue;
+            }
             let Record::Session {
                 id,
                 provider,
