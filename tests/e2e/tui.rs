@@ -151,6 +151,7 @@ fn quit_then_continue_shows_the_transcript() {
     pty.wait_for("Ctrl+C again", WAIT);
     pty.send("\x03");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
+    pty.wait_for("continue it with `reasonix -c`", WAIT);
     drop(pty);
 
     // A session opened and left without a word is not what `-c` continues.
@@ -406,4 +407,20 @@ fn resume_without_a_match_opens_the_picker() {
     assert!(text.contains("Blue."), "{text}");
     again.send("\x04");
     assert_eq!(again.wait_exit(WAIT), Some(0));
+}
+
+#[test]
+fn sigterm_leaves_cleanly_and_restores_the_terminal() {
+    let s = Session::new();
+    let mut pty = s.open(&[]);
+    let pid = pty.pid();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+    // Bracketed paste switched off again; nothing was said, so nothing to continue.
+    assert!(pty.raw_contains(b"\x1b[?2004l"));
+    assert!(!pty.transcript().contains("reasonix -c"));
 }

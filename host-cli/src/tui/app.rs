@@ -78,6 +78,8 @@ pub struct App {
     pub actions: super::actions::Context,
     /// A tick is due (spinner, elapsed time) while something runs.
     pub animating: bool,
+    /// The session holds a message (sent or resumed): there is something to continue.
+    pub has_messages: bool,
 }
 
 impl App {
@@ -119,6 +121,7 @@ impl App {
             unshown: Vec::new(),
             actions,
             animating: false,
+            has_messages: false,
         }
     }
 
@@ -411,6 +414,7 @@ impl App {
             return;
         }
         self.commit(transcript::user_lines(&text, self.theme));
+        self.has_messages = true;
         let cancel = CancelToken::new();
         if let Ok(mut shared) = self.turn_token.lock() {
             *shared = cancel.clone();
@@ -459,6 +463,7 @@ impl App {
                 self.flush_answer();
                 self.status.session_id = id.clone();
                 self.status.reset_usage();
+                self.has_messages = !messages.is_empty();
                 if messages.is_empty() {
                     self.notice(&format!("new session {id}"));
                 } else {

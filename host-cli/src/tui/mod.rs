@@ -261,6 +261,7 @@ pub fn run(args: SessionArgs) -> Outcome {
     }
     app.commit(banner(&app, theme));
     if !past.is_empty() {
+        app.has_messages = true;
         app.commit(transcript::history_lines(&past, theme, app.width));
         app.notice(&format!("resumed ({} messages)", past.len()));
     }
@@ -276,6 +277,12 @@ pub fn run(args: SessionArgs) -> Outcome {
     let mut screen = screen::Screen::enter(IDLE_HEIGHT)
         .map_err(|e| Failure::runtime(anyhow!("cannot set up the terminal: {e}")))?;
     let capture = capture::start(to_ui.clone());
+    // SIGTERM (and SIGINT from outside: raw mode keeps Ctrl+C a key): leave the way Ctrl+D
+    // does, so the turn is cancelled, the session ended and the terminal restored.
+    let on_signal = to_ui.clone();
+    let _ = ctrlc::set_handler(move || {
+        let _ = on_signal.send(Msg::InputClosed);
+    });
     spawn_input(to_ui);
     // Syntax highlighting loads off the UI thread; code blocks stay plain until it has.
     highlight::warm_up();
@@ -283,12 +290,15 @@ pub fn run(args: SessionArgs) -> Outcome {
     // Stop the turn in progress before waiting for the agent thread.
     app.cancel_turn();
     let session_id = app.status.session_id.clone();
+    let has_messages = app.has_messages;
     let App { worker, .. } = app;
     worker.quit();
     drop(capture);
     let _ = screen.leave();
     result.map_err(|e| Failure::runtime(anyhow!("terminal: {e}")))?;
-    outln!("session {session_id} saved; continue it with `reasonix -c`");
+    if has_messages {
+        outln!("session {session_id} saved; continue it with `reasonix -c`");
+    }
     let _ = mode_name;
     Ok(Code::Success)
 }

@@ -175,6 +175,11 @@ impl Pty {
         }
     }
 
+    /// The program's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("a pid")
+    }
+
     /// Wait for the program to exit; its exit code.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<u32> {
         let deadline = Instant::now() + timeout;
