@@ -1,0 +1,3 @@
+//! The MCP tier (issue #15): Model Context Protocol servers' tools, prompts and resources,
+//! reached through the official SDK (`rmcp`) behind Reasonix's own types.
+#![forbid(unsafe_code)]
