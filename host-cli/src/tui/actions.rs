@@ -155,6 +155,8 @@ pub fn dispatch(app: &mut App, line: &str) {
             "compaction is not built yet (it lands with long-session support); nothing was compacted",
         ),
         "init" => app.send_prompt(INIT_PROMPT.to_string()),
+        "mcp" => super::mcp::command(app, args),
+        _ if name.starts_with("mcp__") => super::mcp::run_prompt(app, name, args),
         "quit" | "exit" => app.quit = true,
         _ => match app.actions.slash.get(name).and_then(|c| c.expand(args)) {
             Some(prompt) => app.send_prompt(prompt.trim().to_string()),

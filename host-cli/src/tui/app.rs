@@ -80,6 +80,7 @@ pub struct App {
     pub animating: bool,
     /// The session holds a message (sent or resumed): there is something to continue.
     pub has_messages: bool,
+    pub mcp: super::mcp::McpSession,
 }
 
 impl App {
@@ -122,6 +123,7 @@ impl App {
             actions,
             animating: false,
             has_messages: false,
+            mcp: super::mcp::McpSession::default(),
         }
     }
 
@@ -179,6 +181,7 @@ impl App {
             }
             Msg::Stderr(line) => self.notice(&line),
             Msg::Shell(finished) => self.finished_card(finished.card),
+            Msg::Mcp(event) => super::mcp::handle(self, event),
             Msg::InputClosed => self.quit = true,
         }
     }
@@ -190,6 +193,9 @@ impl App {
         }
         if !self.approvals.is_empty() {
             return self.approval_key(key);
+        }
+        if self.mcp.question.is_some() {
+            return super::mcp::question_key(self, key);
         }
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),

@@ -55,6 +55,8 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             )));
         }
         lines.extend(app.prompt.lines(pending, &app.persist_target, theme));
+    } else if let Some(question) = &app.mcp.question {
+        lines.extend(question.lines(theme));
     }
     if let Some(turn) = &app.turn {
         let frame = (turn.started.elapsed().as_millis() / 100) as usize % SPINNER.len();

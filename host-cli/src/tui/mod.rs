@@ -20,6 +20,7 @@ pub mod diff;
 pub mod draw;
 pub mod highlight;
 pub mod markdown;
+pub mod mcp;
 pub mod mention;
 pub mod msg;
 pub mod persist;
@@ -228,8 +229,13 @@ pub fn run(args: SessionArgs) -> Outcome {
     }
     composer.set_slash_registry(slash_registry.clone());
     composer.set_placeholder("Ask anything · / commands · @ files · ! shell");
-    let worker = worker::Worker::spawn(agent, launched.store.clone(), to_ui.clone())
-        .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
+    let worker = worker::Worker::spawn(
+        agent,
+        launched.store.clone(),
+        to_ui.clone(),
+        prepared.mcp.clone(),
+    )
+    .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
     let actions = actions::Context {
         catalog: prepared.catalog.clone(),
         prepared: prepared.clone(),
@@ -253,6 +259,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         composer,
         actions,
     );
+    app.mcp = mcp::McpSession::new(prepared.mcp.clone());
     for warning in slash_registry.warnings() {
         app.notice(warning);
     }
@@ -309,6 +316,7 @@ fn event_loop(
     inbox: &std::sync::mpsc::Receiver<Msg>,
 ) -> std::io::Result<()> {
     loop {
+        mcp::poll(app);
         let size = screen.size()?;
         // A terminal that reports no size (some pseudo-terminals until they are resized) gets
         // nothing drawn: lines wait in `commits` until it has one.
@@ -324,7 +332,7 @@ fn event_loop(
         if app.quit {
             return Ok(());
         }
-        let busy = app.turn.is_some() || !app.running.is_empty();
+        let busy = app.turn.is_some() || !app.running.is_empty() || app.mcp.watching();
         let timeout = if busy {
             Duration::from_millis(100)
         } else {

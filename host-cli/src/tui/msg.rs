@@ -13,6 +13,8 @@ pub enum Msg {
     Stderr(String),
     /// The result of a `!cmd` run without the model.
     Shell(super::bang::Finished),
+    /// An MCP request made off the UI thread answered (`/mcp__server__prompt`).
+    Mcp(super::mcp::Event),
     /// The input reader stopped (the terminal is gone).
     InputClosed,
 }

@@ -25,6 +25,8 @@ pub struct Status {
     pub currency: Option<String>,
     pub running_tool: Option<String>,
     pub last_turn: Option<Duration>,
+    /// `MCP 2/3`: servers ready of those configured (see `tui::mcp`).
+    pub mcp: Option<String>,
 }
 
 impl Status {
@@ -49,6 +51,7 @@ impl Status {
             posture: self.posture,
             session_id: std::mem::take(&mut self.session_id),
             context_window: self.context_window,
+            mcp: self.mcp.take(),
             ..Status::default()
         };
         *self = keep;
@@ -84,6 +87,9 @@ impl Status {
             tokens(self.input_tokens),
             tokens(self.output_tokens)
         ));
+        if let Some(mcp) = &self.mcp {
+            parts.push(mcp.clone());
+        }
         let mut spans = vec![
             Span::styled(format!(" {posture} "), posture_style),
             Span::raw(" "),

@@ -52,11 +52,16 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn spawn(agent: Agent, store: SessionStore, to_ui: Sender<Msg>) -> std::io::Result<Worker> {
+    pub fn spawn(
+        agent: Agent,
+        store: SessionStore,
+        to_ui: Sender<Msg>,
+        mcp: reasonix_mcp::Servers,
+    ) -> std::io::Result<Worker> {
         let (commands, inbox) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("reasonix-agent".into())
-            .spawn(move || serve(agent, store, inbox, to_ui))?;
+            .spawn(move || serve(agent, store, inbox, to_ui, mcp))?;
         Ok(Worker {
             commands,
             thread: Some(thread),
@@ -77,7 +82,13 @@ impl Worker {
     }
 }
 
-fn serve(mut agent: Agent, store: SessionStore, inbox: Receiver<Command>, to_ui: Sender<Msg>) {
+fn serve(
+    mut agent: Agent,
+    store: SessionStore,
+    inbox: Receiver<Command>,
+    to_ui: Sender<Msg>,
+    mcp: reasonix_mcp::Servers,
+) {
     let report = |r: Report| {
         let _ = to_ui.send(Msg::Worker(r));
     };
@@ -87,7 +98,19 @@ fn serve(mut agent: Agent, store: SessionStore, inbox: Receiver<Command>, to_ui:
     while let Ok(command) = inbox.recv() {
         match command {
             Command::Prompt { text, cancel } => {
-                let outcome = agent.run(&text, &cancel, &mut on_event);
+                // `@server:uri` references are read here, off the UI thread; one that cannot
+                // be read stops the prompt before anything is sent.
+                let outcome = match crate::mcp::resolve_resources(&text, &mcp) {
+                    Ok(text) => agent.run(&text, &cancel, &mut on_event),
+                    Err(e) => RunOutcome {
+                        status: reasonix_agent::agent_loop::RunStatus::Error,
+                        result: format!("not sent: {e}"),
+                        steps: 0,
+                        usage: Default::default(),
+                        cost: None,
+                        session_id: None,
+                    },
+                };
                 report(Report::TurnDone(Box::new(outcome)));
             }
             Command::Effort(effort) => agent.set_effort(effort),

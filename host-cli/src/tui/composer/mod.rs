@@ -61,6 +61,8 @@ pub struct Composer {
     popup: Option<Popup>,
     workspace: Option<PathBuf>,
     slash: Option<Arc<SlashRegistry>>,
+    /// `@server:uri` completion (MCP resources), listed before paths.
+    mcp_resources: crate::tui::mcp::resources::ResourceIndex,
     /// The column ↑/↓ aim for across rows of different lengths.
     goal_col: Option<usize>,
     max_rows: u16,
@@ -81,6 +83,7 @@ impl Composer {
             popup: None,
             workspace: None,
             slash: None,
+            mcp_resources: Default::default(),
             goal_col: None,
             max_rows: DEFAULT_MAX_ROWS,
             placeholder: String::new(),
@@ -98,6 +101,11 @@ impl Composer {
     /// Enables the slash menu, which opens while the first word starts with `/`.
     pub fn set_slash_registry(&mut self, registry: Arc<SlashRegistry>) {
         self.slash = Some(registry);
+    }
+
+    /// The MCP resources `@server:` completes to.
+    pub fn set_mcp_resources(&mut self, resources: crate::tui::mcp::resources::ResourceIndex) {
+        self.mcp_resources = resources;
     }
 
     /// Dim text shown while empty.
@@ -462,9 +470,11 @@ impl Composer {
         let Some(partial) = token.strip_prefix('@') else {
             return;
         };
-        if let Ok(items) = mention::complete(ws, partial, MENTION_LIMIT)
-            && !items.is_empty()
-        {
+        let mut items = self.mcp_resources.complete(partial, MENTION_LIMIT);
+        if let Ok(paths) = mention::complete(ws, partial, MENTION_LIMIT) {
+            items.extend(paths);
+        }
+        if !items.is_empty() {
             self.popup = Some(Popup::Mention { items, selected: 0 });
         }
     }

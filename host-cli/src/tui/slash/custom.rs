@@ -230,7 +230,7 @@ mod tests {
     fn scope_of(c: &CustomCommands, name: &str) -> Scope {
         match &c.commands.iter().find(|c| c.name == name).unwrap().kind {
             CommandKind::Custom { scope, .. } => *scope,
-            CommandKind::Builtin => panic!("builtin"),
+            CommandKind::Builtin | CommandKind::McpPrompt { .. } => panic!("not custom"),
         }
     }
 

@@ -40,6 +40,10 @@ pub enum CommandKind {
         body: String,
         scope: Scope,
     },
+    /// A prompt of an MCP server, `/mcp__<server>__<prompt>` (see `tui::mcp`).
+    McpPrompt {
+        server: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +60,7 @@ impl CommandSpec {
     pub fn expand(&self, args: &str) -> Option<String> {
         match &self.kind {
             CommandKind::Custom { body, .. } => Some(template::expand(body, args)),
-            CommandKind::Builtin => None,
+            CommandKind::Builtin | CommandKind::McpPrompt { .. } => None,
         }
     }
 
@@ -109,6 +113,11 @@ pub const BUILTINS: &[Builtin] = &[
     b("cost", "Tokens, cache hits and cost of this session", None),
     b("permissions", "Show the permission rules in force", None),
     b("plugins", "Installed plugins", None),
+    b(
+        "mcp",
+        "MCP servers: state, reconnect one, approve the project's",
+        Some("[reconnect <name> | approve]"),
+    ),
     b("tools", "Tools the model can call", None),
     b("sessions", "Sessions of this workspace", None),
     b(
@@ -154,7 +163,7 @@ impl SlashRegistry {
             if clash {
                 let source = match &c.kind {
                     CommandKind::Custom { source, .. } => source.display().to_string(),
-                    CommandKind::Builtin => String::new(),
+                    CommandKind::Builtin | CommandKind::McpPrompt { .. } => String::new(),
                 };
                 warnings.push(format!(
                     "{source}: /{} is a built-in command; the custom command is ignored",
@@ -165,6 +174,26 @@ impl SlashRegistry {
             }
         }
         SlashRegistry { commands, warnings }
+    }
+
+    /// This registry with `prompts` (MCP prompt commands) in place of the ones it had; a
+    /// prompt named like another command is left out.
+    pub fn with_mcp_prompts(&self, prompts: Vec<CommandSpec>) -> SlashRegistry {
+        let mut commands: Vec<CommandSpec> = self
+            .commands
+            .iter()
+            .filter(|c| !matches!(c.kind, CommandKind::McpPrompt { .. }))
+            .cloned()
+            .collect();
+        for p in prompts {
+            if !commands.iter().any(|c| c.name == p.name) {
+                commands.push(p);
+            }
+        }
+        SlashRegistry {
+            commands,
+            warnings: self.warnings.clone(),
+        }
     }
 
     /// What loading skipped or shadowed, one line each (file and reason).
@@ -264,16 +293,32 @@ impl SlashRegistry {
             let alias = (!alias.is_empty()).then(|| format!("also {}", alias.join(", ")));
             lines.push(row(c, alias.as_deref()));
         }
-        let customs: Vec<&CommandSpec> = self.commands.iter().filter(|c| !c.is_builtin()).collect();
+        let customs: Vec<&CommandSpec> = self
+            .commands
+            .iter()
+            .filter(|c| matches!(c.kind, CommandKind::Custom { .. }))
+            .collect();
         if !customs.is_empty() {
             lines.push(Line::default());
             lines.push(Line::from(Span::styled("Custom commands", theme.heading())));
             for c in customs {
                 let scope = match &c.kind {
                     CommandKind::Custom { scope, .. } => scope.label(),
-                    CommandKind::Builtin => "",
+                    CommandKind::Builtin | CommandKind::McpPrompt { .. } => "",
                 };
                 lines.push(row(c, Some(scope)));
+            }
+        }
+        let prompts: Vec<&CommandSpec> = self
+            .commands
+            .iter()
+            .filter(|c| matches!(c.kind, CommandKind::McpPrompt { .. }))
+            .collect();
+        if !prompts.is_empty() {
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled("MCP prompts", theme.heading())));
+            for c in prompts {
+                lines.push(row(c, None));
             }
         }
         if !self.warnings.is_empty() {

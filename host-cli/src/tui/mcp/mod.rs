@@ -1,0 +1,412 @@
+//! MCP in the interactive session (issue #15): one notice per server that becomes ready or
+//! fails, `/mcp` (list, reconnect, approve), prompts as `/mcp__<server>__<prompt>` commands,
+//! `@<server>:<uri>` completion, and the question for a project's unapproved servers.
+//!
+//! Nothing here waits for a server on the UI thread: states are read from [`Servers`]
+//! (cheap, in memory) at most every [`POLL_EVERY`]; `prompts/get` runs on a short-lived thread
+//! and reports back as [`Event`]; resources are read by the worker when the prompt is sent.
+
+pub mod args;
+pub mod listing;
+pub mod question;
+pub mod resources;
+
+use super::app::App;
+use super::msg::Msg;
+use super::slash::{CommandKind, CommandSpec};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use question::{ANSWERS, Answer, Question};
+use reasonix_mcp::{PromptInfo, ServerState, ServerStatus, Servers};
+use resources::ResourceIndex;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often server states are read at most.
+pub const POLL_EVERY: Duration = Duration::from_millis(250);
+/// Longest prompt name offered as a command (longer ones are not listed).
+const MAX_PROMPT_NAME: usize = 64;
+
+/// What a background MCP request reports to the UI thread.
+#[derive(Debug)]
+pub enum Event {
+    /// `prompts/get` for `/<command>` answered: the text to send, or why not.
+    Prompt {
+        command: String,
+        result: Result<String, String>,
+    },
+}
+
+/// A server's state as far as notices go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Starting,
+    Ready,
+    Failed,
+    /// Disabled or not approved: nothing to announce.
+    Stopped,
+}
+
+fn seen(state: &ServerState) -> Seen {
+    match state {
+        ServerState::Starting => Seen::Starting,
+        ServerState::Ready { .. } => Seen::Ready,
+        ServerState::Failed { .. } => Seen::Failed,
+        ServerState::Disabled | ServerState::NotApproved => Seen::Stopped,
+    }
+}
+
+/// A notice for one transition, error or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub error: bool,
+    pub text: String,
+}
+
+/// The notices for what changed since `last` (which is brought up to date): one when a server
+/// becomes ready, one (with the end of its stderr) when it fails.
+fn transitions(last: &mut BTreeMap<String, Seen>, statuses: &[ServerStatus]) -> Vec<Note> {
+    let mut notes = Vec::new();
+    for status in statuses {
+        let now = seen(&status.state);
+        let before = last.insert(status.name.clone(), now);
+        if before == Some(now) {
+            continue;
+        }
+        match &status.state {
+            ServerState::Ready { tools, .. } => notes.push(Note {
+                error: false,
+                text: format!(
+                    "MCP server `{}` ready: {tools} tool{}",
+                    status.name,
+                    if *tools == 1 { "" } else { "s" }
+                ),
+            }),
+            ServerState::Failed { reason, stderr } => {
+                notes.push(Note {
+                    error: true,
+                    text: format!("MCP server `{}` failed: {reason}", status.name),
+                });
+                for line in listing::stderr_tail(stderr, listing::STDERR_LINES) {
+                    notes.push(Note {
+                        error: false,
+                        text: format!("  │ {line}"),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    notes
+}
+
+/// `MCP 2/3` for the status line: ready of those that should run.
+fn status_field(statuses: &[ServerStatus]) -> Option<String> {
+    let counted: Vec<&ServerStatus> = statuses
+        .iter()
+        .filter(|s| s.state != ServerState::Disabled)
+        .collect();
+    if counted.is_empty() {
+        return None;
+    }
+    let ready = counted
+        .iter()
+        .filter(|s| matches!(s.state, ServerState::Ready { .. }))
+        .count();
+    Some(format!("MCP {ready}/{}", counted.len()))
+}
+
+/// The slash command of a prompt, when its name can be typed as one word.
+pub fn command_name(prompt: &PromptInfo) -> Option<String> {
+    let typable = !prompt.name.is_empty()
+        && prompt.name.chars().count() <= MAX_PROMPT_NAME
+        && prompt
+            .name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
+    typable.then(|| format!("mcp__{}__{}", prompt.server, prompt.name))
+}
+
+/// The registry entries of the prompts of ready servers.
+pub fn prompt_specs(prompts: &[PromptInfo]) -> Vec<CommandSpec> {
+    prompts
+        .iter()
+        .filter_map(|p| {
+            let name = command_name(p)?;
+            let first = p.description.lines().next().unwrap_or_default().trim();
+            let description = if first.is_empty() {
+                format!("MCP prompt of {}", p.server)
+            } else {
+                super::text::truncate(first, 120).into_owned()
+            };
+            let usage = args::usage(&p.arguments);
+            Some(CommandSpec {
+                name,
+                description,
+                argument_hint: (!usage.is_empty()).then_some(usage),
+                kind: CommandKind::McpPrompt {
+                    server: p.server.clone(),
+                },
+            })
+        })
+        .collect()
+}
+
+/// The session's view of its MCP servers.
+#[derive(Default)]
+pub struct McpSession {
+    servers: Servers,
+    last: BTreeMap<String, Seen>,
+    polled: Option<Instant>,
+    prompts: Vec<PromptInfo>,
+    resources: Vec<reasonix_mcp::ResourceInfo>,
+    /// The approval question while it is open.
+    pub question: Option<Question>,
+}
+
+impl McpSession {
+    /// The servers of the session; the question opens at once when some wait for approval.
+    pub fn new(servers: Servers) -> McpSession {
+        let question = Question::for_statuses(&servers.statuses());
+        McpSession {
+            servers,
+            question,
+            ..McpSession::default()
+        }
+    }
+
+    /// Something may change soon (a server is starting): the loop should wake often enough
+    /// to say so when it does.
+    pub fn watching(&self) -> bool {
+        !self.servers.is_empty()
+            && (self.polled.is_none() || self.last.values().any(|s| *s == Seen::Starting))
+    }
+
+    /// A change was asked for: read the states at the next chance.
+    fn expect_change(&mut self, names: &[String]) {
+        for name in names {
+            self.last.insert(name.clone(), Seen::Starting);
+        }
+        self.polled = None;
+    }
+}
+
+/// Read the servers' states (at most every [`POLL_EVERY`]): notices for transitions, the
+/// status-line field, prompt commands and resource completion brought up to date.
+pub fn poll(app: &mut App) {
+    if app.mcp.servers.is_empty() {
+        return;
+    }
+    let now = Instant::now();
+    if app
+        .mcp
+        .polled
+        .is_some_and(|at| now.duration_since(at) < POLL_EVERY)
+    {
+        return;
+    }
+    app.mcp.polled = Some(now);
+    let statuses = app.mcp.servers.statuses();
+    for note in transitions(&mut app.mcp.last, &statuses) {
+        if note.error {
+            app.error(&note.text);
+        } else {
+            app.notice(&note.text);
+        }
+    }
+    app.status.mcp = status_field(&statuses);
+    let prompts = app.mcp.servers.prompts();
+    if prompts != app.mcp.prompts {
+        let registry = Arc::new(app.actions.slash.with_mcp_prompts(prompt_specs(&prompts)));
+        app.actions.slash = registry.clone();
+        app.composer.set_slash_registry(registry);
+        app.mcp.prompts = prompts;
+    }
+    let resources = app.mcp.servers.resources();
+    if resources != app.mcp.resources {
+        app.composer
+            .set_mcp_resources(ResourceIndex::new(resources.clone()));
+        app.mcp.resources = resources;
+    }
+}
+
+pub fn handle(app: &mut App, event: Event) {
+    match event {
+        Event::Prompt { command, result } => match result {
+            Ok(text) if !text.trim().is_empty() => app.send_prompt(text),
+            Ok(_) => app.error(&format!("/{command}: the server returned an empty prompt")),
+            Err(e) => app.error(&format!("/{command}: {e}")),
+        },
+    }
+}
+
+/// `/mcp [list | reconnect <name> | approve]`.
+pub fn command(app: &mut App, args: &str) {
+    let mut words = args.split_whitespace();
+    match (words.next(), words.next()) {
+        (None | Some("list"), _) => {
+            let lines = listing::lines(&app.mcp.servers.statuses(), app.theme);
+            app.commit(lines);
+        }
+        (Some("reconnect"), Some(name)) => reconnect(app, name),
+        (Some("reconnect"), None) => {
+            let names = names(&app.mcp.servers.statuses());
+            app.error(&format!("/mcp reconnect <name>: one of {names}"));
+        }
+        (Some("approve"), _) => {
+            app.mcp.question = Question::for_statuses(&app.mcp.servers.statuses());
+            if app.mcp.question.is_none() {
+                app.notice("no MCP server is waiting for approval");
+            }
+        }
+        (Some(other), _) => app.error(&format!(
+            "/mcp {other}: unknown; use /mcp, /mcp reconnect <name> or /mcp approve"
+        )),
+    }
+}
+
+fn names(statuses: &[ServerStatus]) -> String {
+    if statuses.is_empty() {
+        return "(no MCP server is configured)".into();
+    }
+    statuses
+        .iter()
+        .map(|s| format!("`{}`", s.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn reconnect(app: &mut App, name: &str) {
+    let statuses = app.mcp.servers.statuses();
+    let Some(status) = statuses.iter().find(|s| s.name == name) else {
+        app.error(&format!(
+            "/mcp reconnect: no MCP server named `{name}`; configured: {}",
+            names(&statuses)
+        ));
+        return;
+    };
+    // Reconnecting must not start what the user has not allowed to run.
+    match status.state {
+        ServerState::Disabled => {
+            app.error(&format!(
+                "MCP server `{name}` is disabled in its configuration"
+            ));
+            return;
+        }
+        ServerState::NotApproved => {
+            app.error(&format!(
+                "MCP server `{name}` waits for approval of its project file: /mcp approve"
+            ));
+            return;
+        }
+        _ => {}
+    }
+    match app.mcp.servers.reconnect(name) {
+        Ok(()) => {
+            app.notice(&format!("MCP server `{name}`: reconnecting…"));
+            app.mcp.expect_change(&[name.to_string()]);
+        }
+        Err(e) => app.error(&format!("/mcp reconnect {name}: {e}")),
+    }
+}
+
+/// `/mcp__<server>__<prompt> args…`: bind the arguments, then ask the server for the text on
+/// a thread of its own; [`handle`] sends it.
+pub fn run_prompt(app: &mut App, command: &str, args: &str) {
+    let Some(prompt) = app
+        .mcp
+        .prompts
+        .iter()
+        .find(|p| command_name(p).as_deref() == Some(command))
+        .cloned()
+    else {
+        app.error(&format!(
+            "unknown command /{command}: no ready MCP server offers this prompt (see /mcp)"
+        ));
+        return;
+    };
+    let bound = match args::bind(command, &prompt.arguments, args) {
+        Ok(bound) => bound,
+        Err(e) => return app.error(&e),
+    };
+    let servers = app.mcp.servers.clone();
+    let to_ui = app.actions.to_ui.clone();
+    let command = command.to_string();
+    let spawned = std::thread::Builder::new()
+        .name("reasonix-mcp-prompt".into())
+        .spawn(move || {
+            let result = servers
+                .get_prompt(&prompt.server, &prompt.name, bound)
+                .map_err(|e| e.to_string());
+            let _ = to_ui.send(Msg::Mcp(Event::Prompt { command, result }));
+        });
+    if let Err(e) = spawned {
+        app.error(&format!("cannot ask the MCP server for the prompt: {e}"));
+    }
+}
+
+/// A key while the approval question is open.
+pub fn question_key(app: &mut App, key: KeyEvent) {
+    let Some(question) = &mut app.mcp.question else {
+        return;
+    };
+    let answer = match key.code {
+        KeyCode::Char('y') => Answer::Session,
+        KeyCode::Char('a') => Answer::Always,
+        KeyCode::Char('n') | KeyCode::Esc => Answer::No,
+        KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Answer::No,
+        KeyCode::Up => {
+            question.selected = question.selected.saturating_sub(1);
+            return;
+        }
+        KeyCode::Down => {
+            question.selected = (question.selected + 1).min(ANSWERS.len() - 1);
+            return;
+        }
+        KeyCode::Enter => ANSWERS[question.selected],
+        _ => return,
+    };
+    answer_question(app, answer);
+}
+
+fn answer_question(app: &mut App, answer: Answer) {
+    let Some(question) = app.mcp.question.take() else {
+        return;
+    };
+    let listed: Vec<String> = question.servers.iter().map(|s| s.name.clone()).collect();
+    if answer == Answer::No {
+        app.notice(&format!(
+            "MCP servers left stopped: {} (/mcp approve to start them)",
+            listed.join(", ")
+        ));
+        return;
+    }
+    if answer == Answer::Always {
+        let home = app.actions.prepared.cx.paths.home.clone();
+        let workspace = app.actions.workspace.clone();
+        match remember_approval(&home, &workspace) {
+            Ok(text) => app.notice(&text),
+            Err(e) => app.error(&format!("approved for this session only: {e}")),
+        }
+    }
+    let started = app.mcp.servers.approve_project();
+    if started.is_empty() {
+        app.notice("no MCP server was waiting any more");
+    } else {
+        app.notice(&format!("starting MCP servers: {}", started.join(", ")));
+    }
+    app.mcp.expect_change(&started);
+}
+
+/// Record the approval of `<workspace>/.mcp.json` as it is now in the trust store.
+fn remember_approval(
+    home: &std::path::Path,
+    workspace: &std::path::Path,
+) -> Result<String, String> {
+    let _ = (home, workspace);
+    Err("remembering the approval needs `reasonix mcp trust` in this build".into())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests;

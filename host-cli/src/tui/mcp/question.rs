@@ -1,0 +1,98 @@
+//! The question asked when the project's files name MCP servers the user has not approved:
+//! start them for this session (y), always for this `.mcp.json` as it is now (a), or leave
+//! them stopped (n). Same look as the tool approval prompt.
+
+use super::listing::origin_label;
+use crate::tui::text::safe_line;
+use crate::tui::theme::Theme;
+use ratatui::text::{Line, Span};
+use reasonix_mcp::{ServerState, ServerStatus};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    Session,
+    Always,
+    No,
+}
+
+pub const ANSWERS: [Answer; 3] = [Answer::Session, Answer::Always, Answer::No];
+
+/// A server waiting for approval, as the question shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    pub name: String,
+    /// The full command line or URL.
+    pub transport: String,
+    pub file: String,
+    pub origin: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    pub servers: Vec<Waiting>,
+    pub selected: usize,
+}
+
+impl Question {
+    /// The question for the servers that wait for approval; `None` when none does.
+    pub fn for_statuses(statuses: &[ServerStatus]) -> Option<Question> {
+        let servers: Vec<Waiting> = statuses
+            .iter()
+            .filter(|s| s.state == ServerState::NotApproved)
+            .map(|s| Waiting {
+                name: s.name.clone(),
+                transport: s.transport.clone(),
+                file: s.origin.file.display().to_string(),
+                origin: origin_label(s.origin.kind),
+            })
+            .collect();
+        (!servers.is_empty()).then_some(Question {
+            servers,
+            selected: 0,
+        })
+    }
+
+    pub fn lines(&self, theme: Theme) -> Vec<Line<'static>> {
+        let count = self.servers.len();
+        let noun = if count == 1 { "server" } else { "servers" };
+        let mut lines = vec![Line::from(vec![
+            Span::styled(
+                format!("Start {count} MCP {noun} from this project?  "),
+                theme.warning(),
+            ),
+            Span::styled("they run as programs with your permissions", theme.dim()),
+        ])];
+        let mut files: Vec<(&str, &str)> = Vec::new();
+        for server in &self.servers {
+            lines.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(safe_line(&server.name).into_owned(), theme.heading()),
+                Span::raw("  "),
+                Span::styled(safe_line(&server.transport).into_owned(), theme.plain()),
+            ]));
+            if !files.contains(&(server.file.as_str(), server.origin)) {
+                files.push((server.file.as_str(), server.origin));
+            }
+        }
+        for (file, origin) in files {
+            lines.push(Line::from(Span::styled(
+                format!("  from {} ({origin})", safe_line(file)),
+                theme.dim(),
+            )));
+        }
+        let labels = [
+            "y  Yes, for this session",
+            "a  Always for this .mcp.json, as it is now (asked again when it changes)",
+            "n  No, leave them stopped (/mcp approve asks again)",
+        ];
+        for (i, label) in labels.into_iter().enumerate() {
+            let (style, marker) = if i == self.selected {
+                (theme.selected(), "› ")
+            } else {
+                (theme.plain(), "  ")
+            };
+            lines.push(Line::from(Span::styled(format!("{marker}{label}"), style)));
+        }
+        lines
+    }
+}
