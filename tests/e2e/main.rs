@@ -44,5 +44,6 @@ mod setup;
 mod shell;
 mod sidecar;
 mod tui;
+mod tui_mcp;
 mod untrusted_interceptors;
 mod web_fetch;
