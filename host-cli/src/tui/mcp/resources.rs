@@ -142,6 +142,18 @@ mod tests {
     }
 
     #[test]
+    fn uris_starting_with_the_text_come_before_those_containing_it() {
+        let ix = ResourceIndex::new(vec![
+            resource("s", "demo://features", "x"),
+            resource("s", "features://1", "y"),
+        ]);
+        assert_eq!(
+            inserts(&ix.complete("s:feat", 50)),
+            ["@s:features://1", "@s:demo://features"]
+        );
+    }
+
+    #[test]
     fn a_uri_with_whitespace_is_not_offered() {
         let ix = index();
         assert_eq!(
