@@ -298,6 +298,7 @@ fn read_only_hint_of_an_untrusted_server_does_not_make_a_reader() {
     ]);
     let out = s.run(&["peek at k"]);
     assert_success(&out);
+    assert!(offered(&s.request(0), "mcp__fastmcp__peek"));
     let result = tool_result(&s.request(1), "c1");
     assert!(result.starts_with("Permission needed"), "{result}");
     assert!(!result.contains("peeked k"), "{result}");
@@ -373,6 +374,7 @@ fn user_mcp_json_servers_start_without_approval() {
     ]);
     let out = s.run(&["--allowed-tools", "mcp__everything__get-sum", "add"]);
     assert_success(&out);
+    assert!(offered(&s.request(0), "mcp__everything__get-sum"));
     assert_eq!(tool_result(&s.request(1), "c1"), "The sum of 1 and 2 is 3.");
 }
 
@@ -436,6 +438,8 @@ auto_start = false
     assert_success(&out);
     let err = stderr(&out);
     assert!(!err.contains("not loaded"), "{err}");
+    // The original's default call cap for MCP tools is one of its MCP keys too.
+    assert!(!err.contains("mcp_call_timeout_seconds"), "{err}");
 
     let first = s.request(0);
     assert!(offered(&first, "mcp__everything__get-env"));
