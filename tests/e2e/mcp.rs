@@ -595,37 +595,48 @@ fn a_server_flooding_stderr_leaves_memory_bounded() {
     );
 }
 
-/// A tool answering with 50 MB of text: the model receives a bounded result.
+/// A tool answering with 50 MB of text (more than any frame may be) and one with 8 MB: the
+/// model receives a bounded result each time, and `reasonix` does not hold the 50 MB.
 #[test]
 fn a_fifty_megabyte_result_reaches_the_model_bounded() {
     let Some((fault, fault_args)) = mcp::fault_server("huge-result", &["50"]) else {
         return;
     };
+    let baseline = baseline_peak_rss_kib();
     let s = Setup::new();
     s.user_plugins(&mcp::plugin_stdio("huge", &fault, &fault_args, ""));
     s.mock.enqueue_all([
         Reply::tool_calls(&[("c1", "mcp__huge__huge", "{}")], 1),
+        Reply::tool_calls(&[("c2", "mcp__huge__huge", r#"{"mb":8}"#)], 1),
         Reply::text(&["bounded"]),
     ]);
-    let out = s.run(&["--allowed-tools", "mcp__huge", "fetch it all"]);
+    let (out, peak) =
+        mcp::output_with_peak_rss(s.command(&["--allowed-tools", "mcp__huge", "fetch it all"]));
     assert_success(&out);
     assert!(offered(&s.request(0), "mcp__huge__huge"));
-    let result = tool_result(&s.request(1), "c1");
+    eprintln!("huge results: peak RSS {peak} KiB, {baseline} KiB without a server");
+    for (request, call) in [(1, "c1"), (2, "c2")] {
+        let result = tool_result(&s.request(request), call);
+        assert!(
+            result.len() < 1024 * 1024,
+            "{call}: the model received {} bytes",
+            result.len()
+        );
+        assert!(
+            s.mock.requests()[request].body.len() < 2 * 1024 * 1024,
+            "{call}: request of {} bytes",
+            s.mock.requests()[request].body.len()
+        );
+    }
+    // 50 MB: an error naming the server; 8 MB: the head of the text, cut.
+    let too_big = tool_result(&s.request(1), "c1");
+    assert!(too_big.contains("huge"), "{too_big}");
+    assert!(!too_big.contains("0123456789abcdef"), "{too_big}");
+    let cut = tool_result(&s.request(2), "c2");
+    assert!(cut.contains("HUGE-START"), "{}", &cut[..cut.len().min(300)]);
     assert!(
-        result.len() < 1024 * 1024,
-        "the model received {} bytes",
-        result.len()
-    );
-    assert!(
-        s.mock.requests()[1].body.len() < 2 * 1024 * 1024,
-        "request of {} bytes",
-        s.mock.requests()[1].body.len()
-    );
-    // Either the head of the text, cut with a note, or an error saying the result was too big.
-    assert!(
-        result.contains("HUGE-START") || result.contains("too large") || result.contains("large"),
-        "{}",
-        &result[..result.len().min(500)]
+        peak < baseline + 100 * 1024,
+        "peak RSS {peak} KiB after a 50 MB result, {baseline} KiB without a server"
     );
 }
 

@@ -9,7 +9,7 @@ Modes:
                       (creating it first), answers normally once it does (so a restart works)
   stderr-flood MB     floods stderr from the start; tool `flood_status` waits (up to 120 s)
                       until MB megabytes were written, then answers with the count
-  huge-result MB      tool `huge` answers with a text of MB megabytes
+  huge-result MB      tool `huge` answers with a text of MB megabytes (argument `mb` overrides)
   malformed           tool `garbage` is answered with a line that is not JSON; tool
                       `wrong_shape` with a response whose `content` is not a list
   list-changed        tool `switch` answers, then sends notifications/tools/list_changed, and
@@ -82,7 +82,7 @@ def flood():
         flooded += len(chunk)
 
 
-def call(request_id, name):
+def call(request_id, name, arguments):
     global switched
     if MODE == "exit-mid-call" and name == "crash":
         if not os.path.exists(ARG):
@@ -98,7 +98,7 @@ def call(request_id, name):
             time.sleep(0.01)
         text_result(request_id, f"stderr bytes written: {flooded}")
     elif MODE == "huge-result" and name == "huge":
-        size = int(ARG) * 1024 * 1024
+        size = int(arguments.get("mb", ARG)) * 1024 * 1024
         line = "0123456789abcdef" * 4 + "\n"
         text_result(request_id, "HUGE-START\n" + line * (size // len(line)))
     elif MODE == "malformed" and name == "garbage":
@@ -134,9 +134,11 @@ def handle(message):
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": tools()}})
     elif method == "tools/call":
-        name = (message.get("params") or {}).get("name")
+        params = message.get("params") or {}
         # Off the reading thread, so a slow call (flood_status) does not stop the others.
-        threading.Thread(target=call, args=(request_id, name), daemon=True).start()
+        threading.Thread(
+            target=call, args=(request_id, params.get("name"), params.get("arguments") or {}), daemon=True
+        ).start()
     elif method == "ping":
         send({"jsonrpc": "2.0", "id": request_id, "result": {}})
     else:
