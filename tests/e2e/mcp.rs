@@ -467,9 +467,15 @@ fn a_server_that_never_initializes_times_out_and_the_others_work() {
         return;
     };
     let s = Setup::new();
+    let pids = s.env.root.path().join("silent.pids");
     s.user_plugins(&format!(
         "{}{}",
-        mcp::plugin_stdio("silent", &fault, &fault_args, "startup_timeout_seconds = 3"),
+        mcp::plugin_stdio(
+            "silent",
+            &fault,
+            &fault_args,
+            &format!("startup_timeout_seconds = 3\n{}", mcp::pidfile_env(&pids))
+        ),
         mcp::plugin_stdio("everything", &command, &args, "")
     ));
     s.mock.enqueue_all([
@@ -500,6 +506,8 @@ fn a_server_that_never_initializes_times_out_and_the_others_work() {
         err.contains("silent") && (err.contains("timed out") || err.contains("timeout")),
         "the failed server is not reported: {err}"
     );
+    // It ignores a closed stdin; it must not outlive the run all the same.
+    mcp::assert_no_server_outlives(&pids, Duration::from_secs(10));
 }
 
 /// A server that exits in the middle of a call: the call fails with an error the model can
@@ -557,11 +565,12 @@ fn a_server_flooding_stderr_leaves_memory_bounded() {
     };
     let baseline = baseline_peak_rss_kib();
     let s = Setup::new();
+    let pids = s.env.root.path().join("noisy.pids");
     s.user_plugins(&mcp::plugin_stdio(
         "noisy",
         &fault,
         &fault_args,
-        "call_timeout_seconds = 180",
+        &format!("call_timeout_seconds = 180\n{}", mcp::pidfile_env(&pids)),
     ));
     s.mock.enqueue_all([
         Reply::tool_calls(&[("c1", "mcp__noisy__flood_status", "{}")], 1),
@@ -593,6 +602,7 @@ fn a_server_flooding_stderr_leaves_memory_bounded() {
         "the flood reached the user: {} bytes of stderr",
         stderr(&out).len()
     );
+    mcp::assert_no_server_outlives(&pids, Duration::from_secs(10));
 }
 
 /// A tool answering with 50 MB of text (more than any frame may be) and one with 8 MB: the

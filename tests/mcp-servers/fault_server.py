@@ -14,6 +14,9 @@ Modes:
                       `wrong_shape` with a response whose `content` is not a list
   list-changed        tool `switch` answers, then sends notifications/tools/list_changed, and
                       `tools/list` offers `after_switch` instead of `before_switch` from then on
+
+With FAULT_SERVER_PIDFILE set, each start appends its process id to that file (so a test can
+check that no server outlives the client).
 """
 
 import json
@@ -146,6 +149,10 @@ def handle(message):
 
 
 def main():
+    pidfile = os.environ.get("FAULT_SERVER_PIDFILE")
+    if pidfile:
+        with open(pidfile, "a") as f:
+            f.write(f"{os.getpid()}\n")
     if MODE == "never-init":
         for _ in sys.stdin:
             pass

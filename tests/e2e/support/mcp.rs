@@ -331,3 +331,39 @@ fn vm_hwm_kib(status: &str) -> Option<u64> {
         .and_then(|v| v.trim().strip_suffix("kB"))
         .and_then(|v| v.trim().parse().ok())
 }
+
+/// The `[[plugins]]` line that makes a fault server append its process id to `pidfile` at each
+/// start (see [`assert_no_server_outlives`]).
+pub fn pidfile_env(pidfile: &Path) -> String {
+    format!(
+        "env = {{ FAULT_SERVER_PIDFILE = {} }}",
+        toml_string(&pidfile.display().to_string())
+    )
+}
+
+/// Every process listed in `pidfile` is gone (or a zombie) within `grace`: a server must not
+/// outlive the `reasonix` that started it.
+pub fn assert_no_server_outlives(pidfile: &Path, grace: Duration) {
+    let pids = std::fs::read_to_string(pidfile)
+        .unwrap_or_else(|e| panic!("no server started ({}: {e})", pidfile.display()));
+    let deadline = Instant::now() + grace;
+    for pid in pids.lines().filter(|l| !l.trim().is_empty()) {
+        loop {
+            let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map(|stat| {
+                    // `pid (comm) state …`; comm may hold spaces, the state follows the last `)`.
+                    stat.rsplit_once(')')
+                        .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+                })
+                .unwrap_or(false);
+            if !alive {
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = Command::new("kill").args(["-9", pid]).status();
+                panic!("MCP server process {pid} is still running after reasonix exited");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
