@@ -49,7 +49,7 @@ fn block_text(block: &Value) -> String {
         "image" | "audio" => format!("[{kind}: {mime}, about {} bytes]", size("data")),
         "resource" => block
             .get("resource")
-            .map(|r| block_text(r))
+            .map(block_text)
             .unwrap_or_default(),
         "resource_link" => format!(
             "[resource: {}]",
