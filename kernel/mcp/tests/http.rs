@@ -453,7 +453,7 @@ async fn legacy_malformed_messages_are_skipped_or_fail_their_request_and_stream_
         .expect_err("stream ended");
     let message = chain(&error);
     assert!(
-        message.contains("closed its event stream") || message.contains("closed"),
+        message.contains("closed its event stream") && message.contains(&url),
         "{message}"
     );
     tokio::time::timeout(Duration::from_secs(10), client.waiting())

@@ -39,13 +39,16 @@ const ACCEPT_BOTH: &str = "text/event-stream, application/json";
 pub struct HttpClient {
     http: reqwest::Client,
     max_message_bytes: usize,
+    /// The server URL as error messages show it (no password, no query).
+    shown_url: Arc<str>,
 }
 
 impl HttpClient {
-    pub fn new(http: reqwest::Client, max_message_bytes: usize) -> Self {
+    pub fn new(http: reqwest::Client, max_message_bytes: usize, shown_url: &str) -> Self {
         Self {
             http,
             max_message_bytes,
+            shown_url: shown_url.into(),
         }
     }
 
@@ -178,6 +181,7 @@ impl StreamableHttpClient for HttpClient {
         max_sse_event_size: usize,
     ) -> Result<SseEvents> {
         let mut request = self.http.get(uri.as_ref()).header(ACCEPT, ACCEPT_BOTH);
+        let uri = self.shown_url.clone();
         if let Some(session_id) = session_id {
             request = request.header(HEADER_SESSION_ID, session_id.as_ref());
         }
@@ -222,6 +226,7 @@ impl StreamableHttpClient for HttpClient {
             .http
             .delete(uri.as_ref())
             .header(HEADER_SESSION_ID, session_id.as_ref());
+        let uri = self.shown_url.clone();
         let response = self.send(request, &uri, auth_token, headers).await?;
         if response.status() == StatusCode::METHOD_NOT_ALLOWED || response.status().is_success() {
             return Ok(());
@@ -258,6 +263,7 @@ impl StreamableHttpClient for HttpClient {
             .post(uri.as_ref())
             .header(ACCEPT, ACCEPT_BOTH)
             .json(&message);
+        let uri = self.shown_url.clone();
         let session_was_attached = session_id.is_some();
         if let Some(session_id) = session_id {
             request = request.header(HEADER_SESSION_ID, session_id.as_ref());

@@ -83,6 +83,19 @@ impl HttpError {
     }
 }
 
+/// The URL as messages show it: a password or a query string (where API keys often travel) is
+/// replaced by `***`.
+pub(crate) fn shown_url(url: &reqwest::Url) -> String {
+    let mut shown = url.clone();
+    if shown.password().is_some() {
+        let _ = shown.set_password(Some("***"));
+    }
+    if shown.query().is_some() {
+        shown.set_query(Some("***"));
+    }
+    shown.to_string()
+}
+
 /// Server-controlled text as it may appear in a message: at most 200 characters, escaped.
 pub(crate) fn preview(text: &str) -> String {
     const MAX_CHARS: usize = 200;
@@ -99,6 +112,7 @@ pub(crate) fn preview(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -106,5 +120,13 @@ mod tests {
         assert_eq!(preview("a\u{1b}[31mb\n"), "a\\u{1b}[31mb\\n");
         let long = "x".repeat(1000);
         assert_eq!(preview(&long).chars().count(), 201);
+    }
+
+    #[test]
+    fn shown_urls_hide_passwords_and_query_strings() {
+        let url = reqwest::Url::parse("https://me:pw@mcp.example/sse?key=secret").unwrap();
+        assert_eq!(shown_url(&url), "https://me:***@mcp.example/sse?***");
+        let plain = reqwest::Url::parse("http://127.0.0.1:3001/mcp").unwrap();
+        assert_eq!(shown_url(&plain), "http://127.0.0.1:3001/mcp");
     }
 }

@@ -22,7 +22,7 @@ use sse_stream::{Error as SseError, Sse};
 use super::{
     HttpError, HttpOptions,
     bounded::{SseEvents, bounded_sse, read_prefix},
-    error::preview,
+    error::{preview, shown_url},
 };
 
 /// Requests sent and not yet answered: failed with the reason when the stream ends, so no
@@ -32,6 +32,7 @@ type Pending = Arc<Mutex<HashSet<RequestId>>>;
 /// A connected legacy SSE session, for `rmcp::serve_client`.
 pub struct LegacySseTransport {
     http: reqwest::Client,
+    /// The SSE URL as messages show it.
     sse_url: Arc<str>,
     endpoint: Url,
     headers: HeaderMap,
@@ -46,13 +47,13 @@ pub struct LegacySseTransport {
 /// it has the SSE URL's origin (scheme, host, port), where the configured headers were meant to go.
 pub fn same_origin_endpoint(sse_url: &Url, endpoint: &str) -> Result<Url, HttpError> {
     let resolved = sse_url.join(endpoint).map_err(|e| HttpError::BadEndpoint {
-        url: sse_url.to_string(),
+        url: shown_url(sse_url),
         endpoint: preview(endpoint),
         reason: e.to_string(),
     })?;
     if resolved.origin() != sse_url.origin() {
         return Err(HttpError::CrossOrigin {
-            url: sse_url.to_string(),
+            url: shown_url(sse_url),
             endpoint: preview(endpoint),
         });
     }
@@ -66,7 +67,7 @@ impl LegacySseTransport {
         headers: HashMap<HeaderName, HeaderValue>,
         options: &HttpOptions,
     ) -> Result<Self, HttpError> {
-        let url: Arc<str> = sse_url.as_str().into();
+        let url: Arc<str> = shown_url(&sse_url).into();
         let headers: HeaderMap = headers.into_iter().collect();
         let open = async {
             let request = http

@@ -54,7 +54,7 @@ impl Transport<RoleClient> for StreamableHttpTransport {
 }
 
 /// How a remote server is reached.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpOptions {
     /// Sent with every request (`Authorization: Bearer …` goes here; `${VAR}`s already expanded).
     pub headers: Vec<(String, String)>,
@@ -62,6 +62,18 @@ pub struct HttpOptions {
     pub max_message_bytes: usize,
     /// Bound on opening a TCP/TLS connection; for legacy SSE also on the wait for `endpoint`.
     pub connect_timeout: Duration,
+}
+
+/// Header names only: values are credentials.
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("HttpOptions")
+            .field("headers", &names)
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("connect_timeout", &self.connect_timeout)
+            .finish()
+    }
 }
 
 impl Default for HttpOptions {
@@ -81,8 +93,10 @@ pub fn streamable_http(
     options: &HttpOptions,
 ) -> Result<StreamableHttpTransport, HttpError> {
     let parsed = parse_url(url)?;
-    let headers = parse_headers(url, &options.headers)?;
-    let client = HttpClient::new(build_client(url, options)?, options.max_message_bytes);
+    let shown = error::shown_url(&parsed);
+    let headers = parse_headers(&shown, &options.headers)?;
+    let http = build_client(&shown, options)?;
+    let client = HttpClient::new(http, options.max_message_bytes, &shown);
     let config = StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
         .custom_headers(headers)
         .max_sse_event_size(options.max_message_bytes);
@@ -94,14 +108,15 @@ pub fn streamable_http(
 /// Legacy HTTP+SSE transport: opens the event stream and waits for the server's `endpoint`.
 pub async fn legacy_sse(url: &str, options: &HttpOptions) -> Result<LegacySseTransport, HttpError> {
     let parsed = parse_url(url)?;
-    let headers = parse_headers(url, &options.headers)?;
-    let client = build_client(url, options)?;
+    let shown = error::shown_url(&parsed);
+    let headers = parse_headers(&shown, &options.headers)?;
+    let client = build_client(&shown, options)?;
     LegacySseTransport::connect(client, parsed, headers, options).await
 }
 
 fn parse_url(url: &str) -> Result<reqwest::Url, HttpError> {
     let invalid = |reason: String| HttpError::InvalidUrl {
-        url: url.to_string(),
+        url: error::preview(url),
         reason,
     };
     let parsed = reqwest::Url::parse(url).map_err(|e| invalid(e.to_string()))?;
