@@ -652,3 +652,30 @@ async fn streamable_session_headers_resumption_and_delete() {
         "{seen:#?}"
     );
 }
+
+/// `https://` really speaks TLS (rustls with ring, no system provider needed): the server sees
+/// a TLS handshake record, and a server that is not TLS gives an error naming the URL.
+#[tokio::test]
+async fn https_urls_speak_tls() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let first_byte = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut byte = [0u8; 1];
+        stream.read_exact(&mut byte).await.unwrap();
+        let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
+        byte[0]
+    });
+    let url = format!("https://127.0.0.1:{port}/sse");
+    let error = legacy_sse(&url, &options(1 << 20))
+        .await
+        .err()
+        .expect("not a TLS server");
+    assert_eq!(
+        first_byte.await.unwrap(),
+        0x16,
+        "a TLS handshake record starts with 0x16"
+    );
+    assert!(matches!(error, HttpError::Request { .. }), "{error}");
+    assert!(error.to_string().contains(&url), "{error}");
+}
