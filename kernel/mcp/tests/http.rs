@@ -679,3 +679,46 @@ async fn https_urls_speak_tls() {
     assert!(matches!(error, HttpError::Request { .. }), "{error}");
     assert!(error.to_string().contains(&url), "{error}");
 }
+
+/// A failing status is reported with the start of its body, escaped; a JSON-RPC error in a JSON
+/// 5xx is passed on as the answer.
+#[tokio::test]
+async fn streamable_error_statuses_are_reported_escaped() {
+    let base = serve(|request, stream| async move {
+        if request.path == "/plain" {
+            let body = format!("\u{1b}[2Jboom{}", "x".repeat(100_000));
+            answer(stream, "400 Bad Request", &[("Content-Type", "text/plain")], body.as_bytes()).await;
+        } else {
+            let id = request.json()["id"].clone();
+            let body = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32000, "message": "db down" } });
+            answer(stream, "500 Internal Server Error", &[("Content-Type", "application/json")], body.to_string().as_bytes()).await;
+        }
+    })
+    .await;
+
+    let url = format!("{base}/plain");
+    let error = within(rmcp::serve_client(
+        (),
+        streamable_http(&url, &options(1 << 20)).unwrap(),
+    ))
+    .await
+    .expect_err("400");
+    let message = chain(&error);
+    assert!(
+        message.contains("HTTP 400") && message.contains("\\u{1b}[2Jboom"),
+        "{message}"
+    );
+    assert!(
+        !message.contains('\u{1b}') && message.len() < 2000,
+        "{message}"
+    );
+
+    let url = format!("{base}/json");
+    let error = within(rmcp::serve_client(
+        (),
+        streamable_http(&url, &options(1 << 20)).unwrap(),
+    ))
+    .await
+    .expect_err("500");
+    assert!(chain(&error).contains("db down"), "{}", chain(&error));
+}

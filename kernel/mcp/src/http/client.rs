@@ -115,12 +115,16 @@ fn retryable_status(response: &reqwest::Response) -> Option<HttpStatusError> {
 }
 
 async fn status_error(response: reqwest::Response, uri: &str) -> StreamableHttpError<HttpError> {
-    let status = response.status().as_u16();
+    let status = response.status();
     let body = read_prefix(response, ERROR_BODY_BYTES).await;
+    status_message(uri, status, &body)
+}
+
+fn status_message(uri: &str, status: StatusCode, body: &[u8]) -> StreamableHttpError<HttpError> {
     StreamableHttpError::Client(HttpError::Status {
         url: uri.to_string(),
-        status,
-        body: preview(&String::from_utf8_lossy(&body)),
+        status: status.as_u16(),
+        body: preview(&String::from_utf8_lossy(body)),
     })
 }
 
@@ -287,14 +291,11 @@ impl StreamableHttpClient for HttpClient {
             .get(HEADER_SESSION_ID)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        // A JSON 5xx may carry the JSON-RPC error worth showing; anything else 429/5xx is retryable.
-        let retryable = retryable_status(&response);
-        if let Some(error) = retryable
-            .as_ref()
-            .filter(|_| !is_json || status == StatusCode::TOO_MANY_REQUESTS)
-        {
-            return Err(HttpStatusError::new(error.status, error.retry_after.clone()).into());
-        }
+        // A JSON 5xx may carry a JSON-RPC error worth showing; other 429s and 5xxs go back as such.
+        let retryable = match retryable_status(&response) {
+            Some(error) if !(is_json && status.is_server_error()) => return Err(error.into()),
+            other => other,
+        };
         if status.is_success() && response.content_length() == Some(0) && !is_request {
             return Ok(StreamableHttpPostResponse::Accepted);
         }
@@ -304,14 +305,10 @@ impl StreamableHttpClient for HttpClient {
                 if let Ok(error @ ServerJsonRpcMessage::Error(_)) = serde_json::from_slice(&body) {
                     return Ok(StreamableHttpPostResponse::Json(error, new_session_id));
                 }
-                if let Some(error) = retryable {
-                    return Err(error.into());
-                }
-                return Err(StreamableHttpError::Client(HttpError::Status {
-                    url: uri.to_string(),
-                    status: status.as_u16(),
-                    body: preview(&String::from_utf8_lossy(&body)),
-                }));
+                return Err(match retryable {
+                    Some(error) => error.into(),
+                    None => status_message(&uri, status, &body),
+                });
             }
             return Err(status_error(response, &uri).await);
         }
