@@ -10,7 +10,14 @@ use std::{
 };
 
 use reasonix_mcp::http::{HttpError, HttpOptions, legacy_sse, streamable_http};
-use rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::{
+    ClientHandler, RoleClient,
+    model::{
+        CallToolRequestParams, GetPromptRequestParams, NumberOrString, ProgressNotificationParam,
+        ProgressToken, ReadResourceRequestParams, RequestMetaObject,
+    },
+    service::NotificationContext,
+};
 use serde_json::{Value, json};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -76,12 +83,27 @@ async fn start_everything(entry: &PathBuf, mode: &str) -> (tokio::process::Child
     panic!("server-everything {mode} did not listen on port {port} within 60 s");
 }
 
+/// A client that records the progress notifications it receives.
+#[derive(Clone, Default)]
+struct ProgressLog(Arc<Mutex<Vec<f64>>>);
+
+impl ClientHandler for ProgressLog {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(params.progress);
+    }
+}
+
 async fn exercise_everything<T, E, A>(transport: T)
 where
-    T: rmcp::transport::IntoTransport<rmcp::RoleClient, E, A>,
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let client = within(rmcp::serve_client((), transport))
+    let progress = ProgressLog::default();
+    let client = within(rmcp::serve_client(progress.clone(), transport))
         .await
         .expect("initialize");
     let peer = client.peer();
@@ -130,6 +152,25 @@ where
             .unwrap()
             .contains("Resource 1")
     );
+
+    // Notifications reach the client too: a tool reporting progress in three steps.
+    let token = ProgressToken(NumberOrString::String("op-1".into()));
+    let mut call = CallToolRequestParams::new("trigger-long-running-operation").with_arguments(
+        json!({ "duration": 0.3, "steps": 3 })
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    call.meta = Some(RequestMetaObject::with_progress_token(token));
+    let done = peer.call_tool(call).await.expect("long-running operation");
+    assert!(serde_json::to_string(&done).unwrap().contains("Steps: 3"));
+    for _ in 0..100 {
+        if progress.0.lock().unwrap().len() == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(*progress.0.lock().unwrap(), vec![1.0, 2.0, 3.0]);
 
     client.cancel().await.expect("close");
 }
