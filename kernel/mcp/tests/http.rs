@@ -476,6 +476,7 @@ async fn legacy_malformed_messages_are_skipped_or_fail_their_request_and_stream_
     let transport = legacy_sse(&url, &options(1 << 20))
         .await
         .expect("endpoint accepted");
+    let closed_reason = transport.closed_reason();
     let client = within(rmcp::serve_client((), transport))
         .await
         .expect("initialize despite the garbage before it");
@@ -501,6 +502,12 @@ async fn legacy_malformed_messages_are_skipped_or_fail_their_request_and_stream_
         .await
         .expect("service ends with its stream")
         .ok();
+    let reason = closed_reason
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("reason recorded");
+    assert!(reason.contains("closed its event stream"), "{reason}");
 }
 
 #[tokio::test]
@@ -762,4 +769,22 @@ async fn streamable_error_statuses_are_reported_escaped() {
     .await
     .expect_err("500");
     assert!(chain(&error).contains("db down"), "{}", chain(&error));
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_clear_error() {
+    let url = format!("http://127.0.0.1:{}/sse", free_port());
+    let error = legacy_sse(&url, &options(1 << 20))
+        .await
+        .err()
+        .expect("nothing listens");
+    let message = error.to_string();
+    assert!(
+        message.contains(&url) && message.contains("cannot connect"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("for url"),
+        "reqwest's own text repeats the URL: {message}"
+    );
 }

@@ -61,21 +61,26 @@ pub enum HttpError {
 
 impl HttpError {
     pub(crate) fn request(url: &str, error: &reqwest::Error) -> Self {
-        // reqwest's own text repeats the URL; the kind and the causes say what went wrong.
-        let mut reason = if error.is_timeout() {
-            "timed out".to_string()
+        // reqwest's own text repeats the URL and the layers between say little: the kind and the
+        // root cause ("Connection refused", a TLS alert) say what went wrong.
+        let kind = if error.is_timeout() {
+            "timed out"
         } else if error.is_connect() {
-            "cannot connect".to_string()
+            "cannot connect"
         } else if error.is_body() || error.is_decode() {
-            "reading the response failed".to_string()
+            "reading the response failed"
         } else {
-            "HTTP error".to_string()
+            "HTTP error"
         };
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            reason = format!("{reason}: {cause}");
-            source = cause.source();
+        let mut root: &dyn std::error::Error = error;
+        while let Some(cause) = root.source() {
+            root = cause;
         }
+        let reason = if std::ptr::addr_eq(root, error) {
+            kind.to_string()
+        } else {
+            format!("{kind}: {root}")
+        };
         HttpError::Request {
             url: url.to_string(),
             reason,

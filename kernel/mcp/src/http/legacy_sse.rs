@@ -41,6 +41,7 @@ pub struct LegacySseTransport {
     /// Error answers to deliver before reporting the stream closed.
     last_words: VecDeque<ServerJsonRpcMessage>,
     closed: bool,
+    closed_reason: Arc<Mutex<Option<String>>>,
 }
 
 /// The POST endpoint named by an `endpoint` event, resolved against the SSE URL; refused unless
@@ -128,7 +129,14 @@ impl LegacySseTransport {
             pending: Pending::default(),
             last_words: VecDeque::new(),
             closed: false,
+            closed_reason: Arc::default(),
         })
+    }
+
+    /// Why the session ended (stream closed or broken, event too large), once it has; stays
+    /// `None` after a close by the client.
+    pub fn closed_reason(&self) -> Arc<Mutex<Option<String>>> {
+        self.closed_reason.clone()
     }
 
     /// The server message in a `message` event; `None` for other events and unreadable data,
@@ -172,6 +180,9 @@ impl LegacySseTransport {
         self.events = futures::stream::empty().boxed();
         let pending = std::mem::take(&mut *lock(&self.pending));
         if let Some(reason) = reason {
+            if let Ok(mut slot) = self.closed_reason.lock() {
+                *slot = Some(reason.clone());
+            }
             self.last_words.extend(pending.into_iter().map(|id| {
                 ServerJsonRpcMessage::error(
                     ErrorData::internal_error(reason.clone(), None),
