@@ -4,7 +4,7 @@
 
 use std::{
     collections::{HashMap, HashSet, VecDeque},
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
 };
 
 use futures::StreamExt;
@@ -180,9 +180,7 @@ impl LegacySseTransport {
         self.events = futures::stream::empty().boxed();
         let pending = std::mem::take(&mut *lock(&self.pending));
         if let Some(reason) = reason {
-            if let Ok(mut slot) = self.closed_reason.lock() {
-                *slot = Some(reason.clone());
-            }
+            *lock(&self.closed_reason) = Some(reason.clone());
             self.last_words.extend(pending.into_iter().map(|id| {
                 ServerJsonRpcMessage::error(
                     ErrorData::internal_error(reason.clone(), None),
@@ -193,8 +191,8 @@ impl LegacySseTransport {
     }
 }
 
-fn lock(pending: &Pending) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
-    pending.lock().unwrap_or_else(PoisonError::into_inner)
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 async fn check_status(
