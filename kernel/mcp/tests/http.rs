@@ -201,6 +201,49 @@ async fn everything_over_legacy_sse() {
     .await;
 }
 
+/// A server that dies: over streamable HTTP the next call fails saying so, over legacy SSE the
+/// stream's end records why; either way the session ends (the manager restarts the server on
+/// its next use).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_ends_the_session() {
+    let Some(entry) = everything_entry() else {
+        return;
+    };
+
+    let (mut server, port) = start_everything(&entry, "streamableHttp").await;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let transport = streamable_http(&url, &HttpOptions::default()).unwrap();
+    let client = within(rmcp::serve_client((), transport))
+        .await
+        .expect("initialize");
+    server.kill().await.unwrap();
+    let error = within(client.peer().list_tools(None))
+        .await
+        .expect_err("server gone");
+    let message = chain(&error);
+    assert!(
+        message.contains(&format!("cannot connect to MCP server {url}")),
+        "{message}"
+    );
+    within(client.waiting()).await.expect("session ended");
+
+    let (mut server, port) = start_everything(&entry, "sse").await;
+    let url = format!("http://127.0.0.1:{port}/sse");
+    let transport = legacy_sse(&url, &HttpOptions::default()).await.unwrap();
+    let closed_reason = transport.closed_reason();
+    let client = within(rmcp::serve_client((), transport))
+        .await
+        .expect("initialize");
+    server.kill().await.unwrap();
+    within(client.waiting()).await.expect("session ended");
+    let reason = closed_reason
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("reason recorded");
+    assert!(reason.contains(&url), "{reason}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // A raw HTTP/1.1 server for hostile answers: one request per connection, answers written by hand.
 
@@ -724,7 +767,7 @@ async fn https_urls_speak_tls() {
         0x16,
         "a TLS handshake record starts with 0x16"
     );
-    assert!(matches!(error, HttpError::Request { .. }), "{error}");
+    assert!(matches!(error, HttpError::Unreachable { .. }), "{error}");
     assert!(error.to_string().contains(&url), "{error}");
 }
 

@@ -15,6 +15,9 @@ pub enum HttpError {
     },
     #[error("cannot set up the HTTP client for MCP server {url}: {reason}")]
     Client { url: String, reason: String },
+    /// Nothing answers at the URL (refused, unresolvable, TLS failure): the server is gone.
+    #[error("cannot connect to MCP server {url}: {reason}")]
+    Unreachable { url: String, reason: String },
     #[error("request to MCP server {url} failed: {reason}")]
     Request { url: String, reason: String },
     #[error("MCP server {url} sent {what} larger than the limit of {limit} bytes; refused")]
@@ -63,28 +66,32 @@ impl HttpError {
     pub(crate) fn request(url: &str, error: &reqwest::Error) -> Self {
         // reqwest's own text repeats the URL and the layers between say little: the kind and the
         // root cause ("Connection refused", a TLS alert) say what went wrong.
+        let mut root: &dyn std::error::Error = error;
+        while let Some(cause) = root.source() {
+            root = cause;
+        }
+        let url = url.to_string();
+        let cause = if std::ptr::addr_eq(root, error) {
+            None
+        } else {
+            Some(root.to_string())
+        };
+        if error.is_connect() {
+            let reason = cause.unwrap_or_else(|| "connection failed".to_string());
+            return HttpError::Unreachable { url, reason };
+        }
         let kind = if error.is_timeout() {
             "timed out"
-        } else if error.is_connect() {
-            "cannot connect"
         } else if error.is_body() || error.is_decode() {
             "reading the response failed"
         } else {
             "HTTP error"
         };
-        let mut root: &dyn std::error::Error = error;
-        while let Some(cause) = root.source() {
-            root = cause;
-        }
-        let reason = if std::ptr::addr_eq(root, error) {
-            kind.to_string()
-        } else {
-            format!("{kind}: {root}")
+        let reason = match cause {
+            Some(cause) => format!("{kind}: {cause}"),
+            None => kind.to_string(),
         };
-        HttpError::Request {
-            url: url.to_string(),
-            reason,
-        }
+        HttpError::Request { url, reason }
     }
 }
 

@@ -21,14 +21,20 @@ use rmcp::{
         streamable_http_client::{StreamableHttpClientTransportConfig, StreamableHttpError},
     },
 };
+use tokio_util::sync::CancellationToken;
 
 pub use client::HttpClient;
 pub use error::HttpError;
 pub use legacy_sse::{LegacySseTransport, same_origin_endpoint};
 
-/// The SDK's streamable HTTP transport on [`HttpClient`], for `rmcp::serve_client`. A newtype only
-/// so that the SDK's error messages say "streamable HTTP" instead of a long generic type name.
-pub struct StreamableHttpTransport(StreamableHttpClientTransport<HttpClient>);
+/// The SDK's streamable HTTP transport on [`HttpClient`], for `rmcp::serve_client`. It reports
+/// itself closed once a request finds nothing at the URL: over HTTP that is how a dead server
+/// shows, and the SDK would otherwise keep a session open that fails every call. (The newtype
+/// also makes the SDK's error messages say "streamable HTTP", not a long generic type name.)
+pub struct StreamableHttpTransport {
+    inner: StreamableHttpClientTransport<HttpClient>,
+    gone: CancellationToken,
+}
 
 impl Transport<RoleClient> for StreamableHttpTransport {
     type Error = StreamableHttpError<HttpError>;
@@ -41,15 +47,30 @@ impl Transport<RoleClient> for StreamableHttpTransport {
         &mut self,
         message: ClientJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.0.send(message)
+        let sending = self.inner.send(message);
+        let gone = self.gone.clone();
+        async move {
+            let result = sending.await;
+            if let Err(StreamableHttpError::Client(HttpError::Unreachable { .. })) = &result {
+                gone.cancel();
+            }
+            result
+        }
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<ServerJsonRpcMessage>> + Send {
-        self.0.receive()
+        let gone = self.gone.clone();
+        let receiving = self.inner.receive();
+        async move {
+            tokio::select! {
+                message = receiving => message,
+                () = gone.cancelled() => None,
+            }
+        }
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
-        self.0.close()
+        self.inner.close()
     }
 }
 
@@ -100,9 +121,10 @@ pub fn streamable_http(
     let config = StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
         .custom_headers(headers)
         .max_sse_event_size(options.max_message_bytes);
-    Ok(StreamableHttpTransport(
-        StreamableHttpClientTransport::with_client(client, config),
-    ))
+    Ok(StreamableHttpTransport {
+        inner: StreamableHttpClientTransport::with_client(client, config),
+        gone: CancellationToken::new(),
+    })
 }
 
 /// Legacy HTTP+SSE transport: opens the event stream and waits for the server's `endpoint`.
