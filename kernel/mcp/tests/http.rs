@@ -28,27 +28,32 @@ use tokio::{
 // ---------------------------------------------------------------------------------------------
 // server-everything
 
-/// The JS entry of server-everything, or `None` (with a note) when it is not installed.
-fn everything_entry() -> Option<PathBuf> {
-    let entry = std::env::var_os("REASONIX_MCP_EVERYTHING").map(PathBuf::from).unwrap_or_else(|| {
+/// A test server installed outside the repo: `env` names it, else `<target>/mcp-servers/<rel>`;
+/// `None` (with a note) when it is missing, unless REASONIX_REQUIRE_MCP_SERVERS=1.
+fn installed(env: &str, rel: &str) -> Option<PathBuf> {
+    let path = std::env::var_os(env).map(PathBuf::from).unwrap_or_else(|| {
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
-        target.join("mcp-servers/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        target.join("mcp-servers").join(rel)
     });
-    if entry.is_file() {
-        return Some(entry);
+    if path.is_file() {
+        return Some(path);
     }
-    let note = format!(
-        "server-everything not found at {} (set REASONIX_MCP_EVERYTHING)",
-        entry.display()
-    );
+    let note = format!("{} not found (set {env})", path.display());
     assert!(
         std::env::var("REASONIX_REQUIRE_MCP_SERVERS").as_deref() != Ok("1"),
         "{note}"
     );
     eprintln!("SKIPPED: {note}");
     None
+}
+
+fn everything_entry() -> Option<PathBuf> {
+    installed(
+        "REASONIX_MCP_EVERYTHING",
+        "node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    )
 }
 
 fn free_port() -> u16 {
@@ -59,28 +64,32 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `node <entry> <mode>` listening on a free port; killed when dropped.
-async fn start_everything(entry: &PathBuf, mode: &str) -> (tokio::process::Child, u16) {
-    let port = free_port();
-    let mut child = tokio::process::Command::new("node")
-        .arg(entry)
-        .arg(mode)
-        .env("PORT", port.to_string())
+/// Spawns `command` and waits until `port` accepts connections; killed when dropped.
+async fn start_listening(mut command: tokio::process::Command, port: u16) -> tokio::process::Child {
+    let mut child = command
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()
-        .expect("node runs");
+        .expect("server starts");
     for _ in 0..600 {
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return (child, port);
+            return child;
         }
         if let Some(status) = child.try_wait().unwrap() {
-            panic!("server-everything {mode} exited before listening: {status}");
+            panic!("{command:?} exited before listening: {status}");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("server-everything {mode} did not listen on port {port} within 60 s");
+    panic!("{command:?} did not listen on port {port} within 60 s");
+}
+
+/// `node <entry> <mode>` (server-everything) on a free port.
+async fn start_everything(entry: &PathBuf, mode: &str) -> (tokio::process::Child, u16) {
+    let port = free_port();
+    let mut command = tokio::process::Command::new("node");
+    command.arg(entry).arg(mode).env("PORT", port.to_string());
+    (start_listening(command, port).await, port)
 }
 
 /// A client that records the progress notifications it receives.
@@ -213,19 +222,25 @@ async fn a_killed_server_ends_the_session() {
     let (mut server, port) = start_everything(&entry, "streamableHttp").await;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let transport = streamable_http(&url, &HttpOptions::default()).unwrap();
+    let closed_reason = transport.closed_reason();
     let client = within(rmcp::serve_client((), transport))
         .await
         .expect("initialize");
     server.kill().await.unwrap();
-    let error = within(client.peer().list_tools(None))
+    // The call, or the SDK's own event stream, finds the server gone: whichever comes first.
+    within(client.peer().list_tools(None))
         .await
         .expect_err("server gone");
-    let message = chain(&error);
-    assert!(
-        message.contains(&format!("cannot connect to MCP server {url}")),
-        "{message}"
-    );
     within(client.waiting()).await.expect("session ended");
+    let reason = closed_reason
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("reason recorded");
+    assert!(
+        reason.contains(&format!("cannot connect to MCP server {url}")),
+        "{reason}"
+    );
 
     let (mut server, port) = start_everything(&entry, "sse").await;
     let url = format!("http://127.0.0.1:{port}/sse");
@@ -242,6 +257,95 @@ async fn a_killed_server_ends_the_session() {
         .clone()
         .expect("reason recorded");
     assert!(reason.contains(&url), "{reason}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A Python server on the `mcp` package (2.x, `MCPServer`, formerly FastMCP)
+
+const PYTHON_SERVER: &str = r#"
+import sys
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("py-http")
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Say hello to {name}."
+
+@server.resource("note://today")
+def today() -> str:
+    """Today's note."""
+    return "Buy bread."
+
+transport, port, replies = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if transport == "sse":
+    server.run("sse", host="127.0.0.1", port=port)
+else:
+    server.run("streamable-http", host="127.0.0.1", port=port, json_response=(replies == "json"))
+"#;
+
+/// The Python server over streamable HTTP (JSON replies, then SSE replies) and legacy SSE.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_server_over_every_http_transport() {
+    let Some(python) = installed("REASONIX_MCP_PYTHON", "venv/bin/python") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("server.py");
+    std::fs::write(&script, PYTHON_SERVER).unwrap();
+    for (transport, replies, path) in [
+        ("streamable-http", "json", "mcp"),
+        ("streamable-http", "sse", "mcp"),
+        ("sse", "-", "sse"),
+    ] {
+        let port = free_port();
+        let mut command = tokio::process::Command::new(&python);
+        command
+            .arg(&script)
+            .arg(transport)
+            .arg(port.to_string())
+            .arg(replies);
+        let _server = start_listening(command, port).await;
+        let url = format!("http://127.0.0.1:{port}/{path}");
+        let client = if transport == "sse" {
+            let transport = legacy_sse(&url, &HttpOptions::default()).await.unwrap();
+            within(rmcp::serve_client((), transport)).await
+        } else {
+            let transport = streamable_http(&url, &HttpOptions::default()).unwrap();
+            within(rmcp::serve_client((), transport)).await
+        }
+        .expect("initialize");
+        let peer = client.peer();
+        let args = json!({ "a": 2, "b": 40 }).as_object().cloned().unwrap();
+        let sum = within(peer.call_tool(CallToolRequestParams::new("add").with_arguments(args)))
+            .await
+            .expect("add");
+        assert!(
+            serde_json::to_string(&sum).unwrap().contains("42"),
+            "{transport}/{replies}: {sum:?}"
+        );
+        let args = json!({ "name": "Ada" }).as_object().cloned().unwrap();
+        let prompt =
+            within(peer.get_prompt(GetPromptRequestParams::new("greet").with_arguments(args)))
+                .await
+                .expect("greet");
+        assert!(
+            serde_json::to_string(&prompt)
+                .unwrap()
+                .contains("Say hello to Ada")
+        );
+        let note = within(peer.read_resource(ReadResourceRequestParams::new("note://today")))
+            .await
+            .expect("note");
+        assert!(serde_json::to_string(&note).unwrap().contains("Buy bread"));
+        within(client.cancel()).await.expect("close");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

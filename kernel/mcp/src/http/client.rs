@@ -2,7 +2,11 @@
 //! 0.13). Follows the SDK's own implementation, plus byte limits on JSON bodies and error bodies,
 //! and error messages that name the server and tell the user what to do.
 
-use std::{borrow::Cow, collections::HashMap, sync::Arc};
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
 
 use futures::StreamExt;
 use reqwest::{
@@ -21,11 +25,13 @@ use rmcp::{
     },
 };
 use sse_stream::Sse;
+use tokio_util::sync::CancellationToken;
 
 use super::{
     HttpError,
     bounded::{SseEvents, bounded_sse, read_capped, read_prefix, too_large},
     error::preview,
+    lock,
 };
 
 type Result<T> = std::result::Result<T, StreamableHttpError<HttpError>>;
@@ -34,13 +40,22 @@ type Result<T> = std::result::Result<T, StreamableHttpError<HttpError>>;
 const ERROR_BODY_BYTES: usize = 64 * 1024;
 const ACCEPT_BOTH: &str = "text/event-stream, application/json";
 
-/// reqwest 0.12 client for [`rmcp::transport::StreamableHttpClientTransport`].
+/// reqwest 0.12 client for [`rmcp::transport::StreamableHttpClientTransport`]. Clones share
+/// [`Lost`]: the first request that finds nothing at the URL records why and cancels it.
 #[derive(Clone, Debug)]
 pub struct HttpClient {
     http: reqwest::Client,
     max_message_bytes: usize,
     /// The server URL as error messages show it (no password, no query).
     shown_url: Arc<str>,
+    lost: Lost,
+}
+
+/// Set once the server cannot be reached: over HTTP, that is how a dead server shows.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Lost {
+    pub(crate) token: CancellationToken,
+    pub(crate) reason: Arc<Mutex<Option<String>>>,
 }
 
 impl HttpClient {
@@ -49,7 +64,12 @@ impl HttpClient {
             http,
             max_message_bytes,
             shown_url: shown_url.into(),
+            lost: Lost::default(),
         }
+    }
+
+    pub(crate) fn lost(&self) -> Lost {
+        self.lost.clone()
     }
 
     async fn send(
@@ -65,10 +85,14 @@ impl HttpClient {
         for (name, value) in headers {
             request = request.header(name, value);
         }
-        request
-            .send()
-            .await
-            .map_err(|e| StreamableHttpError::Client(HttpError::request(uri, &e)))
+        request.send().await.map_err(|e| {
+            let error = HttpError::request(uri, &e);
+            if matches!(error, HttpError::Unreachable { .. }) {
+                lock(&self.lost.reason).get_or_insert_with(|| error.to_string());
+                self.lost.token.cancel();
+            }
+            StreamableHttpError::Client(error)
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::{
     collections::{HashMap, HashSet, VecDeque},
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex},
 };
 
 use futures::StreamExt;
@@ -23,6 +23,7 @@ use super::{
     HttpError, HttpOptions,
     bounded::{SseEvents, bounded_sse, read_prefix},
     error::{preview, shown_url},
+    lock,
 };
 
 /// Requests sent and not yet answered: failed with the reason when the stream ends, so no
@@ -189,10 +190,6 @@ impl LegacySseTransport {
             }));
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 async fn check_status(

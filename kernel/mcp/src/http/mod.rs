@@ -10,7 +10,12 @@ mod client;
 mod error;
 mod legacy_sse;
 
-use std::{borrow::Cow, collections::HashMap, sync::Arc, time::Duration};
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    time::Duration,
+};
 
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::{
@@ -21,7 +26,6 @@ use rmcp::{
         streamable_http_client::{StreamableHttpClientTransportConfig, StreamableHttpError},
     },
 };
-use tokio_util::sync::CancellationToken;
 
 pub use client::HttpClient;
 pub use error::HttpError;
@@ -33,7 +37,14 @@ pub use legacy_sse::{LegacySseTransport, same_origin_endpoint};
 /// also makes the SDK's error messages say "streamable HTTP", not a long generic type name.)
 pub struct StreamableHttpTransport {
     inner: StreamableHttpClientTransport<HttpClient>,
-    gone: CancellationToken,
+    lost: client::Lost,
+}
+
+impl StreamableHttpTransport {
+    /// Why the session ended on its own (the server could not be reached), once it has.
+    pub fn closed_reason(&self) -> Arc<Mutex<Option<String>>> {
+        self.lost.reason.clone()
+    }
 }
 
 impl Transport<RoleClient> for StreamableHttpTransport {
@@ -47,19 +58,11 @@ impl Transport<RoleClient> for StreamableHttpTransport {
         &mut self,
         message: ClientJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let sending = self.inner.send(message);
-        let gone = self.gone.clone();
-        async move {
-            let result = sending.await;
-            if let Err(StreamableHttpError::Client(HttpError::Unreachable { .. })) = &result {
-                gone.cancel();
-            }
-            result
-        }
+        self.inner.send(message)
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<ServerJsonRpcMessage>> + Send {
-        let gone = self.gone.clone();
+        let gone = self.lost.token.clone();
         let receiving = self.inner.receive();
         async move {
             tokio::select! {
@@ -121,9 +124,10 @@ pub fn streamable_http(
     let config = StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
         .custom_headers(headers)
         .max_sse_event_size(options.max_message_bytes);
+    let lost = client.lost();
     Ok(StreamableHttpTransport {
         inner: StreamableHttpClientTransport::with_client(client, config),
-        gone: CancellationToken::new(),
+        lost,
     })
 }
 
@@ -146,6 +150,10 @@ fn parse_url(url: &str) -> Result<reqwest::Url, HttpError> {
         "http" | "https" => Ok(parsed),
         other => Err(invalid(format!("scheme `{other}` is not http or https"))),
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Headers the transports set themselves; a config value would break the protocol.
