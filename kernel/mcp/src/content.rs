@@ -47,10 +47,7 @@ fn block_text(block: &Value) -> String {
     }
     match kind {
         "image" | "audio" => format!("[{kind}: {mime}, about {} bytes]", size("data")),
-        "resource" => block
-            .get("resource")
-            .map(|r| block_text(r))
-            .unwrap_or_default(),
+        "resource" => block.get("resource").map(block_text).unwrap_or_default(),
         "resource_link" => format!(
             "[resource: {}]",
             block.get("uri").and_then(Value::as_str).unwrap_or("")
@@ -107,7 +104,8 @@ mod tests {
     #[test]
     fn a_huge_result_is_bounded() {
         let big = "x".repeat(3 * MAX_RESULT_BYTES);
-        let result = json!({"content": [{"type": "text", "text": big}, {"type": "text", "text": "more"}]});
+        let result =
+            json!({"content": [{"type": "text", "text": big}, {"type": "text", "text": "more"}]});
         let (text, _) = tool_result_text(&result);
         assert!(text.len() < MAX_RESULT_BYTES + 200, "{}", text.len());
         assert!(text.ends_with("over 1 MiB]"));
@@ -115,7 +113,8 @@ mod tests {
 
     #[test]
     fn structured_content_when_no_blocks() {
-        let (text, error) = tool_result_text(&json!({"structuredContent": {"a": 1}, "isError": true}));
+        let (text, error) =
+            tool_result_text(&json!({"structuredContent": {"a": 1}, "isError": true}));
         assert_eq!(text, r#"{"a":1}"#);
         assert!(error);
     }

@@ -65,7 +65,10 @@ pub enum ServerState {
         resources: usize,
     },
     /// With the reason and the end of its stderr.
-    Failed { reason: String, stderr: String },
+    Failed {
+        reason: String,
+        stderr: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,7 +103,8 @@ struct Inner {
 
 pub(crate) struct Server {
     pub(crate) spec: ServerSpec,
-    gate: Option<ServerState>,
+    /// Disabled, or a project server not approved (lifted by [`Servers::approve_project`]).
+    gate: Mutex<Option<ServerState>>,
     slot: Mutex<Slot>,
     serial: Option<tokio::sync::Semaphore>,
 }
@@ -202,7 +206,7 @@ impl Servers {
                     .then(|| tokio::sync::Semaphore::new(1));
                 let server = Arc::new(Server {
                     spec,
-                    gate,
+                    gate: Mutex::new(gate),
                     slot: Mutex::new(Slot::default()),
                     serial,
                 });
@@ -219,16 +223,31 @@ impl Servers {
             calls: Mutex::new(CancellationToken::new()),
         });
         for server in inner.servers.values() {
-            if server.gate.is_none() {
-                lock(&server.slot).phase = Phase::Starting;
-                let inner2 = inner.clone();
-                let server = server.clone();
-                inner.runtime.spawn(async move {
-                    Inner::connect(&inner2, &server).await;
-                });
+            if lock(&server.gate).is_none() {
+                inner.start_in_background(server);
             }
         }
         Ok(Servers { inner: Some(inner) })
+    }
+
+    /// The user approved the project's servers now (the TUI's question): start those that
+    /// waited for it. Returns their names.
+    pub fn approve_project(&self) -> Vec<String> {
+        let Some(inner) = &self.inner else {
+            return Vec::new();
+        };
+        let mut started = Vec::new();
+        for server in inner.servers.values() {
+            let mut gate = lock(&server.gate);
+            if *gate == Some(ServerState::NotApproved) {
+                *gate = None;
+                drop(gate);
+                inner.start_in_background(server);
+                started.push(server.spec.name.clone());
+            }
+        }
+        inner.notify();
+        started
     }
 
     pub fn is_empty(&self) -> bool {
@@ -269,7 +288,7 @@ impl Servers {
         self.inner.as_ref().map_or(Duration::ZERO, |i| {
             i.servers
                 .values()
-                .filter(|s| s.gate.is_none())
+                .filter(|s| lock(&s.gate).is_none())
                 .map(|s| i.startup_timeout(s))
                 .max()
                 .unwrap_or(Duration::ZERO)
@@ -284,8 +303,9 @@ impl Servers {
             .servers
             .values()
             .map(|server| {
+                let gate = lock(&server.gate).clone();
                 let slot = lock(&server.slot);
-                let state = match (&server.gate, &slot.phase) {
+                let state = match (&gate, &slot.phase) {
                     (Some(gate), _) => gate.clone(),
                     (None, Phase::Idle | Phase::Starting) => ServerState::Starting,
                     (None, Phase::Ready(live)) if live.client.is_closed() => {
@@ -384,7 +404,10 @@ impl Servers {
         prompt: &str,
         arguments: Vec<(String, String)>,
     ) -> Result<String, McpError> {
-        let inner = self.inner.as_ref().ok_or(McpError::Unknown(server.into()))?;
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
         let args: Map<String, Value> = arguments
@@ -403,15 +426,16 @@ impl Servers {
 
     /// `resources/read`: the contents as text (binary contents described).
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, McpError> {
-        let inner = self.inner.as_ref().ok_or(McpError::Unknown(server.into()))?;
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
         let timeout = inner.options.call_timeout;
         inner
             .runtime
-            .block_on(async {
-                tokio::time::timeout(timeout, live.client.read_resource(uri)).await
-            })
+            .block_on(async { tokio::time::timeout(timeout, live.client.read_resource(uri)).await })
             .unwrap_or(Err(RequestFailure::Timeout(timeout)))
             .map_err(|f| inner.failure(&target, &live, "resources/read", f))
     }
@@ -424,7 +448,10 @@ impl Servers {
         arguments: Map<String, Value>,
         progress: Option<ProgressSink>,
     ) -> Result<Value, McpError> {
-        let inner = self.inner.as_ref().ok_or(McpError::Unknown(server.into()))?;
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
         let timeout = target
@@ -506,6 +533,15 @@ impl Inner {
             .unwrap_or(self.options.startup_timeout)
     }
 
+    fn start_in_background(self: &Arc<Self>, server: &Arc<Server>) {
+        lock(&server.slot).phase = Phase::Starting;
+        let inner = self.clone();
+        let server = server.clone();
+        self.runtime.spawn(async move {
+            Inner::connect(&inner, &server).await;
+        });
+    }
+
     fn notify(&self) {
         let _guard = lock(&self.changed_lock);
         self.changed.notify_all();
@@ -514,7 +550,7 @@ impl Inner {
     /// A live connection to `server`: the current one, or a new one when it is not started,
     /// died or failed (after the backoff).
     fn live(self: &Arc<Self>, server: &Arc<Server>) -> Result<Arc<Live>, McpError> {
-        if let Some(gate) = &server.gate {
+        if let Some(gate) = lock(&server.gate).as_ref() {
             return Err(match gate {
                 ServerState::Disabled => McpError::Disabled(server.spec.name.clone()),
                 _ => McpError::NotApproved {
@@ -673,15 +709,8 @@ impl Inner {
     async fn open(
         self: &Arc<Self>,
         server: &Arc<Server>,
-    ) -> Result<
-        (
-            Arc<Live>,
-            Vec<ToolInfo>,
-            Vec<PromptInfo>,
-            Vec<ResourceInfo>,
-        ),
-        (String, String),
-    > {
+    ) -> Result<(Arc<Live>, Vec<ToolInfo>, Vec<PromptInfo>, Vec<ResourceInfo>), (String, String)>
+    {
         let refresh = Arc::new(tokio::sync::Notify::new());
         let handler = Handler {
             workspace: self.options.workspace.clone(),
@@ -690,47 +719,42 @@ impl Inner {
             refresh: refresh.clone(),
         };
         let name = server.spec.name.clone();
-        let (client, stderr, broken): (Arc<dyn McpClient>, _, Broken) =
-            match &server.spec.transport {
-                Transport::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => {
-                    let spawned = stdio::spawn(
-                        command,
-                        args,
-                        env,
-                        cwd.as_deref(),
-                        &self.options.workspace,
-                    )
-                    .map_err(|e| (e, String::new()))?;
-                    let stderr = spawned.stderr.clone();
-                    let broken = spawned.broken.clone();
-                    let service = rmcp::serve_client(handler, spawned.transport)
-                        .await
-                        .map_err(|e| {
-                            let reason = broken
-                                .lock()
-                                .ok()
-                                .and_then(|b| b.clone())
-                                .unwrap_or_else(|| format!("initialize failed: {e}"));
-                            (reason, stderr.text())
-                        })?;
-                    (
-                        Arc::new(RmcpClient::new(&name, service)),
-                        Some(stderr),
-                        broken,
-                    )
-                }
-                Transport::Http { url, .. } | Transport::Sse { url, .. } => {
-                    return Err((
-                        format!("{url}: remote transports are not connected yet"),
-                        String::new(),
-                    ));
-                }
-            };
+        let (client, stderr, broken): (Arc<dyn McpClient>, _, Broken) = match &server.spec.transport
+        {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let spawned =
+                    stdio::spawn(command, args, env, cwd.as_deref(), &self.options.workspace)
+                        .map_err(|e| (e, String::new()))?;
+                let stderr = spawned.stderr.clone();
+                let broken = spawned.broken.clone();
+                let service = rmcp::serve_client(handler, spawned.transport)
+                    .await
+                    .map_err(|e| {
+                        let reason = broken
+                            .lock()
+                            .ok()
+                            .and_then(|b| b.clone())
+                            .unwrap_or_else(|| format!("initialize failed: {e}"));
+                        (reason, stderr.text())
+                    })?;
+                (
+                    Arc::new(RmcpClient::new(&name, service)),
+                    Some(stderr),
+                    broken,
+                )
+            }
+            Transport::Http { url, .. } | Transport::Sse { url, .. } => {
+                return Err((
+                    format!("{url}: remote transports are not connected yet"),
+                    String::new(),
+                ));
+            }
+        };
         let live = Arc::new(Live {
             client,
             stderr,
@@ -761,8 +785,7 @@ impl Inner {
                 if live.client.is_closed() {
                     return;
                 }
-                if let Ok((tools, prompts, resources)) =
-                    list_everything(live.client.as_ref()).await
+                if let Ok((tools, prompts, resources)) = list_everything(live.client.as_ref()).await
                 {
                     let changed = {
                         let mut slot = lock(&server.slot);
