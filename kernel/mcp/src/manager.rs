@@ -89,7 +89,7 @@ pub struct Servers {
 }
 
 struct Inner {
-    runtime: tokio::runtime::Runtime,
+    runtime: Runtime,
     servers: BTreeMap<String, Arc<Server>>,
     options: StartOptions,
     /// One more each time the set of tools (or a tool's spec) changes.
@@ -103,7 +103,8 @@ struct Inner {
 
 pub(crate) struct Server {
     pub(crate) spec: ServerSpec,
-    gate: Option<ServerState>,
+    /// Disabled, or a project server not approved (lifted by [`Servers::approve_project`]).
+    gate: Mutex<Option<ServerState>>,
     slot: Mutex<Slot>,
     serial: Option<tokio::sync::Semaphore>,
 }
@@ -151,6 +152,53 @@ impl Live {
         let stderr = self.stderr.as_ref().map(|t| t.text()).unwrap_or_default();
         (reason, stderr)
     }
+}
+
+/// The manager's runtime. The last handle on the manager may go on one of the runtime's own
+/// threads (a start that finishes after the session ended), where a runtime cannot be dropped
+/// the blocking way: there it is shut down in the background. Anywhere else it is dropped
+/// normally, which drops every task and so kills every stdio server.
+struct Runtime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for Runtime {
+    type Target = tokio::runtime::Runtime;
+    fn deref(&self) -> &tokio::runtime::Runtime {
+        match &self.0 {
+            Some(runtime) => runtime,
+            None => unreachable!("the runtime is only taken when the manager is dropped"),
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn http_options(headers: &BTreeMap<String, String>) -> crate::http::HttpOptions {
+    crate::http::HttpOptions {
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        max_message_bytes: crate::limits::MAX_FRAME_BYTES,
+        ..Default::default()
+    }
+}
+
+/// Why `initialize` failed: what the transport saw (the process exited, a 401 …) when it saw
+/// something, else the SDK's error.
+fn initialize_failure(broken: &Broken, error: &dyn std::fmt::Display) -> String {
+    broken
+        .lock()
+        .ok()
+        .and_then(|b| b.clone())
+        .unwrap_or_else(|| format!("initialize failed: {error}"))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -205,7 +253,7 @@ impl Servers {
                     .then(|| tokio::sync::Semaphore::new(1));
                 let server = Arc::new(Server {
                     spec,
-                    gate,
+                    gate: Mutex::new(gate),
                     slot: Mutex::new(Slot::default()),
                     serial,
                 });
@@ -213,7 +261,7 @@ impl Servers {
             })
             .collect();
         let inner = Arc::new(Inner {
-            runtime,
+            runtime: Runtime(Some(runtime)),
             servers,
             options,
             revision: AtomicU64::new(0),
@@ -222,16 +270,31 @@ impl Servers {
             calls: Mutex::new(CancellationToken::new()),
         });
         for server in inner.servers.values() {
-            if server.gate.is_none() {
-                lock(&server.slot).phase = Phase::Starting;
-                let inner2 = inner.clone();
-                let server = server.clone();
-                inner.runtime.spawn(async move {
-                    Inner::connect(&inner2, &server).await;
-                });
+            if lock(&server.gate).is_none() {
+                inner.start_in_background(server);
             }
         }
         Ok(Servers { inner: Some(inner) })
+    }
+
+    /// The user approved the project's servers now (the TUI's question): start those that
+    /// waited for it. Returns their names.
+    pub fn approve_project(&self) -> Vec<String> {
+        let Some(inner) = &self.inner else {
+            return Vec::new();
+        };
+        let mut started = Vec::new();
+        for server in inner.servers.values() {
+            let mut gate = lock(&server.gate);
+            if *gate == Some(ServerState::NotApproved) {
+                *gate = None;
+                drop(gate);
+                inner.start_in_background(server);
+                started.push(server.spec.name.clone());
+            }
+        }
+        inner.notify();
+        started
     }
 
     pub fn is_empty(&self) -> bool {
@@ -272,7 +335,7 @@ impl Servers {
         self.inner.as_ref().map_or(Duration::ZERO, |i| {
             i.servers
                 .values()
-                .filter(|s| s.gate.is_none())
+                .filter(|s| lock(&s.gate).is_none())
                 .map(|s| i.startup_timeout(s))
                 .max()
                 .unwrap_or(Duration::ZERO)
@@ -287,8 +350,9 @@ impl Servers {
             .servers
             .values()
             .map(|server| {
+                let gate = lock(&server.gate).clone();
                 let slot = lock(&server.slot);
-                let state = match (&server.gate, &slot.phase) {
+                let state = match (&gate, &slot.phase) {
                     (Some(gate), _) => gate.clone(),
                     (None, Phase::Idle | Phase::Starting) => ServerState::Starting,
                     (None, Phase::Ready(live)) if live.client.is_closed() => {
@@ -516,6 +580,15 @@ impl Inner {
             .unwrap_or(self.options.startup_timeout)
     }
 
+    fn start_in_background(self: &Arc<Self>, server: &Arc<Server>) {
+        lock(&server.slot).phase = Phase::Starting;
+        let inner = self.clone();
+        let server = server.clone();
+        self.runtime.spawn(async move {
+            Inner::connect(&inner, &server).await;
+        });
+    }
+
     fn notify(&self) {
         let _guard = lock(&self.changed_lock);
         self.changed.notify_all();
@@ -524,7 +597,7 @@ impl Inner {
     /// A live connection to `server`: the current one, or a new one when it is not started,
     /// died or failed (after the backoff).
     fn live(self: &Arc<Self>, server: &Arc<Server>) -> Result<Arc<Live>, McpError> {
-        if let Some(gate) = &server.gate {
+        if let Some(gate) = lock(&server.gate).as_ref() {
             return Err(match gate {
                 ServerState::Disabled => McpError::Disabled(server.spec.name.clone()),
                 _ => McpError::NotApproved {
@@ -708,25 +781,31 @@ impl Inner {
                 let broken = spawned.broken.clone();
                 let service = rmcp::serve_client(handler, spawned.transport)
                     .await
-                    .map_err(|e| {
-                        let reason = broken
-                            .lock()
-                            .ok()
-                            .and_then(|b| b.clone())
-                            .unwrap_or_else(|| format!("initialize failed: {e}"));
-                        (reason, stderr.text())
-                    })?;
+                    .map_err(|e| (initialize_failure(&broken, &e), stderr.text()))?;
                 (
                     Arc::new(RmcpClient::new(&name, service)),
                     Some(stderr),
                     broken,
                 )
             }
-            Transport::Http { url, .. } | Transport::Sse { url, .. } => {
-                return Err((
-                    format!("{url}: remote transports are not connected yet"),
-                    String::new(),
-                ));
+            Transport::Http { url, headers } => {
+                let transport = crate::http::streamable_http(url, &http_options(headers))
+                    .map_err(|e| (e.to_string(), String::new()))?;
+                let broken = transport.closed_reason();
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                (Arc::new(RmcpClient::new(&name, service)), None, broken)
+            }
+            Transport::Sse { url, headers } => {
+                let transport = crate::http::legacy_sse(url, &http_options(headers))
+                    .await
+                    .map_err(|e| (e.to_string(), String::new()))?;
+                let broken = transport.closed_reason();
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                (Arc::new(RmcpClient::new(&name, service)), None, broken)
             }
         };
         let live = Arc::new(Live {
