@@ -21,6 +21,7 @@ mod cli;
 mod edit_tools;
 mod go_config;
 mod hooks;
+mod mcp_cli;
 mod pipeline;
 mod plugin_lifecycle;
 mod plugin_sdk;
