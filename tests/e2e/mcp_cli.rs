@@ -79,11 +79,25 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     std::fs::write(user_file(&env), before.to_string()).unwrap();
 
     let out = env.reasonix(&[
-        "mcp", "add", "fs", "-e", "DEBUG=1", "-e", "TOKEN=${MY_TOKEN}", "--", "npx", "-y",
-        "@scope/server fs", "--flag",
+        "mcp",
+        "add",
+        "fs",
+        "-e",
+        "DEBUG=1",
+        "-e",
+        "TOKEN=${MY_TOKEN}",
+        "--",
+        "npx",
+        "-y",
+        "@scope/server fs",
+        "--flag",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("added stdio server `fs`"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("added stdio server `fs`"),
+        "{}",
+        stdout(&out)
+    );
     let out = env.reasonix(&[
         "mcp",
         "add",
@@ -136,8 +150,14 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     let out = env.reasonix(&["mcp", "add", "fs", "--", "other"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("already in") && err.contains("mcp.json"), "{err}");
-    assert_eq!(read_json(&user_file(&env))["mcpServers"]["fs"]["command"], "npx");
+    assert!(
+        err.contains("already in") && err.contains("mcp.json"),
+        "{err}"
+    );
+    assert_eq!(
+        read_json(&user_file(&env))["mcpServers"]["fs"]["command"],
+        "npx"
+    );
     let out = env.reasonix(&["mcp", "add", "--force", "fs", "--", "other"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("replaced"), "{}", stdout(&out));
@@ -151,14 +171,60 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
 fn add_refuses_bad_names_bad_urls_and_misplaced_options() {
     let env = Env::new();
     for (args, says) in [
-        (vec!["mcp", "add", "a b", "--", "x"], "not a valid MCP server name"),
-        (vec!["mcp", "add", "a/b", "--", "x"], "not a valid MCP server name"),
-        (vec!["mcp", "add", "--transport", "http", "r", "file:///etc/passwd"], "not an http"),
-        (vec!["mcp", "add", "r", "--", "https://x/mcp"], "--transport http"),
-        (vec!["mcp", "add", "s", "-H", "A: b", "--", "x"], "only"),
-        (vec!["mcp", "add", "--transport", "sse", "s", "-e", "A=b", "http://x"], "only for stdio"),
-        (vec!["mcp", "add", "s", "-e", "NOEQUALS", "--", "x"], "KEY=VALUE"),
-        (vec!["mcp", "add", "--transport", "http", "s", "http://x", "-H", "Bad"], "Name: value"),
+        (
+            vec!["mcp", "add", "a b", "--", "x"],
+            "not a valid MCP server name",
+        ),
+        (
+            vec!["mcp", "add", "a/b", "--", "x"],
+            "not a valid MCP server name",
+        ),
+        (
+            vec![
+                "mcp",
+                "add",
+                "--transport",
+                "http",
+                "r",
+                "file:///etc/passwd",
+            ],
+            "not an http",
+        ),
+        (
+            vec!["mcp", "add", "r", "--", "https://x/mcp"],
+            "--transport http",
+        ),
+        (vec!["mcp", "add", "s", "-H", "A: b", "--", "x"], "for http and sse"),
+        (
+            vec![
+                "mcp",
+                "add",
+                "--transport",
+                "sse",
+                "s",
+                "-e",
+                "A=b",
+                "http://x",
+            ],
+            "only for stdio",
+        ),
+        (
+            vec!["mcp", "add", "s", "-e", "NOEQUALS", "--", "x"],
+            "KEY=VALUE",
+        ),
+        (
+            vec![
+                "mcp",
+                "add",
+                "--transport",
+                "http",
+                "s",
+                "http://x",
+                "-H",
+                "Bad",
+            ],
+            "Name: value",
+        ),
     ] {
         let out = env.reasonix(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -193,7 +259,10 @@ fn a_broken_file_is_named_with_its_line_and_column_and_never_overwritten() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed(&v, "p")["status"]["state"], "disabled");
-    assert!(v["problems"][0].as_str().unwrap().contains("mcp.json:3:"), "{v}");
+    assert!(
+        v["problems"][0].as_str().unwrap().contains("mcp.json:3:"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -208,7 +277,10 @@ fn remove_edits_the_file_that_defines_the_server_and_never_toml() {
     let out = env.reasonix(&["mcp", "remove", "tomlsrv"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("config.toml") && err.contains("[[plugins]]"), "{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("[[plugins]]"),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read_to_string(env.home().join("config.toml")).unwrap(),
         config_before
@@ -223,23 +295,41 @@ fn remove_edits_the_file_that_defines_the_server_and_never_toml() {
     assert!(stderr(&out).contains("--scope"), "{}", stderr(&out));
     let out = env.reasonix(&["mcp", "remove", "both", "--scope", "project"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("still configured"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("still configured"),
+        "{}",
+        stdout(&out)
+    );
     assert!(read_json(&project_file(&env))["mcpServers"]["both"].is_null());
-    assert_eq!(read_json(&user_file(&env))["mcpServers"]["both"]["command"], "u");
+    assert_eq!(
+        read_json(&user_file(&env))["mcpServers"]["both"]["command"],
+        "u"
+    );
     let out = env.reasonix(&["mcp", "remove", "both"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(read_json(&user_file(&env))["mcpServers"]["both"].is_null());
 
     let out = env.reasonix(&["mcp", "remove", "nowhere"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("no MCP server named `nowhere`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no MCP server named `nowhere`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn get_shows_environment_and_header_names_never_their_values() {
     let env = Env::new();
     let out = env.reasonix(&[
-        "mcp", "add", "s", "-e", "SECRET=hunter2-value", "--", "srv", "--verbose",
+        "mcp",
+        "add",
+        "s",
+        "-e",
+        "SECRET=hunter2-value",
+        "--",
+        "srv",
+        "--verbose",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = env.reasonix(&[
@@ -274,7 +364,10 @@ fn get_shows_environment_and_header_names_never_their_values() {
     assert_eq!(v["source"]["file"], user_file(&env).display().to_string());
     let out = env.reasonix(&["mcp", "get", "r"]);
     let text = stdout(&out);
-    assert!(text.contains("headers: Authorization (values not shown)"), "{text}");
+    assert!(
+        text.contains("headers: Authorization (values not shown)"),
+        "{text}"
+    );
     assert!(text.contains("url: http://127.0.0.1:9/mcp"), "{text}");
 
     let out = env.reasonix(&["mcp", "get", "missing"]);
@@ -298,7 +391,11 @@ fn project_servers_start_only_from_the_approved_file_content() {
     assert_eq!(p["status"]["state"], "not-approved");
     assert_eq!(p["source"]["scope"], "project");
     let out = env.reasonix(&["mcp", "get", "p"]);
-    assert!(stdout(&out).contains("reasonix mcp trust"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("reasonix mcp trust"),
+        "{}",
+        stdout(&out)
+    );
     assert!(!marker.exists(), "an unapproved project server was started");
 
     let out = env.reasonix(&["mcp", "trust"]);
@@ -307,7 +404,10 @@ fn project_servers_start_only_from_the_approved_file_content() {
     assert!(text.contains("p: stdio: sh -c 'touch"), "{text}");
     let trust = read_json(&env.home().join("trust.json"));
     assert_eq!(trust["version"], 1);
-    assert_eq!(trust["mcp_approvals"][0]["path"], project_dir(&env).display().to_string());
+    assert_eq!(
+        trust["mcp_approvals"][0]["path"],
+        project_dir(&env).display().to_string()
+    );
     assert_eq!(list(&env)["servers"][0]["approval"], "approved");
     assert!(marker.exists(), "the approved server was started by `list`");
     std::fs::remove_file(&marker).unwrap();
@@ -357,7 +457,11 @@ fn hostile_strings_from_config_files_reach_the_terminal_escaped() {
         let out = env.reasonix(&args);
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         for stream in [&out.stdout, &out.stderr] {
-            assert!(!stream.contains(&0x1b), "{args:?}: raw ESC in {}", String::from_utf8_lossy(stream));
+            assert!(
+                !stream.contains(&0x1b),
+                "{args:?}: raw ESC in {}",
+                String::from_utf8_lossy(stream)
+            );
             assert!(!stream.contains(&0x07), "{args:?}: raw BEL");
             let text = String::from_utf8_lossy(stream);
             assert!(!text.contains('\u{202e}'), "{args:?}: raw bidi override");
@@ -391,8 +495,14 @@ fn import_copies_claude_codes_servers_and_says_what_it_skipped() {
     let text = stdout(&out);
     assert!(text.contains("imported `global`"), "{text}");
     assert!(text.contains("imported `proj`"), "{text}");
-    assert!(text.contains("skipped `clash`") && text.contains("already in"), "{text}");
-    assert!(text.contains("skipped `websock`") && text.contains("`ws` is not supported"), "{text}");
+    assert!(
+        text.contains("skipped `clash`") && text.contains("already in"),
+        "{text}"
+    );
+    assert!(
+        text.contains("skipped `websock`") && text.contains("`ws` is not supported"),
+        "{text}"
+    );
     assert!(text.contains("skipped `bad name`"), "{text}");
     assert!(text.contains("2 imported"), "{text}");
     assert!(!text.contains("other"), "{text}");
@@ -418,11 +528,19 @@ fn import_copies_claude_codes_servers_and_says_what_it_skipped() {
         read_json(&project_file(&env))["mcpServers"]["fromfile"]["command"],
         "f"
     );
-    assert!(stdout(&out).contains("reasonix mcp trust"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("reasonix mcp trust"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = env.reasonix(&["mcp", "import", "--from", "/nonexistent/x.json"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("/nonexistent/x.json"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/nonexistent/x.json"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -445,7 +563,10 @@ fn list_starts_each_server_and_reports_ready_failed_or_disabled() {
     let missing = listed(&v, "missing");
     assert_eq!(missing["status"]["state"], "failed", "{missing}");
     assert!(
-        missing["status"]["reason"].as_str().unwrap().contains("nonexistent"),
+        missing["status"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("nonexistent"),
         "{missing}"
     );
     assert_eq!(listed(&v, "off")["status"]["state"], "disabled");
