@@ -81,6 +81,10 @@ pub struct ServerSpec {
     pub tool_timeouts: BTreeMap<String, Duration>,
     pub enabled: bool,
     pub concurrency: Option<Concurrency>,
+    /// `trust_read_only_hints = true`: a tool's `readOnlyHint` makes it read-only (no question
+    /// under `ask`). Honoured only from the user's own files: a project file cannot declare its
+    /// server's tools harmless.
+    pub trust_read_only_hints: bool,
     pub origin: Origin,
 }
 
@@ -178,6 +182,8 @@ struct RawEntry {
     enabled: Option<bool>,
     #[serde(default)]
     concurrency: Option<Concurrency>,
+    #[serde(default)]
+    trust_read_only_hints: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -348,6 +354,7 @@ fn spec(
             .collect(),
         enabled,
         concurrency: raw.concurrency,
+        trust_read_only_hints: raw.trust_read_only_hints.unwrap_or(false) && !origin.kind.is_project(),
         origin: origin.clone(),
     })
 }
@@ -612,6 +619,7 @@ auto_start = false
             tool_timeouts: BTreeMap::new(),
             enabled: true,
             concurrency: None,
+            trust_read_only_hints: false,
             origin: Origin {
                 file: PathBuf::from("f"),
                 kind,

@@ -1,0 +1,315 @@
+//! A stdio server: one child process per server, newline-delimited JSON-RPC on its stdin and
+//! stdout, stderr kept as a bounded tail.
+//!
+//! The framing is ours rather than the SDK's line codec so that what a server writes is
+//! bounded: a frame over [`MAX_FRAME_BYTES`] is dropped unread and the request it answered
+//! fails with an error saying so; a line that is not JSON-RPC after the first message ends
+//! the connection with a reason (the spec: a server writes nothing else to stdout), so calls
+//! in flight fail at once instead of waiting out their timeout.
+
+use crate::limits::MAX_FRAME_BYTES;
+use crate::stderr_tail::StderrTail;
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// Why a connection ended, as the transport saw it (read by the manager for error reports).
+pub type Broken = Arc<Mutex<Option<String>>>;
+
+pub struct StdioTransport {
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+    stdout: BufReader<ChildStdout>,
+    child: ChildGuard,
+    broken: Broken,
+    /// A message was read: from now on stdout carries only JSON-RPC.
+    started: bool,
+}
+
+/// What [`spawn`] gives the manager besides the transport.
+pub struct Spawned {
+    pub transport: StdioTransport,
+    pub stderr: Arc<StderrTail>,
+    pub broken: Broken,
+}
+
+/// Start `command` for `server`. Relative `cwd` is relative to the workspace; the server
+/// inherits the user's environment plus `env` (what Claude Code does).
+pub fn spawn(
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    cwd: Option<&str>,
+    workspace: &Path,
+) -> Result<Spawned, String> {
+    let mut cmd = Command::new(command);
+    cmd.args(args)
+        .envs(env)
+        .current_dir(match cwd {
+            Some(dir) => workspace.join(dir),
+            None => workspace.to_path_buf(),
+        })
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("`{command}` could not be started: {e}"))?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err("the process has no stdio pipes".into());
+    };
+    let tail = Arc::new(StderrTail::default());
+    let drain = tail.clone();
+    tokio::spawn(async move { drain.drain(stderr).await });
+    let broken: Broken = Arc::default();
+    Ok(Spawned {
+        transport: StdioTransport {
+            stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
+            stdout: BufReader::with_capacity(64 * 1024, stdout),
+            child: ChildGuard(child),
+            broken: broken.clone(),
+            started: false,
+        },
+        stderr: tail,
+        broken,
+    })
+}
+
+/// Kills the server's whole process group when the connection goes.
+struct ChildGuard(Child);
+
+impl ChildGuard {
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .0
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        let _ = self.0.start_kill();
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+enum Frame {
+    Line(Vec<u8>),
+    /// Longer than the limit: its first bytes, for the request id.
+    Oversized(Vec<u8>),
+    End,
+}
+
+const PREFIX: usize = 4096;
+
+async fn read_frame(reader: &mut BufReader<ChildStdout>, max: usize) -> std::io::Result<Frame> {
+    let mut line = Vec::new();
+    let mut oversized = false;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(match (oversized, line.is_empty()) {
+                (true, _) => Frame::Oversized(line),
+                (false, true) => Frame::End,
+                (false, false) => Frame::Line(line),
+            });
+        }
+        let newline = buf.iter().position(|b| *b == b'\n');
+        let chunk = &buf[..newline.unwrap_or(buf.len())];
+        if !oversized {
+            if line.len() + chunk.len() > max {
+                oversized = true;
+                let room = PREFIX.saturating_sub(line.len());
+                line.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(newline.is_some());
+        reader.consume(used);
+        if newline.is_some() {
+            return Ok(if oversized {
+                Frame::Oversized(line)
+            } else {
+                Frame::Line(line)
+            });
+        }
+    }
+}
+
+/// The top-level `"id"` of a JSON-RPC response from its first bytes, when it comes before
+/// `"result"` / `"error"` (as every serializer we know writes it).
+pub fn response_id(prefix: &[u8]) -> Option<serde_json::Value> {
+    let text = String::from_utf8_lossy(prefix);
+    let id_at = text.find("\"id\"")?;
+    let body_at = ["\"result\"", "\"error\""]
+        .iter()
+        .filter_map(|k| text.find(k))
+        .min()
+        .unwrap_or(usize::MAX);
+    if id_at > body_at {
+        return None;
+    }
+    let rest = text[id_at + 4..].trim_start().strip_prefix(':')?.trim_start();
+    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
+    match stream.next()? {
+        Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => Some(v),
+        _ => None,
+    }
+}
+
+fn error_response(id: serde_json::Value, message: String) -> Option<RxJsonRpcMessage<RoleClient>> {
+    serde_json::from_value(serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32603, "message": message},
+    }))
+    .ok()
+}
+
+fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into_owned();
+    text.escape_debug().to_string()
+}
+
+impl StdioTransport {
+    fn end(&mut self, reason: String) -> Option<RxJsonRpcMessage<RoleClient>> {
+        if let Ok(mut broken) = self.broken.lock()
+            && broken.is_none()
+        {
+            *broken = Some(reason);
+        }
+        None
+    }
+
+    async fn next_message(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let frame = match read_frame(&mut self.stdout, MAX_FRAME_BYTES).await {
+                Ok(frame) => frame,
+                Err(e) => return self.end(format!("reading its stdout failed: {e}")),
+            };
+            match frame {
+                Frame::End => {
+                    let status = tokio::time::timeout(
+                        std::time::Duration::from_millis(200),
+                        self.child.0.wait(),
+                    )
+                    .await;
+                    let reason = match status {
+                        Ok(Ok(status)) => format!("the process exited ({status})"),
+                        _ => "the process closed its stdout".to_string(),
+                    };
+                    return self.end(reason);
+                }
+                Frame::Oversized(prefix) => {
+                    let message = format!(
+                        "the answer is larger than the {} MiB limit for one message and was dropped",
+                        MAX_FRAME_BYTES / (1024 * 1024)
+                    );
+                    match response_id(&prefix).and_then(|id| error_response(id, message.clone()))
+                    {
+                        Some(reply) => return Some(reply),
+                        None => return self.end(message),
+                    }
+                }
+                Frame::Line(line) => {
+                    let trimmed = line.trim_ascii();
+                    if trimmed.is_empty() {
+                        continue;
+                    }
+                    match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(trimmed) {
+                        Ok(message) => {
+                            self.started = true;
+                            return Some(message);
+                        }
+                        Err(e) => {
+                            if let Some(reply) = response_id(trimmed).and_then(|id| {
+                                error_response(id, format!("malformed JSON-RPC response: {e}"))
+                            }) {
+                                return Some(reply);
+                            }
+                            // Before the first message a line may be a banner of a launcher
+                            // (npx …): skipped. After it, stdout is the protocol channel.
+                            if self.started {
+                                return self.end(format!(
+                                    "it wrote a line that is not JSON-RPC to stdout: \"{}\"",
+                                    excerpt(trimmed)
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Transport<RoleClient> for StdioTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let stdin = self.stdin.clone();
+        async move {
+            let mut line = serde_json::to_vec(&item)?;
+            line.push(b'\n');
+            let mut stdin = stdin.lock().await;
+            stdin.write_all(&line).await?;
+            stdin.flush().await
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.next_message()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.child.kill();
+        std::future::ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_id_of_a_cut_response_is_found() {
+        assert_eq!(
+            response_id(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxxx"#),
+            Some(serde_json::json!(7))
+        );
+        assert_eq!(
+            response_id(br#"{"jsonrpc": "2.0", "id" : "abc", "result": {"#),
+            Some(serde_json::json!("abc"))
+        );
+        // An `id` inside the result is not the response's.
+        assert_eq!(response_id(br#"{"jsonrpc":"2.0","result":{"id":3"#), None);
+    }
+
+    proptest! {
+        #[test]
+        fn any_prefix_is_safe(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = response_id(&bytes);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! An MCP server's tool as a kernel `Tool`: `mcp__<server>__<tool>`, with a canonical schema so
+//! the prompt prefix is the same bytes on every start.
+
+use crate::client::ToolInfo;
+use crate::manager::Servers;
+use crate::{McpError, names};
+use reasonix_core::error::{CallError, PluginError};
+use reasonix_core::tool::{Effects, ProgressSink, Tool};
+use reasonix_core::types::{CallContext, FileChange, ToolSpec, canonical_json};
+use serde_json::{Map, Value};
+
+pub struct McpTool {
+    servers: Servers,
+    server: String,
+    /// The server's own name for the tool.
+    raw_name: String,
+    spec: ToolSpec,
+    read_only: bool,
+}
+
+impl McpTool {
+    pub fn new(servers: Servers, server: String, info: ToolInfo, trust_hints: bool) -> McpTool {
+        let read_only = trust_hints && info.read_only_hint;
+        let schema = info.input_schema.to_string();
+        let parameters = canonical_json(&schema).unwrap_or(schema);
+        McpTool {
+            spec: ToolSpec {
+                name: names::tool_name(&server, &info.name),
+                description: info.description.clone(),
+                parameters,
+                read_only,
+                guidance: None,
+            },
+            raw_name: info.name,
+            servers,
+            server,
+            read_only,
+        }
+    }
+}
+
+fn failed(code: &str, message: String, retryable: bool) -> CallError {
+    CallError::Plugin(PluginError::Other {
+        code: code.into(),
+        message,
+        retryable,
+        detail: None,
+    })
+}
+
+impl Tool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn source(&self) -> &str {
+        &self.server
+    }
+
+    /// A server runs with the user's rights: everything, unless the user trusts its
+    /// read-only hints and this tool has one.
+    fn effects(&self) -> Effects {
+        if self.read_only {
+            return Effects::default();
+        }
+        Effects {
+            runs_commands: true,
+            writes_workspace: true,
+            fetches: true,
+        }
+    }
+
+    fn invoke(
+        &self,
+        arguments: &str,
+        _context: &CallContext,
+        progress: Option<ProgressSink>,
+    ) -> Result<String, CallError> {
+        let arguments: Map<String, Value> = if arguments.trim().is_empty() {
+            Map::new()
+        } else {
+            serde_json::from_str(arguments).map_err(|e| {
+                CallError::Plugin(PluginError::InvalidInput(format!(
+                    "arguments are not a JSON object: {e}"
+                )))
+            })?
+        };
+        let result = self
+            .servers
+            .call_tool(&self.server, &self.raw_name, arguments, progress)
+            .map_err(|e| {
+                let retryable = matches!(e, McpError::Died { .. } | McpError::Timeout { .. });
+                let code = match e {
+                    McpError::Timeout { .. } => "timeout",
+                    McpError::Cancelled { .. } => "cancelled",
+                    McpError::Died { .. } => "server_died",
+                    _ => "mcp_error",
+                };
+                failed(code, e.to_string(), retryable)
+            })?;
+        let (text, is_error) = crate::content::tool_result_text(&result);
+        if is_error {
+            return Err(failed("tool_error", text, false));
+        }
+        Ok(text)
+    }
+
+    /// A server cannot say what it would change.
+    fn preview(
+        &self,
+        _arguments: &str,
+        _context: &CallContext,
+    ) -> Result<Vec<FileChange>, CallError> {
+        Ok(Vec::new())
+    }
+}
