@@ -194,7 +194,10 @@ fn add_refuses_bad_names_bad_urls_and_misplaced_options() {
             vec!["mcp", "add", "r", "--", "https://x/mcp"],
             "--transport http",
         ),
-        (vec!["mcp", "add", "s", "-H", "A: b", "--", "x"], "for http and sse"),
+        (
+            vec!["mcp", "add", "s", "-H", "A: b", "--", "x"],
+            "for http and sse",
+        ),
         (
             vec![
                 "mcp",

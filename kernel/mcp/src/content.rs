@@ -107,7 +107,8 @@ mod tests {
     #[test]
     fn a_huge_result_is_bounded() {
         let big = "x".repeat(3 * MAX_RESULT_BYTES);
-        let result = json!({"content": [{"type": "text", "text": big}, {"type": "text", "text": "more"}]});
+        let result =
+            json!({"content": [{"type": "text", "text": big}, {"type": "text", "text": "more"}]});
         let (text, _) = tool_result_text(&result);
         assert!(text.len() < MAX_RESULT_BYTES + 200, "{}", text.len());
         assert!(text.ends_with("over 1 MiB]"));
@@ -115,7 +116,8 @@ mod tests {
 
     #[test]
     fn structured_content_when_no_blocks() {
-        let (text, error) = tool_result_text(&json!({"structuredContent": {"a": 1}, "isError": true}));
+        let (text, error) =
+            tool_result_text(&json!({"structuredContent": {"a": 1}, "isError": true}));
         assert_eq!(text, r#"{"a":1}"#);
         assert!(error);
     }

@@ -13,7 +13,9 @@ pub enum McpError {
     NotApproved { server: String, file: String },
     #[error("MCP server `{server}` could not start: {reason}")]
     Start { server: String, reason: String },
-    #[error("MCP server `{server}` is restarting after a failure; next attempt in {seconds} s ({reason})")]
+    #[error(
+        "MCP server `{server}` is restarting after a failure; next attempt in {seconds} s ({reason})"
+    )]
     Backoff {
         server: String,
         seconds: u64,

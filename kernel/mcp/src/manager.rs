@@ -65,7 +65,10 @@ pub enum ServerState {
         resources: usize,
     },
     /// With the reason and the end of its stderr.
-    Failed { reason: String, stderr: String },
+    Failed {
+        reason: String,
+        stderr: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -384,7 +387,10 @@ impl Servers {
         prompt: &str,
         arguments: Vec<(String, String)>,
     ) -> Result<String, McpError> {
-        let inner = self.inner.as_ref().ok_or(McpError::Unknown(server.into()))?;
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
         let args: Map<String, Value> = arguments
@@ -403,15 +409,16 @@ impl Servers {
 
     /// `resources/read`: the contents as text (binary contents described).
     pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, McpError> {
-        let inner = self.inner.as_ref().ok_or(McpError::Unknown(server.into()))?;
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
         let timeout = inner.options.call_timeout;
         inner
             .runtime
-            .block_on(async {
-                tokio::time::timeout(timeout, live.client.read_resource(uri)).await
-            })
+            .block_on(async { tokio::time::timeout(timeout, live.client.read_resource(uri)).await })
             .unwrap_or(Err(RequestFailure::Timeout(timeout)))
             .map_err(|f| inner.failure(&target, &live, "resources/read", f))
     }
@@ -424,7 +431,10 @@ impl Servers {
         arguments: Map<String, Value>,
         progress: Option<ProgressSink>,
     ) -> Result<Value, McpError> {
-        let inner = self.inner.as_ref().ok_or(McpError::Unknown(server.into()))?;
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
         let timeout = target
@@ -673,15 +683,8 @@ impl Inner {
     async fn open(
         self: &Arc<Self>,
         server: &Arc<Server>,
-    ) -> Result<
-        (
-            Arc<Live>,
-            Vec<ToolInfo>,
-            Vec<PromptInfo>,
-            Vec<ResourceInfo>,
-        ),
-        (String, String),
-    > {
+    ) -> Result<(Arc<Live>, Vec<ToolInfo>, Vec<PromptInfo>, Vec<ResourceInfo>), (String, String)>
+    {
         let refresh = Arc::new(tokio::sync::Notify::new());
         let handler = Handler {
             workspace: self.options.workspace.clone(),
@@ -690,47 +693,42 @@ impl Inner {
             refresh: refresh.clone(),
         };
         let name = server.spec.name.clone();
-        let (client, stderr, broken): (Arc<dyn McpClient>, _, Broken) =
-            match &server.spec.transport {
-                Transport::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => {
-                    let spawned = stdio::spawn(
-                        command,
-                        args,
-                        env,
-                        cwd.as_deref(),
-                        &self.options.workspace,
-                    )
-                    .map_err(|e| (e, String::new()))?;
-                    let stderr = spawned.stderr.clone();
-                    let broken = spawned.broken.clone();
-                    let service = rmcp::serve_client(handler, spawned.transport)
-                        .await
-                        .map_err(|e| {
-                            let reason = broken
-                                .lock()
-                                .ok()
-                                .and_then(|b| b.clone())
-                                .unwrap_or_else(|| format!("initialize failed: {e}"));
-                            (reason, stderr.text())
-                        })?;
-                    (
-                        Arc::new(RmcpClient::new(&name, service)),
-                        Some(stderr),
-                        broken,
-                    )
-                }
-                Transport::Http { url, .. } | Transport::Sse { url, .. } => {
-                    return Err((
-                        format!("{url}: remote transports are not connected yet"),
-                        String::new(),
-                    ));
-                }
-            };
+        let (client, stderr, broken): (Arc<dyn McpClient>, _, Broken) = match &server.spec.transport
+        {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let spawned =
+                    stdio::spawn(command, args, env, cwd.as_deref(), &self.options.workspace)
+                        .map_err(|e| (e, String::new()))?;
+                let stderr = spawned.stderr.clone();
+                let broken = spawned.broken.clone();
+                let service = rmcp::serve_client(handler, spawned.transport)
+                    .await
+                    .map_err(|e| {
+                        let reason = broken
+                            .lock()
+                            .ok()
+                            .and_then(|b| b.clone())
+                            .unwrap_or_else(|| format!("initialize failed: {e}"));
+                        (reason, stderr.text())
+                    })?;
+                (
+                    Arc::new(RmcpClient::new(&name, service)),
+                    Some(stderr),
+                    broken,
+                )
+            }
+            Transport::Http { url, .. } | Transport::Sse { url, .. } => {
+                return Err((
+                    format!("{url}: remote transports are not connected yet"),
+                    String::new(),
+                ));
+            }
+        };
         let live = Arc::new(Live {
             client,
             stderr,
@@ -761,8 +759,7 @@ impl Inner {
                 if live.client.is_closed() {
                     return;
                 }
-                if let Ok((tools, prompts, resources)) =
-                    list_everything(live.client.as_ref()).await
+                if let Ok((tools, prompts, resources)) = list_everything(live.client.as_ref()).await
                 {
                     let changed = {
                         let mut slot = lock(&server.slot);

@@ -73,7 +73,11 @@ mod tests {
         let text = tail.text();
         assert!(text.len() <= STDERR_TAIL_BYTES);
         assert!(text.ends_with("line 99999\n"));
-        assert!(text.starts_with("line "), "starts at a line: {:?}", &text[..20]);
+        assert!(
+            text.starts_with("line "),
+            "starts at a line: {:?}",
+            &text[..20]
+        );
     }
 
     #[test]

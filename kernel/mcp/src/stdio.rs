@@ -165,7 +165,10 @@ pub fn response_id(prefix: &[u8]) -> Option<serde_json::Value> {
     if id_at > body_at {
         return None;
     }
-    let rest = text[id_at + 4..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = text[id_at + 4..]
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
     let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
     match stream.next()? {
         Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => Some(v),
@@ -221,8 +224,7 @@ impl StdioTransport {
                         "the answer is larger than the {} MiB limit for one message and was dropped",
                         MAX_FRAME_BYTES / (1024 * 1024)
                     );
-                    match response_id(&prefix).and_then(|id| error_response(id, message.clone()))
-                    {
+                    match response_id(&prefix).and_then(|id| error_response(id, message.clone())) {
                         Some(reply) => return Some(reply),
                         None => return self.end(message),
                     }
@@ -295,7 +297,9 @@ mod tests {
     #[test]
     fn the_id_of_a_cut_response_is_found() {
         assert_eq!(
-            response_id(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxxx"#),
+            response_id(
+                br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxxx"#
+            ),
             Some(serde_json::json!(7))
         );
         assert_eq!(

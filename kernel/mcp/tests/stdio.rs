@@ -69,13 +69,22 @@ fn the_reference_server_over_stdio() {
     let Some(entry) = everything() else { return };
     let dir = tempfile::tempdir().unwrap();
     let servers = Servers::start(
-        vec![stdio_spec("everything", "node", &[entry.to_str().unwrap(), "stdio"])],
+        vec![stdio_spec(
+            "everything",
+            "node",
+            &[entry.to_str().unwrap(), "stdio"],
+        )],
         StartOptions::new(dir.path().to_path_buf()),
     )
     .unwrap();
     servers.wait_ready(Duration::from_secs(30));
     let status = &servers.statuses()[0];
-    let ServerState::Ready { tools, prompts, resources } = &status.state else {
+    let ServerState::Ready {
+        tools,
+        prompts,
+        resources,
+    } = &status.state
+    else {
         panic!("not ready: {status:?}");
     };
     assert!(*tools > 5 && *prompts > 0 && *resources > 0, "{status:?}");
@@ -102,15 +111,25 @@ fn the_reference_server_over_stdio() {
     let seen: Arc<Mutex<Vec<(String, Option<f32>)>>> = Arc::default();
     let sink_seen = seen.clone();
     let sink: ProgressSink = Arc::new(move |message: &str, fraction: Option<f32>| {
-        sink_seen.lock().unwrap().push((message.to_string(), fraction));
+        sink_seen
+            .lock()
+            .unwrap()
+            .push((message.to_string(), fraction));
     });
     let out = long
-        .invoke(r#"{"duration":1,"steps":3}"#, &context(dir.path()), Some(sink))
+        .invoke(
+            r#"{"duration":1,"steps":3}"#,
+            &context(dir.path()),
+            Some(sink),
+        )
         .unwrap();
     assert!(!out.is_empty());
     let seen = seen.lock().unwrap();
     assert!(seen.len() >= 2, "progress: {seen:?}");
-    assert!(seen.iter().any(|(_, f)| f.is_some_and(|f| f > 0.0)), "{seen:?}");
+    assert!(
+        seen.iter().any(|(_, f)| f.is_some_and(|f| f > 0.0)),
+        "{seen:?}"
+    );
 
     // Prompts with arguments, resources.
     let prompt = servers
@@ -123,7 +142,9 @@ fn the_reference_server_over_stdio() {
         .iter()
         .map(|a| (a.name.clone(), "sunny".to_string()))
         .collect();
-    let text = servers.get_prompt("everything", &prompt.name, args).unwrap();
+    let text = servers
+        .get_prompt("everything", &prompt.name, args)
+        .unwrap();
     assert!(!text.is_empty());
     let resource = servers.resources().into_iter().next().expect("a resource");
     let text = servers.read_resource("everything", &resource.uri).unwrap();

@@ -354,7 +354,8 @@ fn spec(
             .collect(),
         enabled,
         concurrency: raw.concurrency,
-        trust_read_only_hints: raw.trust_read_only_hints.unwrap_or(false) && !origin.kind.is_project(),
+        trust_read_only_hints: raw.trust_read_only_hints.unwrap_or(false)
+            && !origin.kind.is_project(),
         origin: origin.clone(),
     })
 }
