@@ -43,6 +43,7 @@ fn listed(list: &Value, name: &str) -> Value {
 
 /// The JS entry of `@modelcontextprotocol/server-everything`, or `None` (the test is skipped
 /// with a note) unless `REASONIX_REQUIRE_MCP_SERVERS=1`.
+#[allow(clippy::disallowed_macros)] // the skip note, fixed text
 fn everything() -> Option<PathBuf> {
     let path = std::env::var_os("REASONIX_MCP_EVERYTHING")
         .map(PathBuf::from)

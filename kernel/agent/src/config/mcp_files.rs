@@ -395,7 +395,7 @@ pub fn inventory(
         }
     }
     // Stable: within a name, sources stay in precedence order.
-    inventory.servers.sort_by(|a, b| key(a).cmp(&key(b)));
+    inventory.servers.sort_by_key(key);
     let mut seen: Vec<String> = Vec::new();
     for server in &mut inventory.servers {
         let name = key(server);
