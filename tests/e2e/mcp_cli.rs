@@ -445,7 +445,8 @@ fn project_servers_start_only_from_the_approved_file_content() {
 #[test]
 fn hostile_strings_from_config_files_reach_the_terminal_escaped() {
     let env = Env::new();
-    let hostile = "evil\u{1b}[2J\u{1b}]0;title\u{7}\u{202e}";
+    // Controls, bidi, and a newline that would start a line looking like ours.
+    let hostile = "evil\u{1b}[2J\u{1b}]0;title\u{7}\u{202e}\nfake: ready, 99 tools";
     let project = json!({"mcpServers": {
         "p": {"command": hostile, "args": [hostile], "env": {"K": hostile}},
         "r": {"type": "http", "url": format!("http://127.0.0.1:9/{hostile}"), "headers": {"H": "v"}}
@@ -469,6 +470,10 @@ fn hostile_strings_from_config_files_reach_the_terminal_escaped() {
             assert!(!stream.contains(&0x07), "{args:?}: raw BEL");
             let text = String::from_utf8_lossy(stream);
             assert!(!text.contains('\u{202e}'), "{args:?}: raw bidi override");
+            assert!(
+                !text.lines().any(|l| l.trim_start().starts_with("fake:")),
+                "{args:?}: a newline from the file started a line: {text}"
+            );
         }
     }
 }
