@@ -36,6 +36,8 @@ pub struct Prepared {
     /// Held, never read: dropping it stops the sidecar processes.
     #[expect(dead_code, reason = "kept alive for the session's lifetime")]
     pub sidecars: Sidecars,
+    /// The MCP servers (starting in the background).
+    pub mcp: reasonix_mcp::Servers,
     pub catalog: Arc<dyn Catalog>,
 }
 
@@ -63,12 +65,17 @@ pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<P
             hidden: cx.paths.kernel_dirs(),
         },
     )?;
-    let catalog: Arc<dyn Catalog> =
-        Arc::new(sidecars::Composed::new(cx.registry.clone(), &sidecars));
+    let mcp = crate::mcp::start(&cx, &workspace);
+    let catalog: Arc<dyn Catalog> = Arc::new(sidecars::Composed::new(
+        cx.registry.clone(),
+        &sidecars,
+        mcp.clone(),
+    ));
     Ok(Prepared {
         cx,
         workspace,
         sidecars,
+        mcp,
         catalog,
     })
 }

@@ -7,6 +7,7 @@ mod context;
 mod exit;
 mod hooks;
 mod launch;
+mod mcp;
 mod sidecars;
 mod term;
 mod tui;
@@ -28,6 +29,9 @@ struct Cli {
     /// commands or credentials reach take effect (see `reasonix trust`).
     #[arg(long, global = true)]
     trust_workspace: bool,
+    /// Let the project's `.mcp.json` servers start for this run (see `reasonix mcp trust`).
+    #[arg(long, global = true)]
+    trust_mcp: bool,
     #[command(subcommand)]
     command: Option<Command>,
     /// Without a subcommand: the interactive session.
@@ -226,7 +230,7 @@ fn with_print_shorthand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
     let first = args
         .iter()
         .skip(1)
-        .position(|a| a != "--trust-workspace")
+        .position(|a| a != "--trust-workspace" && a != "--trust-mcp")
         .map(|i| i + 1);
     let Some(first) = first else {
         return args;
@@ -250,6 +254,7 @@ fn with_print_shorthand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
 fn main() -> ExitCode {
     let cli = Cli::parse_from(with_print_shorthand(std::env::args_os().collect()));
     context::trust_workspace_for_this_run(cli.trust_workspace);
+    mcp::trust_mcp_for_this_run(cli.trust_mcp);
     let Some(command) = cli.command else {
         return finish(tui::run(cli.session));
     };

@@ -11,6 +11,7 @@ use reasonix_core::sandbox::SandboxConfig;
 use reasonix_core::terminal::shown;
 use reasonix_core::tool::Tool;
 use reasonix_host::Registry;
+use reasonix_mcp::Servers;
 use reasonix_sidecar::Sidecars;
 use reasonix_sidecar::package;
 use reasonix_sidecar::sandbox::Confinement;
@@ -58,11 +59,15 @@ pub struct Composed {
     tools: Vec<Arc<dyn Tool>>,
     /// The sidecars' interceptors (the components' come from the registry, bound per agent).
     sidecar_interceptors: Vec<Arc<dyn Interceptor>>,
+    /// MCP servers: their tools come and go (in the background), so they are asked each time.
+    mcp: Servers,
+    /// Names served by components and sidecars (an MCP tool never shadows one).
+    fixed_names: BTreeSet<String>,
 }
 
 impl Composed {
     /// A sidecar tool whose name a component already serves is left out, with a warning.
-    pub fn new(registry: Arc<Registry>, sidecars: &Sidecars) -> Composed {
+    pub fn new(registry: Arc<Registry>, sidecars: &Sidecars, mcp: Servers) -> Composed {
         let mut tools: Vec<Arc<dyn Tool>> = Catalog::tools(registry.as_ref());
         let mut names: BTreeSet<String> = tools.iter().map(|t| t.spec().name.clone()).collect();
         for tool in sidecars.tools() {
@@ -81,13 +86,26 @@ impl Composed {
             providers: sidecars.providers(),
             tools,
             sidecar_interceptors: sidecars.interceptors(),
+            mcp,
+            fixed_names: names,
         }
     }
 }
 
 impl Catalog for Composed {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        self.tools.clone()
+        let mut tools = self.tools.clone();
+        tools.extend(
+            self.mcp
+                .tools()
+                .into_iter()
+                .filter(|t| !self.fixed_names.contains(&t.spec().name)),
+        );
+        tools
+    }
+
+    fn tools_revision(&self) -> u64 {
+        self.mcp.revision()
     }
 
     fn provider(&self, kind: &str) -> Option<Arc<dyn Provider>> {
@@ -121,5 +139,6 @@ impl Catalog for Composed {
 
     fn stop_processes(&self, reason: &str) {
         Catalog::stop_processes(self.registry.as_ref(), reason);
+        self.mcp.cancel_calls();
     }
 }

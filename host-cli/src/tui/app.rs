@@ -508,6 +508,22 @@ impl App {
                     self.flush_answer();
                 }
             }
+            AgentEvent::ToolProgress {
+                id,
+                message,
+                fraction,
+            } => {
+                if let Some(running) = self.running.iter().find(|r| r.card.id == id) {
+                    let done = fraction
+                        .map(|f| format!("{:.0}% ", f * 100.0))
+                        .unwrap_or_default();
+                    self.status.running_tool =
+                        Some(format!("{} · {done}{message}", running.card.name));
+                }
+            }
+            AgentEvent::ToolsChanged { .. } => {
+                self.notice(&crate::commands::run::output::tools_changed(&event));
+            }
             AgentEvent::ToolPreview { id, changes } => {
                 // Already shown with its question: only the card keeps it.
                 if !self.previews.iter().any(|(call, _)| *call == id) {

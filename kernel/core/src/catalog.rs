@@ -25,6 +25,12 @@ pub trait Catalog: Send + Sync {
     }
     /// Kill every command the plugins started (the user cancelled).
     fn stop_processes(&self, reason: &str);
+    /// Changes whenever [`Catalog::tools`] would give a different set (an MCP server became
+    /// ready, or said its tools changed). The agent looks at it between turns only, so the
+    /// tools a provider sees never change in the middle of a turn.
+    fn tools_revision(&self) -> u64 {
+        0
+    }
 }
 
 /// A borrowed catalog is a catalog (tests and benchmarks that keep one registry for the whole
@@ -47,5 +53,8 @@ impl<T: Catalog + ?Sized> Catalog for &T {
     }
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
+    }
+    fn tools_revision(&self) -> u64 {
+        (**self).tools_revision()
     }
 }

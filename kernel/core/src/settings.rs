@@ -208,6 +208,11 @@ pub struct ToolsSettings {
     pub bash_timeout_seconds: Option<u64>,
     /// Tools offered to the model, by name; unset or empty = every tool.
     pub enabled: Option<Vec<String>>,
+    /// MCP servers' launch + `initialize` + first listings, for servers without their own
+    /// `startup_timeout_seconds` (default 30).
+    pub mcp_startup_timeout_seconds: Option<u64>,
+    /// MCP tool calls, for servers without their own `call_timeout_seconds` (default 300).
+    pub mcp_call_timeout_seconds: Option<u64>,
 }
 
 impl ToolsSettings {

@@ -47,10 +47,7 @@ fn block_text(block: &Value) -> String {
     }
     match kind {
         "image" | "audio" => format!("[{kind}: {mime}, about {} bytes]", size("data")),
-        "resource" => block
-            .get("resource")
-            .map(|r| block_text(r))
-            .unwrap_or_default(),
+        "resource" => block.get("resource").map(block_text).unwrap_or_default(),
         "resource_link" => format!(
             "[resource: {}]",
             block.get("uri").and_then(Value::as_str).unwrap_or("")

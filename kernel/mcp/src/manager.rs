@@ -103,7 +103,8 @@ struct Inner {
 
 pub(crate) struct Server {
     pub(crate) spec: ServerSpec,
-    gate: Option<ServerState>,
+    /// Disabled, or a project server not approved (lifted by [`Servers::approve_project`]).
+    gate: Mutex<Option<ServerState>>,
     slot: Mutex<Slot>,
     serial: Option<tokio::sync::Semaphore>,
 }
@@ -205,7 +206,7 @@ impl Servers {
                     .then(|| tokio::sync::Semaphore::new(1));
                 let server = Arc::new(Server {
                     spec,
-                    gate,
+                    gate: Mutex::new(gate),
                     slot: Mutex::new(Slot::default()),
                     serial,
                 });
@@ -222,16 +223,31 @@ impl Servers {
             calls: Mutex::new(CancellationToken::new()),
         });
         for server in inner.servers.values() {
-            if server.gate.is_none() {
-                lock(&server.slot).phase = Phase::Starting;
-                let inner2 = inner.clone();
-                let server = server.clone();
-                inner.runtime.spawn(async move {
-                    Inner::connect(&inner2, &server).await;
-                });
+            if lock(&server.gate).is_none() {
+                inner.start_in_background(server);
             }
         }
         Ok(Servers { inner: Some(inner) })
+    }
+
+    /// The user approved the project's servers now (the TUI's question): start those that
+    /// waited for it. Returns their names.
+    pub fn approve_project(&self) -> Vec<String> {
+        let Some(inner) = &self.inner else {
+            return Vec::new();
+        };
+        let mut started = Vec::new();
+        for server in inner.servers.values() {
+            let mut gate = lock(&server.gate);
+            if *gate == Some(ServerState::NotApproved) {
+                *gate = None;
+                drop(gate);
+                inner.start_in_background(server);
+                started.push(server.spec.name.clone());
+            }
+        }
+        inner.notify();
+        started
     }
 
     pub fn is_empty(&self) -> bool {
@@ -272,7 +288,7 @@ impl Servers {
         self.inner.as_ref().map_or(Duration::ZERO, |i| {
             i.servers
                 .values()
-                .filter(|s| s.gate.is_none())
+                .filter(|s| lock(&s.gate).is_none())
                 .map(|s| i.startup_timeout(s))
                 .max()
                 .unwrap_or(Duration::ZERO)
@@ -287,8 +303,9 @@ impl Servers {
             .servers
             .values()
             .map(|server| {
+                let gate = lock(&server.gate).clone();
                 let slot = lock(&server.slot);
-                let state = match (&server.gate, &slot.phase) {
+                let state = match (&gate, &slot.phase) {
                     (Some(gate), _) => gate.clone(),
                     (None, Phase::Idle | Phase::Starting) => ServerState::Starting,
                     (None, Phase::Ready(live)) if live.client.is_closed() => {
@@ -516,6 +533,15 @@ impl Inner {
             .unwrap_or(self.options.startup_timeout)
     }
 
+    fn start_in_background(self: &Arc<Self>, server: &Arc<Server>) {
+        lock(&server.slot).phase = Phase::Starting;
+        let inner = self.clone();
+        let server = server.clone();
+        self.runtime.spawn(async move {
+            Inner::connect(&inner, &server).await;
+        });
+    }
+
     fn notify(&self) {
         let _guard = lock(&self.changed_lock);
         self.changed.notify_all();
@@ -524,7 +550,7 @@ impl Inner {
     /// A live connection to `server`: the current one, or a new one when it is not started,
     /// died or failed (after the backoff).
     fn live(self: &Arc<Self>, server: &Arc<Server>) -> Result<Arc<Live>, McpError> {
-        if let Some(gate) = &server.gate {
+        if let Some(gate) = lock(&server.gate).as_ref() {
             return Err(match gate {
                 ServerState::Disabled => McpError::Disabled(server.spec.name.clone()),
                 _ => McpError::NotApproved {

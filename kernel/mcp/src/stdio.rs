@@ -37,8 +37,48 @@ pub struct Spawned {
     pub broken: Broken,
 }
 
-/// Start `command` for `server`. Relative `cwd` is relative to the workspace; the server
-/// inherits the user's environment plus `env` (what Claude Code does).
+/// Variables a server gets from Reasonix's own environment, when set. Nothing else is passed:
+/// provider keys and other secrets in the user's environment reach a server only when its
+/// entry names them in `env` (`"GITHUB_TOKEN": "${GITHUB_TOKEN}"`), so the user decides which
+/// credential goes to which server. Claude Code passes everything; a project's `.mcp.json`
+/// would then see every key the user exported.
+pub const PASSED_THROUGH: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "SHELL",
+    "TERM",
+    // Launchers (npx, uvx) keep their caches there.
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    // Proxies the user set up for everything on the machine.
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    // What Windows programs cannot start without.
+    "SYSTEMROOT",
+    "SystemRoot",
+    "COMSPEC",
+    "PATHEXT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "PROGRAMDATA",
+];
+
+/// Start `command` for `server`. Relative `cwd` is relative to the workspace. The environment
+/// is [`PASSED_THROUGH`], `REASONIX_WORKSPACE_ROOT`, then the entry's own `env`.
 pub fn spawn(
     command: &str,
     args: &[String],
@@ -48,6 +88,13 @@ pub fn spawn(
 ) -> Result<Spawned, String> {
     let mut cmd = Command::new(command);
     cmd.args(args)
+        .env_clear()
+        .envs(
+            PASSED_THROUGH
+                .iter()
+                .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
+        )
+        .env("REASONIX_WORKSPACE_ROOT", workspace)
         .envs(env)
         .current_dir(match cwd {
             Some(dir) => workspace.join(dir),

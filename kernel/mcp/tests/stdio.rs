@@ -108,7 +108,8 @@ fn the_reference_server_over_stdio() {
         .iter()
         .find(|t| t.spec().name == "mcp__everything__trigger-long-running-operation")
         .expect("long-running tool");
-    let seen: Arc<Mutex<Vec<(String, Option<f32>)>>> = Arc::default();
+    type Seen = Arc<Mutex<Vec<(String, Option<f32>)>>>;
+    let seen: Seen = Arc::default();
     let sink_seen = seen.clone();
     let sink: ProgressSink = Arc::new(move |message: &str, fraction: Option<f32>| {
         sink_seen

@@ -95,6 +95,12 @@ pub fn run(args: RunArgs) -> Outcome {
     let posture = posture(&args)?;
     let add_dirs = launch::add_dirs(&args.add_dir)?;
     let prepared = launch::prepare(args.dir.as_deref(), add_dirs)?;
+    // A task is one request away from needing the servers' tools: wait for those still
+    // starting, each bounded by its own startup timeout (they started in parallel).
+    prepared
+        .mcp
+        .wait_ready(prepared.mcp.longest_startup() + std::time::Duration::from_secs(1));
+    crate::mcp::report_failures(&prepared.mcp);
     // Sidecar tools count as known tools for the rule flags too.
     let known: Vec<String> = prepared
         .catalog
@@ -106,6 +112,8 @@ pub fn run(args: RunArgs) -> Outcome {
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
     let task = task(&words)?;
+    let task = crate::mcp::resolve_resources(&task, &prepared.mcp)
+        .map_err(|e| Failure::usage(anyhow!("{e}")))?;
     let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
     let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
 

@@ -235,10 +235,32 @@ pub enum Line {
     Notice {
         message: String,
     },
+    /// A running call's progress (MCP `notifications/progress`).
+    ToolProgress {
+        id: String,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fraction: Option<f32>,
+    },
     Usage {
         usage: PublicUsage,
     },
     Result(ResultObject),
+}
+
+/// `tools changed: +a +b -c` (the prefix cache starts over here).
+pub fn tools_changed(event: &AgentEvent) -> String {
+    let AgentEvent::ToolsChanged { added, removed } = event else {
+        return String::new();
+    };
+    let mut text = String::from("tools changed between turns:");
+    for name in added {
+        text.push_str(&format!(" +{name}"));
+    }
+    for name in removed {
+        text.push_str(&format!(" -{name}"));
+    }
+    text
 }
 
 impl Line {
@@ -294,6 +316,18 @@ impl Line {
             },
             AgentEvent::Notice(message) => Line::Notice {
                 message: message.clone(),
+            },
+            AgentEvent::ToolProgress {
+                id,
+                message,
+                fraction,
+            } => Line::ToolProgress {
+                id: id.clone(),
+                message: message.clone(),
+                fraction: *fraction,
+            },
+            AgentEvent::ToolsChanged { .. } => Line::Notice {
+                message: tools_changed(event),
             },
             AgentEvent::PermissionDenied { .. } | AgentEvent::ToolPreview { .. } => return None,
         })
@@ -599,6 +633,9 @@ impl Printer {
             AgentEvent::Notice(message) => {
                 self.stderr_fresh(&format!("note: {message}\n"));
                 self.last_notice = Some(message.clone());
+            }
+            AgentEvent::ToolsChanged { .. } => {
+                self.stderr_fresh(&format!("note: {}\n", tools_changed(event)));
             }
             _ => {}
         }

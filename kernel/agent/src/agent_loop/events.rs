@@ -33,6 +33,19 @@ pub enum AgentEvent {
         name: String,
         arguments: String,
     },
+    /// A running call reported progress (MCP `notifications/progress`): a message and, when
+    /// the tool knows its total, the fraction done.
+    ToolProgress {
+        id: String,
+        message: String,
+        fraction: Option<f32>,
+    },
+    /// The offered tools changed between two turns (an MCP server became ready, failed for
+    /// good or said its list changed); the provider's prefix cache starts over from here.
+    ToolsChanged {
+        added: Vec<String>,
+        removed: Vec<String>,
+    },
     /// A tool call finished; `output` is exactly what the model receives.
     ToolFinished {
         id: String,

@@ -113,6 +113,38 @@ pub struct Agent {
     posture: PostureSwitch,
     /// Report what each file writer will change before it runs (`ToolPreview`).
     write_previews: bool,
+    /// The catalog's [`Catalog::tools_revision`] the offered tools were taken at.
+    tools_revision: u64,
+}
+
+/// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
+/// specs and their permission classes.
+#[allow(clippy::type_complexity)]
+fn offered(
+    catalog: &dyn Catalog,
+    enabled: Option<&[String]>,
+) -> (
+    Vec<Arc<dyn Tool>>,
+    Vec<ToolSpec>,
+    HashMap<String, ToolClass>,
+) {
+    let mut tools: Vec<Arc<dyn Tool>> = catalog
+        .tools()
+        .into_iter()
+        .filter(|t| {
+            // MCP tools come in addition to `[tools] enabled` (the original's rule); a deny
+            // rule or `[[plugins]]` removal is how a user turns them off.
+            let name = &t.spec().name;
+            name.starts_with("mcp__") || enabled.is_none_or(|names| names.iter().any(|n| n == name))
+        })
+        .collect();
+    tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+    let specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
+    let classes = tools
+        .iter()
+        .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
+        .collect();
+    (tools, specs, classes)
 }
 
 /// What a [`Agent::reload`] changed.
@@ -132,20 +164,8 @@ impl Agent {
         client: ProviderClient,
         config: AgentConfig,
     ) -> Result<Agent, StartError> {
-        let mut tools: Vec<Arc<dyn Tool>> = registry
-            .tools()
-            .into_iter()
-            .filter(|t| match &config.enabled_tools {
-                Some(names) => names.iter().any(|n| *n == t.spec().name),
-                None => true,
-            })
-            .collect();
-        tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
-        let specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
-        let classes = tools
-            .iter()
-            .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
-            .collect();
+        let tools_revision = registry.tools_revision();
+        let (tools, specs, classes) = offered(registry.as_ref(), config.enabled_tools.as_deref());
         let interceptors = Arc::new(Interceptors::new(
             registry.interceptors_for(&config.workspace),
         )?);
@@ -168,8 +188,33 @@ impl Agent {
             generation: 0,
             posture: PostureSwitch::new(config.posture),
             write_previews: false,
+            tools_revision,
             config,
         })
+    }
+
+    /// Take the catalog's tools again when they changed since the last turn (MCP servers come
+    /// and go in the background). Called only at a turn boundary.
+    fn refresh_tools(&mut self, on_event: &mut dyn FnMut(AgentEvent)) {
+        let revision = self.registry.tools_revision();
+        if revision == self.tools_revision {
+            return;
+        }
+        self.tools_revision = revision;
+        let (tools, specs, classes) =
+            offered(self.registry.as_ref(), self.config.enabled_tools.as_deref());
+        let names =
+            |specs: &[ToolSpec]| -> Vec<String> { specs.iter().map(|s| s.name.clone()).collect() };
+        let (old, new) = (names(&self.specs), names(&specs));
+        let added: Vec<String> = new.iter().filter(|n| !old.contains(n)).cloned().collect();
+        let removed: Vec<String> = old.iter().filter(|n| !new.contains(n)).cloned().collect();
+        let changed = specs != self.specs;
+        self.tools = tools;
+        self.specs = specs;
+        self.classes = classes;
+        if changed {
+            on_event(AgentEvent::ToolsChanged { added, removed });
+        }
     }
 
     /// Rebuild this agent on a new runtime (catalog, provider client, config), as `/reload`
@@ -321,6 +366,7 @@ impl Agent {
             usage,
             session_id: agent.session_id().map(str::to_string),
         };
+        self.refresh_tools(on_event);
         let session_start =
             (!self.started).then(|| if self.resumed { "resume" } else { "startup" }.to_string());
         if !self.started {

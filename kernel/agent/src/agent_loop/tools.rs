@@ -15,7 +15,7 @@ use crate::error::CallError;
 use crate::permissions::{
     Approval, ApprovalRequest, Call, Decision, Posture, Preview, Rule, Source, ToolClass, ToolKind,
 };
-use crate::tool::Tool;
+use crate::tool::{ProgressSink, Tool};
 use crate::types::{CallContext, Message, Role, ToolCall, canonical_json};
 use std::fmt;
 use std::sync::Arc;
@@ -200,7 +200,7 @@ impl Agent {
                     });
                 }
             }
-            let outcomes = self.execute(&group, prepared, cancel);
+            let outcomes = self.execute(&group, prepared, cancel, on_event);
             for (call, outcome) in group.iter().zip(outcomes) {
                 let duration_ms = outcome.duration_ms;
                 let (mut output, is_error, raw) = self.after(call, outcome, on_event);
@@ -520,11 +520,12 @@ impl Agent {
         group: &[&ToolCall],
         prepared: Vec<Prepared>,
         cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
     ) -> Vec<Outcome> {
         let workspace = &self.config.workspace;
         let catalog = self.registry.as_ref();
         std::thread::scope(|scope| {
-            let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<Ran>();
             let mut running = 0usize;
             let handles: Vec<_> = group
                 .iter()
@@ -533,9 +534,18 @@ impl Agent {
                     Prepared::Run(approved) => {
                         running += 1;
                         let done = done_tx.clone();
+                        let progress = done_tx.clone();
+                        let id = call.id.clone();
+                        let sink: ProgressSink = Arc::new(move |message: &str, fraction| {
+                            let _ = progress.send(Ran::Progress {
+                                id: id.clone(),
+                                message: message.to_string(),
+                                fraction,
+                            });
+                        });
                         Ok(scope.spawn(move || {
-                            let outcome = invoke(call, approved, workspace);
-                            let _ = done.send(());
+                            let outcome = invoke(call, approved, workspace, sink);
+                            let _ = done.send(Ran::Done);
                             outcome
                         }))
                     }
@@ -552,7 +562,16 @@ impl Agent {
             let mut stopped = false;
             while running > 0 {
                 match done_rx.recv_timeout(CANCEL_POLL) {
-                    Ok(()) => running -= 1,
+                    Ok(Ran::Done) => running -= 1,
+                    Ok(Ran::Progress {
+                        id,
+                        message,
+                        fraction,
+                    }) => on_event(AgentEvent::ToolProgress {
+                        id,
+                        message,
+                        fraction,
+                    }),
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                         if cancel.is_cancelled() && !stopped {
                             stopped = true;
@@ -673,7 +692,22 @@ fn parse_object(tool: &str, arguments: &str) -> Result<serde_json::Value, CallFa
     }
 }
 
-fn invoke(call: &ToolCall, approved: Approved, workspace: &std::path::Path) -> Outcome {
+/// What a call's thread tells the thread watching the group.
+enum Ran {
+    Done,
+    Progress {
+        id: String,
+        message: String,
+        fraction: Option<f32>,
+    },
+}
+
+fn invoke(
+    call: &ToolCall,
+    approved: Approved,
+    workspace: &std::path::Path,
+    progress: ProgressSink,
+) -> Outcome {
     let started = Instant::now();
     let context = CallContext {
         call_id: call.id.clone(),
@@ -682,7 +716,7 @@ fn invoke(call: &ToolCall, approved: Approved, workspace: &std::path::Path) -> O
     };
     let result = approved
         .tool
-        .invoke(&approved.arguments, &context, None)
+        .invoke(&approved.arguments, &context, Some(progress))
         .map_err(CallFailure::Tool);
     Outcome {
         arguments: approved.arguments,

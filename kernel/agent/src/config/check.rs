@@ -20,10 +20,10 @@ const TOP: &[&str] = &[
     "plugin",
     "agent",
     "permissions",
+    "plugins",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
-/// not inspected; [`check`] names them in the file's `ignored:` warning (`plugins` — MCP
-/// servers — gets a warning per server instead).
+/// not inspected; [`check`] names them in the file's `ignored:` warning.
 const TOP_ORIGINAL: &[&str] = &[
     "lsp",
     "browser",
@@ -37,7 +37,6 @@ const TOP_ORIGINAL: &[&str] = &[
     "environment",
     "skills",
     "statusline",
-    "plugins",
     "secrets",
     "bot",
     "serve",
@@ -86,12 +85,15 @@ const SECTIONS: &[Section] = &[
     },
     Section {
         name: "tools",
-        ours: &["enabled", "bash_timeout_seconds"],
+        ours: &[
+            "enabled",
+            "bash_timeout_seconds",
+            "mcp_startup_timeout_seconds",
+            "mcp_call_timeout_seconds",
+        ],
         original: &[
             "protect_changed_files",
             "browser_tools",
-            "mcp_startup_timeout_seconds",
-            "mcp_call_timeout_seconds",
             "background_jobs",
             "shell",
             "search",
@@ -133,9 +135,6 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
         let line = line_col(text, key.span().start).0;
         if TOP_ORIGINAL.contains(&name) {
             match (name, value.get_ref()) {
-                ("plugins", DeValue::Array(entries)) => {
-                    found.extend(mcp_servers(&file.to_string(), text, entries));
-                }
                 (_, DeValue::Table(_)) => ignored.push((line, format!("[{name}]"))),
                 (_, DeValue::Array(items))
                     if !items.is_empty()
@@ -222,32 +221,6 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
     }
     found.sort_by_key(|(line, _)| *line);
     Ok(found.into_iter().map(|(_, m)| m).collect())
-}
-
-/// One warning per `[[plugins]]` entry (an MCP server of the original Reasonix): nothing loads
-/// it, and nothing pretends to.
-fn mcp_servers(file: &str, text: &str, entries: &[Spanned<DeValue<'_>>]) -> Vec<(usize, String)> {
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let line = line_col(text, entry.span().start).0;
-            let name = match entry.get_ref() {
-                DeValue::Table(t) => t
-                    .get("name")
-                    .and_then(|n| n.get_ref().as_str())
-                    .map(|n| format!("`{n}`")),
-                _ => None,
-            }
-            .unwrap_or_else(|| format!("#{}", i + 1));
-            (
-                line,
-                format!(
-                    "mcp server {name} (from [[plugins]] in {file}:{line}) is not loaded: the MCP bridge is not available yet"
-                ),
-            )
-        })
-        .collect()
 }
 
 /// Every rule of `allow`, `ask` and `deny` must parse: an error names the line, the list and the

@@ -231,36 +231,45 @@ pub fn from_plugins_toml(
     kind: SourceKind,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<ServerSpec>, McpConfigError> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| from_plugins_entry(file, i, entry, kind, lookup))
+        .collect()
+}
+
+/// Entry `index` (0-based) of a file's `[[plugins]]`.
+pub fn from_plugins_entry(
+    file: &Path,
+    index: usize,
+    entry: &toml::Value,
+    kind: SourceKind,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerSpec, McpConfigError> {
     let shown = file.display().to_string();
     let origin = Origin {
         file: file.to_path_buf(),
         kind,
     };
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let label = entry
-                .get("name")
-                .and_then(|n| n.as_str())
-                .map_or_else(|| format!("[[plugins]] #{}", i + 1), str::to_string);
-            let raw: RawEntry =
-                entry
-                    .clone()
-                    .try_into()
-                    .map_err(|e: toml::de::Error| McpConfigError::Entry {
-                        file: shown.clone(),
-                        server: label.clone(),
-                        message: e.message().to_string(),
-                    })?;
-            let name = raw.name.clone().ok_or_else(|| McpConfigError::Entry {
+    let label = entry
+        .get("name")
+        .and_then(|n| n.as_str())
+        .map_or_else(|| format!("[[plugins]] #{}", index + 1), str::to_string);
+    let raw: RawEntry =
+        entry
+            .clone()
+            .try_into()
+            .map_err(|e: toml::de::Error| McpConfigError::Entry {
                 file: shown.clone(),
                 server: label.clone(),
-                message: "`name` is missing".into(),
+                message: e.message().to_string(),
             })?;
-            spec(name, raw, &origin, lookup)
-        })
-        .collect()
+    let name = raw.name.clone().ok_or_else(|| McpConfigError::Entry {
+        file: shown.clone(),
+        server: label.clone(),
+        message: "`name` is missing".into(),
+    })?;
+    spec(name, raw, &origin, lookup)
 }
 
 /// A server name becomes part of tool names (`mcp__<server>__<tool>`): letters, digits, `-`

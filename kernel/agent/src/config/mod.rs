@@ -151,6 +151,8 @@ struct ConfigFile {
     plugin: BTreeMap<String, PluginSettings>,
     agent: AgentFile,
     permissions: PermissionsFile,
+    /// `[[plugins]]`: the original's MCP servers (parsed by [`mcp::from_plugins_toml`]).
+    plugins: Vec<toml::Value>,
 }
 
 /// One file, checked: its settings, the resolved `system_prompt_file`, and its warnings.
@@ -192,6 +194,9 @@ pub struct Config {
     pub hooks: Vec<HookEntry>,
     /// The `settings.json` files read, with what each contributed.
     pub settings: Vec<SettingsSource>,
+    /// MCP servers from every file that names them, merged by name (see [`mcp::merge`]).
+    /// Whether a project server may start is the caller's decision (`origin.kind`).
+    pub mcp_servers: Vec<mcp::ServerSpec>,
 }
 
 impl Config {
@@ -210,9 +215,28 @@ impl Config {
         trust_for_this_run: bool,
     ) -> Result<Config, StateError> {
         let mut config = Config::default();
+        let mut servers = Vec::new();
+        let lookup = mcp_lookup(project_dir);
+        let user_mcp = paths.home.join("mcp.json");
+        if let Some(text) = read_text(&user_mcp)? {
+            config.add_mcp_json(
+                &user_mcp,
+                &text,
+                mcp::SourceKind::UserMcpJson,
+                &lookup,
+                &mut servers,
+            );
+        }
         let user = paths.user_config();
         if let Some(text) = read_text(&user)? {
             let mut parsed = parse_file(&user, &text)?;
+            config.add_plugins(
+                &user,
+                &mut parsed,
+                mcp::SourceKind::UserToml,
+                &lookup,
+                &mut servers,
+            );
             parsed.mark_user_limits();
             config.merge(parsed);
             config.sources.push(user);
@@ -229,6 +253,13 @@ impl Config {
                 TrustCheck::Unknown | TrustCheck::Changed => ProjectTrust::Untrusted,
             };
             let mut parsed = parse_file(&project, &text)?;
+            config.add_plugins(
+                &project,
+                &mut parsed,
+                mcp::SourceKind::ProjectToml,
+                &lookup,
+                &mut servers,
+            );
             if check == TrustCheck::Changed {
                 parsed.warnings.push(format!(
                     "{}: changed since you trusted this workspace, so it is treated as untrusted; review it, then run `reasonix trust` again",
@@ -256,14 +287,73 @@ impl Config {
             config.merge(parsed);
             config.sources.push(project);
         }
+        let project_mcp = project_dir.join(".mcp.json");
+        if let Some(text) = read_text(&project_mcp)? {
+            config.add_mcp_json(
+                &project_mcp,
+                &text,
+                mcp::SourceKind::ProjectMcpJson,
+                &lookup,
+                &mut servers,
+            );
+        }
+        config.mcp_servers = mcp::merge(servers);
         settings_sources::apply(&mut config, paths, project_dir, trust_for_this_run)?;
         Ok(config)
+    }
+
+    /// The servers of one `mcpServers` file; a broken file or entry is a warning naming it
+    /// (the other servers still start).
+    fn add_mcp_json(
+        &mut self,
+        path: &Path,
+        text: &str,
+        kind: mcp::SourceKind,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        servers: &mut Vec<mcp::ServerSpec>,
+    ) {
+        match mcp::from_mcp_json(path, text, kind, lookup) {
+            Ok(found) => servers.extend(found),
+            Err(e) => self
+                .file_warnings
+                .push(format!("{e}; its MCP servers are not started")),
+        }
+    }
+
+    fn add_plugins(
+        &mut self,
+        path: &Path,
+        parsed: &mut ParsedFile,
+        kind: mcp::SourceKind,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        servers: &mut Vec<mcp::ServerSpec>,
+    ) {
+        let entries = std::mem::take(&mut parsed.file.plugins);
+        for (index, entry) in entries.iter().enumerate() {
+            match mcp::from_plugins_entry(path, index, entry, kind, lookup) {
+                Ok(found) => servers.push(found),
+                Err(e) => parsed
+                    .warnings
+                    .push(format!("{e}; that MCP server is not started")),
+            }
+        }
     }
 
     /// Parse one file's text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Config, StateError> {
         let mut config = Config::default();
-        config.merge(parse_file(path, text)?);
+        let mut parsed = parse_file(path, text)?;
+        let mut servers = Vec::new();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        config.add_plugins(
+            path,
+            &mut parsed,
+            mcp::SourceKind::UserToml,
+            &mcp_lookup(dir),
+            &mut servers,
+        );
+        config.mcp_servers = mcp::merge(servers);
+        config.merge(parsed);
         config.sources.push(path.to_path_buf());
         Ok(config)
     }
@@ -299,7 +389,14 @@ impl Config {
                 list.push(entry);
             }
         }
-        take!(self.tools, file.tools, bash_timeout_seconds, enabled);
+        take!(
+            self.tools,
+            file.tools,
+            bash_timeout_seconds,
+            enabled,
+            mcp_startup_timeout_seconds,
+            mcp_call_timeout_seconds
+        );
         if file.default_model.is_some() {
             self.default_model = file.default_model;
         }
@@ -570,5 +667,15 @@ fn describe_toml_error(text: &str, error: &toml::de::Error) -> String {
             format!("line {line}, column {column}: {message} (in `{source_line}`)")
         }
         None => message.to_string(),
+    }
+}
+
+/// `${VAR}` in MCP server entries: the environment, with `REASONIX_WORKSPACE_ROOT` and
+/// `CLAUDE_PROJECT_DIR` naming the workspace.
+fn mcp_lookup(project_dir: &Path) -> impl Fn(&str) -> Option<String> + use<> {
+    let workspace = project_dir.display().to_string();
+    move |name: &str| match name {
+        "REASONIX_WORKSPACE_ROOT" | "CLAUDE_PROJECT_DIR" => Some(workspace.clone()),
+        _ => std::env::var(name).ok(),
     }
 }

@@ -224,13 +224,15 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
              `agent.subagent_model` (line 18), `agent.subagent_models` (line 19), \
              `agent.compact_ratio` (line 20), `agent.planner_max_steps` (line 22), \
              [environment] (line 33), `tools.protect_changed_files` (line 41), \
-             `tools.mcp_call_timeout_seconds` (line 42), `tools.shell` (line 44), [skills] (line 57), \
+             `tools.shell` (line 44), [skills] (line 57), \
              [serve] (line 60) — not supported yet (settings of the original Reasonix; \
              docs/CONFIG.md lists what this build reads)",
-            "mcp server `example` (from [[plugins]] in reasonix.toml:63) is not loaded: the MCP \
-             bridge is not available yet",
         ]
     );
+    // `[tools] mcp_call_timeout_seconds` is read, and the `[[plugins]]` server loaded.
+    assert_eq!(cfg.tools.mcp_call_timeout_seconds, Some(300));
+    assert_eq!(cfg.mcp_servers.len(), 1);
+    assert_eq!(cfg.mcp_servers[0].name, "example");
     assert_eq!(cfg.default_model.as_deref(), Some("deepseek"));
     assert_eq!(
         cfg.agent.system_prompt.as_deref(),
@@ -972,7 +974,7 @@ fn only_the_user_file_may_raise_plugin_limits() {
 }
 
 #[test]
-fn lsp_browser_and_mcp_servers_are_announced_not_dropped() {
+fn lsp_and_browser_are_announced_and_mcp_servers_loaded() {
     let text = r#"default_model = "deepseek-flash"
 
 [lsp]
@@ -999,15 +1001,15 @@ bogus = 1
         [
             "reasonix.toml: ignored: [lsp] (line 3), [browser] (line 6) — not supported yet \
              (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
-            "mcp server `fs` (from [[plugins]] in reasonix.toml:9) is not loaded: the MCP bridge \
-             is not available yet",
-            "mcp server #2 (from [[plugins]] in reasonix.toml:13) is not loaded: the MCP bridge \
-             is not available yet",
             "reasonix.toml:19: unknown key `bogus` in [agent] is ignored (check the spelling; see \
              docs/CONFIG.md)",
+            "reasonix.toml: MCP server `[[plugins]] #2`: `name` is missing; that MCP server is \
+             not started",
         ]
     );
-    // Nothing of them reaches the plugin settings.
+    // The MCP servers are loaded (`fs`); none of them is a plugin setting.
+    let names: Vec<&str> = cfg.mcp_servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["fs"]);
     assert!(cfg.plugins.is_empty());
     // A file with only what this build reads has no `ignored:` warning.
     assert!(

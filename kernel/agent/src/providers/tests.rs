@@ -101,7 +101,6 @@ fn original_reasonix_config_parses_and_resolves() {
         cfg.warnings(),
         [
             "reasonix.toml: ignored: `language` (line 3), [ui] (line 5), `agent.reasoning_language` (line 11) — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
-            "mcp server `example` (from [[plugins]] in reasonix.toml:56) is not loaded: the MCP bridge is not available yet",
             "provider `openrouter`: unknown key `some_future_key` is ignored (check the spelling; see docs/CONFIG.md)"
         ]
     );

@@ -1,0 +1,112 @@
+//! The MCP tier in a session: start the configured servers in the background, say what failed,
+//! and resolve `@server:uri` resource references in a task.
+
+use crate::context::Context;
+use crate::term::errln;
+use reasonix_agent::config::ProjectTrust;
+use reasonix_agent::config::mcp::SourceKind;
+use reasonix_core::terminal::shown;
+use reasonix_mcp::{ServerState, Servers, StartOptions};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+static TRUST_MCP_FOR_THIS_RUN: AtomicBool = AtomicBool::new(false);
+
+/// `--trust-mcp`: let the project's `.mcp.json` servers start for this run (set from `main`).
+pub fn trust_mcp_for_this_run(trust: bool) {
+    TRUST_MCP_FOR_THIS_RUN.store(trust, Ordering::Relaxed);
+}
+
+/// Start the configured servers for `workspace`; returns at once. A project server starts only
+/// when its file is approved: `.mcp.json` by `reasonix mcp trust` or `--trust-mcp`, the
+/// project `reasonix.toml` by workspace trust.
+pub fn start(cx: &Context, workspace: &Path) -> Servers {
+    let specs = cx.config.mcp_servers.clone();
+    if specs.is_empty() {
+        return Servers::default();
+    }
+    let mut options = StartOptions::new(workspace.to_path_buf());
+    if let Some(s) = cx
+        .config
+        .tools
+        .mcp_startup_timeout_seconds
+        .filter(|s| *s > 0)
+    {
+        options.startup_timeout = Duration::from_secs(s);
+    }
+    if let Some(s) = cx.config.tools.mcp_call_timeout_seconds.filter(|s| *s > 0) {
+        options.call_timeout = Duration::from_secs(s);
+    }
+    options.project_toml_trusted = cx.config.project_trust == Some(ProjectTrust::Trusted);
+    options.project_mcp_json_approved = TRUST_MCP_FOR_THIS_RUN.load(Ordering::Relaxed);
+    for spec in &specs {
+        if spec.enabled
+            && spec.origin.kind == SourceKind::ProjectMcpJson
+            && !options.project_mcp_json_approved
+        {
+            errln!(
+                "warning: MCP server `{}` from {} is not started: approve that file with `reasonix mcp trust` (or pass --trust-mcp)",
+                shown(&spec.name),
+                shown(&spec.origin.file.display().to_string())
+            );
+        }
+    }
+    match Servers::start(specs, options) {
+        Ok(servers) => servers,
+        Err(e) => {
+            errln!("warning: {}", shown(&e.to_string()));
+            Servers::default()
+        }
+    }
+}
+
+/// Print one warning per server that failed to start (with the end of its stderr).
+pub fn report_failures(servers: &Servers) {
+    for status in servers.statuses() {
+        if let ServerState::Failed { reason, stderr } = &status.state {
+            errln!(
+                "warning: MCP server `{}` failed to start: {}",
+                shown(&status.name),
+                shown(reason)
+            );
+            let tail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+            for line in &tail[tail.len().saturating_sub(5)..] {
+                errln!("  {}", shown(line));
+            }
+        }
+    }
+}
+
+/// Every `@<server>:<uri>` in `task` naming a configured server, read through
+/// `resources/read` and appended as `<resource ref="server:uri">…</resource>` (the original's
+/// form). A reference that cannot be read is an error naming it.
+pub fn resolve_resources(task: &str, servers: &Servers) -> Result<String, String> {
+    let names: Vec<String> = servers.statuses().into_iter().map(|s| s.name).collect();
+    let mut appended = String::new();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for word in task.split_whitespace() {
+        let Some(reference) = word.strip_prefix('@') else {
+            continue;
+        };
+        let reference = reference.trim_end_matches(['.', ',', ';', ')', '"', '\'']);
+        let Some((server, uri)) = reference.split_once(':') else {
+            continue;
+        };
+        if uri.is_empty() || !names.iter().any(|n| n == server) {
+            continue;
+        }
+        let key = (server.to_string(), uri.to_string());
+        if seen.contains(&key) {
+            continue;
+        }
+        let text = servers
+            .read_resource(server, uri)
+            .map_err(|e| format!("@{server}:{uri}: {e}"))?;
+        appended.push_str(&format!(
+            "\n\n<resource ref=\"{server}:{uri}\">\n{text}\n</resource>"
+        ));
+        seen.push(key);
+    }
+    Ok(format!("{task}{appended}"))
+}
