@@ -588,3 +588,36 @@ fn list_starts_each_server_and_reports_ready_failed_or_disabled() {
     let out = env.reasonix(&["mcp", "list"]);
     assert!(stdout(&out).contains("every: ready,"), "{}", stdout(&out));
 }
+
+#[test]
+fn project_toml_servers_follow_workspace_trust_not_mcp_approval() {
+    let env = Env::untrusted();
+    let marker = env.root.path().join("started");
+    let toml = format!(
+        "[[plugins]]\nname = \"tp\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'; exit 3\"]\n",
+        marker.display()
+    );
+    std::fs::write(env.project().join("reasonix.toml"), toml).unwrap();
+    std::fs::write(project_file(&env), r#"{"mcpServers": {}}"#).unwrap();
+    let out = env.reasonix(&["mcp", "trust"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tp = listed(&list(&env), "tp");
+    assert_eq!(tp["approval"], "workspace-not-trusted", "{tp}");
+    assert_eq!(tp["status"]["state"], "not-approved", "{tp}");
+    assert!(
+        !marker.exists(),
+        "a server of an untrusted reasonix.toml was started"
+    );
+    let out = env.reasonix(&["mcp", "remove", "tp"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("reasonix.toml"), "{}", stderr(&out));
+
+    env.trust_project();
+    let tp = listed(&list(&env), "tp");
+    assert_eq!(tp["approval"], "workspace-trusted", "{tp}");
+    assert_eq!(tp["status"]["state"], "failed", "{tp}");
+    assert!(
+        marker.exists(),
+        "the trusted workspace's server was not started"
+    );
+}

@@ -121,18 +121,14 @@ fn save_edit(paths: &Paths, workspace: &Path, scope: Scope, file: &McpFile) -> R
     }
 }
 
-/// `${VAR}` as the servers will see it: the environment, with `REASONIX_WORKSPACE_ROOT` and
-/// `CLAUDE_PROJECT_DIR` standing for the workspace when unset.
+/// `${VAR}` as the servers will see it (as the config loader expands it):
+/// `REASONIX_WORKSPACE_ROOT` and `CLAUDE_PROJECT_DIR` name the workspace, other names come from
+/// the environment.
 fn lookup(workspace: &Path) -> impl Fn(&str) -> Option<String> {
     let workspace = workspace.to_string_lossy().into_owned();
-    move |name: &str| {
-        std::env::var(name)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .or_else(|| {
-                matches!(name, "REASONIX_WORKSPACE_ROOT" | "CLAUDE_PROJECT_DIR")
-                    .then(|| workspace.clone())
-            })
+    move |name: &str| match name {
+        "REASONIX_WORKSPACE_ROOT" | "CLAUDE_PROJECT_DIR" => Some(workspace.clone()),
+        _ => std::env::var(name).ok(),
     }
 }
 

@@ -11,8 +11,9 @@ use crate::term::{self, errln, outln};
 use anyhow::anyhow;
 use reasonix_agent::config::mcp::{ServerSpec, SourceKind, Transport};
 use reasonix_agent::config::mcp_files::{self, Inventory, ListedServer};
-use reasonix_agent::config::{Paths, TrustCheck, TrustStore};
+use reasonix_agent::config::{Paths, ProjectTrust, TrustCheck, TrustStore};
 use reasonix_core::terminal::shown;
+use reasonix_mcp::StartOptions;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -22,7 +23,8 @@ struct Report {
     inventory: Inventory,
     probes: BTreeMap<String, Probe>,
     mcp_json: TrustCheck,
-    toml: TrustCheck,
+    /// The project's `reasonix.toml` is trusted (`reasonix trust`, `--trust-workspace`).
+    toml_trusted: bool,
 }
 
 fn report(only: Option<&str>) -> Result<Report, Failure> {
@@ -34,7 +36,13 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
     }
     let store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
     let mcp_json = store.check_mcp(&workspace);
-    let toml = store.check(&workspace);
+    // The merged config gives the `[tools]` MCP timeouts and honours `--trust-workspace`; a
+    // config that does not load is reported by the commands that need it, not here.
+    let config = crate::context::load_config(&paths, &workspace).ok();
+    let toml_trusted = match &config {
+        Some(config) => config.project_trust == Some(ProjectTrust::Trusted),
+        None => store.check(&workspace) == TrustCheck::Trusted,
+    };
     let specs: Vec<ServerSpec> = inventory
         .servers
         .iter()
@@ -43,17 +51,23 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
         .filter(|spec| only.is_none_or(|name| spec.name == name))
         .cloned()
         .collect();
-    let probes = status::probe(
-        specs,
-        &workspace,
-        mcp_json == TrustCheck::Trusted,
-        toml == TrustCheck::Trusted,
-    );
+    let mut options = StartOptions::new(workspace.clone());
+    if let Some(tools) = config.as_ref().map(|c| &c.tools) {
+        if let Some(s) = tools.mcp_startup_timeout_seconds.filter(|s| *s > 0) {
+            options.startup_timeout = Duration::from_secs(s);
+        }
+        if let Some(s) = tools.mcp_call_timeout_seconds.filter(|s| *s > 0) {
+            options.call_timeout = Duration::from_secs(s);
+        }
+    }
+    options.project_mcp_json_approved = mcp_json == TrustCheck::Trusted;
+    options.project_toml_trusted = toml_trusted;
+    let probes = status::probe(specs, options);
     Ok(Report {
         inventory,
         probes,
         mcp_json,
-        toml,
+        toml_trusted,
     })
 }
 
@@ -200,12 +214,12 @@ fn kind_name(kind: SourceKind) -> &'static str {
 
 /// The approval of the file a project server comes from; `None` for user files.
 fn approval(report: &Report, kind: SourceKind) -> Option<&'static str> {
-    match (kind, &report.mcp_json, &report.toml) {
+    match (kind, &report.mcp_json, report.toml_trusted) {
         (SourceKind::ProjectMcpJson, TrustCheck::Trusted, _) => Some("approved"),
         (SourceKind::ProjectMcpJson, TrustCheck::Changed, _) => Some("changed since approved"),
         (SourceKind::ProjectMcpJson, TrustCheck::Unknown, _) => Some("not approved"),
-        (SourceKind::ProjectToml, _, TrustCheck::Trusted) => Some("workspace trusted"),
-        (SourceKind::ProjectToml, _, _) => Some("workspace not trusted"),
+        (SourceKind::ProjectToml, _, true) => Some("workspace trusted"),
+        (SourceKind::ProjectToml, _, false) => Some("workspace not trusted"),
         _ => None,
     }
 }

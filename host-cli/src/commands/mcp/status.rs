@@ -5,7 +5,6 @@
 use reasonix_agent::config::mcp::ServerSpec;
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 /// What starting a server showed.
@@ -24,17 +23,9 @@ pub enum Probe {
 /// Past the longest startup timeout, for the manager to record the timeout itself.
 const MARGIN: Duration = Duration::from_secs(2);
 
-/// Start `specs` and report on each, by name. `mcp_json_approved` / `toml_trusted` say
-/// whether the project's servers may start at all.
-pub fn probe(
-    specs: Vec<ServerSpec>,
-    workspace: &Path,
-    mcp_json_approved: bool,
-    toml_trusted: bool,
-) -> BTreeMap<String, Probe> {
-    let mut options = StartOptions::new(workspace.to_path_buf());
-    options.project_mcp_json_approved = mcp_json_approved;
-    options.project_toml_trusted = toml_trusted;
+/// Start `specs` and report on each, by name. `options` say whether the project's servers
+/// may start at all, and the default timeouts.
+pub fn probe(specs: Vec<ServerSpec>, options: StartOptions) -> BTreeMap<String, Probe> {
     let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
     let servers = match Servers::start(specs, options) {
         Ok(servers) => servers,
