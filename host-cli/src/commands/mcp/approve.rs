@@ -51,9 +51,11 @@ pub fn trust() -> Outcome {
             outln!("      (will not start: {})", shown(&e.to_string()));
         }
     }
-    let changed = store
-        .approve_mcp(&workspace)
-        .map_err(|p| Failure::runtime(anyhow!("{} disappeared while it was read", p.display())))?;
+    // The content shown above, not whatever the file holds a moment later.
+    let sha = file
+        .loaded_sha256()
+        .ok_or_else(|| Failure::usage(anyhow!("there is no {} to approve", shown(&shown_path))))?;
+    let changed = store.approve_mcp_content(&workspace, sha.to_string());
     if changed {
         store.save(&paths.home).map_err(Failure::runtime)?;
         outln!(

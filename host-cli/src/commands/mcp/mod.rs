@@ -96,15 +96,13 @@ fn save_edit(paths: &Paths, workspace: &Path, scope: Scope, file: &McpFile) -> R
         Scope::User => file.save(true).map_err(Failure::runtime),
         Scope::Project => {
             let mut store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
-            let was_approved = store.mcp_approved(workspace);
+            // Approved as read (not as the file may hold by now), and re-approved as written.
+            let was_approved = file
+                .loaded_sha256()
+                .is_some_and(|sha| store.mcp_content_approved(workspace, sha));
             file.save(false).map_err(Failure::runtime)?;
             if was_approved {
-                store.approve_mcp(workspace).map_err(|path| {
-                    Failure::runtime(anyhow!(
-                        "{} disappeared while it was written",
-                        path.display()
-                    ))
-                })?;
+                store.approve_mcp_content(workspace, file.text_sha256());
                 store.save(&paths.home).map_err(Failure::runtime)?;
                 outln!(
                     "{} stays approved with this change (see `reasonix mcp untrust`)",

@@ -83,6 +83,8 @@ pub struct McpFile {
     path: PathBuf,
     root: Map<String, Value>,
     existed: bool,
+    /// sha256 of the bytes read (`None` when there was no file).
+    sha256: Option<String>,
 }
 
 impl McpFile {
@@ -97,6 +99,7 @@ impl McpFile {
                     path: path.to_path_buf(),
                     root: Map::new(),
                     existed: false,
+                    sha256: None,
                 });
             }
             Err(source) => return Err(McpFileError::Read { file, source }),
@@ -106,7 +109,13 @@ impl McpFile {
             path: path.to_path_buf(),
             root,
             existed: true,
+            sha256: Some(reasonix_core::sha256_hex(text.as_bytes())),
         })
+    }
+
+    /// sha256 of the file as it was read: what an approval of what was shown must pin.
+    pub fn loaded_sha256(&self) -> Option<&str> {
+        self.sha256.as_deref()
     }
 
     pub fn path(&self) -> &Path {
@@ -175,6 +184,11 @@ impl McpFile {
         let mut text = serde_json::to_string_pretty(&self.root).unwrap_or_else(|_| "{}".into());
         text.push('\n');
         text
+    }
+
+    /// sha256 of [`McpFile::to_text`]: what [`McpFile::save`] writes.
+    pub fn text_sha256(&self) -> String {
+        reasonix_core::sha256_hex(self.to_text().as_bytes())
     }
 
     /// Write the file atomically (creating its directory). `private`: mode 0600 (the user's
@@ -731,7 +745,7 @@ mod tests {
 
         #[test]
         fn only_valid_names_are_written(name in "\\PC{0,70}") {
-            let mut file = McpFile { path: PathBuf::from("m.json"), root: Map::new(), existed: false };
+            let mut file = McpFile { path: PathBuf::from("m.json"), root: Map::new(), existed: false, sha256: None };
             let result = file.insert(&name, stdio_entry("c", &[], &BTreeMap::new()), false);
             prop_assert_eq!(result.is_ok(), valid_server_name(&name));
             prop_assert_eq!(

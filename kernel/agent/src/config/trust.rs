@@ -191,21 +191,36 @@ impl TrustStore {
     /// approved. Without the file there is nothing to approve (`Err` with its path).
     pub fn approve_mcp(&mut self, workspace: &Path) -> Result<bool, PathBuf> {
         let path = real_path(workspace);
-        let Some(sha) = mcp_json_sha256(&path) else {
-            return Err(path.join(PROJECT_MCP_JSON));
-        };
+        match mcp_json_sha256(&path) {
+            Some(sha) => Ok(self.approve_mcp_content(&path, sha)),
+            None => Err(path.join(PROJECT_MCP_JSON)),
+        }
+    }
+
+    /// Approve the `.mcp.json` content with this sha256 (the bytes the user was shown, or the
+    /// bytes just written, not whatever the file holds a moment later); `false` when exactly
+    /// that was already approved.
+    pub fn approve_mcp_content(&mut self, workspace: &Path, mcp_json_sha256: String) -> bool {
         let approval = McpApproval {
-            path,
-            mcp_json_sha256: sha,
+            path: real_path(workspace),
+            mcp_json_sha256,
         };
         if self.mcp_approvals.contains(&approval) {
-            return Ok(false);
+            return false;
         }
         self.version = TRUST_VERSION;
         self.mcp_approvals.retain(|a| a.path != approval.path);
         self.mcp_approvals.push(approval);
         self.mcp_approvals.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(true)
+        true
+    }
+
+    /// Whether the `.mcp.json` content with this sha256 is the approved one of `workspace`.
+    pub fn mcp_content_approved(&self, workspace: &Path, mcp_json_sha256: &str) -> bool {
+        let workspace = real_path(workspace);
+        self.mcp_approvals
+            .iter()
+            .any(|a| a.path == workspace && a.mcp_json_sha256 == mcp_json_sha256)
     }
 
     /// Withdraw the approval of `<workspace>/.mcp.json`; `false` when there was none.
@@ -624,6 +639,19 @@ mod tests {
         assert!(store.unapprove_mcp(ws.path()));
         assert!(!store.unapprove_mcp(ws.path()));
         assert_eq!(store.check_mcp(ws.path()), TrustCheck::Unknown);
+    }
+
+    #[test]
+    fn an_approval_pins_the_content_given_not_the_file_a_moment_later() {
+        let ws = tempfile::tempdir().unwrap();
+        let shown = br#"{"mcpServers": {"a": {"command": "x"}}}"#;
+        std::fs::write(ws.path().join(PROJECT_MCP_JSON), b"{\"swapped\": 1}").unwrap();
+        let mut store = TrustStore::default();
+        assert!(store.approve_mcp_content(ws.path(), reasonix_core::sha256_hex(shown)));
+        assert!(!store.mcp_approved(ws.path()));
+        assert!(store.mcp_content_approved(ws.path(), &reasonix_core::sha256_hex(shown)));
+        std::fs::write(ws.path().join(PROJECT_MCP_JSON), shown).unwrap();
+        assert!(store.mcp_approved(ws.path()));
     }
 
     #[test]
