@@ -89,7 +89,7 @@ pub struct Servers {
 }
 
 struct Inner {
-    runtime: tokio::runtime::Runtime,
+    runtime: Runtime,
     servers: BTreeMap<String, Arc<Server>>,
     options: StartOptions,
     /// One more each time the set of tools (or a tool's spec) changes.
@@ -154,6 +154,32 @@ impl Live {
     }
 }
 
+/// The manager's runtime. The last handle on the manager may go on one of the runtime's own
+/// threads (a start that finishes after the session ended), where a runtime cannot be dropped
+/// the blocking way: there it is shut down in the background. Anywhere else it is dropped
+/// normally, which drops every task and so kills every stdio server.
+struct Runtime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for Runtime {
+    type Target = tokio::runtime::Runtime;
+    fn deref(&self) -> &tokio::runtime::Runtime {
+        match &self.0 {
+            Some(runtime) => runtime,
+            None => unreachable!("the runtime is only taken when the manager is dropped"),
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            runtime.shutdown_background();
+        }
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -214,7 +240,7 @@ impl Servers {
             })
             .collect();
         let inner = Arc::new(Inner {
-            runtime,
+            runtime: Runtime(Some(runtime)),
             servers,
             options,
             revision: AtomicU64::new(0),
