@@ -180,6 +180,27 @@ impl Drop for Runtime {
     }
 }
 
+fn http_options(headers: &BTreeMap<String, String>) -> crate::http::HttpOptions {
+    crate::http::HttpOptions {
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        max_message_bytes: crate::limits::MAX_FRAME_BYTES,
+        ..Default::default()
+    }
+}
+
+/// Why `initialize` failed: what the transport saw (the process exited, a 401 …) when it saw
+/// something, else the SDK's error.
+fn initialize_failure(broken: &Broken, error: &dyn std::fmt::Display) -> String {
+    broken
+        .lock()
+        .ok()
+        .and_then(|b| b.clone())
+        .unwrap_or_else(|| format!("initialize failed: {error}"))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -760,25 +781,31 @@ impl Inner {
                 let broken = spawned.broken.clone();
                 let service = rmcp::serve_client(handler, spawned.transport)
                     .await
-                    .map_err(|e| {
-                        let reason = broken
-                            .lock()
-                            .ok()
-                            .and_then(|b| b.clone())
-                            .unwrap_or_else(|| format!("initialize failed: {e}"));
-                        (reason, stderr.text())
-                    })?;
+                    .map_err(|e| (initialize_failure(&broken, &e), stderr.text()))?;
                 (
                     Arc::new(RmcpClient::new(&name, service)),
                     Some(stderr),
                     broken,
                 )
             }
-            Transport::Http { url, .. } | Transport::Sse { url, .. } => {
-                return Err((
-                    format!("{url}: remote transports are not connected yet"),
-                    String::new(),
-                ));
+            Transport::Http { url, headers } => {
+                let transport = crate::http::streamable_http(url, &http_options(headers))
+                    .map_err(|e| (e.to_string(), String::new()))?;
+                let broken = transport.closed_reason();
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                (Arc::new(RmcpClient::new(&name, service)), None, broken)
+            }
+            Transport::Sse { url, headers } => {
+                let transport = crate::http::legacy_sse(url, &http_options(headers))
+                    .await
+                    .map_err(|e| (e.to_string(), String::new()))?;
+                let broken = transport.closed_reason();
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                (Arc::new(RmcpClient::new(&name, service)), None, broken)
             }
         };
         let live = Arc::new(Live {
