@@ -22,6 +22,7 @@ mod edit_tools;
 mod go_config;
 mod hooks;
 mod mcp;
+mod mcp_cli;
 mod mcp_pipeline;
 mod pipeline;
 mod plugin_lifecycle;
