@@ -73,6 +73,9 @@ enum Command {
     Hooks(HooksCommand),
     /// Choose a provider, save its API key and test it (interactive; needs a terminal).
     Setup,
+    /// MCP servers: add, remove, list, get, import; approve a project's .mcp.json.
+    #[command(subcommand)]
+    Mcp(commands::mcp::McpCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -216,6 +219,7 @@ const SUBCOMMANDS: &[&str] = &[
     "trust",
     "hooks",
     "setup",
+    "mcp",
     "help",
 ];
 
@@ -292,6 +296,7 @@ fn main() -> ExitCode {
         Command::Trust(args) => commands::trust::run(args),
         Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
         Command::Setup => commands::setup::run(),
+        Command::Mcp(command) => commands::mcp::run(command),
         Command::Sessions(SessionsCommand::List { json, dir }) => {
             commands::sessions::list(json, dir.as_deref())
         }

@@ -11,6 +11,7 @@ mod client;
 mod content;
 pub mod error;
 mod handler;
+pub mod http;
 pub mod limits;
 mod manager;
 pub mod names;

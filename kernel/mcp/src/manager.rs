@@ -89,7 +89,7 @@ pub struct Servers {
 }
 
 struct Inner {
-    runtime: tokio::runtime::Runtime,
+    runtime: Runtime,
     servers: BTreeMap<String, Arc<Server>>,
     options: StartOptions,
     /// One more each time the set of tools (or a tool's spec) changes.
@@ -154,6 +154,53 @@ impl Live {
     }
 }
 
+/// The manager's runtime. The last handle on the manager may go on one of the runtime's own
+/// threads (a start that finishes after the session ended), where a runtime cannot be dropped
+/// the blocking way: there it is shut down in the background. Anywhere else it is dropped
+/// normally, which drops every task and so kills every stdio server.
+struct Runtime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for Runtime {
+    type Target = tokio::runtime::Runtime;
+    fn deref(&self) -> &tokio::runtime::Runtime {
+        match &self.0 {
+            Some(runtime) => runtime,
+            None => unreachable!("the runtime is only taken when the manager is dropped"),
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn http_options(headers: &BTreeMap<String, String>) -> crate::http::HttpOptions {
+    crate::http::HttpOptions {
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        max_message_bytes: crate::limits::MAX_FRAME_BYTES,
+        ..Default::default()
+    }
+}
+
+/// Why `initialize` failed: what the transport saw (the process exited, a 401 …) when it saw
+/// something, else the SDK's error.
+fn initialize_failure(broken: &Broken, error: &dyn std::fmt::Display) -> String {
+    broken
+        .lock()
+        .ok()
+        .and_then(|b| b.clone())
+        .unwrap_or_else(|| format!("initialize failed: {error}"))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -214,7 +261,7 @@ impl Servers {
             })
             .collect();
         let inner = Arc::new(Inner {
-            runtime,
+            runtime: Runtime(Some(runtime)),
             servers,
             options,
             revision: AtomicU64::new(0),
@@ -734,25 +781,31 @@ impl Inner {
                 let broken = spawned.broken.clone();
                 let service = rmcp::serve_client(handler, spawned.transport)
                     .await
-                    .map_err(|e| {
-                        let reason = broken
-                            .lock()
-                            .ok()
-                            .and_then(|b| b.clone())
-                            .unwrap_or_else(|| format!("initialize failed: {e}"));
-                        (reason, stderr.text())
-                    })?;
+                    .map_err(|e| (initialize_failure(&broken, &e), stderr.text()))?;
                 (
                     Arc::new(RmcpClient::new(&name, service)),
                     Some(stderr),
                     broken,
                 )
             }
-            Transport::Http { url, .. } | Transport::Sse { url, .. } => {
-                return Err((
-                    format!("{url}: remote transports are not connected yet"),
-                    String::new(),
-                ));
+            Transport::Http { url, headers } => {
+                let transport = crate::http::streamable_http(url, &http_options(headers))
+                    .map_err(|e| (e.to_string(), String::new()))?;
+                let broken = transport.closed_reason();
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                (Arc::new(RmcpClient::new(&name, service)), None, broken)
+            }
+            Transport::Sse { url, headers } => {
+                let transport = crate::http::legacy_sse(url, &http_options(headers))
+                    .await
+                    .map_err(|e| (e.to_string(), String::new()))?;
+                let broken = transport.closed_reason();
+                let service = rmcp::serve_client(handler, transport)
+                    .await
+                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                (Arc::new(RmcpClient::new(&name, service)), None, broken)
             }
         };
         let live = Arc::new(Live {

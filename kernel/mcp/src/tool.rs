@@ -114,3 +114,49 @@ impl Tool for McpTool {
         Ok(Vec::new())
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn tool(schema: &str, hint: bool, trusted: bool) -> McpTool {
+        McpTool::new(
+            Servers::default(),
+            "srv".into(),
+            ToolInfo {
+                name: "do.it".into(),
+                description: "Does it.".into(),
+                input_schema: serde_json::from_str(schema).unwrap(),
+                read_only_hint: hint,
+            },
+            trusted,
+        )
+    }
+
+    #[test]
+    fn the_schema_is_canonical_whatever_order_the_server_sends() {
+        let a = tool(
+            r#"{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"number"}},"required":["a"]}"#,
+            false,
+            false,
+        );
+        let b = tool(
+            r#"{"required":["a"],"properties":{"a":{"type":"number"},"b":{"type":"string"}},"type":"object"}"#,
+            false,
+            false,
+        );
+        assert_eq!(a.spec().parameters, b.spec().parameters);
+        assert_eq!(a.spec().name, "mcp__srv__do_it");
+    }
+
+    #[test]
+    fn a_read_only_hint_counts_only_when_the_user_trusts_the_server() {
+        let schema = r#"{"type":"object"}"#;
+        assert!(!tool(schema, true, false).spec().read_only);
+        assert!(tool(schema, true, false).effects().writes_workspace);
+        assert!(tool(schema, true, true).spec().read_only);
+        assert!(tool(schema, true, true).effects().backs_read_only());
+        assert!(!tool(schema, false, true).spec().read_only);
+    }
+}

@@ -2,6 +2,7 @@
 //! homes and workspaces, running the `reasonix` binary.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod mcp;
 pub mod pty;
 
 use std::path::{Path, PathBuf};

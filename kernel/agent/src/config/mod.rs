@@ -8,6 +8,7 @@
 
 mod check;
 pub mod mcp;
+pub mod mcp_files;
 pub mod settings_json;
 mod settings_sources;
 #[cfg(test)]
@@ -16,8 +17,8 @@ mod trust;
 
 pub use settings_sources::{HookEntry, SettingsSource, settings_files};
 pub use trust::{
-    PROJECT_SETTINGS, ProjectTrust, TRUST_FILE, TrustCheck, TrustStore, TrustedWorkspace,
-    settings_sha256,
+    McpApproval, PROJECT_MCP_JSON, PROJECT_SETTINGS, ProjectTrust, TRUST_FILE, TrustCheck,
+    TrustStore, TrustedWorkspace, mcp_json_sha256, settings_sha256,
 };
 
 pub use reasonix_core::settings::{

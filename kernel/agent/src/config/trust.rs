@@ -64,6 +64,21 @@ pub struct TrustedWorkspace {
 pub struct TrustStore {
     pub version: u32,
     pub workspaces: Vec<TrustedWorkspace>,
+    /// Project `.mcp.json` files whose servers the user approved (`reasonix mcp trust`), each
+    /// pinned to the content approved. Independent of [`TrustStore::workspaces`]: approving a
+    /// project's MCP servers does not trust its `reasonix.toml`, nor the other way round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_approvals: Vec<McpApproval>,
+}
+
+/// One approved project `.mcp.json`: its servers may start while the file holds these bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpApproval {
+    /// Absolute, canonical workspace directory (the file is `<path>/.mcp.json`).
+    pub path: PathBuf,
+    /// sha256 of the `.mcp.json` the user approved.
+    pub mcp_json_sha256: String,
 }
 
 impl TrustStore {
@@ -79,6 +94,7 @@ impl TrustStore {
             return Ok(TrustStore {
                 version: TRUST_VERSION,
                 workspaces: Vec::new(),
+                mcp_approvals: Vec::new(),
             });
         };
         if store.version != TRUST_VERSION {
@@ -148,6 +164,82 @@ impl TrustStore {
         self.workspaces.retain(|w| w.path != dir);
         before != self.workspaces.len()
     }
+
+    /// What the approvals say about `<workspace>/.mcp.json`: `Trusted` only when the user
+    /// approved exactly the bytes it holds now; `Changed` when an approval exists for another
+    /// content (or the file is gone); `Unknown` when this workspace was never approved.
+    pub fn check_mcp(&self, workspace: &Path) -> TrustCheck {
+        let workspace = real_path(workspace);
+        match self.mcp_approvals.iter().find(|a| a.path == workspace) {
+            None => TrustCheck::Unknown,
+            Some(approval)
+                if Some(&approval.mcp_json_sha256) == mcp_json_sha256(&workspace).as_ref() =>
+            {
+                TrustCheck::Trusted
+            }
+            Some(_) => TrustCheck::Changed,
+        }
+    }
+
+    /// Whether the servers of `<workspace>/.mcp.json` may start: the user approved this very
+    /// file content.
+    pub fn mcp_approved(&self, workspace: &Path) -> bool {
+        self.check_mcp(workspace) == TrustCheck::Trusted
+    }
+
+    /// Approve `<workspace>/.mcp.json` as it is now; `Ok(false)` when exactly that was already
+    /// approved. Without the file there is nothing to approve (`Err` with its path).
+    pub fn approve_mcp(&mut self, workspace: &Path) -> Result<bool, PathBuf> {
+        let path = real_path(workspace);
+        match mcp_json_sha256(&path) {
+            Some(sha) => Ok(self.approve_mcp_content(&path, sha)),
+            None => Err(path.join(PROJECT_MCP_JSON)),
+        }
+    }
+
+    /// Approve the `.mcp.json` content with this sha256 (the bytes the user was shown, or the
+    /// bytes just written, not whatever the file holds a moment later); `false` when exactly
+    /// that was already approved.
+    pub fn approve_mcp_content(&mut self, workspace: &Path, mcp_json_sha256: String) -> bool {
+        let approval = McpApproval {
+            path: real_path(workspace),
+            mcp_json_sha256,
+        };
+        if self.mcp_approvals.contains(&approval) {
+            return false;
+        }
+        self.version = TRUST_VERSION;
+        self.mcp_approvals.retain(|a| a.path != approval.path);
+        self.mcp_approvals.push(approval);
+        self.mcp_approvals.sort_by(|a, b| a.path.cmp(&b.path));
+        true
+    }
+
+    /// Whether the `.mcp.json` content with this sha256 is the approved one of `workspace`.
+    pub fn mcp_content_approved(&self, workspace: &Path, mcp_json_sha256: &str) -> bool {
+        let workspace = real_path(workspace);
+        self.mcp_approvals
+            .iter()
+            .any(|a| a.path == workspace && a.mcp_json_sha256 == mcp_json_sha256)
+    }
+
+    /// Withdraw the approval of `<workspace>/.mcp.json`; `false` when there was none.
+    pub fn unapprove_mcp(&mut self, workspace: &Path) -> bool {
+        let workspace = real_path(workspace);
+        let before = self.mcp_approvals.len();
+        self.mcp_approvals.retain(|a| a.path != workspace);
+        before != self.mcp_approvals.len()
+    }
+}
+
+/// A project's MCP server file (Claude Code's convention), relative to the workspace.
+pub const PROJECT_MCP_JSON: &str = ".mcp.json";
+
+/// sha256 of `<dir>/.mcp.json`, `None` when there is none (or it cannot be read).
+pub fn mcp_json_sha256(dir: &Path) -> Option<String> {
+    std::fs::read(dir.join(PROJECT_MCP_JSON))
+        .ok()
+        .map(|bytes| reasonix_core::sha256_hex(&bytes))
 }
 
 /// sha256 of `<dir>/reasonix.toml`, `None` when there is none (or it cannot be read: then
@@ -519,6 +611,60 @@ mod tests {
         assert!(store.remove(ws.path()));
         assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
         assert_eq!(store.workspaces.len(), 0);
+    }
+
+    #[test]
+    fn mcp_approval_is_pinned_to_the_content_of_the_file() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let file = ws.path().join(PROJECT_MCP_JSON);
+        let mut store = TrustStore::load(home.path()).unwrap();
+        assert_eq!(store.check_mcp(ws.path()), TrustCheck::Unknown);
+        assert_eq!(store.approve_mcp(ws.path()), Err(real_path(&file)));
+        std::fs::write(&file, r#"{"mcpServers": {"a": {"command": "x"}}}"#).unwrap();
+        assert!(!store.mcp_approved(ws.path()));
+        assert_eq!(store.approve_mcp(ws.path()), Ok(true));
+        assert_eq!(store.approve_mcp(ws.path()), Ok(false));
+        store.save(home.path()).unwrap();
+        let mut store = TrustStore::load(home.path()).unwrap();
+        assert!(store.mcp_approved(ws.path()));
+        // Approving the servers does not trust the workspace's reasonix.toml.
+        assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
+        assert!(!store.mcp_approved(&ws.path().join("sub")));
+        std::fs::write(&file, r#"{"mcpServers": {"a": {"command": "y"}}}"#).unwrap();
+        assert!(!store.mcp_approved(ws.path()));
+        assert_eq!(store.check_mcp(ws.path()), TrustCheck::Changed);
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(store.check_mcp(ws.path()), TrustCheck::Changed);
+        assert!(store.unapprove_mcp(ws.path()));
+        assert!(!store.unapprove_mcp(ws.path()));
+        assert_eq!(store.check_mcp(ws.path()), TrustCheck::Unknown);
+    }
+
+    #[test]
+    fn an_approval_pins_the_content_given_not_the_file_a_moment_later() {
+        let ws = tempfile::tempdir().unwrap();
+        let shown = br#"{"mcpServers": {"a": {"command": "x"}}}"#;
+        std::fs::write(ws.path().join(PROJECT_MCP_JSON), b"{\"swapped\": 1}").unwrap();
+        let mut store = TrustStore::default();
+        assert!(store.approve_mcp_content(ws.path(), reasonix_core::sha256_hex(shown)));
+        assert!(!store.mcp_approved(ws.path()));
+        assert!(store.mcp_content_approved(ws.path(), &reasonix_core::sha256_hex(shown)));
+        std::fs::write(ws.path().join(PROJECT_MCP_JSON), shown).unwrap();
+        assert!(store.mcp_approved(ws.path()));
+    }
+
+    #[test]
+    fn a_trust_file_without_mcp_approvals_reads_and_writes_as_before() {
+        let home = tempfile::tempdir().unwrap();
+        let old = r#"{"version": 1, "workspaces": [{"path": "/w", "config_sha256": null}]}"#;
+        std::fs::write(home.path().join(TRUST_FILE), old).unwrap();
+        let store = TrustStore::load(home.path()).unwrap();
+        assert!(store.mcp_approvals.is_empty());
+        store.save(home.path()).unwrap();
+        let text = std::fs::read_to_string(home.path().join(TRUST_FILE)).unwrap();
+        assert!(!text.contains("mcp_approvals"), "{text}");
+        assert!(text.contains("\"version\": 1"), "{text}");
     }
 
     #[test]

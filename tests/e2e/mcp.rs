@@ -1,0 +1,723 @@
+//! MCP servers end to end (issue #15): the real `reasonix run` binary against the mock LLM,
+//! with real MCP servers as child processes or on loopback HTTP — the reference
+//! `@modelcontextprotocol/server-everything` (stdio, legacy SSE, streamable HTTP), a server on
+//! the Python SDK (tests/mcp-servers/fastmcp_server.py; stdio, streamable HTTP) and servers that
+//! misbehave (tests/mcp-servers/fault_server.py). Each test scripts the model to call an MCP
+//! tool as `mcp__<server>__<tool>` and checks what the model received in the next request.
+//!
+//! The servers come from `.ci/run` (see tests/e2e/support/mcp.rs and docs/mcp/testing.md);
+//! without them a test prints why and passes, unless `REASONIX_REQUIRE_MCP_SERVERS=1`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements, nothing from servers (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
+
+use crate::support::{self, Env, mcp, stderr, stdout};
+use reasonix_mock_llm::{MockLlm, Reply};
+use serde_json::Value;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A temp home, workspace and project, the mock, and the provider `mock` in the project's
+/// `reasonix.toml`. MCP servers go into `<home>/config.toml`, `<home>/mcp.json` or the
+/// project's `.mcp.json`.
+struct Setup {
+    env: Env,
+    mock: MockLlm,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let env = Env::new();
+        let mock = MockLlm::start().unwrap();
+        env.project_config(&env.mock_provider(
+            "openai",
+            &mock.base_url(),
+            "sk-test",
+            "stall_timeout_seconds = 30\n",
+        ));
+        Setup { env, mock }
+    }
+
+    /// `<home>/config.toml` with these `[[plugins]]` entries (see [`mcp::plugin_stdio`]).
+    fn user_plugins(&self, entries: &str) {
+        std::fs::write(self.env.home().join("config.toml"), entries).unwrap();
+    }
+
+    /// `reasonix run --dir <workspace> <args…>`, not run yet.
+    fn command(&self, args: &[&str]) -> Command {
+        let ws = self.env.workspace();
+        let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.env.command(&all)
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).stdin(Stdio::null()).output().unwrap()
+    }
+
+    fn request(&self, i: usize) -> Value {
+        let requests = self.mock.requests();
+        assert!(
+            requests.len() > i,
+            "the model received {} request(s), not {}",
+            requests.len(),
+            i + 1
+        );
+        requests[i].json()
+    }
+}
+
+/// Names of the tools offered in a request.
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The content of the tool result with `call_id` in a request.
+fn tool_result(body: &Value, call_id: &str) -> String {
+    support::tool_results("openai", body)
+        .into_iter()
+        .find(|(id, _)| id == call_id)
+        .map(|(_, content)| content)
+        .unwrap_or_else(|| panic!("no tool result for {call_id} in {body}"))
+}
+
+/// The text of the last user message in a request.
+fn last_user_message(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .unwrap_or_default()
+}
+
+fn assert_success(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        stdout(out),
+        stderr(out)
+    );
+    assert!(!stderr(out).contains("panicked"), "{}", stderr(out));
+}
+
+fn offered(body: &Value, name: &str) -> bool {
+    tool_names(body).iter().any(|t| t == name)
+}
+
+/// server-everything through `reasonix run`: its tools offered as `mcp__everything__*`, a plain
+/// call (`echo`), a call that reports progress (`trigger-long-running-operation`), and a
+/// resource pulled into the task with `@everything:<uri>`.
+fn exercise_everything(s: &Setup) {
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[
+                (
+                    "c1",
+                    "mcp__everything__echo",
+                    r#"{"message":"hi from the model"}"#,
+                ),
+                (
+                    "c2",
+                    "mcp__everything__trigger-long-running-operation",
+                    r#"{"duration":1,"steps":3}"#,
+                ),
+            ],
+            2,
+        ),
+        Reply::text(&["everything ", "answered"]),
+    ]);
+    let out = s.run(&[
+        "--allowed-tools",
+        "mcp__everything",
+        "summarise @everything:demo://resource/dynamic/text/7 please",
+    ]);
+    assert_success(&out);
+    assert_eq!(stdout(&out), "everything answered\n");
+
+    let first = s.request(0);
+    for tool in [
+        "mcp__everything__echo",
+        "mcp__everything__get-sum",
+        "mcp__everything__trigger-long-running-operation",
+    ] {
+        assert!(offered(&first, tool), "{tool}: {:?}", tool_names(&first));
+    }
+    let task = last_user_message(&first);
+    assert!(
+        task.contains("Resource 7: This is a plaintext resource"),
+        "the resource was not pulled into the task: {task}"
+    );
+
+    let second = s.request(1);
+    assert_eq!(tool_result(&second, "c1"), "Echo: hi from the model");
+    let progress = tool_result(&second, "c2");
+    assert!(
+        progress.contains("Long running operation completed. Duration: 1 seconds, Steps: 3."),
+        "{progress}"
+    );
+}
+
+#[test]
+fn everything_over_stdio_tools_progress_and_a_resource() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("everything", &command, &args, ""));
+    exercise_everything(&s);
+}
+
+#[test]
+fn everything_over_streamable_http_tools_progress_and_a_resource() {
+    let Some(server) = mcp::everything_http("streamableHttp") else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_remote(
+        "everything",
+        "http",
+        &server.url("/mcp"),
+        "",
+    ));
+    exercise_everything(&s);
+}
+
+#[test]
+fn everything_over_legacy_sse_tools_progress_and_a_resource() {
+    let Some(server) = mcp::everything_http("sse") else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_remote(
+        "everything",
+        "sse",
+        &server.url("/sse"),
+        "",
+    ));
+    exercise_everything(&s);
+}
+
+/// The FastMCP server through `reasonix run`: a tool with arguments, one with progress, a
+/// resource and a resource template as `@fastmcp:<uri>`.
+fn exercise_fastmcp(s: &Setup) {
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[
+                ("c1", "mcp__fastmcp__add", r#"{"a":2,"b":40}"#),
+                ("c2", "mcp__fastmcp__count_with_progress", r#"{"steps":3}"#),
+            ],
+            1,
+        ),
+        Reply::text(&["fastmcp answered"]),
+    ]);
+    let out = s.run(&[
+        "--allowed-tools",
+        "mcp__fastmcp",
+        "use @fastmcp:notes://greeting and @fastmcp:notes://topic/otters",
+    ]);
+    assert_success(&out);
+    assert_eq!(stdout(&out), "fastmcp answered\n");
+
+    let first = s.request(0);
+    for tool in [
+        "mcp__fastmcp__add",
+        "mcp__fastmcp__count_with_progress",
+        "mcp__fastmcp__peek",
+    ] {
+        assert!(offered(&first, tool), "{tool}: {:?}", tool_names(&first));
+    }
+    let task = last_user_message(&first);
+    assert!(task.contains("hello from the fastmcp resource"), "{task}");
+    assert!(task.contains("notes about otters"), "{task}");
+
+    let second = s.request(1);
+    assert!(
+        tool_result(&second, "c1").contains("sum=42"),
+        "{}",
+        tool_result(&second, "c1")
+    );
+    assert!(
+        tool_result(&second, "c2").contains("counted to 3"),
+        "{}",
+        tool_result(&second, "c2")
+    );
+}
+
+#[test]
+fn fastmcp_over_stdio_tools_progress_and_resources() {
+    let Some((command, args)) = mcp::fastmcp_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("fastmcp", &command, &args, ""));
+    exercise_fastmcp(&s);
+}
+
+#[test]
+fn fastmcp_over_streamable_http_tools_progress_and_resources() {
+    let Some(server) = mcp::fastmcp_http() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_remote(
+        "fastmcp",
+        "http",
+        &server.url("/mcp"),
+        "",
+    ));
+    exercise_fastmcp(&s);
+}
+
+/// A tool the server marks `readOnlyHint` is still a writer for an untrusted server: a headless
+/// run without an allow rule refuses it, and the model is told how to allow it.
+#[test]
+fn read_only_hint_of_an_untrusted_server_does_not_make_a_reader() {
+    let Some((command, args)) = mcp::fastmcp_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("fastmcp", &command, &args, ""));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__fastmcp__peek", r#"{"key":"k"}"#)], 1),
+        Reply::text(&["refused"]),
+    ]);
+    let out = s.run(&["peek at k"]);
+    assert_success(&out);
+    assert!(offered(&s.request(0), "mcp__fastmcp__peek"));
+    let result = tool_result(&s.request(1), "c1");
+    assert!(result.starts_with("Permission needed"), "{result}");
+    assert!(!result.contains("peeked k"), "{result}");
+}
+
+/// A project's `.mcp.json` as Claude Code writes it (stdio with `type`, `env` with
+/// `${VAR:-default}`), unchanged: without `--trust-mcp` a headless run does not start it, and
+/// says so; with it, its tools work.
+#[test]
+fn claude_code_project_mcp_json_works_unchanged_once_trusted() {
+    let Some(entry) = mcp::everything() else {
+        return;
+    };
+    let s = Setup::new();
+    let claude_code_file = serde_json::json!({
+        "mcpServers": {
+            "everything": {
+                "type": "stdio",
+                "command": "node",
+                "args": [entry, "stdio"],
+                "env": { "REASONIX_MCP_MARK": "${REASONIX_MCP_TEST_UNSET:-marked-by-default}" }
+            }
+        }
+    });
+    std::fs::write(
+        s.env.project().join(".mcp.json"),
+        serde_json::to_string_pretty(&claude_code_file).unwrap(),
+    )
+    .unwrap();
+
+    // Not approved: not started, and the user is told how to approve it.
+    s.mock.enqueue(Reply::text(&["no servers"]));
+    let out = s.run(&["--yolo", "anything there?"]);
+    assert_success(&out);
+    assert!(
+        !tool_names(&s.request(0))
+            .iter()
+            .any(|t| t.starts_with("mcp__")),
+        "{:?}",
+        tool_names(&s.request(0))
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(".mcp.json") && err.contains("--trust-mcp"),
+        "no word about the unapproved .mcp.json: {err}"
+    );
+
+    // Approved for this run.
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__everything__get-env", "{}")], 1),
+        Reply::text(&["trusted"]),
+    ]);
+    let out = s.run(&["--yolo", "--trust-mcp", "show the env"]);
+    assert_success(&out);
+    let env = tool_result(&s.request(2), "c1");
+    assert!(env.contains("marked-by-default"), "{env}");
+}
+
+/// `<home>/mcp.json` (the user's own, Claude Code's schema) needs no approval.
+#[test]
+fn user_mcp_json_servers_start_without_approval() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    mcp::write_mcp_json(
+        &s.env.home().join("mcp.json"),
+        &[("everything", mcp::mcp_json_stdio(&command, &args))],
+    );
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__everything__get-sum", r#"{"a":1,"b":2}"#)], 1),
+        Reply::text(&["summed"]),
+    ]);
+    let out = s.run(&["--allowed-tools", "mcp__everything__get-sum", "add"]);
+    assert_success(&out);
+    assert!(offered(&s.request(0), "mcp__everything__get-sum"));
+    assert_eq!(tool_result(&s.request(1), "c1"), "The sum of 1 and 2 is 3.");
+}
+
+/// A Reasonix-Go `config.toml` with `[[plugins]]` using every key of the original: the enabled
+/// servers start and their tools work; `auto_start = false` keeps one stopped.
+#[test]
+fn reasonix_go_plugins_config_works_unchanged() {
+    let Some(entry) = mcp::everything() else {
+        return;
+    };
+    let Some((python, fastmcp_args)) = mcp::fastmcp_stdio() else {
+        return;
+    };
+    let entry = entry.display().to_string();
+    let fastmcp = &fastmcp_args[0];
+    let s = Setup::new();
+    let go_config = format!(
+        r#"# ~/.reasonix/config.toml of Reasonix-Go
+default_model = "mock"
+
+[tools]
+mcp_call_timeout_seconds = 300
+
+[[plugins]]
+name    = "everything"
+type    = "stdio"
+command = "node"
+args    = ["{entry}", "stdio"]
+env     = {{ REASONIX_MCP_MARK = "go-config-mark" }}
+startup_timeout_seconds = 60
+call_timeout_seconds    = 60
+tool_timeout_seconds    = {{ "trigger-long-running-operation" = 30 }}
+concurrency = "serial"
+
+[[plugins]]
+name    = "fastmcp"
+command = "{python}"
+args    = ["{fastmcp}"]
+auto_start = true
+concurrency = "parallel"
+
+[[plugins]]
+name       = "dormant"
+command    = "{python}"
+args       = ["{fastmcp}"]
+auto_start = false
+"#
+    );
+    s.user_plugins(&go_config);
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[
+                ("c1", "mcp__everything__get-env", "{}"),
+                ("c2", "mcp__fastmcp__add", r#"{"a":1,"b":1}"#),
+            ],
+            1,
+        ),
+        Reply::text(&["go config works"]),
+    ]);
+    let out = s.run(&["--yolo", "check the servers"]);
+    assert_success(&out);
+    let err = stderr(&out);
+    assert!(!err.contains("not loaded"), "{err}");
+    // The original's default call cap for MCP tools is one of its MCP keys too.
+    assert!(!err.contains("mcp_call_timeout_seconds"), "{err}");
+
+    let first = s.request(0);
+    assert!(offered(&first, "mcp__everything__get-env"));
+    assert!(offered(&first, "mcp__fastmcp__add"));
+    assert!(
+        !tool_names(&first)
+            .iter()
+            .any(|t| t.starts_with("mcp__dormant__")),
+        "auto_start = false started the server: {:?}",
+        tool_names(&first)
+    );
+    let second = s.request(1);
+    assert!(tool_result(&second, "c1").contains("go-config-mark"));
+    assert!(tool_result(&second, "c2").contains("sum=2"));
+}
+
+/// A server that never answers `initialize` fails after its startup timeout; the run goes on
+/// and another server's tool works.
+#[test]
+fn a_server_that_never_initializes_times_out_and_the_others_work() {
+    let Some((fault, fault_args)) = mcp::fault_server("never-init", &[]) else {
+        return;
+    };
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    let pids = s.env.root.path().join("silent.pids");
+    s.user_plugins(&format!(
+        "{}{}",
+        mcp::plugin_stdio(
+            "silent",
+            &fault,
+            &fault_args,
+            &format!("startup_timeout_seconds = 3\n{}", mcp::pidfile_env(&pids))
+        ),
+        mcp::plugin_stdio("everything", &command, &args, "")
+    ));
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[("c1", "mcp__everything__echo", r#"{"message":"still here"}"#)],
+            1,
+        ),
+        Reply::text(&["done"]),
+    ]);
+    let started = Instant::now();
+    let out = s.run(&["--allowed-tools", "mcp__everything", "echo"]);
+    assert_success(&out);
+    // Generous: the timeout is 3 s, the machine is slow and shared.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(offered(&s.request(0), "mcp__everything__echo"));
+    assert!(
+        !tool_names(&s.request(0))
+            .iter()
+            .any(|t| t.starts_with("mcp__silent__"))
+    );
+    assert_eq!(tool_result(&s.request(1), "c1"), "Echo: still here");
+    let err = stderr(&out);
+    assert!(
+        err.contains("`silent`") && err.contains("within 3 s"),
+        "the failed server is not reported with its timeout: {err}"
+    );
+    // It ignores a closed stdin; it must not outlive the run all the same.
+    mcp::assert_no_server_outlives(&pids, Duration::from_secs(10));
+}
+
+/// A server that exits in the middle of a call: the call fails with an error the model can
+/// read (naming the server), and the next call restarts the server and succeeds.
+#[test]
+fn a_server_that_exits_mid_call_fails_the_call_and_restarts_on_the_next_use() {
+    let s = Setup::new();
+    let marker = s.env.root.path().join("crashed-once");
+    let Some((fault, fault_args)) = mcp::fault_server("exit-mid-call", &[marker.to_str().unwrap()])
+    else {
+        return;
+    };
+    s.user_plugins(&mcp::plugin_stdio("crashy", &fault, &fault_args, ""));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__crashy__crash", "{}")], 1),
+        Reply::tool_calls(&[("c2", "mcp__crashy__crash", "{}")], 1),
+        Reply::text(&["recovered"]),
+    ]);
+    let out = s.run(&["--allowed-tools", "mcp__crashy", "crash it"]);
+    assert_success(&out);
+    assert!(marker.exists(), "the server never got the first call");
+    assert!(offered(&s.request(0), "mcp__crashy__crash"));
+
+    let failed = tool_result(&s.request(1), "c1");
+    assert!(
+        failed.contains("crashy"),
+        "the error names no server: {failed}"
+    );
+    assert!(
+        !failed.contains("crash survived"),
+        "the first call cannot have succeeded: {failed}"
+    );
+    let retried = tool_result(&s.request(2), "c2");
+    assert_eq!(retried, "crash survived: this is the restarted server");
+}
+
+/// The peak RSS (KiB) of a `reasonix run` answering at once, with no MCP server: the baseline
+/// the stderr-flood test compares against.
+fn baseline_peak_rss_kib() -> u64 {
+    let s = Setup::new();
+    s.mock.enqueue(Reply::text(&["baseline"]));
+    let (out, peak) = mcp::output_with_peak_rss(s.command(&["hello"]));
+    assert_success(&out);
+    peak
+}
+
+/// A server that writes hundreds of MB to stderr while it works: the run completes, the tool
+/// answers (so its stderr was drained all along), and the memory of `reasonix` stays bounded.
+#[test]
+fn a_server_flooding_stderr_leaves_memory_bounded() {
+    const FLOOD_MB: u64 = 300;
+    let Some((fault, fault_args)) = mcp::fault_server("stderr-flood", &[&FLOOD_MB.to_string()])
+    else {
+        return;
+    };
+    let baseline = baseline_peak_rss_kib();
+    let s = Setup::new();
+    let pids = s.env.root.path().join("noisy.pids");
+    s.user_plugins(&mcp::plugin_stdio(
+        "noisy",
+        &fault,
+        &fault_args,
+        &format!("call_timeout_seconds = 180\n{}", mcp::pidfile_env(&pids)),
+    ));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__noisy__flood_status", "{}")], 1),
+        Reply::text(&["survived the flood"]),
+    ]);
+    let (out, peak) =
+        mcp::output_with_peak_rss(s.command(&["--allowed-tools", "mcp__noisy", "how loud is it"]));
+    assert_success(&out);
+    assert!(offered(&s.request(0), "mcp__noisy__flood_status"));
+    let status = tool_result(&s.request(1), "c1");
+    let written: u64 = status
+        .strip_prefix("stderr bytes written: ")
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{status}"));
+    assert!(
+        written >= FLOOD_MB * 1024 * 1024,
+        "the server's stderr was not drained: {written} bytes written"
+    );
+    eprintln!(
+        "stderr flood: {written} bytes drained; peak RSS {peak} KiB, {baseline} KiB without a server"
+    );
+    // Bounded: far below the flood, within 64 MiB of a run without any server.
+    assert!(
+        peak < baseline + 64 * 1024,
+        "peak RSS {peak} KiB with {FLOOD_MB} MB of stderr, {baseline} KiB without a server"
+    );
+    assert!(
+        stderr(&out).len() < 1024 * 1024,
+        "the flood reached the user: {} bytes of stderr",
+        stderr(&out).len()
+    );
+    mcp::assert_no_server_outlives(&pids, Duration::from_secs(10));
+}
+
+/// A tool answering with 50 MB of text (more than any frame may be) and one with 8 MB: the
+/// model receives a bounded result each time, and `reasonix` does not hold the 50 MB.
+#[test]
+fn a_fifty_megabyte_result_reaches_the_model_bounded() {
+    let Some((fault, fault_args)) = mcp::fault_server("huge-result", &["50"]) else {
+        return;
+    };
+    let baseline = baseline_peak_rss_kib();
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("huge", &fault, &fault_args, ""));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__huge__huge", "{}")], 1),
+        Reply::tool_calls(&[("c2", "mcp__huge__huge", r#"{"mb":1}"#)], 1),
+        Reply::text(&["bounded"]),
+    ]);
+    let (out, peak) =
+        mcp::output_with_peak_rss(s.command(&["--allowed-tools", "mcp__huge", "fetch it all"]));
+    assert_success(&out);
+    assert!(offered(&s.request(0), "mcp__huge__huge"));
+    eprintln!("huge results: peak RSS {peak} KiB, {baseline} KiB without a server");
+    for (request, call) in [(1, "c1"), (2, "c2")] {
+        let result = tool_result(&s.request(request), call);
+        assert!(
+            result.len() < 1024 * 1024,
+            "{call}: the model received {} bytes",
+            result.len()
+        );
+        assert!(
+            s.mock.requests()[request].body.len() < 2 * 1024 * 1024,
+            "{call}: request of {} bytes",
+            s.mock.requests()[request].body.len()
+        );
+    }
+    // 50 MB: an error naming the server; 8 MB: the head of the text, cut.
+    let too_big = tool_result(&s.request(1), "c1");
+    assert!(too_big.contains("huge"), "{too_big}");
+    assert!(!too_big.contains("0123456789abcdef"), "{too_big}");
+    let cut = tool_result(&s.request(2), "c2");
+    assert!(cut.contains("HUGE-START"), "{}", &cut[..cut.len().min(300)]);
+    assert!(
+        peak < baseline + 100 * 1024,
+        "peak RSS {peak} KiB after a 50 MB result, {baseline} KiB without a server"
+    );
+}
+
+/// A response that is not JSON and one of the wrong shape: each call fails with a clear error
+/// naming the server, and `reasonix` neither crashes nor hangs.
+#[test]
+fn malformed_responses_fail_the_call_clearly() {
+    let Some((fault, fault_args)) = mcp::fault_server("malformed", &[]) else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio(
+        "broken",
+        &fault,
+        &fault_args,
+        "call_timeout_seconds = 5",
+    ));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__broken__wrong_shape", "{}")], 1),
+        Reply::tool_calls(&[("c2", "mcp__broken__garbage", "{}")], 1),
+        Reply::text(&["coped"]),
+    ]);
+    let started = Instant::now();
+    let out = s.run(&["--allowed-tools", "mcp__broken", "call the broken server"]);
+    assert_success(&out);
+    assert_eq!(stdout(&out), "coped\n");
+    assert!(
+        started.elapsed() < Duration::from_secs(90),
+        "{:?}",
+        started.elapsed()
+    );
+    let first = s.request(0);
+    for tool in ["mcp__broken__garbage", "mcp__broken__wrong_shape"] {
+        assert!(offered(&first, tool), "{tool}: {:?}", tool_names(&first));
+    }
+    for (request, call) in [(1, "c1"), (2, "c2")] {
+        let result = tool_result(&s.request(request), call);
+        assert!(result.contains("broken"), "{call}: {result}");
+        let lower = result.to_lowercase();
+        assert!(
+            ["error", "invalid", "malformed", "timed out", "failed"]
+                .iter()
+                .any(|word| lower.contains(word)),
+            "{call}: not an error: {result}"
+        );
+    }
+}
+
+/// `notifications/tools/list_changed` after a call: the tool set offered within the running turn
+/// stays the same (the prompt prefix changes only at a turn boundary).
+#[test]
+fn list_changed_does_not_change_the_tools_mid_turn() {
+    let Some((fault, fault_args)) = mcp::fault_server("list-changed", &[]) else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("shifty", &fault, &fault_args, ""));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__shifty__switch", "{}")], 1),
+        Reply::text(&["switched"]),
+    ]);
+    let out = s.run(&["--allowed-tools", "mcp__shifty", "switch"]);
+    assert_success(&out);
+    let first = s.request(0);
+    let second = s.request(1);
+    assert!(offered(&first, "mcp__shifty__before_switch"));
+    assert_eq!(tool_result(&second, "c1"), "switched");
+    assert_eq!(
+        tool_names(&first),
+        tool_names(&second),
+        "the tools changed inside a turn"
+    );
+    assert_eq!(first["tools"], second["tools"]);
+}
