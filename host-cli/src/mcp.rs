@@ -3,8 +3,8 @@
 
 use crate::context::Context;
 use crate::term::errln;
-use reasonix_agent::config::ProjectTrust;
 use reasonix_agent::config::mcp::SourceKind;
+use reasonix_agent::config::{ProjectTrust, TrustStore};
 use reasonix_core::terminal::shown;
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::path::Path;
@@ -39,7 +39,8 @@ pub fn start(cx: &Context, workspace: &Path) -> Servers {
         options.call_timeout = Duration::from_secs(s);
     }
     options.project_toml_trusted = cx.config.project_trust == Some(ProjectTrust::Trusted);
-    options.project_mcp_json_approved = TRUST_MCP_FOR_THIS_RUN.load(Ordering::Relaxed);
+    options.project_mcp_json_approved =
+        TRUST_MCP_FOR_THIS_RUN.load(Ordering::Relaxed) || mcp_json_approved(cx, workspace);
     for spec in &specs {
         if spec.enabled
             && spec.origin.kind == SourceKind::ProjectMcpJson
@@ -57,6 +58,20 @@ pub fn start(cx: &Context, workspace: &Path) -> Servers {
         Err(e) => {
             errln!("warning: {}", shown(&e.to_string()));
             Servers::default()
+        }
+    }
+}
+
+/// Whether the user approved the project `.mcp.json` exactly as it was read for this session.
+fn mcp_json_approved(cx: &Context, workspace: &Path) -> bool {
+    let Some(sha) = &cx.config.project_mcp_json_sha256 else {
+        return false;
+    };
+    match TrustStore::load(&cx.paths.home) {
+        Ok(store) => store.mcp_content_approved(workspace, sha),
+        Err(e) => {
+            errln!("warning: {}", shown(&e.to_string()));
+            false
         }
     }
 }

@@ -12,26 +12,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Output;
 
-/// The reference server's entry script; `None` skips (unless CI requires the servers).
 fn everything() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("REASONIX_MCP_EVERYTHING").map(PathBuf::from),
-        Some(crate::support::repo_root().join(
-            "target/mcp-servers/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-        )),
-        Some(PathBuf::from(
-            "/work/mcp-servers/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-        )),
-    ];
-    let found = candidates.into_iter().flatten().find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("REASONIX_REQUIRE_MCP_SERVERS").is_none(),
-            "server-everything is required (REASONIX_REQUIRE_MCP_SERVERS) but not installed"
-        );
-        eprintln!("skipped: server-everything is not installed (docs/MCP.md)");
-    }
-    found
+    crate::support::mcp::everything()
 }
 
 struct Setup {

@@ -12,33 +12,8 @@ use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-/// The JS entry of `@modelcontextprotocol/server-everything`, or `None` (the test is skipped
-/// with a note) unless `REASONIX_REQUIRE_MCP_SERVERS=1`.
-#[allow(clippy::disallowed_macros)] // the skip note, fixed text
 fn everything() -> Option<PathBuf> {
-    let path = std::env::var_os("REASONIX_MCP_EVERYTHING")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let target = std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| support::repo_root().join("target"));
-            target.join(
-                "mcp-servers/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-            )
-        });
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("REASONIX_REQUIRE_MCP_SERVERS").as_deref() != Ok("1"),
-        "server-everything not found at {} (REASONIX_REQUIRE_MCP_SERVERS=1)",
-        path.display()
-    );
-    eprintln!(
-        "note: skipped, server-everything not found at {}",
-        path.display()
-    );
-    None
+    support::mcp::everything()
 }
 
 fn everything_server(entry: &std::path::Path) -> Value {

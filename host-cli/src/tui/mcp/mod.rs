@@ -16,6 +16,7 @@ use super::msg::Msg;
 use super::slash::{CommandKind, CommandSpec};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use question::{ANSWERS, Answer, Question};
+use reasonix_agent::config::TrustStore;
 use reasonix_mcp::{PromptInfo, ServerState, ServerStatus, Servers};
 use resources::ResourceIndex;
 use std::collections::BTreeMap;
@@ -382,9 +383,13 @@ fn answer_question(app: &mut App, answer: Answer) {
         return;
     }
     if answer == Answer::Always {
-        let home = app.actions.prepared.cx.paths.home.clone();
+        let cx = &app.actions.prepared.cx;
+        let (home, sha) = (
+            cx.paths.home.clone(),
+            cx.config.project_mcp_json_sha256.clone(),
+        );
         let workspace = app.actions.workspace.clone();
-        match remember_approval(&home, &workspace) {
+        match remember_approval(&home, &workspace, sha) {
             Ok(text) => app.notice(&text),
             Err(e) => app.error(&format!("approved for this session only: {e}")),
         }
@@ -398,13 +403,23 @@ fn answer_question(app: &mut App, answer: Answer) {
     app.mcp.expect_change(&started);
 }
 
-/// Record the approval of `<workspace>/.mcp.json` as it is now in the trust store.
+/// Record the approval of `<workspace>/.mcp.json` in the trust store: the bytes read when the
+/// session started (the servers the user was shown), not whatever the file holds now.
 fn remember_approval(
     home: &std::path::Path,
     workspace: &std::path::Path,
+    sha: Option<String>,
 ) -> Result<String, String> {
-    let _ = (home, workspace);
-    Err("remembering the approval needs `reasonix mcp trust` in this build".into())
+    let Some(sha) = sha else {
+        return Err("the project has no .mcp.json to remember".into());
+    };
+    let mut store = TrustStore::load(home).map_err(|e| e.to_string())?;
+    store.approve_mcp_content(workspace, sha);
+    store.save(home).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "approved {} for later sessions (`reasonix mcp untrust` withdraws it)",
+        workspace.join(".mcp.json").display()
+    ))
 }
 
 #[cfg(test)]

@@ -197,6 +197,9 @@ pub struct Config {
     /// MCP servers from every file that names them, merged by name (see [`mcp::merge`]).
     /// Whether a project server may start is the caller's decision (`origin.kind`).
     pub mcp_servers: Vec<mcp::ServerSpec>,
+    /// sha256 of the project `.mcp.json` exactly as it was read for `mcp_servers`: an approval
+    /// is checked and recorded against these bytes, never against a later read of the file.
+    pub project_mcp_json_sha256: Option<String>,
 }
 
 impl Config {
@@ -289,6 +292,7 @@ impl Config {
         }
         let project_mcp = project_dir.join(".mcp.json");
         if let Some(text) = read_text(&project_mcp)? {
+            config.project_mcp_json_sha256 = Some(reasonix_core::sha256_hex(text.as_bytes()));
             config.add_mcp_json(
                 &project_mcp,
                 &text,
