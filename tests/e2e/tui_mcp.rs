@@ -201,6 +201,36 @@ fn a_projects_servers_start_only_after_the_question() {
 }
 
 #[test]
+fn always_remembers_the_approval_of_exactly_that_file() {
+    let Some(entry) = everything() else { return };
+    let s = project_session(&entry);
+    let pty = s.open();
+    pty.wait_for("Start 1 MCP server from this project?", WAIT);
+    pty.send("a");
+    pty.wait_for("for later sessions", WAIT);
+    pty.wait_for("MCP server `proj` ready: ", WAIT);
+    quit(pty);
+
+    // The next session starts it without asking.
+    let pty = s.open();
+    let text = pty.wait_for("MCP server `proj` ready: ", WAIT);
+    assert!(!text.contains("from this project?"), "{text}");
+    quit(pty);
+
+    // An edited file is a new question: the approval was of the bytes shown.
+    let mcp_json = s.env.project().join(".mcp.json");
+    let edited = std::fs::read_to_string(&mcp_json)
+        .unwrap()
+        .replace("stdio", "stdio ");
+    std::fs::write(&mcp_json, edited).unwrap();
+    let pty = s.open();
+    pty.wait_for("Start 1 MCP server from this project?", WAIT);
+    pty.send("n");
+    pty.wait_for("MCP servers left stopped: proj", WAIT);
+    quit(pty);
+}
+
+#[test]
 fn declining_the_question_leaves_the_servers_stopped() {
     let Some(entry) = everything() else { return };
     let s = project_session(&entry);
