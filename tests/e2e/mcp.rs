@@ -170,6 +170,79 @@ fn exercise_everything(s: &Setup) {
         progress.contains("Long running operation completed. Duration: 1 seconds, Steps: 3."),
         "{progress}"
     );
+
+    // A prompt with arguments as the task (quotes group words, the last argument takes the
+    // rest), a resource named beside it, and the progress of a call shown while it runs.
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[(
+                "c3",
+                "mcp__everything__trigger-long-running-operation",
+                r#"{"duration":1,"steps":2}"#,
+            )],
+            1,
+        ),
+        Reply::text(&["sunny"]),
+    ]);
+    let out = s.run(&[
+        "--allowed-tools",
+        "mcp__everything",
+        "--output-format",
+        "stream-json",
+        "/mcp__everything__args-prompt \"New York\" New York State @everything:demo://resource/dynamic/text/3",
+    ]);
+    assert_success(&out);
+    let task = last_user_message(&s.request(2));
+    assert!(
+        task.starts_with(
+            "What's weather in New York, New York State @everything:demo://resource/dynamic/text/3?"
+        ),
+        "the prompt was not expanded with its arguments: {task}"
+    );
+    assert!(
+        task.contains("Resource 3: This is a plaintext resource"),
+        "the resource named beside the prompt was not read: {task}"
+    );
+    let progress: Vec<Value> = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "tool_progress" && v["id"] == "c3")
+        .collect();
+    assert!(
+        !progress.is_empty(),
+        "no progress line for the running call: {}",
+        stdout(&out)
+    );
+}
+
+/// A prompt command that names no prompt, or misses a required argument, stops the run
+/// before anything reaches the model, saying what was wrong.
+fn prompt_errors_stop_the_run(s: &Setup) {
+    let out = s.run(&["/mcp__everything__args-prompt"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the argument `city` is required"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.run(&["/mcp__everything__no-such-prompt", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown command /mcp__everything__no-such-prompt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(s.mock.requests().is_empty(), "a request was sent");
+}
+
+#[test]
+fn a_prompt_command_that_cannot_be_expanded_stops_the_run() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("everything", &command, &args, ""));
+    prompt_errors_stop_the_run(&s);
 }
 
 #[test]
@@ -255,6 +328,20 @@ fn exercise_fastmcp(s: &Setup) {
         tool_result(&second, "c2").contains("counted to 3"),
         "{}",
         tool_result(&second, "c2")
+    );
+
+    // The prompt as the task. Its text names a resource: the server's words, never read.
+    s.mock.enqueue(Reply::text(&["reviewed"]));
+    let out = s.run(&["/mcp__fastmcp__review", "Rust", "error handling"]);
+    assert_success(&out);
+    let task = last_user_message(&s.request(2));
+    assert!(
+        task.starts_with("Review this Rust code, focusing on error handling."),
+        "{task}"
+    );
+    assert!(
+        !task.contains("hello from the fastmcp resource"),
+        "a reference in the server's prompt text was read: {task}"
     );
 }
 
