@@ -808,3 +808,110 @@ fn list_changed_does_not_change_the_tools_mid_turn() {
     );
     assert_eq!(first["tools"], second["tools"]);
 }
+
+/// A per-tool timeout below the server's: the slow call fails with the limit named, well before
+/// it would have finished, and the server (told to cancel) answers the next call.
+#[test]
+fn a_per_tool_timeout_fails_that_call_and_the_server_stays_up() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio(
+        "everything",
+        &command,
+        &args,
+        "tool_timeout_seconds = { \"trigger-long-running-operation\" = 2 }",
+    ));
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[(
+                "c1",
+                "mcp__everything__trigger-long-running-operation",
+                r#"{"duration":60,"steps":60}"#,
+            )],
+            1,
+        ),
+        Reply::tool_calls(
+            &[("c2", "mcp__everything__echo", r#"{"message":"after"}"#)],
+            1,
+        ),
+        Reply::text(&["done"]),
+    ]);
+    let started = Instant::now();
+    let out = s.run(&["--allowed-tools", "mcp__everything", "run the long one"]);
+    assert_success(&out);
+    assert!(
+        started.elapsed() < Duration::from_secs(45),
+        "the 60 s call was not cut at its 2 s limit: {:?}",
+        started.elapsed()
+    );
+    let timed_out = tool_result(&s.request(1), "c1");
+    assert!(
+        timed_out.contains("everything") && timed_out.contains("2 s"),
+        "the timeout does not name the server and the limit: {timed_out}"
+    );
+    assert_eq!(tool_result(&s.request(2), "c2"), "Echo: after");
+}
+
+/// Ctrl-C during an MCP call: the server is told (`notifications/cancelled` with the call's
+/// request id) before Reasonix exits.
+#[test]
+fn ctrl_c_sends_the_server_a_cancellation_for_the_running_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let log_arg = log.display().to_string();
+    let Some((fault, fault_args)) = mcp::fault_server("cancel-log", &[&log_arg]) else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("waiter", &fault, &fault_args, ""));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__waiter__wait", "{}")], 1),
+        Reply::text(&["unused"]),
+    ]);
+    let mut child = s
+        .command(&["--allowed-tools", "mcp__waiter", "wait for it"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let started = Instant::now();
+    while !read_log().contains("started") {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the call never reached the server"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let request_id = read_log()
+        .lines()
+        .find_map(|l| l.strip_prefix("started ").map(str::to_string))
+        .unwrap();
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "no exit after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_ne!(status.code(), Some(0), "a cancelled run reported success");
+    let logged = read_log();
+    assert!(
+        logged
+            .lines()
+            .any(|l| l.starts_with(&format!("cancelled {request_id}"))),
+        "the server was not told the call {request_id} was cancelled: {logged}"
+    );
+}
