@@ -12,11 +12,12 @@
 #![allow(clippy::disallowed_macros)]
 
 mod common;
+mod pty;
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
 use common::{median, ms, us};
-use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use pty::Term;
 use reasonix_agent::config::mcp::{Origin, ServerSpec, SourceKind, Transport};
 use reasonix_core::settings::Paths;
 use reasonix_core::types::CallContext;
@@ -24,9 +25,7 @@ use reasonix_host::Registry;
 use reasonix_mcp::{Servers, StartOptions};
 use reasonix_mock_llm::MockLlm;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const LAUNCHES: usize = 10;
@@ -102,78 +101,11 @@ fn spec(name: &str, command: &str, args: &[&str], env: &[(&str, &str)]) -> Serve
 
 /// Launch the session in a PTY and wait for its status line; the time it took.
 fn launch_to_prompt(home: &Path, project: &Path, cache: &Path) -> Duration {
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 40,
-            cols: 120,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_reasonix"));
-    cmd.cwd(project);
-    cmd.env("TERM", "xterm-256color");
-    cmd.env("REASONIX_HOME", home);
-    cmd.env("HOME", home.join("user"));
-    cmd.env("REASONIX_CACHE_HOME", cache);
     let start = Instant::now();
-    let mut child = pair.slave.spawn_command(cmd).unwrap();
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().unwrap();
-    let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
-    let parser = Arc::new(Mutex::new(vt100::Parser::new(
-        std::num::NonZero::new(40).unwrap(),
-        std::num::NonZero::new(120).unwrap(),
-        0,
-    )));
-    let (p, w) = (parser.clone(), writer.clone());
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 16384];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            let chunk = &buf[..n];
-            let mut parser = p.lock().unwrap();
-            parser.process(chunk);
-            let has = |needle: &[u8]| chunk.windows(needle.len()).any(|x| x == needle);
-            let mut replies = Vec::new();
-            if has(b"\x1b[6n") {
-                let (row, col) = parser.screen().cursor_position();
-                replies.push(format!("\x1b[{};{}R", row + 1, col + 1));
-            }
-            if has(b"\x1b[c") {
-                replies.push("\x1b[?1;2c".into());
-            }
-            drop(parser);
-            for r in replies {
-                let mut w = w.lock().unwrap();
-                let _ = w.write_all(r.as_bytes());
-                let _ = w.flush();
-            }
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let took = loop {
-        if parser.lock().unwrap().screen().contents().contains("ctx ") {
-            break start.elapsed();
-        }
-        assert!(Instant::now() < deadline, "no prompt");
-        std::thread::sleep(Duration::from_micros(200));
-    };
-    {
-        let mut w = writer.lock().unwrap();
-        let _ = w.write_all(b"\x04");
-        let _ = w.flush();
-    }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            return took;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let _ = child.kill();
+    let term = Term::spawn(home, project, cache, &[]);
+    term.wait(|screen| screen.contains("ctx "));
+    let took = start.elapsed();
+    term.quit();
     took
 }
 

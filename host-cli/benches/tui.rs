@@ -10,132 +10,17 @@
 #![allow(clippy::disallowed_macros)]
 
 mod common;
+mod pty;
 
 use common::{median, ms};
-use portable_pty::{Child, CommandBuilder, PtySize, native_pty_system};
+use pty::Term;
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role};
 use reasonix_mock_llm::{MockLlm, Reply};
-use std::io::{Read, Write};
-use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const LAUNCHES: usize = 20;
 const KEYSTROKES: usize = 40;
-
-struct Term {
-    child: Box<dyn Child + Send + Sync>,
-    writer: Arc<Mutex<Box<dyn Write + Send>>>,
-    parser: Arc<Mutex<vt100::Parser>>,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
-
-impl Term {
-    fn spawn(home: &Path, project: &Path, cache: &Path, args: &[&str]) -> Term {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 40,
-                cols: 120,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_reasonix"));
-        cmd.args(args);
-        cmd.cwd(project);
-        cmd.env("TERM", "xterm-256color");
-        cmd.env("REASONIX_HOME", home);
-        cmd.env("HOME", home.join("user"));
-        cmd.env("REASONIX_CACHE_HOME", cache);
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(
-            std::num::NonZero::new(40).unwrap(),
-            std::num::NonZero::new(120).unwrap(),
-            0,
-        )));
-        let (p, w) = (parser.clone(), writer.clone());
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16384];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                let chunk = &buf[..n];
-                let mut parser = p.lock().unwrap();
-                parser.process(chunk);
-                let has = |needle: &[u8]| chunk.windows(needle.len()).any(|x| x == needle);
-                let mut replies = Vec::new();
-                if has(b"\x1b[6n") {
-                    let (row, col) = parser.screen().cursor_position();
-                    replies.push(format!("\x1b[{};{}R", row + 1, col + 1));
-                }
-                if has(b"\x1b[c") {
-                    replies.push("\x1b[?1;2c".into());
-                }
-                drop(parser);
-                for r in replies {
-                    let mut w = w.lock().unwrap();
-                    let _ = w.write_all(r.as_bytes());
-                    let _ = w.flush();
-                }
-            }
-        });
-        Term {
-            child,
-            writer,
-            parser,
-            _master: pair.master,
-        }
-    }
-
-    fn send(&self, text: &str) {
-        let mut w = self.writer.lock().unwrap();
-        w.write_all(text.as_bytes()).unwrap();
-        w.flush().unwrap();
-    }
-
-    fn wait(&self, pred: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if pred(&self.parser.lock().unwrap().screen().contents()) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out:\n{}",
-                self.parser.lock().unwrap().screen().contents()
-            );
-            std::thread::sleep(Duration::from_micros(200));
-        }
-    }
-
-    fn rss_kib(&self) -> u64 {
-        let pid = self.child.process_id().unwrap();
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    }
-
-    fn quit(mut self) {
-        self.send("\x04");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let _ = self.child.kill();
-    }
-}
 
 fn ready(screen: &str) -> bool {
     screen.contains("ctx 0") || screen.contains("ctx ")

@@ -34,6 +34,16 @@ pub struct Handler {
     pub refresh: Arc<tokio::sync::Notify>,
 }
 
+impl Handler {
+    /// A `*/list_changed` notification: the lists are read again in the background, and the
+    /// agent takes the new tools at its next turn boundary.
+    fn lists_changed(&self) -> std::future::Ready<()> {
+        self.lists_changed.store(true, Ordering::SeqCst);
+        self.refresh.notify_one();
+        std::future::ready(())
+    }
+}
+
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
@@ -87,26 +97,20 @@ impl ClientHandler for Handler {
         &self,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.lists_changed.store(true, Ordering::SeqCst);
-        self.refresh.notify_one();
-        std::future::ready(())
+        self.lists_changed()
     }
 
     fn on_prompt_list_changed(
         &self,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.lists_changed.store(true, Ordering::SeqCst);
-        self.refresh.notify_one();
-        std::future::ready(())
+        self.lists_changed()
     }
 
     fn on_resource_list_changed(
         &self,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + Send + '_ {
-        self.lists_changed.store(true, Ordering::SeqCst);
-        self.refresh.notify_one();
-        std::future::ready(())
+        self.lists_changed()
     }
 }
