@@ -170,6 +170,79 @@ fn exercise_everything(s: &Setup) {
         progress.contains("Long running operation completed. Duration: 1 seconds, Steps: 3."),
         "{progress}"
     );
+
+    // A prompt with arguments as the task (quotes group words, the last argument takes the
+    // rest), a resource named beside it, and the progress of a call shown while it runs.
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[(
+                "c3",
+                "mcp__everything__trigger-long-running-operation",
+                r#"{"duration":1,"steps":2}"#,
+            )],
+            1,
+        ),
+        Reply::text(&["sunny"]),
+    ]);
+    let out = s.run(&[
+        "--allowed-tools",
+        "mcp__everything",
+        "--output-format",
+        "stream-json",
+        "/mcp__everything__args-prompt \"New York\" New York State @everything:demo://resource/dynamic/text/3",
+    ]);
+    assert_success(&out);
+    let task = last_user_message(&s.request(2));
+    assert!(
+        task.starts_with(
+            "What's weather in New York, New York State @everything:demo://resource/dynamic/text/3?"
+        ),
+        "the prompt was not expanded with its arguments: {task}"
+    );
+    assert!(
+        task.contains("Resource 3: This is a plaintext resource"),
+        "the resource named beside the prompt was not read: {task}"
+    );
+    let progress: Vec<Value> = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "tool_progress" && v["id"] == "c3")
+        .collect();
+    assert!(
+        !progress.is_empty(),
+        "no progress line for the running call: {}",
+        stdout(&out)
+    );
+}
+
+/// A prompt command that names no prompt, or misses a required argument, stops the run
+/// before anything reaches the model, saying what was wrong.
+fn prompt_errors_stop_the_run(s: &Setup) {
+    let out = s.run(&["/mcp__everything__args-prompt"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the argument `city` is required"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.run(&["/mcp__everything__no-such-prompt", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown command /mcp__everything__no-such-prompt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(s.mock.requests().is_empty(), "a request was sent");
+}
+
+#[test]
+fn a_prompt_command_that_cannot_be_expanded_stops_the_run() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("everything", &command, &args, ""));
+    prompt_errors_stop_the_run(&s);
 }
 
 #[test]
@@ -255,6 +328,20 @@ fn exercise_fastmcp(s: &Setup) {
         tool_result(&second, "c2").contains("counted to 3"),
         "{}",
         tool_result(&second, "c2")
+    );
+
+    // The prompt as the task. Its text names a resource: the server's words, never read.
+    s.mock.enqueue(Reply::text(&["reviewed"]));
+    let out = s.run(&["/mcp__fastmcp__review", "Rust", "error handling"]);
+    assert_success(&out);
+    let task = last_user_message(&s.request(2));
+    assert!(
+        task.starts_with("Review this Rust code, focusing on error handling."),
+        "{task}"
+    );
+    assert!(
+        !task.contains("hello from the fastmcp resource"),
+        "a reference in the server's prompt text was read: {task}"
     );
 }
 
@@ -720,4 +807,111 @@ fn list_changed_does_not_change_the_tools_mid_turn() {
         "the tools changed inside a turn"
     );
     assert_eq!(first["tools"], second["tools"]);
+}
+
+/// A per-tool timeout below the server's: the slow call fails with the limit named, well before
+/// it would have finished, and the server (told to cancel) answers the next call.
+#[test]
+fn a_per_tool_timeout_fails_that_call_and_the_server_stays_up() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio(
+        "everything",
+        &command,
+        &args,
+        "tool_timeout_seconds = { \"trigger-long-running-operation\" = 2 }",
+    ));
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[(
+                "c1",
+                "mcp__everything__trigger-long-running-operation",
+                r#"{"duration":60,"steps":60}"#,
+            )],
+            1,
+        ),
+        Reply::tool_calls(
+            &[("c2", "mcp__everything__echo", r#"{"message":"after"}"#)],
+            1,
+        ),
+        Reply::text(&["done"]),
+    ]);
+    let started = Instant::now();
+    let out = s.run(&["--allowed-tools", "mcp__everything", "run the long one"]);
+    assert_success(&out);
+    assert!(
+        started.elapsed() < Duration::from_secs(45),
+        "the 60 s call was not cut at its 2 s limit: {:?}",
+        started.elapsed()
+    );
+    let timed_out = tool_result(&s.request(1), "c1");
+    assert!(
+        timed_out.contains("everything") && timed_out.contains("2 s"),
+        "the timeout does not name the server and the limit: {timed_out}"
+    );
+    assert_eq!(tool_result(&s.request(2), "c2"), "Echo: after");
+}
+
+/// Ctrl-C during an MCP call: the server is told (`notifications/cancelled` with the call's
+/// request id) before Reasonix exits.
+#[test]
+fn ctrl_c_sends_the_server_a_cancellation_for_the_running_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.log");
+    let log_arg = log.display().to_string();
+    let Some((fault, fault_args)) = mcp::fault_server("cancel-log", &[&log_arg]) else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio("waiter", &fault, &fault_args, ""));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__waiter__wait", "{}")], 1),
+        Reply::text(&["unused"]),
+    ]);
+    let mut child = s
+        .command(&["--allowed-tools", "mcp__waiter", "wait for it"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let read_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let started = Instant::now();
+    while !read_log().contains("started") {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the call never reached the server"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let request_id = read_log()
+        .lines()
+        .find_map(|l| l.strip_prefix("started ").map(str::to_string))
+        .unwrap();
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "no exit after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_ne!(status.code(), Some(0), "a cancelled run reported success");
+    let logged = read_log();
+    assert!(
+        logged
+            .lines()
+            .any(|l| l.starts_with(&format!("cancelled {request_id}"))),
+        "the server was not told the call {request_id} was cancelled: {logged}"
+    );
 }

@@ -42,7 +42,8 @@ def peek(key: str) -> str:
 @server.prompt()
 def review(language: str, focus: str = "bugs") -> str:
     """Ask for a code review."""
-    return f"Review this {language} code, focusing on {focus}."
+    # The reference is the server's text, not the user's: the client must not read it.
+    return f"Review this {language} code, focusing on {focus}. Notes: @fastmcp:notes://greeting"
 
 
 @server.resource("notes://greeting", mime_type="text/plain")

@@ -14,6 +14,9 @@ Modes:
                       `wrong_shape` with a response whose `content` is not a list
   list-changed        tool `switch` answers, then sends notifications/tools/list_changed, and
                       `tools/list` offers `after_switch` instead of `before_switch` from then on
+  cancel-log FILE     tool `wait` appends `started <id>` to FILE and waits (up to 120 s) for a
+                      notifications/cancelled naming it, then appends `cancelled <id> <reason>`
+                      and never answers (as the protocol asks)
 
 With FAULT_SERVER_PIDFILE set, each start appends its process id to that file (so a test can
 check that no server outlives the client).
@@ -32,6 +35,12 @@ ARG = sys.argv[2] if len(sys.argv) > 2 else ""
 out_lock = threading.Lock()
 flooded = 0
 switched = False
+cancelled = {}  # request id -> threading.Event
+
+
+def log(line):
+    with open(ARG, "a") as f:
+        f.write(line + "\n")
 
 
 def send(message):
@@ -67,6 +76,8 @@ def tools():
             tool("garbage", "Answered with a line that is not JSON."),
             tool("wrong_shape", "Answered with a result of the wrong shape."),
         ]
+    if MODE == "cancel-log":
+        return [tool("wait", "Waits until the call is cancelled.")]
     if MODE == "list-changed":
         name = "after_switch" if switched else "before_switch"
         return [tool("switch", "Changes the tool list."), tool(name, "Present " + name.replace("_", " ") + ".")]
@@ -108,6 +119,10 @@ def call(request_id, name, arguments):
         send_raw("this is {not json at all\n")
     elif MODE == "malformed" and name == "wrong_shape":
         send({"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list", "isError": "maybe"}})
+    elif MODE == "cancel-log" and name == "wait":
+        event = cancelled.setdefault(json.dumps(request_id), threading.Event())
+        log(f"started {json.dumps(request_id)}")
+        event.wait(120)
     elif MODE == "list-changed" and name == "switch":
         switched = True
         text_result(request_id, "switched")
@@ -120,6 +135,11 @@ def handle(message):
     method = message.get("method")
     request_id = message.get("id")
     if request_id is None:
+        if method == "notifications/cancelled" and MODE == "cancel-log":
+            params = message.get("params") or {}
+            key = json.dumps(params.get("requestId"))
+            log(f"cancelled {key} {params.get('reason', '')}")
+            cancelled.setdefault(key, threading.Event()).set()
         return  # a notification
     if method == "initialize":
         capabilities = {"tools": {"listChanged": MODE == "list-changed"}}

@@ -6,7 +6,7 @@ use super::msg::Msg;
 use super::status::Status;
 use super::theme::Theme;
 use super::transcript::{self, CardStatus, LiveAnswer, Running, ToolCard};
-use super::worker::{Command, Report, Worker};
+use super::worker::{Command, Outgoing, Report, Worker};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::{AgentEvent, RunStatus};
@@ -59,7 +59,7 @@ pub struct App {
     pub width: u16,
     pub composer: super::composer::Composer,
     /// Messages typed while a turn runs, sent in order after it.
-    pub queued: VecDeque<String>,
+    pub queued: VecDeque<Outgoing>,
     pub approvals: VecDeque<Pending>,
     pub prompt: Prompt,
     pub persist_target: PersistTarget,
@@ -411,15 +411,31 @@ impl App {
 
     /// A prompt for the model: now, or after the running turn.
     pub fn send_prompt(&mut self, text: String) {
+        self.send(Outgoing {
+            text,
+            read_references: true,
+        });
+    }
+
+    /// The text an MCP server returned for a prompt command: sent as it is, its `@` words
+    /// never read as resource references.
+    pub fn send_server_prompt(&mut self, text: String) {
+        self.send(Outgoing {
+            text,
+            read_references: false,
+        });
+    }
+
+    fn send(&mut self, prompt: Outgoing) {
         if self.turn.is_some() {
             self.notice(&format!(
                 "queued; sent when this turn ends ({} waiting)",
                 self.queued.len() + 1
             ));
-            self.queued.push_back(text);
+            self.queued.push_back(prompt);
             return;
         }
-        self.commit(transcript::user_lines(&text, self.theme));
+        self.commit(transcript::user_lines(&prompt.text, self.theme));
         self.has_messages = true;
         let cancel = CancelToken::new();
         if let Ok(mut shared) = self.turn_token.lock() {
@@ -430,7 +446,7 @@ impl App {
             started: Instant::now(),
             cancelling: false,
         });
-        self.worker.send(Command::Prompt { text, cancel });
+        self.worker.send(Command::Prompt { prompt, cancel });
     }
 
     fn report(&mut self, report: Report) {
@@ -462,7 +478,7 @@ impl App {
                 self.status.last_turn = Some(elapsed);
                 self.approvals.clear();
                 if let Some(next) = self.queued.pop_front() {
-                    self.send_prompt(next);
+                    self.send(next);
                 }
             }
             Report::Session { id, messages } => {

@@ -80,7 +80,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.push(Line::from(Span::styled(
             format!(
                 "  queued: {}",
-                super::text::truncate(&super::text::safe_line(queued), 70)
+                super::text::truncate(&super::text::safe_line(&queued.text), 70)
             ),
             theme.dim(),
         )));

@@ -10,10 +10,22 @@ use reasonix_core::types::Message;
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 
+/// A message for the model.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub text: String,
+    /// Whether `@server:uri` references in `text` are read: in what the user typed, yes; in
+    /// an MCP server's prompt text, no (a server cannot make Reasonix read other resources).
+    pub read_references: bool,
+}
+
 /// What the UI asks of the agent. Handled in order, one at a time, between turns.
 pub enum Command {
     /// Run one user turn; `cancel` is the UI's handle for Esc.
-    Prompt { text: String, cancel: CancelToken },
+    Prompt {
+        prompt: Outgoing,
+        cancel: CancelToken,
+    },
     /// `/effort`.
     Effort(Option<String>),
     /// `/model`: go on with this client from the next turn.
@@ -97,10 +109,15 @@ fn serve(
     };
     while let Ok(command) = inbox.recv() {
         match command {
-            Command::Prompt { text, cancel } => {
+            Command::Prompt { prompt, cancel } => {
                 // `@server:uri` references are read here, off the UI thread; one that cannot
                 // be read stops the prompt before anything is sent.
-                let outcome = match crate::mcp::resolve_resources(&text, &mcp) {
+                let resolved = if prompt.read_references {
+                    crate::mcp::resolve_resources(&prompt.text, &mcp)
+                } else {
+                    Ok(prompt.text)
+                };
+                let outcome = match resolved {
                     Ok(text) => agent.run(&text, &cancel, &mut on_event),
                     Err(e) => RunOutcome {
                         status: reasonix_agent::agent_loop::RunStatus::Error,

@@ -112,7 +112,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
     let task = task(&words)?;
-    let task = crate::mcp::resolve_resources(&task, &prepared.mcp)
+    let task = crate::mcp::expand_task(&task, &prepared.mcp)
         .map_err(|e| Failure::usage(anyhow!("{e}")))?;
     let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
     let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;

@@ -6,7 +6,6 @@
 //! (cheap, in memory) at most every [`POLL_EVERY`]; `prompts/get` runs on a short-lived thread
 //! and reports back as [`Event`]; resources are read by the worker when the prompt is sent.
 
-pub mod args;
 pub mod listing;
 pub mod question;
 pub mod resources;
@@ -14,6 +13,7 @@ pub mod resources;
 use super::app::App;
 use super::msg::Msg;
 use super::slash::{CommandKind, CommandSpec};
+use crate::mcp::{prompt_args, prompt_command};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use question::{ANSWERS, Answer, Question};
 use reasonix_agent::config::TrustStore;
@@ -25,8 +25,6 @@ use std::time::{Duration, Instant};
 
 /// How often server states are read at most.
 pub const POLL_EVERY: Duration = Duration::from_millis(250);
-/// Longest prompt name offered as a command (longer ones are not listed).
-const MAX_PROMPT_NAME: usize = 64;
 
 /// What a background MCP request reports to the UI thread.
 #[derive(Debug)]
@@ -117,30 +115,19 @@ fn status_field(statuses: &[ServerStatus]) -> Option<String> {
     Some(format!("MCP {ready}/{}", counted.len()))
 }
 
-/// The slash command of a prompt, when its name can be typed as one word.
-pub fn command_name(prompt: &PromptInfo) -> Option<String> {
-    let typable = !prompt.name.is_empty()
-        && prompt.name.chars().count() <= MAX_PROMPT_NAME
-        && prompt
-            .name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'));
-    typable.then(|| format!("mcp__{}__{}", prompt.server, prompt.name))
-}
-
 /// The registry entries of the prompts of ready servers.
 pub fn prompt_specs(prompts: &[PromptInfo]) -> Vec<CommandSpec> {
     prompts
         .iter()
         .filter_map(|p| {
-            let name = command_name(p)?;
+            let name = prompt_command::command_name(p)?;
             let first = p.description.lines().next().unwrap_or_default().trim();
             let description = if first.is_empty() {
                 format!("MCP prompt of {}", p.server)
             } else {
                 super::text::truncate(first, 120).into_owned()
             };
-            let usage = args::usage(&p.arguments);
+            let usage = prompt_args::usage(&p.arguments);
             Some(CommandSpec {
                 name,
                 description,
@@ -234,7 +221,7 @@ pub fn poll(app: &mut App) {
 pub fn handle(app: &mut App, event: Event) {
     match event {
         Event::Prompt { command, result } => match result {
-            Ok(text) if !text.trim().is_empty() => app.send_prompt(text),
+            Ok(text) if !text.trim().is_empty() => app.send_server_prompt(text),
             Ok(_) => app.error(&format!("/{command}: the server returned an empty prompt")),
             Err(e) => app.error(&format!("/{command}: {e}")),
         },
@@ -314,19 +301,13 @@ fn reconnect(app: &mut App, name: &str) {
 /// `/mcp__<server>__<prompt> args…`: bind the arguments, then ask the server for the text on
 /// a thread of its own; [`handle`] sends it.
 pub fn run_prompt(app: &mut App, command: &str, args: &str) {
-    let Some(prompt) = app
-        .mcp
-        .prompts
-        .iter()
-        .find(|p| command_name(p).as_deref() == Some(command))
-        .cloned()
-    else {
+    let Some(prompt) = prompt_command::find(&app.mcp.prompts, command).cloned() else {
         app.error(&format!(
             "unknown command /{command}: no ready MCP server offers this prompt (see /mcp)"
         ));
         return;
     };
-    let bound = match args::bind(command, &prompt.arguments, args) {
+    let bound = match prompt_args::bind(command, &prompt.arguments, args) {
         Ok(bound) => bound,
         Err(e) => return app.error(&e),
     };

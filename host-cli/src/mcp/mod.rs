@@ -1,6 +1,9 @@
 //! The MCP tier in a session: start the configured servers in the background, say what failed,
 //! and resolve `@server:uri` resource references in a task.
 
+pub mod prompt_args;
+pub mod prompt_command;
+
 use crate::context::Context;
 use crate::term::errln;
 use reasonix_agent::config::mcp::SourceKind;
@@ -97,10 +100,23 @@ pub fn report_failures(servers: &Servers) {
 /// `resources/read` and appended as `<resource ref="server:uri">…</resource>` (the original's
 /// form). A reference that cannot be read is an error naming it.
 pub fn resolve_resources(task: &str, servers: &Servers) -> Result<String, String> {
+    Ok(format!("{task}{}", resource_blocks(task, servers)?))
+}
+
+/// The task of `reasonix run`: a `/mcp__<server>__<prompt> args…` line becomes the prompt's
+/// text; `@<server>:<uri>` references are read from the user's own words only, never from
+/// text a server returned (a prompt cannot make Reasonix read another server's resources).
+pub fn expand_task(task: &str, servers: &Servers) -> Result<String, String> {
+    let body = prompt_command::expand(task, servers)?.unwrap_or_else(|| task.to_string());
+    Ok(format!("{body}{}", resource_blocks(task, servers)?))
+}
+
+/// The `<resource>` blocks for the references in `text`, each preceded by a blank line.
+fn resource_blocks(text: &str, servers: &Servers) -> Result<String, String> {
     let names: Vec<String> = servers.statuses().into_iter().map(|s| s.name).collect();
     let mut appended = String::new();
     let mut seen: Vec<(String, String)> = Vec::new();
-    for word in task.split_whitespace() {
+    for word in text.split_whitespace() {
         let Some(reference) = word.strip_prefix('@') else {
             continue;
         };
@@ -123,5 +139,5 @@ pub fn resolve_resources(task: &str, servers: &Servers) -> Result<String, String
         ));
         seen.push(key);
     }
-    Ok(format!("{task}{appended}"))
+    Ok(appended)
 }
