@@ -100,6 +100,40 @@ fn an_mcp_tool_asks_by_default_and_rules_by_server_or_tool_decide() {
     assert!(!denied.contains("Echo: third"), "{denied}");
 }
 
+/// The rule families by kind (`Bash`, `Edit`, `Read`, `WebFetch`) never cover an MCP tool, which
+/// runs unconfined: a `Bash` grant (for sandboxed commands) does not let a server's tool run,
+/// and `deny Bash` does not block one its own rule allows. The refusal names what would help.
+#[test]
+fn rule_families_by_kind_do_not_cover_mcp_tools() {
+    let Some(entry) = everything() else { return };
+    let s = Setup::new(&entry, "", "");
+    for (i, family) in ["Bash", "Edit", "Read", "WebFetch"].iter().enumerate() {
+        let id = format!("a{i}");
+        s.echo(&id, "through a family");
+        let out = s.run(&["--allowed-tools", family, "--", "echo"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let refused = s.result(2 * i + 1, &id);
+        assert!(
+            !refused.contains("Echo: through a family"),
+            "`{family}` allowed an MCP tool: {refused}"
+        );
+        assert!(refused.contains("MCP servers need approval"), "{refused}");
+        assert!(!refused.contains("acceptEdits"), "{refused}");
+        assert!(refused.contains("mcp__everything__echo"), "{refused}");
+    }
+    s.echo("d1", "despite deny Bash");
+    let out = s.run(&[
+        "--allowed-tools",
+        "mcp__everything__echo",
+        "--disallowed-tools",
+        "Bash",
+        "--",
+        "echo",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(s.result(9, "d1").contains("Echo: despite deny Bash"));
+}
+
 #[test]
 fn a_pre_tool_use_hook_blocks_an_mcp_call() {
     let Some(entry) = everything() else { return };

@@ -39,6 +39,11 @@ pub struct Effects {
     pub writes_workspace: bool,
     /// May reach the network.
     pub fetches: bool,
+    /// Served from outside Reasonix's plugin model (an MCP server): only rules that name it
+    /// (`mcp__server`, `mcp__server__tool`) cover it, never the families by kind (`Bash`,
+    /// `Edit`, `Read`, `WebFetch`) — Claude Code's convention, and a `Bash` grant for sandboxed
+    /// commands must not reach an unconfined server.
+    pub own_rules_only: bool,
 }
 
 impl Effects {
@@ -48,6 +53,7 @@ impl Effects {
             runs_commands: granted.process,
             writes_workspace: granted.workspace == WorkspaceAccess::ReadWrite,
             fetches: !granted.network.is_empty(),
+            own_rules_only: false,
         }
     }
 

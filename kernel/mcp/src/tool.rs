@@ -61,12 +61,16 @@ impl Tool for McpTool {
     /// read-only hints and this tool has one.
     fn effects(&self) -> Effects {
         if self.read_only {
-            return Effects::default();
+            return Effects {
+                own_rules_only: true,
+                ..Effects::default()
+            };
         }
         Effects {
             runs_commands: true,
             writes_workspace: true,
             fetches: true,
+            own_rules_only: true,
         }
     }
 

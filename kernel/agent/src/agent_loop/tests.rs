@@ -252,16 +252,19 @@ const NO_EFFECTS: Effects = Effects {
     runs_commands: false,
     writes_workspace: false,
     fetches: false,
+    own_rules_only: false,
 };
 const PROCESS: Effects = Effects {
     runs_commands: true,
     writes_workspace: true,
     fetches: false,
+    own_rules_only: false,
 };
 const WRITES: Effects = Effects {
     runs_commands: false,
     writes_workspace: true,
     fetches: false,
+    own_rules_only: false,
 };
 const PATH_SCHEMA: &str = r#"{"properties":{"path":{"type":"string"}},"type":"object"}"#;
 const TEXT_SCHEMA: &str = r#"{"properties":{"text":{"type":"string"}},"type":"object"}"#;

@@ -21,7 +21,9 @@ impl ToolClass {
     pub fn of(spec: &ToolSpec, effects: Effects) -> ToolClass {
         let read_only = spec.read_only && effects.backs_read_only();
         let described = ToolKind::described(spec, read_only);
-        let kind = if effects.runs_commands {
+        let kind = if effects.own_rules_only {
+            ToolKind::Other
+        } else if effects.runs_commands {
             ToolKind::Shell
         } else if effects.writes_workspace
             && !read_only
@@ -73,6 +75,7 @@ mod tests {
         runs_commands: false,
         writes_workspace: false,
         fetches: false,
+        own_rules_only: false,
     };
     const PROCESS: Effects = Effects {
         runs_commands: true,
@@ -151,5 +154,38 @@ mod tests {
         );
         // Network alone does not take a read-only claim away.
         assert!(ToolClass::of(&spec(PLAIN, true), NET).read_only);
+    }
+
+    #[test]
+    fn a_tool_with_its_own_rules_only_is_no_family_whatever_its_arguments() {
+        let mcp = Effects {
+            runs_commands: true,
+            writes_workspace: true,
+            fetches: true,
+            own_rules_only: true,
+        };
+        let shell = r#"{"properties":{"command":{"type":"string"}},"type":"object"}"#;
+        for schema in [shell, PATH, URL, PLAIN] {
+            assert_eq!(
+                ToolClass::of(&spec(schema, false), mcp),
+                ToolClass {
+                    kind: ToolKind::Other,
+                    read_only: false
+                },
+                "{schema}"
+            );
+        }
+        // A trusted read-only hint (no effects) stays read-only, still in no family.
+        let hinted = Effects {
+            own_rules_only: true,
+            ..NONE
+        };
+        assert_eq!(
+            ToolClass::of(&spec(PATH, true), hinted),
+            ToolClass {
+                kind: ToolKind::Other,
+                read_only: true
+            }
+        );
     }
 }

@@ -232,6 +232,10 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
         Source::Rule { list, rule } => {
             format!("the rule `{rule}` in [permissions] {list} requires approval")
         }
+        Source::Fallback if call.tool.starts_with("mcp__") => {
+            "tools of MCP servers need approval (unless the user trusts the server's read-only hints)"
+                .to_string()
+        }
         Source::Fallback => "writers and shell commands need approval".to_string(),
         Source::Protected { path } => {
             return format!(
@@ -244,10 +248,16 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
         .into_iter()
         .last()
         .unwrap_or_else(|| call.tool.to_string());
+    // `acceptEdits` lets file writers through, nothing else: name it only where it helps.
+    let modes = if call.kind == ToolKind::FileWriter {
+        "acceptEdits|auto|bypassPermissions"
+    } else {
+        "auto|bypassPermissions"
+    };
     format!(
         "Permission needed: `{}` was not run because {why}, and this headless run cannot ask. \
          Tell the user what you wanted to do. To allow it they can rerun with `--auto` (or `-y`), \
-         `--permission-mode acceptEdits|auto|bypassPermissions`, `--yolo`, or \
+         `--permission-mode {modes}`, `--yolo`, or \
          `--allowed-tools '{suggestion}'`, or add it to `allow` under [permissions] in reasonix.toml.",
         call.tool
     )
