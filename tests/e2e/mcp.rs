@@ -355,6 +355,36 @@ fn fastmcp_over_stdio_tools_progress_and_resources() {
     exercise_fastmcp(&s);
 }
 
+/// A server's own `call_timeout_seconds` bounds its prompt and resource requests too, not only
+/// its tool calls: a prompt that takes 60 s stops the run after about 2.
+#[test]
+fn a_servers_call_timeout_bounds_its_prompt_requests() {
+    let Some((command, args)) = mcp::fastmcp_stdio() else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&mcp::plugin_stdio(
+        "fastmcp",
+        &command,
+        &args,
+        "call_timeout_seconds = 2",
+    ));
+    let started = Instant::now();
+    let out = s.run(&["/mcp__fastmcp__slow", "60"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "the prompt request was not cut at 2 s: {:?}",
+        started.elapsed()
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("prompts/get") && err.contains("2 s"),
+        "the timeout is not named: {err}"
+    );
+    assert!(s.mock.requests().is_empty());
+}
+
 #[test]
 fn fastmcp_over_streamable_http_tools_progress_and_resources() {
     let Some(server) = mcp::fastmcp_http() else {

@@ -46,6 +46,13 @@ def review(language: str, focus: str = "bugs") -> str:
     return f"Review this {language} code, focusing on {focus}. Notes: @fastmcp:notes://greeting"
 
 
+@server.prompt()
+async def slow(seconds: str) -> str:
+    """A prompt that takes `seconds` to build (for the request timeouts)."""
+    await anyio.sleep(float(seconds))
+    return "finally"
+
+
 @server.resource("notes://greeting", mime_type="text/plain")
 def greeting() -> str:
     """A fixed note."""

@@ -461,7 +461,10 @@ impl Servers {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        let timeout = inner.options.call_timeout;
+        let timeout = target
+            .spec
+            .call_timeout
+            .unwrap_or(inner.options.call_timeout);
         inner
             .runtime
             .block_on(async {
@@ -479,7 +482,10 @@ impl Servers {
             .ok_or(McpError::Unknown(server.into()))?;
         let target = inner.server(server)?;
         let live = inner.live(&target)?;
-        let timeout = inner.options.call_timeout;
+        let timeout = target
+            .spec
+            .call_timeout
+            .unwrap_or(inner.options.call_timeout);
         inner
             .runtime
             .block_on(async { tokio::time::timeout(timeout, live.client.read_resource(uri)).await })
@@ -506,8 +512,12 @@ impl Servers {
             .tool_timeouts
             .get(tool)
             .copied()
-            .or(target.spec.call_timeout)
-            .unwrap_or(inner.options.call_timeout);
+            .unwrap_or_else(|| {
+                target
+                    .spec
+                    .call_timeout
+                    .unwrap_or(inner.options.call_timeout)
+            });
         let cancel = lock(&inner.calls).child_token();
         let result = inner.runtime.block_on(async {
             let _turn = match &target.serial {
