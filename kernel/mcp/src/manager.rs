@@ -277,8 +277,9 @@ impl Servers {
         Ok(Servers { inner: Some(inner) })
     }
 
-    /// The user approved the project's servers now (the TUI's question): start those that
-    /// waited for it. Returns their names.
+    /// The user approved the project's `.mcp.json` now (the TUI's question): start its servers
+    /// that waited for it. Returns their names. A project `reasonix.toml`'s servers are not
+    /// among them: they follow workspace trust, which this question does not give.
     pub fn approve_project(&self) -> Vec<String> {
         let Some(inner) = &self.inner else {
             return Vec::new();
@@ -286,7 +287,10 @@ impl Servers {
         let mut started = Vec::new();
         for server in inner.servers.values() {
             let mut gate = lock(&server.gate);
-            if *gate == Some(ServerState::NotApproved) {
+            if *gate == Some(ServerState::NotApproved)
+                && server.spec.origin.kind
+                    == reasonix_agent::config::mcp::SourceKind::ProjectMcpJson
+            {
                 *gate = None;
                 drop(gate);
                 inner.start_in_background(server);

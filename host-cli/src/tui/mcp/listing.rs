@@ -33,9 +33,13 @@ fn plural(n: usize, one: &str) -> String {
 }
 
 /// What state a server is in, in a few words.
-pub fn state_text(state: &ServerState) -> String {
-    match state {
+pub fn state_text(status: &ServerStatus) -> String {
+    match &status.state {
         ServerState::Disabled => "disabled".into(),
+        // A project `reasonix.toml` follows workspace trust; only `.mcp.json` is approved here.
+        ServerState::NotApproved if status.origin.kind == SourceKind::ProjectToml => {
+            "not started: the workspace is not trusted (`reasonix trust`)".into()
+        }
         ServerState::NotApproved => "not approved (/mcp approve)".into(),
         ServerState::Starting => "starting…".into(),
         ServerState::Ready {
@@ -78,10 +82,7 @@ pub fn lines(statuses: &[ServerStatus], theme: Theme) -> Vec<Line<'static>> {
             Span::raw("  "),
             Span::styled(safe_line(&status.name).into_owned(), theme.accent()),
             Span::raw("  "),
-            Span::styled(
-                safe_line(&state_text(&status.state)).into_owned(),
-                state_style,
-            ),
+            Span::styled(safe_line(&state_text(status)).into_owned(), state_style),
         ]));
         out.push(Line::from(Span::styled(
             format!("      {}", safe_line(&status.transport)),

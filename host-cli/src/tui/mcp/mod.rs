@@ -283,7 +283,8 @@ fn reconnect(app: &mut App, name: &str) {
         }
         ServerState::NotApproved => {
             app.error(&format!(
-                "MCP server `{name}` waits for approval of its project file: /mcp approve"
+                "MCP server `{name}`: {}",
+                listing::state_text(&status)
             ));
             return;
         }

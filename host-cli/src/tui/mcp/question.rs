@@ -6,6 +6,7 @@ use super::listing::origin_label;
 use crate::tui::text::safe_line;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
+use reasonix_agent::config::mcp::SourceKind;
 use reasonix_mcp::{ServerState, ServerStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +39,10 @@ impl Question {
     pub fn for_statuses(statuses: &[ServerStatus]) -> Option<Question> {
         let servers: Vec<Waiting> = statuses
             .iter()
-            .filter(|s| s.state == ServerState::NotApproved)
+            // A project `reasonix.toml`'s servers follow workspace trust, not this question.
+            .filter(|s| {
+                s.state == ServerState::NotApproved && s.origin.kind == SourceKind::ProjectMcpJson
+            })
             .map(|s| Waiting {
                 name: s.name.clone(),
                 transport: s.transport.clone(),

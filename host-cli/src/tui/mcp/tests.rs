@@ -306,6 +306,11 @@ fn the_question_lists_only_servers_waiting_for_approval() {
     let names: Vec<&str> = q.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["project-db", "remote"]);
     assert!(Question::for_statuses(&[status("a", ready(1))]).is_none());
+    // A project reasonix.toml's servers follow workspace trust: not this question's to start.
+    let mut toml = status("from-toml", ServerState::NotApproved);
+    toml.origin.kind = SourceKind::ProjectToml;
+    assert!(Question::for_statuses(&[toml.clone()]).is_none());
+    assert!(listing::state_text(&toml).contains("reasonix trust"));
 }
 
 #[test]
@@ -321,6 +326,7 @@ fn hostile_names_reasons_and_stderr_are_escaped() {
     evil.transport = "stdio: sh -c \u{1b}[31mred".into();
     let mut waiting = evil.clone();
     waiting.state = ServerState::NotApproved;
+    waiting.origin.kind = SourceKind::ProjectMcpJson;
     let mut lines = listing::lines(&[evil.clone()], theme);
     lines.extend(Question::for_statuses(&[waiting]).unwrap().lines(theme));
     let mut last = BTreeMap::new();
