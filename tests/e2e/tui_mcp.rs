@@ -131,6 +131,25 @@ fn a_prompt_command_sends_the_expanded_prompt() {
 }
 
 #[test]
+fn a_resource_named_in_a_prompts_arguments_is_sent_with_it() {
+    let Some(entry) = everything() else { return };
+    let s = Session::new(json!({ "everything": everything_server(&entry) }));
+    s.mock.enqueue(Reply::text(&["Noted."]));
+    let pty = s.open();
+    pty.wait_for("MCP server `everything` ready", WAIT);
+    pty.type_text("/mcp__everything__args-prompt Paris @everything:demo://resource/dynamic/text/2");
+    pty.send("\r");
+    pty.wait_for("Noted.", WAIT);
+    let sent = s.user_message(0);
+    assert!(sent.starts_with("What's weather in Paris, "), "{sent}");
+    assert!(
+        sent.contains("Resource 2: This is a plaintext resource"),
+        "the resource the user named was not read: {sent}"
+    );
+    quit(pty);
+}
+
+#[test]
 fn a_resource_reference_is_completed_and_sends_its_content() {
     let Some(entry) = everything() else { return };
     let s = Session::new(json!({ "everything": everything_server(&entry) }));

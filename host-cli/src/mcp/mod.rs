@@ -112,7 +112,7 @@ pub fn expand_task(task: &str, servers: &Servers) -> Result<String, String> {
 }
 
 /// The `<resource>` blocks for the references in `text`, each preceded by a blank line.
-fn resource_blocks(text: &str, servers: &Servers) -> Result<String, String> {
+pub fn resource_blocks(text: &str, servers: &Servers) -> Result<String, String> {
     let names: Vec<String> = servers.statuses().into_iter().map(|s| s.name).collect();
     let mut appended = String::new();
     let mut seen: Vec<(String, String)> = Vec::new();

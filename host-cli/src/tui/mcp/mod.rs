@@ -284,7 +284,7 @@ fn reconnect(app: &mut App, name: &str) {
         ServerState::NotApproved => {
             app.error(&format!(
                 "MCP server `{name}`: {}",
-                listing::state_text(&status)
+                listing::state_text(status)
             ));
             return;
         }
@@ -300,7 +300,8 @@ fn reconnect(app: &mut App, name: &str) {
 }
 
 /// `/mcp__<server>__<prompt> args…`: bind the arguments, then ask the server for the text on
-/// a thread of its own; [`handle`] sends it.
+/// a thread of its own, with the resources the user's arguments name (as `reasonix run` does;
+/// never those the server's text names); [`handle`] sends it.
 pub fn run_prompt(app: &mut App, command: &str, args: &str) {
     let Some(prompt) = prompt_command::find(&app.mcp.prompts, command).cloned() else {
         app.error(&format!(
@@ -315,12 +316,17 @@ pub fn run_prompt(app: &mut App, command: &str, args: &str) {
     let servers = app.mcp.servers.clone();
     let to_ui = app.actions.to_ui.clone();
     let command = command.to_string();
+    let args = args.to_string();
     let spawned = std::thread::Builder::new()
         .name("reasonix-mcp-prompt".into())
         .spawn(move || {
             let result = servers
                 .get_prompt(&prompt.server, &prompt.name, bound)
-                .map_err(|e| e.to_string());
+                .map_err(|e| e.to_string())
+                .and_then(|text| {
+                    let blocks = crate::mcp::resource_blocks(&args, &servers)?;
+                    Ok(format!("{text}{blocks}"))
+                });
             let _ = to_ui.send(Msg::Mcp(Event::Prompt { command, result }));
         });
     if let Err(e) = spawned {
