@@ -209,7 +209,7 @@ fn a_projects_servers_start_only_after_the_question() {
     let pty = s.open();
     let text = pty.wait_for("Start 1 MCP server from this project?", WAIT);
     // The full command line is shown before anything runs.
-    assert!(text.contains("proj  stdio: node "), "{text}");
+    assert!(text.contains("proj  stdio: node"), "{text}");
     assert!(text.contains("server-everything"), "{text}");
     assert!(text.contains("(project .mcp.json)"), "{text}");
     assert!(!text.contains("MCP server `proj` ready"), "{text}");
