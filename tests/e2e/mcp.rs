@@ -481,9 +481,17 @@ fn user_mcp_json_servers_start_without_approval() {
         return;
     };
     let s = Setup::new();
+    // A broken entry beside it (a variable nobody set) costs only itself.
     mcp::write_mcp_json(
         &s.env.home().join("mcp.json"),
-        &[("everything", mcp::mcp_json_stdio(&command, &args))],
+        &[
+            ("everything", mcp::mcp_json_stdio(&command, &args)),
+            (
+                "needs-token",
+                serde_json::json!({"type": "http", "url": "https://example.invalid/mcp",
+                    "headers": {"Authorization": "Bearer ${REASONIX_TEST_UNSET_TOKEN}"}}),
+            ),
+        ],
     );
     s.mock.enqueue_all([
         Reply::tool_calls(&[("c1", "mcp__everything__get-sum", r#"{"a":1,"b":2}"#)], 1),
@@ -491,6 +499,13 @@ fn user_mcp_json_servers_start_without_approval() {
     ]);
     let out = s.run(&["--allowed-tools", "mcp__everything__get-sum", "add"]);
     assert_success(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("mcp.json")
+            && err.contains("`needs-token`")
+            && err.contains("REASONIX_TEST_UNSET_TOKEN"),
+        "the broken entry is not named with its file and variable: {err}"
+    );
     assert!(offered(&s.request(0), "mcp__everything__get-sum"));
     assert_eq!(tool_result(&s.request(1), "c1"), "The sum of 1 and 2 is 3.");
 }

@@ -192,13 +192,28 @@ struct McpJson {
     servers: BTreeMap<String, serde_json::Value>,
 }
 
-/// The servers of a Claude Code `mcpServers` file.
+/// The servers of a Claude Code `mcpServers` file; the first entry that cannot be used fails
+/// the whole file (for checks of one entry; loading uses [`mcp_json_entries`]).
 pub fn from_mcp_json(
     file: &Path,
     text: &str,
     kind: SourceKind,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<ServerSpec>, McpConfigError> {
+    mcp_json_entries(file, text, kind, lookup)?
+        .into_iter()
+        .collect()
+}
+
+/// Each entry of a Claude Code `mcpServers` file on its own: one that cannot be used (an unset
+/// variable, an unknown key, a bad name) is an error naming it, and the others still load. Only
+/// a file that is not such a JSON document at all fails as a whole (with line and column).
+pub fn mcp_json_entries(
+    file: &Path,
+    text: &str,
+    kind: SourceKind,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<Result<ServerSpec, McpConfigError>>, McpConfigError> {
     let shown = file.display().to_string();
     let doc: McpJson = serde_json::from_str(text).map_err(|e| McpConfigError::Json {
         file: shown.clone(),
@@ -210,7 +225,8 @@ pub fn from_mcp_json(
         file: file.to_path_buf(),
         kind,
     };
-    doc.servers
+    Ok(doc
+        .servers
         .into_iter()
         .map(|(name, value)| {
             let raw: RawEntry =
@@ -221,7 +237,12 @@ pub fn from_mcp_json(
                 })?;
             spec(name, raw, &origin, lookup)
         })
-        .collect()
+        .collect())
+}
+
+/// A configured number of seconds; `None` for none or 0 (the default applies).
+fn seconds(value: Option<u64>) -> Option<Duration> {
+    value.filter(|s| *s > 0).map(Duration::from_secs)
 }
 
 /// The servers of `[[plugins]]` entries (each a TOML table) of one config file.
@@ -354,12 +375,13 @@ fn spec(
     Ok(ServerSpec {
         name: server,
         transport,
-        startup_timeout: raw.startup_timeout_seconds.map(Duration::from_secs),
-        call_timeout: raw.call_timeout_seconds.map(Duration::from_secs),
+        // 0 means "the default", as in `[tools]`, never an instant timeout.
+        startup_timeout: seconds(raw.startup_timeout_seconds),
+        call_timeout: seconds(raw.call_timeout_seconds),
         tool_timeouts: raw
             .tool_timeout_seconds
             .into_iter()
-            .map(|(tool, s)| (tool, Duration::from_secs(s)))
+            .filter_map(|(tool, s)| Some((tool, seconds(Some(s))?)))
             .collect(),
         enabled,
         concurrency: raw.concurrency,
@@ -612,6 +634,100 @@ auto_start = false
         )
         .unwrap_err();
         assert!(err.to_string().contains("`name` is missing"), "{err}");
+    }
+
+    #[test]
+    fn one_bad_entry_of_a_file_leaves_the_others() {
+        let text = r#"{"mcpServers": {
+            "good": {"command": "node", "args": ["a.js"]},
+            "unset": {"command": "node", "env": {"K": "${NOT_SET_ANYWHERE}"}},
+            "typo": {"comand": "node"},
+            "bad name!": {"command": "node"}
+        }}"#;
+        let entries = mcp_json_entries(
+            Path::new("/p/.mcp.json"),
+            text,
+            SourceKind::ProjectMcpJson,
+            &env(&[]),
+        )
+        .unwrap();
+        let good: Vec<&str> = entries
+            .iter()
+            .filter_map(|e| e.as_ref().ok())
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(good, ["good"]);
+        let errors: Vec<String> = entries
+            .iter()
+            .filter_map(|e| e.as_ref().err())
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("`unset`") && e.contains("NOT_SET_ANYWHERE")),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("`typo`") && e.contains("comand")),
+            "{errors:?}"
+        );
+        assert!(
+            errors.iter().all(|e| e.contains("/p/.mcp.json")),
+            "{errors:?}"
+        );
+        // The strict form (one entry checked at a time) still fails on the first bad one.
+        assert!(
+            from_mcp_json(
+                Path::new("/p/.mcp.json"),
+                text,
+                SourceKind::ProjectMcpJson,
+                &env(&[])
+            )
+            .is_err()
+        );
+        // Not JSON at all: the whole file, with its position.
+        let err = mcp_json_entries(
+            Path::new("/p/.mcp.json"),
+            "{\n  nope",
+            SourceKind::ProjectMcpJson,
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("/p/.mcp.json"), "{err}");
+    }
+
+    #[test]
+    fn a_timeout_of_zero_means_the_default() {
+        let text = r#"{"mcpServers": {"s": {"command": "x",
+            "startup_timeout_seconds": 0, "call_timeout_seconds": 0,
+            "tool_timeout_seconds": {"a": 0, "b": 5}}}}"#;
+        let specs = from_mcp_json(
+            Path::new("u.json"),
+            text,
+            SourceKind::UserMcpJson,
+            &env(&[]),
+        )
+        .unwrap();
+        assert_eq!(specs[0].startup_timeout, None);
+        assert_eq!(specs[0].call_timeout, None);
+        assert_eq!(specs[0].tool_timeouts.get("a"), None);
+        assert_eq!(
+            specs[0].tool_timeouts.get("b"),
+            Some(&Duration::from_secs(5))
+        );
+        let negative = r#"{"mcpServers": {"s": {"command": "x", "call_timeout_seconds": -1}}}"#;
+        let err = from_mcp_json(
+            Path::new("u.json"),
+            negative,
+            SourceKind::UserMcpJson,
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("`s`"), "{err}");
     }
 
     #[test]

@@ -316,8 +316,17 @@ impl Config {
         lookup: &dyn Fn(&str) -> Option<String>,
         servers: &mut Vec<mcp::ServerSpec>,
     ) {
-        match mcp::from_mcp_json(path, text, kind, lookup) {
-            Ok(found) => servers.extend(found),
+        match mcp::mcp_json_entries(path, text, kind, lookup) {
+            Ok(entries) => {
+                for entry in entries {
+                    match entry {
+                        Ok(found) => servers.push(found),
+                        Err(e) => self
+                            .file_warnings
+                            .push(format!("{e}; that MCP server is not started")),
+                    }
+                }
+            }
             Err(e) => self
                 .file_warnings
                 .push(format!("{e}; its MCP servers are not started")),
