@@ -960,3 +960,40 @@ fn ctrl_c_sends_the_server_a_cancellation_for_the_running_call() {
         "the server was not told the call {request_id} was cancelled: {logged}"
     );
 }
+
+/// An untrusted workspace's `reasonix.toml` `[[plugins]]` server is not started, and the run says
+/// so (naming the server, the file and what would start it) instead of dropping it silently.
+#[test]
+fn an_untrusted_project_tomls_server_is_named_not_started() {
+    let env = Env::untrusted();
+    let mock = MockLlm::start().unwrap();
+    std::fs::write(
+        env.home().join("config.toml"),
+        env.mock_provider("openai", &mock.base_url(), "sk-test", ""),
+    )
+    .unwrap();
+    let marker = env.root.path().join("started");
+    std::fs::write(
+        env.project().join("reasonix.toml"),
+        format!(
+            "[[plugins]]\nname = \"tp\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'\"]\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    mock.enqueue(Reply::text(&["fine"]));
+    let ws = env.workspace();
+    let out = env.reasonix(&["run", "--dir", ws.to_str().unwrap(), "hello"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("MCP server `tp`")
+            && err.contains("reasonix.toml")
+            && err.contains("the workspace is not trusted"),
+        "{err}"
+    );
+    assert!(
+        !marker.exists(),
+        "an untrusted project's server was started"
+    );
+}

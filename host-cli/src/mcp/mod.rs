@@ -44,17 +44,21 @@ pub fn start(cx: &Context, workspace: &Path) -> Servers {
     options.project_toml_trusted = cx.config.project_trust == Some(ProjectTrust::Trusted);
     options.project_mcp_json_approved =
         TRUST_MCP_FOR_THIS_RUN.load(Ordering::Relaxed) || mcp_json_approved(cx, workspace);
-    for spec in &specs {
-        if spec.enabled
-            && spec.origin.kind == SourceKind::ProjectMcpJson
-            && !options.project_mcp_json_approved
-        {
-            errln!(
-                "warning: MCP server `{}` from {} is not started: approve that file with `reasonix mcp trust` (or pass --trust-mcp)",
-                shown(&spec.name),
-                shown(&spec.origin.file.display().to_string())
-            );
-        }
+    for spec in specs.iter().filter(|s| s.enabled) {
+        let why = match spec.origin.kind {
+            SourceKind::ProjectMcpJson if !options.project_mcp_json_approved => {
+                "approve that file with `reasonix mcp trust` (or pass --trust-mcp)"
+            }
+            SourceKind::ProjectToml if !options.project_toml_trusted => {
+                "the workspace is not trusted (`reasonix trust`, or --trust-workspace for one run)"
+            }
+            _ => continue,
+        };
+        errln!(
+            "warning: MCP server `{}` from {} is not started: {why}",
+            shown(&spec.name),
+            shown(&spec.origin.file.display().to_string())
+        );
     }
     match Servers::start(specs, options) {
         Ok(servers) => servers,
