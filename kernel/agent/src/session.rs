@@ -318,6 +318,13 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
             break;
         }
         let Ok(record) = serde_json::from_slice::<Record>(&line) else {
+            // A complete record of a kind this build does not know (written by a newer one)
+            // is kept and skipped: cutting it off as a torn tail would lose it on the next
+            // append.
+            if is_foreign_record(&line) {
+                valid_len += n as u64;
+                continue;
+            }
             break;
         };
         match record {
@@ -337,6 +344,17 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         usage,
         valid_len,
     })
+}
+
+/// A JSON object line with a `type` this build has no record for.
+fn is_foreign_record(line: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Tagged {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    serde_json::from_slice::<Tagged>(line)
+        .is_ok_and(|t| !matches!(t.kind.as_str(), "session" | "message" | "usage"))
 }
 
 /// The first user message, on one line, at most 80 characters.
@@ -573,6 +591,29 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["complete", "after the tear"]
         );
+    }
+
+    #[test]
+    fn a_record_of_a_newer_kind_is_kept_and_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        let mut w = store.create("p", "m").unwrap();
+        w.message(&msg(Role::User, "before")).unwrap();
+        let id = w.id().to_string();
+        let path = w.path().to_path_buf();
+        drop(w);
+        let foreign = "{\"type\":\"from_the_future\",\"x\":1}\n";
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(foreign.as_bytes()).unwrap();
+        drop(f);
+
+        let (mut w, loaded) = store.open(&id).unwrap();
+        assert_eq!(loaded.messages.len(), 1);
+        w.message(&msg(Role::Assistant, "after")).unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(foreign), "{text}");
+        assert_eq!(load(&path).unwrap().messages.len(), 2);
     }
 
     #[test]

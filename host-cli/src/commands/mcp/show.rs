@@ -35,7 +35,9 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
         errln!("warning: {}", shown(problem));
     }
     let store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
-    let mcp_json = store.check_mcp(&workspace);
+    // Approval of the `.mcp.json` bytes the inventory read, not of a later read of the file.
+    let mcp_json =
+        store.check_mcp_content(&workspace, inventory.project_mcp_json_sha256.as_deref());
     // The merged config gives the `[tools]` MCP timeouts and honours `--trust-workspace`; a
     // config that does not load is reported by the commands that need it, not here.
     let config = crate::context::load_config(&paths, &workspace).ok();

@@ -366,6 +366,9 @@ pub struct Inventory {
     /// By name, then by precedence (the active entry first).
     pub servers: Vec<ListedServer>,
     pub problems: Vec<String>,
+    /// sha256 of the project `.mcp.json` as read for `servers`: approvals are checked against
+    /// these bytes, not a later read of the file.
+    pub project_mcp_json_sha256: Option<String>,
 }
 
 impl Inventory {
@@ -398,8 +401,14 @@ pub fn inventory(
     let mut inventory = Inventory::default();
     for (path, kind) in sources(home, workspace) {
         let entries = match kind {
-            SourceKind::ProjectMcpJson | SourceKind::UserMcpJson => {
-                json_entries(&path, kind, lookup)
+            SourceKind::ProjectMcpJson => {
+                json_entries(&path, kind, lookup).map(|(sha, entries)| {
+                    inventory.project_mcp_json_sha256 = sha;
+                    entries
+                })
+            }
+            SourceKind::UserMcpJson => {
+                json_entries(&path, kind, lookup).map(|(_, entries)| entries)
             }
             SourceKind::ProjectToml | SourceKind::UserToml => toml_entries(&path, kind, lookup),
         };
@@ -429,13 +438,15 @@ fn key(server: &ListedServer) -> String {
     }
 }
 
+/// The entries of an `mcpServers` file, with the sha256 of the bytes read (`None` without one).
 fn json_entries(
     path: &Path,
     kind: SourceKind,
     lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<ListedServer>, String> {
+) -> Result<(Option<String>, Vec<ListedServer>), String> {
     let file = McpFile::load(path).map_err(|e| e.to_string())?;
-    Ok(file
+    let sha = file.loaded_sha256().map(str::to_string);
+    let entries = file
         .specs(kind, lookup)
         .into_iter()
         .map(|(name, raw, spec)| ListedServer {
@@ -448,7 +459,8 @@ fn json_entries(
             spec,
             active: false,
         })
-        .collect())
+        .collect();
+    Ok((sha, entries))
 }
 
 fn toml_entries(

@@ -354,15 +354,25 @@ impl Config {
 
     /// Parse one file's text; `path` is only used in messages.
     pub fn parse(path: &Path, text: &str) -> Result<Config, StateError> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Config::parse_with_env(path, text, &mcp_lookup(dir))
+    }
+
+    /// [`Config::parse`] with `${VAR}` in MCP server entries looked up in `lookup` instead of
+    /// the process environment.
+    pub fn parse_with_env(
+        path: &Path,
+        text: &str,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, StateError> {
         let mut config = Config::default();
         let mut parsed = parse_file(path, text)?;
         let mut servers = Vec::new();
-        let dir = path.parent().unwrap_or(Path::new("."));
         config.add_plugins(
             path,
             &mut parsed,
             mcp::SourceKind::UserToml,
-            &mcp_lookup(dir),
+            lookup,
             &mut servers,
         );
         config.mcp_servers = mcp::merge(servers);

@@ -667,9 +667,24 @@ fn the_example_parses_without_warnings_as_is_and_uncommented() {
     let cfg = parse(EXAMPLE).unwrap();
     assert_eq!(cfg.warnings(), Vec::<String>::new());
     let text = example_uncommented();
-    let cfg = Config::parse(Path::new("/etc/reasonix/config.toml"), &text)
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let path = Path::new("/etc/reasonix/config.toml");
+    // The example's MCP servers take tokens from the environment: unset, each is a warning
+    // naming its server and variable (and that server does not start) ...
+    let workspace = |name: &str| (name == "REASONIX_WORKSPACE_ROOT").then(|| "/ws".to_string());
+    let unset = Config::parse_with_env(path, &text, &workspace).unwrap();
+    let warnings = unset.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].contains("MCP server `fs`") && warnings[0].contains("${GITHUB_TOKEN}"));
+    assert!(warnings[1].contains("MCP server `docs`") && warnings[1].contains("${DOCS_TOKEN}"));
+    assert!(unset.mcp_servers.is_empty(), "{:?}", unset.mcp_servers);
+    // ... and set, the example has nothing to warn about.
+    let env = |name: &str| match name {
+        "GITHUB_TOKEN" | "DOCS_TOKEN" => Some("token".to_string()),
+        _ => workspace(name),
+    };
+    let cfg = Config::parse_with_env(path, &text, &env).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(cfg.warnings(), Vec::<String>::new());
+    assert_eq!(cfg.mcp_servers.len(), 2);
     assert_eq!(cfg.default_model.as_deref(), Some("deepseek"));
     assert_eq!(cfg.agent.max_steps, Some(50));
     assert_eq!(cfg.agent.max_output_tokens, None);

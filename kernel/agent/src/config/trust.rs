@@ -170,11 +170,17 @@ impl TrustStore {
     /// content (or the file is gone); `Unknown` when this workspace was never approved.
     pub fn check_mcp(&self, workspace: &Path) -> TrustCheck {
         let workspace = real_path(workspace);
+        let sha = mcp_json_sha256(&workspace);
+        self.check_mcp_content(&workspace, sha.as_deref())
+    }
+
+    /// [`check_mcp`](Self::check_mcp) for `.mcp.json` bytes already read (their sha256,
+    /// `None` without a file), so the answer is about the content the caller acts on.
+    pub fn check_mcp_content(&self, workspace: &Path, mcp_json_sha256: Option<&str>) -> TrustCheck {
+        let workspace = real_path(workspace);
         match self.mcp_approvals.iter().find(|a| a.path == workspace) {
             None => TrustCheck::Unknown,
-            Some(approval)
-                if Some(&approval.mcp_json_sha256) == mcp_json_sha256(&workspace).as_ref() =>
-            {
+            Some(approval) if Some(approval.mcp_json_sha256.as_str()) == mcp_json_sha256 => {
                 TrustCheck::Trusted
             }
             Some(_) => TrustCheck::Changed,
