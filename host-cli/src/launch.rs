@@ -165,16 +165,17 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         .unwrap_or(DEFAULT_MAX_STEPS);
     let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
 
-    let (writer, history) = match &resume {
+    let (writer, history, spent) = match &resume {
         Some(summary) => {
             let (writer, loaded) = store.open(&summary.id).map_err(session_failure)?;
-            (writer, loaded.messages)
+            (writer, loaded.messages, loaded.spend)
         }
         None => (
             store
                 .create(&client.provider().name, client.model())
                 .map_err(session_failure)?,
             Vec::new(),
+            Default::default(),
         ),
     };
     let resumed_messages = history.len();
@@ -191,7 +192,8 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     };
     let mut agent = Agent::new(prepared.catalog.clone(), client, config.clone())
         .map_err(|e| Failure::usage(anyhow!("{e}")))?
-        .with_session(writer, history);
+        .with_session(writer, history)
+        .with_spend(spent);
     if let Some(fallback) = fallback {
         agent = agent.with_fallback(fallback);
     }

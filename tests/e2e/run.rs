@@ -724,3 +724,104 @@ fn terminate_after(child: Child, settle: Duration) -> Output {
     );
     out
 }
+
+/// Per-model prices in two currencies for the mock provider's two models.
+const TWO_CURRENCIES: &str = r#"models = ["mock-model", "other-model"]
+prices = { "mock-model" = { input = 2.0, output = 8.0, cache_hit = 0.5, currency = "¥" }, "other-model" = { input = 1.0, output = 4.0, currency = "$" } }"#;
+
+fn usage(prompt: u64, hit: u64, completion: u64) -> Usage {
+    Usage {
+        prompt,
+        completion,
+        cache_hit: hit,
+        cache_miss: prompt - hit,
+        reasoning: 0,
+    }
+}
+
+#[test]
+fn each_request_is_priced_with_its_model_and_recorded_with_it() {
+    let s = Setup::with_extra(TWO_CURRENCIES);
+    s.mock
+        .enqueue(Reply::text(&["first"]).with_usage(usage(1_000_000, 800_000, 100_000)));
+    let out = s.run(&["--output-format", "json", "say first"]);
+    assert_eq!(exit_code(&out), 0, "stderr: {}", stderr(&out));
+    let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    // 0.2 M miss × 2 + 0.8 M hit × 0.5 + 0.1 M out × 8.
+    assert!(
+        (r["total_cost"].as_f64().unwrap() - 1.6).abs() < 1e-9,
+        "{r}"
+    );
+    assert_eq!(r["currency"], "CNY");
+    let first = &r["modelUsage"]["mock/mock-model"];
+    assert_eq!(first["requests"], 1, "{r}");
+    assert_eq!(first["cacheReadInputTokens"], 800_000);
+    assert_eq!(first["currency"], "CNY");
+
+    // The same session goes on with the other model, billed in dollars.
+    s.mock
+        .enqueue(Reply::text(&["second"]).with_usage(usage(2_000_000, 0, 0)));
+    let out = s.run(&[
+        "--output-format",
+        "json",
+        "-c",
+        "--model",
+        "mock/other-model",
+        "say second",
+    ]);
+    assert_eq!(exit_code(&out), 0, "stderr: {}", stderr(&out));
+    let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(r["total_cost_usd"], 2.0, "{r}");
+    assert!(r["modelUsage"].get("mock/mock-model").is_none(), "{r}");
+    assert_eq!(r["modelUsage"]["mock/other-model"]["costUSD"], 2.0);
+
+    // The transcript names the model and the price of every request, so a resumed session
+    // (the TUI's /cost) sums what each model cost.
+    let sessions = s.sessions_json();
+    let path = sessions["sessions"][0]["path"].as_str().unwrap();
+    let recorded: Vec<Value> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "usage")
+        .collect();
+    assert_eq!(recorded.len(), 2, "{recorded:?}");
+    assert_eq!(recorded[0]["model"], "mock-model");
+    assert_eq!(recorded[0]["cost"]["currency"], "CNY");
+    assert!((recorded[0]["cost"]["total"].as_f64().unwrap() - 1.6).abs() < 1e-9);
+    assert_eq!(recorded[1]["model"], "other-model");
+    assert_eq!(recorded[1]["cost"]["currency"], "USD");
+}
+
+#[test]
+fn after_a_fallback_each_model_is_priced_at_its_own_rates() {
+    let s = Setup::with_extra(TWO_CURRENCIES);
+    // Step 1 on mock-model (¥) asks for a tool; step 2 fails before answering, so the
+    // fallback (other-model, $) takes over for the rest of the run.
+    s.mock.enqueue(
+        Reply::tool_calls(&[("call_1", "read_file", r#"{"path":"missing.txt"}"#)], 1)
+            .with_usage(usage(1_000_000, 0, 0)),
+    );
+    s.mock.enqueue(Reply::status(
+        400,
+        r#"{"error":{"message":"model overloaded"}}"#,
+    ));
+    s.mock
+        .enqueue(Reply::text(&["from the fallback"]).with_usage(usage(1_000_000, 0, 0)));
+    let out = s.run(&[
+        "--output-format",
+        "json",
+        "--fallback-model",
+        "other-model",
+        "say hi",
+    ]);
+    assert_eq!(exit_code(&out), 0, "stderr: {}", stderr(&out));
+    let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let models = &r["modelUsage"];
+    assert_eq!(models["mock/mock-model"]["cost"], 2.0, "{r}");
+    assert_eq!(models["mock/mock-model"]["currency"], "CNY");
+    assert_eq!(models["mock/other-model"]["costUSD"], 1.0, "{r}");
+    // Two currencies: no single total is made up.
+    assert!(r.get("total_cost").is_none(), "{r}");
+    assert!(r.get("total_cost_usd").is_none(), "{r}");
+}

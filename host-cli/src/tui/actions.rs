@@ -110,11 +110,14 @@ pub fn dispatch(app: &mut App, line: &str) {
                 ),
                 format!("cost      {}", cost_text(app)),
             ];
+            let lines: Vec<String> = lines.into_iter().chain(model_lines(app)).collect();
             app.commit(lines.into_iter().map(|l| Line::from(Span::styled(l, theme.plain()))));
         }
         "cost" => {
             let text = cost_text(app);
             app.notice(&format!("this session: {text}"));
+            let lines: Vec<String> = model_lines(app).collect();
+            app.commit(lines.into_iter().map(|l| Line::from(Span::styled(l, theme.plain()))));
         }
         "permissions" => {
             let mut lines = vec![Line::from(Span::styled(
@@ -166,10 +169,34 @@ pub fn dispatch(app: &mut App, line: &str) {
 }
 
 fn cost_text(app: &App) -> String {
-    match &app.status.currency {
-        Some(currency) => money(app.status.cost, currency),
-        None => "no prices configured for this model ([[providers]] price)".into(),
-    }
+    app.status
+        .cost_text()
+        .unwrap_or_else(|| "no prices configured for this model ([[providers]] price)".into())
+}
+
+/// One line per model the session used: requests, tokens (cache hits apart) and cost.
+fn model_lines(app: &App) -> impl Iterator<Item = String> + '_ {
+    app.status.spend.models.iter().map(|m| {
+        let u = &m.usage;
+        let cost = match &m.cost {
+            Some(c) if m.unpriced_requests == 0 => money(c.total, &c.currency),
+            Some(c) => format!(
+                "{} ({} requests unpriced)",
+                money(c.total, &c.currency),
+                m.unpriced_requests
+            ),
+            None => "unpriced".into(),
+        };
+        format!(
+            "  {}/{}: {} requests, {} in ({} from cache), {} out, {cost}",
+            safe_line(&m.provider),
+            safe_line(&m.model),
+            u.requests,
+            tokens(u.input_tokens),
+            tokens(u.cache_read_tokens),
+            tokens(u.output_tokens),
+        )
+    })
 }
 
 fn model(app: &mut App, args: &str) {

@@ -460,7 +460,6 @@ impl App {
                     }
                     self.finished_card(running.card);
                 }
-                self.status.add_cost(outcome.cost.as_ref());
                 let elapsed = self
                     .turn
                     .take()
@@ -481,6 +480,7 @@ impl App {
                     self.send(next);
                 }
             }
+            Report::Spend(spend) => self.status.spend = spend,
             Report::Session { id, messages } => {
                 self.flush_answer();
                 self.status.session_id = id.clone();

@@ -4,7 +4,7 @@
 use super::text::{safe_line, truncate};
 use super::theme::Theme;
 use ratatui::text::{Line, Span};
-use reasonix_agent::agent_loop::Cost;
+use reasonix_agent::agent_loop::Spend;
 use reasonix_agent::permissions::Posture;
 use reasonix_core::types::Usage;
 use std::time::Duration;
@@ -21,8 +21,8 @@ pub struct Status {
     pub output_tokens: u64,
     pub cache_hit_tokens: u64,
     pub cache_miss_tokens: u64,
-    pub cost: f64,
-    pub currency: Option<String>,
+    /// The session's usage and cost by model (the agent's, after each turn).
+    pub spend: Spend,
     pub running_tool: Option<String>,
     pub last_turn: Option<Duration>,
     /// `MCP 2/3`: servers ready of those configured (see `tui::mcp`).
@@ -38,11 +38,17 @@ impl Status {
         self.cache_miss_tokens += usage.cache_miss_tokens;
     }
 
-    pub fn add_cost(&mut self, cost: Option<&Cost>) {
-        if let Some(cost) = cost {
-            self.cost += cost.total;
-            self.currency = Some(cost.currency.clone());
-        }
+    /// The session's cost, one amount per currency (`¥0.0123 + $0.0040`); `None` while no
+    /// request was priced.
+    pub fn cost_text(&self) -> Option<String> {
+        let totals = self.spend.totals();
+        (!totals.is_empty()).then(|| {
+            totals
+                .iter()
+                .map(|c| money(c.total, &c.currency))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
     }
 
     pub fn reset_usage(&mut self) {
@@ -76,8 +82,8 @@ impl Status {
             None => format!("ctx {}", tokens(self.context_used)),
         });
         // By priority: what is left out on a narrow terminal is what matters least.
-        if let Some(currency) = &self.currency {
-            parts.push(money(self.cost, currency));
+        if let Some(cost) = self.cost_text() {
+            parts.push(cost);
         }
         if let Some(rate) = self.cache_hit_rate() {
             parts.push(format!("cache {:.0}%", rate * 100.0));
@@ -155,9 +161,33 @@ pub fn money(amount: f64, currency: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::tui::theme::ColorLevel;
+    use reasonix_agent::agent_loop::Cost;
+
+    /// A session that spent `amount` in `currency` on one model each.
+    pub fn spend(costs: &[(&str, f64)]) -> Spend {
+        let mut spend = Spend::default();
+        for (i, (currency, total)) in costs.iter().enumerate() {
+            let cost = Cost {
+                total: *total,
+                currency: (*currency).to_string(),
+            };
+            spend.add("p", &format!("m{i}"), &Usage::default(), Some(&cost));
+        }
+        spend
+    }
+
+    #[test]
+    fn costs_in_several_currencies_are_shown_apart() {
+        let status = Status {
+            spend: spend(&[("CNY", 0.5), ("USD", 0.25), ("CNY", 0.25)]),
+            ..Status::default()
+        };
+        assert_eq!(status.cost_text().as_deref(), Some("¥0.7500 + $0.2500"));
+        assert_eq!(Status::default().cost_text(), None);
+    }
 
     #[test]
     fn status_line_fits_and_keeps_the_posture() {
@@ -165,7 +195,7 @@ mod tests {
             model: "deepseek/deepseek-v4-flash".into(),
             posture: Posture::Yolo,
             context_window: Some(1_000_000),
-            currency: Some("CNY".into()),
+            spend: spend(&[("CNY", 0.0)]),
             running_tool: Some("bash".into()),
             ..Status::default()
         };
@@ -205,8 +235,7 @@ mod snapshots {
             model: "deepseek/deepseek-v4-flash".into(),
             posture: Posture::Auto,
             context_window: Some(1_000_000),
-            currency: Some("CNY".into()),
-            cost: 0.0123,
+            spend: super::tests::spend(&[("CNY", 0.0123)]),
             running_tool: Some("bash".into()),
             ..Status::default()
         };

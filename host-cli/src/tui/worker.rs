@@ -43,6 +43,8 @@ pub enum Command {
 pub enum Report {
     Event(AgentEvent),
     TurnDone(Box<RunOutcome>),
+    /// What the session has spent so far, by model (after each turn and session change).
+    Spend(reasonix_agent::agent_loop::Spend),
     /// The session changed (`/new`, `/resume`): its id and the messages it holds.
     Session {
         id: String,
@@ -107,6 +109,8 @@ fn serve(
     let mut on_event = |event: AgentEvent| {
         let _ = to_ui.send(Msg::Worker(Report::Event(event)));
     };
+    // A resumed session (`-c`, `-r`) starts with what it spent before.
+    report(Report::Spend(agent.session_spend().clone()));
     while let Ok(command) = inbox.recv() {
         match command {
             Command::Prompt { prompt, cancel } => {
@@ -125,10 +129,12 @@ fn serve(
                         steps: 0,
                         usage: Default::default(),
                         cost: None,
+                        spend: Default::default(),
                         session_id: None,
                     },
                 };
                 report(Report::TurnDone(Box::new(outcome)));
+                report(Report::Spend(agent.session_spend().clone()));
             }
             Command::Effort(effort) => agent.set_effort(effort),
             Command::Model(client) => {
@@ -156,10 +162,12 @@ fn serve(
                 }
             }
             Command::Resume(id) => match open(&store, &id) {
-                Ok((writer, messages)) => {
+                Ok((writer, messages, spend)) => {
                     let id = writer.id().to_string();
                     agent.switch_session(writer, messages.clone(), &mut on_event);
+                    agent.set_spend(spend);
                     report(Report::Session { id, messages });
+                    report(Report::Spend(agent.session_spend().clone()));
                 }
                 Err(e) => report(Report::Failed(format!("session {id} not resumed: {e}"))),
             },
@@ -170,10 +178,18 @@ fn serve(
     report(Report::Stopped);
 }
 
+#[allow(clippy::type_complexity)]
 fn open(
     store: &SessionStore,
     id: &str,
-) -> Result<(reasonix_agent::session::SessionWriter, Vec<Message>), SessionError> {
+) -> Result<
+    (
+        reasonix_agent::session::SessionWriter,
+        Vec<Message>,
+        reasonix_agent::agent_loop::Spend,
+    ),
+    SessionError,
+> {
     let (writer, loaded) = store.open(id)?;
-    Ok((writer, loaded.messages))
+    Ok((writer, loaded.messages, loaded.spend))
 }

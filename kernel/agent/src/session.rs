@@ -7,6 +7,7 @@
 //! writer's pid) keeps two live processes from appending to one transcript; a lock left by a
 //! dead process is taken over.
 
+use crate::agent_loop::{Cost, Spend};
 use crate::types::{Message, Role, Usage};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -20,7 +21,7 @@ use thiserror::Error;
 pub const FORMAT_VERSION: u32 = 1;
 
 /// One line of a transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     /// The first line.
@@ -39,7 +40,22 @@ pub enum Record {
         at_ms: u64,
     },
     /// Token usage of one model request.
-    Usage { usage: Usage, at_ms: u64 },
+    Usage {
+        usage: Usage,
+        at_ms: u64,
+        /// The model that served it and its price then (absent in older transcripts).
+        #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+        spent: Option<Spent>,
+    },
+}
+
+/// Who served a request and what it cost, recorded with its usage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spent {
+    pub provider: String,
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 #[derive(Debug, Error)]
@@ -97,6 +113,9 @@ pub struct Loaded {
     pub header: Record,
     pub messages: Vec<Message>,
     pub usage: Vec<Usage>,
+    /// Usage and cost by model, as recorded (requests of older transcripts count under the
+    /// header's provider and model, unpriced).
+    pub spend: Spend,
     /// Byte length of the complete lines; anything after is a torn write.
     pub valid_len: u64,
 }
@@ -296,6 +315,16 @@ impl SessionWriter {
         self.append(&Record::Usage {
             usage: *usage,
             at_ms: now_ms(),
+            spent: None,
+        })
+    }
+
+    /// Usage of one request with the model that served it and its cost.
+    pub fn usage_of(&mut self, usage: &Usage, spent: Spent) -> Result<(), SessionError> {
+        self.append(&Record::Usage {
+            usage: *usage,
+            at_ms: now_ms(),
+            spent: Some(spent),
         })
     }
 }
@@ -307,6 +336,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut header = None;
     let mut messages = Vec::new();
     let mut usage = Vec::new();
+    let mut spend = Spend::default();
     let mut valid_len = 0u64;
     let mut line = Vec::new();
     loop {
@@ -330,7 +360,12 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         match record {
             Record::Session { .. } if header.is_none() => header = Some(record),
             Record::Message { message, .. } if header.is_some() => messages.push(message),
-            Record::Usage { usage: u, .. } if header.is_some() => usage.push(u),
+            Record::Usage {
+                usage: u, spent, ..
+            } if header.is_some() => {
+                count_spend(&mut spend, header.as_ref(), &u, spent.as_ref());
+                usage.push(u);
+            }
             _ => break,
         }
         valid_len += n as u64;
@@ -342,8 +377,22 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         header,
         messages,
         usage,
+        spend,
         valid_len,
     })
+}
+
+fn count_spend(spend: &mut Spend, header: Option<&Record>, usage: &Usage, spent: Option<&Spent>) {
+    match (spent, header) {
+        (Some(s), _) => spend.add(&s.provider, &s.model, usage, s.cost.as_ref()),
+        (
+            None,
+            Some(Record::Session {
+                provider, model, ..
+            }),
+        ) => spend.add(provider, model, usage, None),
+        (None, _) => {}
+    }
 }
 
 /// A JSON object line with a `type` this build has no record for.

@@ -6,11 +6,12 @@
 //! `schema_version`.
 
 use crate::term;
-use reasonix_agent::agent_loop::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
+use reasonix_agent::agent_loop::{AgentEvent, ModelSpend, RunOutcome, RunStatus, UsageTotals};
 use reasonix_core::terminal::shown;
 use reasonix_core::types::{Message, Role, Usage};
 use serde::Serialize;
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 
 /// The version of the `stream-json-v1` schema, on its first line.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -104,6 +105,45 @@ pub struct ResultObject {
     pub currency: Option<String>,
     /// Tool calls refused before running, in order.
     pub permission_denials: Vec<PermissionDenial>,
+    /// Usage and cost by model (`provider/model`), in Claude Code's `modelUsage` shape plus
+    /// `cost`/`currency` for any currency.
+    #[serde(rename = "modelUsage")]
+    pub model_usage: BTreeMap<String, ModelUsage>,
+}
+
+/// One model's share of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub requests: u32,
+    #[serde(rename = "costUSD", skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+}
+
+impl ModelUsage {
+    fn of(spend: &ModelSpend) -> ModelUsage {
+        let usage = PublicUsage::of_run(&spend.usage);
+        let currency = spend.cost.as_ref().map(|c| currency_code(&c.currency));
+        let cost = spend.cost.as_ref().map(|c| c.total);
+        ModelUsage {
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            cache_creation_input_tokens: 0,
+            requests: spend.usage.requests,
+            cost_usd: cost.filter(|_| currency.as_deref() == Some("USD")),
+            cost,
+            currency,
+        }
+    }
 }
 
 /// One refused tool call, as Claude Code names its fields.
@@ -117,20 +157,7 @@ pub struct PermissionDenial {
     pub reason: String,
 }
 
-/// The ISO 4217 code for a configured currency: `$`/`USD` → `USD`, `¥`/`CNY`/`RMB` → `CNY`,
-/// `€` → `EUR`, any other three letters upper-cased; anything else as written.
-pub fn currency_code(configured: &str) -> String {
-    let text = configured.trim();
-    match text.to_ascii_uppercase().as_str() {
-        "$" | "US$" | "USD" => "USD".into(),
-        "¥" | "￥" | "CNY" | "RMB" => "CNY".into(),
-        "€" | "EUR" => "EUR".into(),
-        upper if upper.len() == 3 && upper.chars().all(|c| c.is_ascii_uppercase()) => {
-            upper.to_string()
-        }
-        _ => text.to_string(),
-    }
-}
+pub use reasonix_agent::agent_loop::cost::currency_code;
 
 impl ResultObject {
     pub fn new(
@@ -152,6 +179,12 @@ impl ResultObject {
             total_cost,
             currency,
             permission_denials,
+            model_usage: outcome
+                .spend
+                .models
+                .iter()
+                .map(|m| (format!("{}/{}", m.provider, m.model), ModelUsage::of(m)))
+                .collect(),
         }
     }
 }
@@ -743,6 +776,7 @@ mod tests {
                 requests: 2,
             },
             cost: None,
+            spend: Default::default(),
             session_id: Some("s1".into()),
         }
     }
@@ -885,6 +919,45 @@ mod tests {
         assert_eq!(value["total_cost_usd"], 0.25);
         assert_eq!(value["currency"], "USD");
         assert_eq!(value["permission_denials"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn model_usage_is_listed_per_model_in_its_currency() {
+        use reasonix_agent::agent_loop::{Cost, Spend};
+        let usage = |prompt, hit, out| Usage {
+            prompt_tokens: prompt,
+            completion_tokens: out,
+            cache_hit_tokens: hit,
+            cache_miss_tokens: prompt - hit,
+            reasoning_tokens: 0,
+        };
+        let mut spend = Spend::default();
+        let cny = Cost {
+            total: 0.5,
+            currency: "CNY".into(),
+        };
+        let usd = Cost {
+            total: 0.25,
+            currency: "USD".into(),
+        };
+        spend.add("deepseek", "v4", &usage(100, 60, 10), Some(&cny));
+        spend.add("deepseek", "v4", &usage(200, 150, 20), Some(&cny));
+        spend.add("openai", "gpt", &usage(50, 0, 5), Some(&usd));
+        let mut run = outcome(RunStatus::Success);
+        run.cost = spend.single_total();
+        run.spend = spend;
+        let value = serde_json::to_value(ResultObject::new(&run, 1, Vec::new())).unwrap();
+        // Two currencies: no single total, each model in its own.
+        assert!(value.get("total_cost").is_none(), "{value}");
+        let deepseek = &value["modelUsage"]["deepseek/v4"];
+        assert_eq!(deepseek["inputTokens"], 90);
+        assert_eq!(deepseek["cacheReadInputTokens"], 210);
+        assert_eq!(deepseek["outputTokens"], 30);
+        assert_eq!(deepseek["requests"], 2);
+        assert_eq!(deepseek["cost"], 1.0);
+        assert_eq!(deepseek["currency"], "CNY");
+        assert!(deepseek.get("costUSD").is_none());
+        assert_eq!(value["modelUsage"]["openai/gpt"]["costUSD"], 0.25);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! internal events: front ends map them to their own output (the `stream-json` public schema is
 //! defined by the CLI, separately, so it can stay stable while these evolve).
 
+use super::cost::{Cost, Spend};
 use crate::completion::RetryNotice;
 use crate::types::{Message, Usage};
 use serde::Serialize;
@@ -106,13 +107,16 @@ impl UsageTotals {
         self.reasoning_tokens += usage.reasoning_tokens;
         self.requests += 1;
     }
-}
 
-/// Money spent, when the provider's prices are configured (per 1M tokens).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cost {
-    pub total: f64,
-    pub currency: String,
+    /// Add the totals of other requests.
+    pub fn merge(&mut self, other: &UsageTotals) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_miss_tokens += other.cache_miss_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.requests += other.requests;
+    }
 }
 
 /// What a run ends with.
@@ -124,6 +128,9 @@ pub struct RunOutcome {
     /// Model requests made in this run.
     pub steps: u32,
     pub usage: UsageTotals,
+    /// The run's cost when every priced request was in one currency (see `spend`).
     pub cost: Option<Cost>,
+    /// The run's usage and cost by model.
+    pub spend: Spend,
     pub session_id: Option<String>,
 }

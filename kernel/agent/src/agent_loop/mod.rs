@@ -9,6 +9,7 @@
 //! mid-answer is replayed from the same request. Every message is written to the session
 //! transcript as soon as it is complete.
 
+pub mod cost;
 mod events;
 mod frontend;
 mod history;
@@ -19,7 +20,8 @@ pub mod prompt;
 mod tests;
 mod tools;
 
-pub use events::{AgentEvent, Cost, RunOutcome, RunStatus, UsageTotals};
+pub use cost::{Cost, ModelSpend, Spend};
+pub use events::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
 pub use intercept::Interceptors;
 pub use tools::{CallFailure, MAX_RESULT_BYTES, RunStop};
@@ -115,6 +117,8 @@ pub struct Agent {
     write_previews: bool,
     /// The catalog's [`Catalog::tools_revision`] the offered tools were taken at.
     tools_revision: u64,
+    /// Usage and cost of the session by model.
+    spend: Spend,
 }
 
 /// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
@@ -189,6 +193,7 @@ impl Agent {
             posture: PostureSwitch::new(config.posture),
             write_previews: false,
             tools_revision,
+            spend: Spend::default(),
             config,
         })
     }
@@ -255,6 +260,7 @@ impl Agent {
         // Front ends hold the switch: it stays theirs, with the posture they set.
         next.posture = self.posture.clone();
         next.write_previews = self.write_previews;
+        next.spend = std::mem::take(&mut self.spend);
         *self = next;
         Ok(report)
     }
@@ -357,9 +363,11 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> RunOutcome {
         let mut usage = UsageTotals::default();
+        let mut spend = Spend::default();
         let mut steps = 0;
-        let end = |agent: &Agent, status, result: String, steps, usage: UsageTotals| RunOutcome {
-            cost: agent.cost(&usage),
+        let end = |agent: &Agent, status, result: String, steps, usage, spend: &Spend| RunOutcome {
+            cost: spend.single_total(),
+            spend: spend.clone(),
             status,
             result,
             steps,
@@ -378,7 +386,7 @@ impl Agent {
             for (point, phase) in phases {
                 if let Err(stop) = self.session_phase(point, phase, on_event) {
                     let result = format!("the session was not started: {}", stop.describe());
-                    return end(self, RunStatus::Error, result, steps, usage);
+                    return end(self, RunStatus::Error, result, steps, usage, &spend);
                 }
             }
         }
@@ -396,18 +404,25 @@ impl Agent {
             Intercepted::Replaced(replaced) => replaced.text,
             Intercepted::Blocked(stop) => {
                 let result = format!("the task was not sent: {}", stop.describe());
-                return end(self, RunStatus::Error, result, steps, usage);
+                return end(self, RunStatus::Error, result, steps, usage, &spend);
             }
         };
         let user = Message::text(Role::User, task);
         self.append(user, on_event);
         if let Err(stop) = self.before_start() {
             let result = format!("the run was not started: {}", stop.describe());
-            return end(self, RunStatus::Error, result, steps, usage);
+            return end(self, RunStatus::Error, result, steps, usage, &spend);
         }
         while steps < self.config.max_steps {
             if cancel.is_cancelled() {
-                return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
+                return end(
+                    self,
+                    RunStatus::Cancelled,
+                    "cancelled".into(),
+                    steps,
+                    usage,
+                    &spend,
+                );
             }
             steps += 1;
             on_event(AgentEvent::RequestStarted { step: steps });
@@ -415,50 +430,66 @@ impl Agent {
                 Ok(request) => request,
                 Err(stop) => {
                     let result = format!("the request was not sent: {}", stop.describe());
-                    return end(self, RunStatus::Error, result, steps, usage);
+                    return end(self, RunStatus::Error, result, steps, usage, &spend);
                 }
             };
             let answer = match self.complete(&request, cancel, on_event) {
                 Ok(answer) => answer,
                 Err(CompletionError::Cancelled) => {
-                    return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
+                    return end(
+                        self,
+                        RunStatus::Cancelled,
+                        "cancelled".into(),
+                        steps,
+                        usage,
+                        &spend,
+                    );
                 }
-                Err(e) => return end(self, RunStatus::Error, e.to_string(), steps, usage),
+                Err(e) => return end(self, RunStatus::Error, e.to_string(), steps, usage, &spend),
             };
             if let Some(u) = &answer.usage {
                 usage.add(u);
-                on_event(AgentEvent::Usage(*u));
-                if let Some(session) = &mut self.session
-                    && let Err(e) = session.usage(u)
-                {
-                    on_event(AgentEvent::Notice(format!("session not saved: {e}")));
-                }
+                self.count_spend(u, &mut spend, on_event);
             }
             let message = match self.after_response(answer.message, answer.usage, on_event) {
                 Ok(message) => message,
                 Err(stop) => {
                     let result = format!("the answer was stopped: {}", stop.describe());
-                    return end(self, RunStatus::Error, result, steps, usage);
+                    return end(self, RunStatus::Error, result, steps, usage, &spend);
                 }
             };
             let calls = message.tool_calls.clone();
             let text = message.content.clone();
             self.append(message, on_event);
             if calls.is_empty() {
-                return end(self, RunStatus::Success, text, steps, usage);
+                return end(self, RunStatus::Success, text, steps, usage, &spend);
             }
             if let Err(stop) = self.run_tools(&calls, cancel, on_event) {
-                return end(self, RunStatus::Error, stop.to_string(), steps, usage);
+                return end(
+                    self,
+                    RunStatus::Error,
+                    stop.to_string(),
+                    steps,
+                    usage,
+                    &spend,
+                );
             }
             if cancel.is_cancelled() {
-                return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
+                return end(
+                    self,
+                    RunStatus::Cancelled,
+                    "cancelled".into(),
+                    steps,
+                    usage,
+                    &spend,
+                );
             }
         }
         let result = format!(
             "stopped after {} model requests (--max-steps) with tool calls still pending",
             self.config.max_steps
         );
-        end(self, RunStatus::MaxSteps, result, steps, usage)
+        end(self, RunStatus::MaxSteps, result, steps, usage, &spend)
     }
 
     /// Tell interceptors the session ends (a front end calls this once, when it is done with
@@ -480,6 +511,7 @@ impl Agent {
         self.failures.clear();
         self.started = false;
         self.resumed = false;
+        self.spend = Spend::default();
     }
 
     /// Go on in another saved session (`/resume` inside a running session): `session.rotate`
@@ -498,6 +530,8 @@ impl Agent {
         self.history = history;
         self.failures.clear();
         self.started = false;
+        // The front end gives the loaded session's spend (`set_spend`).
+        self.spend = Spend::default();
         for message in placeholders {
             self.record(&message);
         }
@@ -797,26 +831,48 @@ impl Agent {
         }
     }
 
-    fn cost(&self, usage: &UsageTotals) -> Option<Cost> {
+    /// Price one request's usage with the model that served it, count it in the run's and
+    /// the session's spend and record it (with its model and cost) in the transcript.
+    fn count_spend(
+        &mut self,
+        usage: &Usage,
+        run: &mut Spend,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) {
         let provider = self.client.provider();
-        let price = provider.price_for(self.client.model())?;
-        let per_token = |per_million: f64| per_million / 1_000_000.0;
-        let hit_price = price.cache_hit.unwrap_or(price.input);
-        // Backends that report no cache split count every prompt token as a miss.
-        let miss = if usage.cache_read_tokens + usage.cache_miss_tokens == 0 {
-            usage.input_tokens
-        } else {
-            usage.cache_miss_tokens
+        let model = self.client.model();
+        let priced = cost::price(provider, model, usage);
+        run.add(&provider.name, model, usage, priced.as_ref());
+        self.spend
+            .add(&provider.name, model, usage, priced.as_ref());
+        on_event(AgentEvent::Usage(*usage));
+        let spent = crate::session::Spent {
+            provider: provider.name.clone(),
+            model: model.to_string(),
+            cost: priced,
         };
-        let total = miss as f64 * per_token(price.input)
-            + usage.cache_read_tokens as f64 * per_token(hit_price)
-            + usage.output_tokens as f64 * per_token(price.output);
-        let currency = price
-            .currency
-            .clone()
-            .or_else(|| provider.billing_currency.clone())
-            .unwrap_or_else(|| "USD".to_string());
-        Some(Cost { total, currency })
+        if let Some(session) = &mut self.session
+            && let Err(e) = session.usage_of(usage, spent)
+        {
+            on_event(AgentEvent::Notice(format!("session not saved: {e}")));
+        }
+    }
+
+    /// Usage and cost of the whole session by model: what the transcript recorded before
+    /// this process (see [`Agent::with_spend`]) and what this agent spent since.
+    pub fn session_spend(&self) -> &Spend {
+        &self.spend
+    }
+
+    /// Start from what a resumed session already spent (`Loaded::spend`).
+    pub fn with_spend(mut self, spend: Spend) -> Agent {
+        self.set_spend(spend);
+        self
+    }
+
+    /// [`Agent::with_spend`] after [`Agent::switch_session`].
+    pub fn set_spend(&mut self, spend: Spend) {
+        self.spend = spend;
     }
 }
 
