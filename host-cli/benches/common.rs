@@ -27,3 +27,21 @@ pub fn ms(d: Duration) -> String {
 pub fn us(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1e6)
 }
+
+/// Reap `pid` and return its exit status and resource usage (the child's CPU time and peak
+/// RSS).
+#[allow(unsafe_code)]
+pub fn wait4(pid: u32) -> (i32, libc::rusage) {
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals of the right type; `pid` is our own child that
+    // nothing else waits for (the `Child` handle is never waited on).
+    let rc = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(rc, pid as libc::pid_t, "wait4 failed");
+    (status, usage)
+}
+
+pub fn timeval(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}

@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{median, ms};
+use common::{median, ms, timeval, wait4};
 use reasonix_mock_llm::{MockLlm, Reply};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -32,23 +32,6 @@ struct Sample {
     /// Peak resident set, KiB.
     max_rss_kib: u64,
     first_request: Duration,
-}
-
-/// Reap `pid` and return its exit status and resource usage.
-#[allow(unsafe_code)]
-fn wait4(pid: u32) -> (i32, libc::rusage) {
-    let mut status = 0;
-    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are to live locals of the right type; `pid` is our own child that
-    // nothing else waits for (the `Child` handle is never waited on).
-    let rc = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(rc, pid as libc::pid_t, "wait4 failed");
-    (status, usage)
-}
-
-fn timeval(t: libc::timeval) -> Duration {
-    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
 
 fn script(mock: &MockLlm, with_bash: bool) {

@@ -1,0 +1,233 @@
+//! Long sessions: what one more turn costs when the session already holds 10, 100 or 1,000
+//! turns (each with a 4 KB tool result), and how long a 10,000-message session takes to resume.
+//!
+//! Each sample is a real `reasonix run -c` child against the mock LLM server (loopback, no
+//! delays): the session is loaded, one turn runs (the model calls `read_file`, then answers),
+//! and the process exits. Measured from `wait4` on the child: CPU (user + sys) and peak RSS;
+//! from the mock's clock: start → first request (config, registry, loading the transcript,
+//! building the request) and the bytes of that request. The transcripts are written once per
+//! size with the session API the binary uses, so they are what a real session leaves.
+//!
+//! Variants (`REASONIX_BENCH_SESSIONS_CONFIG` adds config lines to a second row, e.g. a small
+//! `context_window` so compaction keeps the request bounded).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
+#![allow(clippy::disallowed_macros)]
+
+mod common;
+
+use common::{median, ms, timeval, wait4};
+use reasonix_agent::session::SessionStore;
+use reasonix_core::types::{Message, Role, ToolCall};
+use reasonix_mock_llm::{MockLlm, Reply};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const RUNS: usize = 7;
+const RESULT_BYTES: usize = 4096;
+
+struct Sample {
+    cpu: Duration,
+    max_rss_kib: u64,
+    first_request: Duration,
+    request_bytes: usize,
+}
+
+struct Bench {
+    root: tempfile::TempDir,
+    mock: MockLlm,
+    workspace: PathBuf,
+    base_config: String,
+}
+
+/// A 4 KB tool result that differs from turn to turn (as real file contents do).
+fn tool_result(turn: usize) -> String {
+    let mut text = String::with_capacity(RESULT_BYTES);
+    let mut line = 0;
+    while text.len() < RESULT_BYTES - 80 {
+        text.push_str(&format!(
+            "turn {turn} line {line}: fn handler_{turn}_{line}(input: &str) -> Result<(), Error>\n"
+        ));
+        line += 1;
+    }
+    text
+}
+
+fn message(role: Role, content: String) -> Message {
+    Message {
+        role,
+        content,
+        reasoning: None,
+        reasoning_state: None,
+        tool_calls: vec![],
+        tool_call_id: None,
+        raw_content: None,
+    }
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let root = tempfile::tempdir().unwrap();
+        let mock = MockLlm::start().unwrap();
+        for dir in ["home", "project", "workspace", "cache", "state"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        let workspace = std::fs::canonicalize(root.path().join("workspace")).unwrap();
+        std::fs::write(workspace.join("notes.txt"), "hello bench\n").unwrap();
+        std::fs::write(root.path().join("home/.env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
+        let base_config = format!(
+            "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
+             base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
+            mock.base_url()
+        );
+        Bench {
+            root,
+            mock,
+            workspace,
+            base_config,
+        }
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        self.root.path().join(p)
+    }
+
+    /// A fresh state directory holding one session of `turns` turns (4 messages each: the
+    /// task, a `read_file` call, its 4 KB result, the answer).
+    fn write_session(&self, turns: usize) {
+        let state = self.path("state");
+        let _ = std::fs::remove_dir_all(&state);
+        std::fs::create_dir_all(&state).unwrap();
+        let store = SessionStore::new(&state, &self.workspace);
+        let mut writer = store.create("mock", "mock-model").unwrap();
+        for turn in 0..turns {
+            writer
+                .message(&message(Role::User, format!("Turn {turn}: read notes.txt")))
+                .unwrap();
+            let mut call = message(Role::Assistant, String::new());
+            call.tool_calls = vec![ToolCall {
+                id: format!("call_{turn}"),
+                name: "read_file".into(),
+                arguments: r#"{"path":"notes.txt"}"#.into(),
+            }];
+            writer.message(&call).unwrap();
+            let mut result = message(Role::Tool, tool_result(turn));
+            result.tool_call_id = Some(format!("call_{turn}"));
+            writer.message(&result).unwrap();
+            writer
+                .message(&message(Role::Assistant, format!("Done with turn {turn}.")))
+                .unwrap();
+        }
+    }
+
+    // The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    fn once(&self, extra_config: &str) -> Sample {
+        std::fs::write(
+            self.path("home/config.toml"),
+            format!("{}{extra_config}", self.base_config),
+        )
+        .unwrap();
+        self.mock.enqueue_all([
+            Reply::tool_calls(&[("c1", "read_file", r#"{"path":"notes.txt"}"#)], 1),
+            Reply::text(&["Read it."]),
+        ]);
+        let seen = self.mock.requests().len();
+        let out = std::fs::File::create(self.path("stdout")).unwrap();
+        let err = std::fs::File::create(self.path("stderr")).unwrap();
+        let start = std::time::Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_reasonix"))
+            .args(["run", "-c", "--yolo", "--dir"])
+            .arg(&self.workspace)
+            .arg("Read notes.txt once more")
+            .current_dir(self.path("project"))
+            .env("REASONIX_HOME", self.path("home"))
+            .env("REASONIX_CACHE_HOME", self.path("cache"))
+            .env("REASONIX_STATE_HOME", self.path("state"))
+            .env_remove("REASONIX_LOG")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap();
+        let (status, usage) = wait4(child.id());
+        let show = |p: &str| std::fs::read_to_string(self.path(p)).unwrap_or_default();
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "reasonix run -c failed (status {status}):\n{}\n{}",
+            show("stdout"),
+            show("stderr")
+        );
+        let requests = self.mock.requests();
+        assert_eq!(self.mock.pending(), 0, "{}", show("stderr"));
+        Sample {
+            cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+            max_rss_kib: usage.ru_maxrss as u64,
+            first_request: requests[seen].at.duration_since(start),
+            request_bytes: requests[seen].body.len(),
+        }
+    }
+}
+
+fn medians(samples: &[Sample]) -> (Duration, Duration, f64, usize) {
+    let pick = |f: &dyn Fn(&Sample) -> Duration| {
+        let mut v: Vec<Duration> = samples.iter().map(f).collect();
+        v.sort();
+        median(&v)
+    };
+    let mut rss: Vec<u64> = samples.iter().map(|s| s.max_rss_kib).collect();
+    rss.sort();
+    let mut bytes: Vec<usize> = samples.iter().map(|s| s.request_bytes).collect();
+    bytes.sort();
+    (
+        pick(&|s| s.cpu),
+        pick(&|s| s.first_request),
+        rss[rss.len() / 2] as f64 / 1024.0,
+        bytes[bytes.len() / 2],
+    )
+}
+
+fn main() {
+    let bench = Bench::new();
+    let mut variants = vec![("as configured by default", String::new())];
+    if let Ok(extra) = std::env::var("REASONIX_BENCH_SESSIONS_CONFIG") {
+        variants.push((
+            "with REASONIX_BENCH_SESSIONS_CONFIG",
+            format!("\n{extra}\n"),
+        ));
+    }
+    // Warm-up: compiles the built-ins into the artifact cache.
+    bench.write_session(1);
+    bench.once("");
+    println!(
+        "| variant | session before the turn | CPU of the turn's process ms | start → first request ms | first request KiB | peak RSS MiB |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (label, extra) in &variants {
+        let mut per_turn_cpu = Vec::new();
+        for turns in [10usize, 100, 1000, 2500] {
+            let mut samples = Vec::with_capacity(RUNS);
+            for _ in 0..RUNS {
+                // Each run starts from the same session (a run appends to it).
+                bench.write_session(turns);
+                samples.push(bench.once(extra));
+            }
+            let (cpu, first, rss, bytes) = medians(&samples);
+            per_turn_cpu.push((turns, cpu));
+            println!(
+                "| {label} | {turns} turns ({} messages) | {} | {} | {:.0} | {rss:.1} |",
+                turns * 4,
+                ms(cpu),
+                ms(first),
+                bytes as f64 / 1024.0
+            );
+        }
+        if let (Some((_, small)), Some((_, large))) = (per_turn_cpu.first(), per_turn_cpu.get(2)) {
+            println!(
+                "| {label} | 1,000 vs 10 turns | CPU × {:.2} | | | |",
+                large.as_secs_f64() / small.as_secs_f64()
+            );
+        }
+    }
+}
