@@ -7,6 +7,7 @@
 //! writer's pid) keeps two live processes from appending to one transcript; a lock left by a
 //! dead process is taken over.
 
+use crate::timeline::Timeline;
 use crate::types::{Message, Role, Usage};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -31,6 +32,11 @@ pub enum Record {
         provider: String,
         model: String,
         created_ms: u64,
+        /// A fork: the session it was forked from, and the turn it starts before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_turn: Option<u32>,
     },
     /// A message of the conversation, in order.
     Message {
@@ -40,6 +46,20 @@ pub enum Record {
     },
     /// Token usage of one model request.
     Usage { usage: Usage, at_ms: u64 },
+    /// Written just before a user turn's message (its checkpoint is `<id>.ckpt/turn-<N>.json`).
+    Turn { turn: u32, at_ms: u64 },
+    /// The conversation went back to before turn `turn`: the first `keep` messages of the
+    /// effective history stay (when `conversation`; a code-only rewind changes no message).
+    Rewind {
+        turn: u32,
+        keep: usize,
+        conversation: bool,
+        at_ms: u64,
+    },
+    /// The last rewind was undone.
+    RewindUndone { at_ms: u64 },
+    /// `sessions rename`.
+    Title { title: String, at_ms: u64 },
 }
 
 #[derive(Debug, Error)]
@@ -83,6 +103,9 @@ pub struct SessionStore {
 pub struct Summary {
     pub id: String,
     pub title: String,
+    /// A fork's parent session and the turn it was forked before.
+    pub parent: Option<String>,
+    pub parent_turn: Option<u32>,
     pub provider: String,
     pub model: String,
     pub messages: usize,
@@ -97,6 +120,8 @@ pub struct Loaded {
     pub header: Record,
     pub messages: Vec<Message>,
     pub usage: Vec<Usage>,
+    /// Turns, rewinds and the title, as replayed.
+    pub timeline: Timeline,
     /// Byte length of the complete lines; anything after is a torn write.
     pub valid_len: u64,
 }
@@ -119,6 +144,16 @@ impl SessionStore {
 
     /// Start a new session and write its header.
     pub fn create(&self, provider: &str, model: &str) -> Result<SessionWriter, SessionError> {
+        self.create_with_parent(provider, model, None)
+    }
+
+    /// Start a new session; a fork names its parent session and turn in the header.
+    pub fn create_with_parent(
+        &self,
+        provider: &str,
+        model: &str,
+        parent: Option<(&str, Option<u32>)>,
+    ) -> Result<SessionWriter, SessionError> {
         std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         let now = now_ms();
         let id = new_id(model);
@@ -133,6 +168,7 @@ impl SessionStore {
             id: id.clone(),
             path,
             file,
+            next_turn: 1,
             _lock: lock,
         };
         writer.append(&Record::Session {
@@ -142,6 +178,8 @@ impl SessionStore {
             provider: provider.to_string(),
             model: model.to_string(),
             created_ms: now,
+            parent: parent.map(|(p, _)| p.to_string()),
+            parent_turn: parent.and_then(|(_, t)| t),
         })?;
         Ok(writer)
     }
@@ -163,6 +201,7 @@ impl SessionStore {
                 id: id.to_string(),
                 path,
                 file,
+                next_turn: loaded.timeline.last_turn + 1,
                 _lock: lock,
             },
             loaded,
@@ -194,6 +233,8 @@ impl SessionStore {
                 provider,
                 model,
                 created_ms,
+                parent,
+                parent_turn,
                 ..
             } = loaded.header
             else {
@@ -207,7 +248,13 @@ impl SessionStore {
                 .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
                 .unwrap_or(created_ms);
             out.push(Summary {
-                title: title(&loaded.messages),
+                title: loaded
+                    .timeline
+                    .title
+                    .clone()
+                    .unwrap_or_else(|| title(&loaded.messages)),
+                parent,
+                parent_turn,
                 messages: loaded.messages.len(),
                 id,
                 provider,
@@ -219,6 +266,34 @@ impl SessionStore {
         }
         out.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(b.id.cmp(&a.id)));
         Ok(out)
+    }
+
+    /// The transcript of session `id`.
+    pub fn transcript(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl"))
+    }
+
+    /// Delete session `id`: its transcript, checkpoints (`<id>.ckpt/`) and archive
+    /// (`<id>.archive.jsonl`). Refused while a live process holds the session.
+    pub fn delete(&self, id: &str) -> Result<(), SessionError> {
+        let lock = Lock::acquire(&self.dir, id)?;
+        let transcript = self.transcript(id);
+        std::fs::remove_file(&transcript).map_err(io_error(&transcript))?;
+        for extra in [format!("{id}.archive.jsonl")] {
+            let path = self.dir.join(extra);
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_error(&path)(e)),
+                _ => {}
+            }
+        }
+        let checkpoints = self.dir.join(format!("{id}.ckpt"));
+        match std::fs::remove_dir_all(&checkpoints) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_error(&checkpoints)(e)),
+            _ => {
+                drop(lock);
+                Ok(())
+            }
+        }
     }
 
     /// The most recently updated session (`--continue`).
@@ -264,6 +339,8 @@ pub struct SessionWriter {
     id: String,
     path: PathBuf,
     file: File,
+    /// The number the next user turn gets.
+    next_turn: u32,
     _lock: Lock,
 }
 
@@ -292,6 +369,17 @@ impl SessionWriter {
         })
     }
 
+    /// Record that a user turn starts (before its message); returns its number.
+    pub fn begin_turn(&mut self) -> Result<u32, SessionError> {
+        let turn = self.next_turn;
+        self.append(&Record::Turn {
+            turn,
+            at_ms: now_ms(),
+        })?;
+        self.next_turn += 1;
+        Ok(turn)
+    }
+
     pub fn usage(&mut self, usage: &Usage) -> Result<(), SessionError> {
         self.append(&Record::Usage {
             usage: *usage,
@@ -307,6 +395,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut header = None;
     let mut messages = Vec::new();
     let mut usage = Vec::new();
+    let mut timeline = Timeline::default();
     let mut valid_len = 0u64;
     let mut line = Vec::new();
     loop {
@@ -329,8 +418,17 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         };
         match record {
             Record::Session { .. } if header.is_none() => header = Some(record),
-            Record::Message { message, .. } if header.is_some() => messages.push(message),
+            Record::Message { message, .. } if header.is_some() => {
+                timeline.message();
+                messages.push(message)
+            }
             Record::Usage { usage: u, .. } if header.is_some() => usage.push(u),
+            Record::Turn { turn, .. } if header.is_some() => timeline.turn(turn, messages.len()),
+            Record::Rewind {
+                keep, conversation, ..
+            } if header.is_some() => timeline.rewind(&mut messages, keep, conversation),
+            Record::RewindUndone { .. } if header.is_some() => timeline.undo(&mut messages),
+            Record::Title { title, .. } if header.is_some() => timeline.title = Some(title),
             _ => break,
         }
         valid_len += n as u64;
@@ -342,6 +440,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         header,
         messages,
         usage,
+        timeline,
         valid_len,
     })
 }
@@ -353,8 +452,12 @@ fn is_foreign_record(line: &[u8]) -> bool {
         #[serde(rename = "type")]
         kind: String,
     }
-    serde_json::from_slice::<Tagged>(line)
-        .is_ok_and(|t| !matches!(t.kind.as_str(), "session" | "message" | "usage"))
+    serde_json::from_slice::<Tagged>(line).is_ok_and(|t| {
+        !matches!(
+            t.kind.as_str(),
+            "session" | "message" | "usage" | "turn" | "rewind" | "rewind_undone" | "title"
+        )
+    })
 }
 
 /// The first user message, on one line, at most 80 characters.
@@ -614,6 +717,48 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(foreign), "{text}");
         assert_eq!(load(&path).unwrap().messages.len(), 2);
+    }
+
+    #[test]
+    fn turns_rewinds_and_titles_replay_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        let mut w = store.create("p", "m").unwrap();
+        for (i, text) in ["one", "two", "three"].iter().enumerate() {
+            assert_eq!(w.begin_turn().unwrap(), i as u32 + 1);
+            w.message(&msg(Role::User, text)).unwrap();
+            w.message(&msg(Role::Assistant, "ok")).unwrap();
+        }
+        let id = w.id().to_string();
+        drop(w);
+        let loaded = load(&store.transcript(&id)).unwrap();
+        assert_eq!(loaded.timeline.start_of(2), Some(2));
+        let (mut w, _) = store.open(&id).unwrap();
+        w.append(&Record::Rewind {
+            turn: 2,
+            keep: 2,
+            conversation: true,
+            at_ms: 0,
+        })
+        .unwrap();
+        w.append(&Record::Title {
+            title: "renamed".into(),
+            at_ms: 0,
+        })
+        .unwrap();
+        let rewound = load(w.path()).unwrap();
+        assert_eq!(rewound.messages.len(), 2);
+        assert_eq!(rewound.timeline.turns.len(), 1);
+        w.append(&Record::RewindUndone { at_ms: 0 }).unwrap();
+        // Numbers are never reused, even for turns a rewind dropped.
+        assert_eq!(w.begin_turn().unwrap(), 4);
+        drop(w);
+        let back = load(&store.transcript(&id)).unwrap();
+        assert_eq!(back.messages.len(), 6);
+        assert_eq!(back.timeline.last_turn, 4);
+        assert_eq!(store.find("renamed").unwrap().id, id);
+        store.delete(&id).unwrap();
+        assert!(store.list().unwrap().is_empty());
     }
 
     #[test]

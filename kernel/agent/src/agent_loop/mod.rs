@@ -9,6 +9,7 @@
 //! mid-answer is replayed from the same request. Every message is written to the session
 //! transcript as soon as it is complete.
 
+mod checkpoints;
 mod events;
 mod frontend;
 mod history;
@@ -115,6 +116,8 @@ pub struct Agent {
     write_previews: bool,
     /// The catalog's [`Catalog::tools_revision`] the offered tools were taken at.
     tools_revision: u64,
+    /// The checkpoint of the user turn in progress (with a session only).
+    checkpoint: Option<crate::checkpoint::TurnRecorder>,
 }
 
 /// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
@@ -189,6 +192,7 @@ impl Agent {
             posture: PostureSwitch::new(config.posture),
             write_previews: false,
             tools_revision,
+            checkpoint: None,
             config,
         })
     }
@@ -255,6 +259,7 @@ impl Agent {
         // Front ends hold the switch: it stays theirs, with the posture they set.
         next.posture = self.posture.clone();
         next.write_previews = self.write_previews;
+        next.checkpoint = self.checkpoint.take();
         *self = next;
         Ok(report)
     }
@@ -400,6 +405,7 @@ impl Agent {
             }
         };
         let user = Message::text(Role::User, task);
+        self.begin_turn(on_event);
         self.append(user, on_event);
         if let Err(stop) = self.before_start() {
             let result = format!("the run was not started: {}", stop.describe());
