@@ -34,6 +34,7 @@ mod provider_config;
 mod providers;
 mod proxy;
 mod registry;
+mod rewind;
 mod run;
 mod run_scenarios;
 mod sandbox;

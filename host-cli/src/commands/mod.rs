@@ -5,6 +5,8 @@ pub mod plugin_wit;
 pub mod plugins;
 pub mod providers;
 pub mod run;
+pub mod session_admin;
+pub mod session_rewind;
 pub mod sessions;
 pub mod setup;
 pub mod sidecar_packages;

@@ -8,6 +8,7 @@ pub mod agent_loop;
 pub mod checkpoint;
 pub mod completion;
 pub mod config;
+pub mod fork;
 pub mod permissions;
 pub mod providers;
 pub mod rewind;

@@ -228,41 +228,9 @@ impl SessionStore {
             if loaded.messages.is_empty() {
                 continue;
             }
-            let Record::Session {
-                id,
-                provider,
-                model,
-                created_ms,
-                parent,
-                parent_turn,
-                ..
-            } = loaded.header
-            else {
-                continue;
-            };
-            let updated_ms = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-                .unwrap_or(created_ms);
-            out.push(Summary {
-                title: loaded
-                    .timeline
-                    .title
-                    .clone()
-                    .unwrap_or_else(|| title(&loaded.messages)),
-                parent,
-                parent_turn,
-                messages: loaded.messages.len(),
-                id,
-                provider,
-                model,
-                created_ms,
-                updated_ms,
-                path,
-            });
+            if let Some(summary) = summarize(path, loaded, entry.metadata().ok()) {
+                out.push(summary);
+            }
         }
         out.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(b.id.cmp(&a.id)));
         Ok(out)
@@ -306,6 +274,17 @@ impl SessionStore {
 
     /// A session by id, id prefix, or text in its title (`--resume`).
     pub fn find(&self, query: &str) -> Result<Summary, SessionError> {
+        // An exact id finds its session even when nothing is left in it (a rewind to turn 1).
+        let exact = self.transcript(query);
+        if !query.contains(['/', '\\']) && !query.starts_with('.') && exact.is_file() {
+            let metadata = std::fs::metadata(&exact).ok();
+            if let Some(summary) = load(&exact)
+                .ok()
+                .and_then(|loaded| summarize(exact, loaded, metadata))
+            {
+                return Ok(summary);
+            }
+        }
         let all = self.list()?;
         if let Some(exact) = all.iter().find(|s| s.id == query) {
             return Ok(exact.clone());
@@ -380,6 +359,16 @@ impl SessionWriter {
         Ok(turn)
     }
 
+    /// Record turn `turn` as it stood in another transcript (a fork copies its parent's).
+    pub fn copy_turn(&mut self, turn: u32) -> Result<(), SessionError> {
+        self.append(&Record::Turn {
+            turn,
+            at_ms: now_ms(),
+        })?;
+        self.next_turn = self.next_turn.max(turn + 1);
+        Ok(())
+    }
+
     pub fn usage(&mut self, usage: &Usage) -> Result<(), SessionError> {
         self.append(&Record::Usage {
             usage: *usage,
@@ -442,6 +431,47 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         usage,
         timeline,
         valid_len,
+    })
+}
+
+/// What `sessions list` shows of a loaded transcript.
+fn summarize(
+    path: PathBuf,
+    loaded: Loaded,
+    metadata: Option<std::fs::Metadata>,
+) -> Option<Summary> {
+    let Record::Session {
+        id,
+        provider,
+        model,
+        created_ms,
+        parent,
+        parent_turn,
+        ..
+    } = loaded.header
+    else {
+        return None;
+    };
+    let updated_ms = metadata
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(created_ms);
+    Some(Summary {
+        title: loaded
+            .timeline
+            .title
+            .clone()
+            .unwrap_or_else(|| title(&loaded.messages)),
+        parent,
+        parent_turn,
+        messages: loaded.messages.len(),
+        id,
+        provider,
+        model,
+        created_ms,
+        updated_ms,
+        path,
     })
 }
 
