@@ -44,6 +44,7 @@ mod security_fs;
 mod security_host;
 mod security_process;
 mod security_terminal;
+mod session_commands;
 mod setup;
 mod shell;
 mod sidecar;
