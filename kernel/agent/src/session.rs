@@ -244,24 +244,17 @@ impl SessionStore {
     /// Delete session `id`: its transcript, checkpoints (`<id>.ckpt/`) and archive
     /// (`<id>.archive.jsonl`). Refused while a live process holds the session.
     pub fn delete(&self, id: &str) -> Result<(), SessionError> {
-        let lock = Lock::acquire(&self.dir, id)?;
+        let _lock = Lock::acquire(&self.dir, id)?;
         let transcript = self.transcript(id);
         std::fs::remove_file(&transcript).map_err(io_error(&transcript))?;
-        for extra in [format!("{id}.archive.jsonl")] {
-            let path = self.dir.join(extra);
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_error(&path)(e)),
-                _ => {}
-            }
-        }
+        let archive = self.dir.join(format!("{id}.archive.jsonl"));
         let checkpoints = self.dir.join(format!("{id}.ckpt"));
-        match std::fs::remove_dir_all(&checkpoints) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_error(&checkpoints)(e)),
-            _ => {
-                drop(lock);
-                Ok(())
-            }
-        }
+        let gone = |path: &Path, result: io::Result<()>| match result {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_error(path)(e)),
+            _ => Ok(()),
+        };
+        gone(&archive, std::fs::remove_file(&archive))?;
+        gone(&checkpoints, std::fs::remove_dir_all(&checkpoints))
     }
 
     /// The most recently updated session (`--continue`).
