@@ -50,5 +50,6 @@ mod shell;
 mod sidecar;
 mod tui;
 mod tui_mcp;
+mod tui_rewind;
 mod untrusted_interceptors;
 mod web_fetch;

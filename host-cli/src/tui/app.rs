@@ -70,6 +70,8 @@ pub struct App {
     pub turn_token: Arc<Mutex<CancelToken>>,
     pub overlay: Option<Overlay>,
     quit_armed: Option<Instant>,
+    /// Esc was pressed on an empty composer (a second one opens the rewind list).
+    esc_armed: bool,
     pub quit: bool,
     /// Diffs shown in approval prompts, by call id, for the card of that call.
     previews: Vec<(String, Vec<reasonix_core::types::FileChange>)>,
@@ -117,6 +119,7 @@ impl App {
             turn_token,
             overlay: None,
             quit_armed: None,
+            esc_armed: false,
             quit: false,
             previews: Vec::new(),
             unshown: Vec::new(),
@@ -208,6 +211,13 @@ impl App {
             KeyCode::Esc if !self.composer.popup_open() => {
                 if self.turn.is_some() {
                     self.cancel_turn();
+                } else if self.composer.is_empty() {
+                    // Esc Esc on an empty composer: the turns to rewind to.
+                    if std::mem::take(&mut self.esc_armed) {
+                        super::rewind::list_turns(self);
+                    } else {
+                        self.esc_armed = true;
+                    }
                 }
                 return;
             }
@@ -236,6 +246,7 @@ impl App {
             _ => {}
         }
         self.quit_armed = None;
+        self.esc_armed = false;
         if let super::composer::ComposerAction::Submit(text) = self.composer.handle_key(key) {
             self.submit(text);
         }
@@ -501,6 +512,7 @@ impl App {
                 self.notice(&format!("model: {provider}/{model}"));
                 self.status.model = format!("{provider}/{model}");
             }
+            Report::Rewound(done) => super::rewind::rewound(self, *done),
             Report::Failed(text) => self.error(&text),
             Report::Stopped => self.quit = true,
         }

@@ -26,6 +26,7 @@ pub mod msg;
 pub mod persist;
 pub mod picker;
 pub mod popup;
+pub mod rewind;
 pub mod screen;
 pub mod setup;
 pub mod slash;

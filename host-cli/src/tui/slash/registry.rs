@@ -121,6 +121,17 @@ pub const BUILTINS: &[Builtin] = &[
     b("tools", "Tools the model can call", None),
     b("sessions", "Sessions of this workspace", None),
     b(
+        "rewind",
+        "Put files and/or conversation back to a turn's start (Esc Esc lists turns)",
+        Some("[N [code|conversation|both] | undo]"),
+    ),
+    b(
+        "fork",
+        "Go on in a copy of this session (before turn N)",
+        Some("[N]"),
+    ),
+    b("tree", "Sessions of this workspace with their forks", None),
+    b(
         "compact",
         "Compact the conversation (not available yet)",
         None,

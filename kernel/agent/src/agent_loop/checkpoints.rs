@@ -3,8 +3,11 @@
 //! names (the first touch in the turn), and a mark when the turn runs a shell command.
 
 use super::{Agent, AgentEvent};
-use crate::checkpoint::{CheckpointStore, TurnRecorder};
+use crate::checkpoint::{Checkpoint, CheckpointStore, TurnRecorder};
 use crate::permissions::{Preview, ToolKind};
+use crate::rewind;
+use crate::session::{Record, load};
+use crate::types::Message;
 
 impl Agent {
     /// A user turn starts: number it in the transcript and open its checkpoint. Without a
@@ -56,5 +59,96 @@ impl Agent {
                 recorder.turn()
             )));
         }
+    }
+}
+
+/// What a rewind in a running session did.
+#[derive(Debug, Clone)]
+pub struct Rewound {
+    /// The files' side (`None` when only the conversation went back).
+    pub files: Option<crate::rewind::RestoreReport>,
+    /// The prompt of the turn rewound to (for the composer), when the conversation went back.
+    pub prompt: Option<String>,
+    /// The effective history now.
+    pub history: Vec<Message>,
+}
+
+impl Agent {
+    /// Rewind this session to the start of `turn`: its files (`code`), its conversation, or
+    /// both. Between turns only (a run holds `&mut self`).
+    pub fn rewind(&mut self, turn: u32, code: bool, conversation: bool) -> Result<Rewound, String> {
+        let workspace = self.config.workspace.clone();
+        let Some(session) = &mut self.session else {
+            return Err("this session is not saved: there is nothing to rewind".into());
+        };
+        let loaded = load(session.path()).map_err(|e| e.to_string())?;
+        let keep = match loaded.timeline.start_of(turn) {
+            Some(keep) => keep,
+            None if conversation => {
+                return Err(format!("turn {turn} is not in this conversation"));
+            }
+            None => loaded.messages.len(),
+        };
+        let store = CheckpointStore::for_transcript(session.path());
+        let files = if code {
+            Some(rewind::rewind_code(&store, &workspace, turn).map_err(|e| e.to_string())?)
+        } else {
+            store
+                .save_rewind(&Checkpoint {
+                    turn,
+                    ..Checkpoint::default()
+                })
+                .map_err(|e| e.to_string())?;
+            None
+        };
+        session
+            .append(&Record::Rewind {
+                turn,
+                keep,
+                conversation,
+                at_ms: crate::checkpoint::now_ms(),
+            })
+            .map_err(|e| e.to_string())?;
+        let prompt = conversation
+            .then(|| loaded.messages.get(keep).map(|m| m.content.clone()))
+            .flatten();
+        self.reread_history()?;
+        Ok(Rewound {
+            files,
+            prompt,
+            history: self.history.clone(),
+        })
+    }
+
+    /// Undo the last rewind of this session.
+    pub fn undo_rewind(&mut self) -> Result<Rewound, String> {
+        let workspace = self.config.workspace.clone();
+        let Some(session) = &mut self.session else {
+            return Err("this session is not saved: there is nothing to undo".into());
+        };
+        let store = CheckpointStore::for_transcript(session.path());
+        let files = rewind::undo_last(&store, &workspace).map_err(|e| e.to_string())?;
+        session
+            .append(&Record::RewindUndone {
+                at_ms: crate::checkpoint::now_ms(),
+            })
+            .map_err(|e| e.to_string())?;
+        self.reread_history()?;
+        Ok(Rewound {
+            files: Some(files),
+            prompt: None,
+            history: self.history.clone(),
+        })
+    }
+
+    /// The history as the transcript now replays it (after a rewind record).
+    fn reread_history(&mut self) -> Result<(), String> {
+        let Some(session) = &self.session else {
+            return Ok(());
+        };
+        let loaded = load(session.path()).map_err(|e| e.to_string())?;
+        self.history = loaded.messages;
+        self.failures.clear();
+        Ok(())
     }
 }

@@ -20,6 +20,7 @@ pub mod prompt;
 mod tests;
 mod tools;
 
+pub use checkpoints::Rewound;
 pub use events::{AgentEvent, Cost, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
 pub use intercept::Interceptors;
