@@ -122,8 +122,8 @@ pub const BUILTINS: &[Builtin] = &[
     b("sessions", "Sessions of this workspace", None),
     b(
         "rewind",
-        "Put files and/or conversation back to a turn's start (Esc Esc lists turns)",
-        Some("[N [code|conversation|both] | undo]"),
+        "Go back to a turn: files, conversation or both",
+        Some("[N [scope] | undo]"),
     ),
     b(
         "fork",
@@ -429,7 +429,7 @@ pub(crate) mod tests {
         let r = registry();
         assert_eq!(
             names(&r.complete("/re")),
-            ["resume", "review", "frontend:component"]
+            ["resume", "rewind", "review", "tree", "frontend:component"]
         );
         assert_eq!(names(&r.complete("ex")), ["quit"]);
         assert_eq!(
