@@ -1,4 +1,4 @@
-//! `/rewind` and Esc Esc in the interactive session: the turn list, a rewind of files and
+//! `/rewind` and Esc Esc in the interactive session: the turn picker, a rewind of files and
 //! conversation that puts the prompt back into the composer, and its undo.
 
 use crate::support::Env;
@@ -30,10 +30,9 @@ fn esc_esc_lists_turns_and_rewind_restores_files_conversation_and_prompt() {
     pty.send("\x1b");
     std::thread::sleep(Duration::from_millis(300));
     pty.send("\x1b");
-    pty.wait_for("rewind to the start of a turn", WAIT);
+    pty.wait_for("Rewind to the start of a turn", WAIT);
     pty.wait_for("1  change alpha", WAIT);
-
-    pty.type_text("/rewind 1");
+    // Enter on the (only) turn: files and conversation.
     pty.send("\r");
     pty.wait_for("restored: notes.txt", WAIT);
     pty.wait_for("conversation: 0 messages", WAIT);

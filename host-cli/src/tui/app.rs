@@ -38,6 +38,8 @@ pub enum Overlay {
     Picker(super::picker::Picker),
     /// The tool calls of the session (Ctrl+T).
     Calls(super::calls::CallPicker),
+    /// The turns to rewind to (`/rewind`, Esc Esc).
+    Turns(super::turn_picker::TurnPicker),
 }
 
 pub struct App {
@@ -372,6 +374,29 @@ impl App {
     }
 
     fn overlay_key(&mut self, key: KeyEvent) {
+        if let Some(Overlay::Turns(turns)) = &mut self.overlay {
+            match turns.key(key) {
+                super::turn_picker::Outcome::Open => {}
+                super::turn_picker::Outcome::Cancelled => self.overlay = None,
+                super::turn_picker::Outcome::Rewind {
+                    turn,
+                    code,
+                    conversation,
+                } => {
+                    self.overlay = None;
+                    self.worker.send(Command::Rewind {
+                        turn,
+                        code,
+                        conversation,
+                    });
+                }
+                super::turn_picker::Outcome::Undo => {
+                    self.overlay = None;
+                    self.worker.send(Command::UndoRewind);
+                }
+            }
+            return;
+        }
         if let Some(Overlay::Calls(calls)) = &mut self.overlay {
             match calls.key(key, self.finished.len()) {
                 super::calls::Outcome::Open => {}

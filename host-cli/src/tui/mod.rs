@@ -34,6 +34,7 @@ pub mod status;
 pub mod text;
 pub mod theme;
 pub mod transcript;
+pub mod turn_picker;
 pub mod worker;
 pub mod wrap;
 

@@ -2,8 +2,9 @@
 //! transcript and checkpoints from disk; rewinding, undoing and forking go to the agent's
 //! thread, which holds the session.
 
-use super::app::App;
+use super::app::{App, Overlay};
 use super::text::safe_line;
+use super::turn_picker::{TurnPicker, TurnRow};
 use super::worker::Command;
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Rewound;
@@ -11,7 +12,7 @@ use reasonix_agent::checkpoint::CheckpointStore;
 use reasonix_agent::session::load;
 use std::collections::BTreeMap;
 
-/// The turns of this session with their prompts, and how to rewind to one.
+/// The turn picker over this session's turns (their prompts, which ran shell commands).
 pub fn list_turns(app: &mut App) {
     let transcript = app.actions.store.transcript(&app.status.session_id);
     let Ok(loaded) = load(&transcript) else {
@@ -29,30 +30,21 @@ pub fn list_turns(app: &mut App) {
         .filter(|c| c.shell)
         .map(|c| c.turn)
         .collect();
-    let theme = app.theme;
-    let mut lines = vec![Line::from(Span::styled(
-        "rewind to the start of a turn: /rewind N [code|conversation|both] · /rewind undo",
-        theme.heading(),
-    ))];
-    for mark in &loaded.timeline.turns {
-        let prompt = loaded
-            .messages
-            .get(mark.index)
-            .map(|m| m.content.lines().next().unwrap_or_default().to_string())
-            .unwrap_or_default();
-        let mut spans = vec![
-            Span::styled(format!("  {:>3}  ", mark.turn), theme.accent()),
-            Span::raw(safe_line(&prompt).into_owned()),
-        ];
-        if shell.contains(&mark.turn) {
-            spans.push(Span::styled(
-                "  (ran shell commands: not undone)",
-                theme.dim(),
-            ));
-        }
-        lines.push(Line::from(spans));
-    }
-    app.commit(lines);
+    let rows = loaded
+        .timeline
+        .turns
+        .iter()
+        .map(|mark| TurnRow {
+            turn: mark.turn,
+            prompt: loaded
+                .messages
+                .get(mark.index)
+                .map(|m| m.content.lines().next().unwrap_or_default().to_string())
+                .unwrap_or_default(),
+            ran_shell: shell.contains(&mark.turn),
+        })
+        .collect();
+    app.overlay = Some(Overlay::Turns(TurnPicker::new(rows)));
 }
 
 /// `/rewind`, `/rewind N [scope]`, `/rewind undo`.
