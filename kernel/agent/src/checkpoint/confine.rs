@@ -95,9 +95,22 @@ enum Parents {
     Missing { missing: String },
 }
 
+/// The components of `rel`, which must be in the form [`relative`] gives (a checkpoint file
+/// is read back from disk: a path in it is checked again, not trusted).
+fn components(rel: &str) -> Result<Vec<&str>, ConfineError> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    if parts
+        .iter()
+        .any(|p| p.is_empty() || *p == "." || *p == ".." || p.contains('\0'))
+    {
+        return Err(ConfineError::ParentDir(rel.to_string()));
+    }
+    Ok(parts)
+}
+
 /// Walk the parent directories of `rel`, refusing a symbolic link or a non-directory.
 fn parents(workspace: &Path, rel: &str) -> Result<Parents, ConfineError> {
-    let parts: Vec<&str> = rel.split('/').collect();
+    let parts = components(rel)?;
     let mut current = workspace.to_path_buf();
     for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
         current.push(part);
@@ -161,7 +174,7 @@ pub fn read(workspace: &Path, rel: &str) -> Result<(Content, Option<String>), Co
 /// Make the parent directories of `rel` (never through a link); the ones made, outermost
 /// first.
 fn make_parents(workspace: &Path, rel: &str) -> Result<Vec<String>, ConfineError> {
-    let parts: Vec<&str> = rel.split('/').collect();
+    let parts = components(rel)?;
     let mut made = Vec::new();
     let mut current = workspace.to_path_buf();
     for (i, part) in parts[..parts.len() - 1].iter().enumerate() {

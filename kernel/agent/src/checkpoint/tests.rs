@@ -171,3 +171,54 @@ fn checkpoint_files_are_replaced_whole() {
     assert_eq!(names, ["turn-2.json"]);
     assert!(store.turns().unwrap()[0].shell);
 }
+
+#[test]
+fn a_tampered_checkpoint_path_is_refused_when_restoring() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    for rel in ["../escape", "a/../../escape", "/abs", "a//b", "./a"] {
+        assert!(confine::write(&ws, rel, b"x").is_err(), "{rel}");
+        assert!(confine::remove(&ws, rel).is_err(), "{rel}");
+        assert!(confine::read(&ws, rel).is_err(), "{rel}");
+    }
+    assert!(!dir.path().join("escape").exists());
+}
+
+#[test]
+fn rewind_restores_the_earliest_snapshot_and_undo_the_state_before_it() {
+    let (dir, store) = store();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    std::fs::write(ws.join("f"), "t1").unwrap();
+    let mut one = TurnRecorder::start(store.clone(), &ws, 1).unwrap();
+    one.touch("f").unwrap();
+    one.touch("new/g").unwrap();
+    std::fs::write(ws.join("f"), "t2").unwrap();
+    std::fs::create_dir(ws.join("new")).unwrap();
+    std::fs::write(ws.join("new/g"), "made").unwrap();
+    let mut two = TurnRecorder::start(store.clone(), &ws, 2).unwrap();
+    two.touch("f").unwrap();
+    std::fs::write(ws.join("f"), "t3").unwrap();
+
+    let report = crate::rewind::rewind_code(&store, &ws, 1).unwrap();
+    assert_eq!(std::fs::read(ws.join("f")).unwrap(), b"t1");
+    assert!(
+        !ws.join("new").exists(),
+        "the directory turn 1 made is gone"
+    );
+    assert_eq!(report.restored, ["f"]);
+    assert_eq!(report.deleted, ["new/g"]);
+
+    crate::rewind::undo_last(&store, &ws).unwrap();
+    assert_eq!(std::fs::read(ws.join("f")).unwrap(), b"t3");
+    assert_eq!(std::fs::read(ws.join("new/g")).unwrap(), b"made");
+    assert!(matches!(
+        crate::rewind::undo_last(&store, &ws),
+        Err(CheckpointError::NothingToUndo)
+    ));
+    assert!(matches!(
+        crate::rewind::rewind_code(&store, &ws, 7),
+        Err(CheckpointError::NoTurn { .. })
+    ));
+}
