@@ -8,6 +8,7 @@ pub mod run;
 pub mod session_admin;
 pub mod session_rewind;
 pub mod sessions;
+pub mod sessions_cli;
 pub mod setup;
 pub mod sidecar_packages;
 pub mod tool_doc;
