@@ -149,6 +149,19 @@ fn rename_titles_a_session_and_delete_removes_it_with_its_checkpoints() {
         stderr(&out)
     );
     assert!(transcript.is_file() && ckpt.is_dir());
+    // A rewind would append to the transcript and change files under that process: refused.
+    std::fs::write(s.env.workspace().join("a.txt"), "edited\n").unwrap();
+    let out = s.sessions(&["rewind", &id, "--turn", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("open in another Reasonix process"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.env.workspace().join("a.txt")).unwrap(),
+        "edited\n"
+    );
     std::fs::remove_file(&lock).unwrap();
 
     let out = s.sessions(&["delete", "parser"]);
