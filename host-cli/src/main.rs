@@ -63,7 +63,7 @@ enum Command {
     Run(commands::run::RunArgs),
     /// Saved sessions (transcripts) of a workspace.
     #[command(subcommand)]
-    Sessions(SessionsCommand),
+    Sessions(commands::sessions_cli::SessionsCommand),
     /// Trust a workspace: its reasonix.toml may then widen what plugins, commands and
     /// credentials reach (sandbox roots, network, permissions, providers). Without arguments,
     /// trusts the current directory.
@@ -86,19 +86,6 @@ enum HooksCommand {
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum SessionsCommand {
-    /// The sessions of the workspace, most recently updated first.
-    List {
-        /// Machine-readable output.
-        #[arg(long)]
-        json: bool,
-        /// Workspace root (default: `[sandbox] workspace_root`, else the current directory).
-        #[arg(long)]
-        dir: Option<PathBuf>,
     },
 }
 
@@ -297,9 +284,7 @@ fn main() -> ExitCode {
         Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
         Command::Setup => commands::setup::run(),
         Command::Mcp(command) => commands::mcp::run(command),
-        Command::Sessions(SessionsCommand::List { json, dir }) => {
-            commands::sessions::list(json, dir.as_deref())
-        }
+        Command::Sessions(command) => commands::sessions_cli::run(command),
         Command::Tools(ToolsCommand::Call {
             name,
             arguments,

@@ -122,6 +122,8 @@ mod tests {
         let s = |id: &str, title: &str| Summary {
             id: id.into(),
             title: title.into(),
+            parent: None,
+            parent_turn: None,
             provider: "mock".into(),
             model: "m".into(),
             messages: 3,

@@ -38,6 +38,8 @@ pub enum Overlay {
     Picker(super::picker::Picker),
     /// The tool calls of the session (Ctrl+T).
     Calls(super::calls::CallPicker),
+    /// The turns to rewind to (`/rewind`, Esc Esc).
+    Turns(super::turn_picker::TurnPicker),
 }
 
 pub struct App {
@@ -70,6 +72,8 @@ pub struct App {
     pub turn_token: Arc<Mutex<CancelToken>>,
     pub overlay: Option<Overlay>,
     quit_armed: Option<Instant>,
+    /// Esc was pressed on an empty composer (a second one opens the rewind list).
+    esc_armed: bool,
     pub quit: bool,
     /// Diffs shown in approval prompts, by call id, for the card of that call.
     previews: Vec<(String, Vec<reasonix_core::types::FileChange>)>,
@@ -117,6 +121,7 @@ impl App {
             turn_token,
             overlay: None,
             quit_armed: None,
+            esc_armed: false,
             quit: false,
             previews: Vec::new(),
             unshown: Vec::new(),
@@ -208,6 +213,13 @@ impl App {
             KeyCode::Esc if !self.composer.popup_open() => {
                 if self.turn.is_some() {
                     self.cancel_turn();
+                } else if self.composer.is_empty() {
+                    // Esc Esc on an empty composer: the turns to rewind to.
+                    if std::mem::take(&mut self.esc_armed) {
+                        super::rewind::list_turns(self);
+                    } else {
+                        self.esc_armed = true;
+                    }
                 }
                 return;
             }
@@ -236,6 +248,7 @@ impl App {
             _ => {}
         }
         self.quit_armed = None;
+        self.esc_armed = false;
         if let super::composer::ComposerAction::Submit(text) = self.composer.handle_key(key) {
             self.submit(text);
         }
@@ -361,6 +374,29 @@ impl App {
     }
 
     fn overlay_key(&mut self, key: KeyEvent) {
+        if let Some(Overlay::Turns(turns)) = &mut self.overlay {
+            match turns.key(key) {
+                super::turn_picker::Outcome::Open => {}
+                super::turn_picker::Outcome::Cancelled => self.overlay = None,
+                super::turn_picker::Outcome::Rewind {
+                    turn,
+                    code,
+                    conversation,
+                } => {
+                    self.overlay = None;
+                    self.worker.send(Command::Rewind {
+                        turn,
+                        code,
+                        conversation,
+                    });
+                }
+                super::turn_picker::Outcome::Undo => {
+                    self.overlay = None;
+                    self.worker.send(Command::UndoRewind);
+                }
+            }
+            return;
+        }
         if let Some(Overlay::Calls(calls)) = &mut self.overlay {
             match calls.key(key, self.finished.len()) {
                 super::calls::Outcome::Open => {}
@@ -501,6 +537,7 @@ impl App {
                 self.notice(&format!("model: {provider}/{model}"));
                 self.status.model = format!("{provider}/{model}");
             }
+            Report::Rewound(done) => super::rewind::rewound(self, *done),
             Report::Failed(text) => self.error(&text),
             Report::Stopped => self.quit = true,
         }

@@ -23,6 +23,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Some(Overlay::Calls(calls)) => {
             return calls.lines(&app.finished, theme, width);
         }
+        Some(Overlay::Turns(turns)) => return turns.lines(theme, width),
         None => {}
     }
     if !app.reasoning.is_empty() {

@@ -26,6 +26,7 @@ pub mod msg;
 pub mod persist;
 pub mod picker;
 pub mod popup;
+pub mod rewind;
 pub mod screen;
 pub mod setup;
 pub mod slash;
@@ -33,6 +34,7 @@ pub mod status;
 pub mod text;
 pub mod theme;
 pub mod transcript;
+pub mod turn_picker;
 pub mod worker;
 pub mod wrap;
 

@@ -34,6 +34,16 @@ pub enum Command {
     NewSession,
     /// `/resume`: switch to a saved session (its id).
     Resume(String),
+    /// `/rewind N [code|conversation|both]`.
+    Rewind {
+        turn: u32,
+        code: bool,
+        conversation: bool,
+    },
+    /// `/rewind undo`.
+    UndoRewind,
+    /// `/fork [N]`: fork this session (before turn N) and go on in the fork.
+    Fork(Option<u32>),
     /// Leave: end the session and stop the thread.
     Quit,
 }
@@ -54,6 +64,8 @@ pub enum Report {
         provider: String,
         model: String,
     },
+    /// A rewind or its undo was done.
+    Rewound(Box<reasonix_agent::agent_loop::Rewound>),
     /// A command failed; nothing changed.
     Failed(String),
     /// The agent thread has ended the session and stopped.
@@ -171,6 +183,36 @@ fn serve(
                 }
                 Err(e) => report(Report::Failed(format!("session {id} not resumed: {e}"))),
             },
+            Command::Rewind {
+                turn,
+                code,
+                conversation,
+            } => match agent.rewind(turn, code, conversation) {
+                Ok(done) => report(Report::Rewound(Box::new(done))),
+                Err(e) => report(Report::Failed(format!("not rewound: {e}"))),
+            },
+            Command::UndoRewind => match agent.undo_rewind() {
+                Ok(done) => report(Report::Rewound(Box::new(done))),
+                Err(e) => report(Report::Failed(format!("not undone: {e}"))),
+            },
+            Command::Fork(turn) => {
+                let forked = agent
+                    .session_id()
+                    .ok_or_else(|| "this session is not saved".to_string())
+                    .and_then(|id| {
+                        reasonix_agent::fork::fork(&store, id, turn).map_err(|e| e.to_string())
+                    });
+                match forked.and_then(|id| open(&store, &id).map_err(|e| e.to_string())) {
+                    Ok((writer, messages, spend)) => {
+                        let id = writer.id().to_string();
+                        agent.switch_session(writer, messages.clone(), &mut on_event);
+                        agent.set_spend(spend);
+                        report(Report::Session { id, messages });
+                        report(Report::Spend(agent.session_spend().clone()));
+                    }
+                    Err(e) => report(Report::Failed(format!("not forked: {e}"))),
+                }
+            }
             Command::Quit => break,
         }
     }

@@ -5,11 +5,15 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_loop;
+pub mod checkpoint;
 pub mod completion;
 pub mod config;
+pub mod fork;
 pub mod permissions;
 pub mod providers;
+pub mod rewind;
 pub mod session;
+pub mod timeline;
 
 // The shared vocabulary, under the names the agent's modules use.
 pub use reasonix_core::{

@@ -8,6 +8,7 @@
 //! dead process is taken over.
 
 use crate::agent_loop::{Cost, Spend};
+use crate::timeline::Timeline;
 use crate::types::{Message, Role, Usage};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -32,6 +33,11 @@ pub enum Record {
         provider: String,
         model: String,
         created_ms: u64,
+        /// A fork: the session it was forked from, and the turn it starts before.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_turn: Option<u32>,
     },
     /// A message of the conversation, in order.
     Message {
@@ -47,6 +53,20 @@ pub enum Record {
         #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
         spent: Option<Spent>,
     },
+    /// Written just before a user turn's message (its checkpoint is `<id>.ckpt/turn-<N>.json`).
+    Turn { turn: u32, at_ms: u64 },
+    /// The conversation went back to before turn `turn`: the first `keep` messages of the
+    /// effective history stay (when `conversation`; a code-only rewind changes no message).
+    Rewind {
+        turn: u32,
+        keep: usize,
+        conversation: bool,
+        at_ms: u64,
+    },
+    /// The last rewind was undone.
+    RewindUndone { at_ms: u64 },
+    /// `sessions rename`.
+    Title { title: String, at_ms: u64 },
 }
 
 /// Who served a request and what it cost, recorded with its usage.
@@ -99,6 +119,9 @@ pub struct SessionStore {
 pub struct Summary {
     pub id: String,
     pub title: String,
+    /// A fork's parent session and the turn it was forked before.
+    pub parent: Option<String>,
+    pub parent_turn: Option<u32>,
     pub provider: String,
     pub model: String,
     pub messages: usize,
@@ -116,6 +139,8 @@ pub struct Loaded {
     /// Usage and cost by model, as recorded (requests of older transcripts count under the
     /// header's provider and model, unpriced).
     pub spend: Spend,
+    /// Turns, rewinds and the title, as replayed.
+    pub timeline: Timeline,
     /// Byte length of the complete lines; anything after is a torn write.
     pub valid_len: u64,
 }
@@ -138,6 +163,16 @@ impl SessionStore {
 
     /// Start a new session and write its header.
     pub fn create(&self, provider: &str, model: &str) -> Result<SessionWriter, SessionError> {
+        self.create_with_parent(provider, model, None)
+    }
+
+    /// Start a new session; a fork names its parent session and turn in the header.
+    pub fn create_with_parent(
+        &self,
+        provider: &str,
+        model: &str,
+        parent: Option<(&str, Option<u32>)>,
+    ) -> Result<SessionWriter, SessionError> {
         std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         let now = now_ms();
         let id = new_id(model);
@@ -152,6 +187,7 @@ impl SessionStore {
             id: id.clone(),
             path,
             file,
+            next_turn: 1,
             _lock: lock,
         };
         writer.append(&Record::Session {
@@ -161,6 +197,8 @@ impl SessionStore {
             provider: provider.to_string(),
             model: model.to_string(),
             created_ms: now,
+            parent: parent.map(|(p, _)| p.to_string()),
+            parent_turn: parent.and_then(|(_, t)| t),
         })?;
         Ok(writer)
     }
@@ -182,6 +220,7 @@ impl SessionStore {
                 id: id.to_string(),
                 path,
                 file,
+                next_turn: loaded.timeline.last_turn + 1,
                 _lock: lock,
             },
             loaded,
@@ -208,36 +247,33 @@ impl SessionStore {
             if loaded.messages.is_empty() {
                 continue;
             }
-            let Record::Session {
-                id,
-                provider,
-                model,
-                created_ms,
-                ..
-            } = loaded.header
-            else {
-                continue;
-            };
-            let updated_ms = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-                .unwrap_or(created_ms);
-            out.push(Summary {
-                title: title(&loaded.messages),
-                messages: loaded.messages.len(),
-                id,
-                provider,
-                model,
-                created_ms,
-                updated_ms,
-                path,
-            });
+            if let Some(summary) = summarize(path, loaded, entry.metadata().ok()) {
+                out.push(summary);
+            }
         }
         out.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(b.id.cmp(&a.id)));
         Ok(out)
+    }
+
+    /// The transcript of session `id`.
+    pub fn transcript(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl"))
+    }
+
+    /// Delete session `id`: its transcript, checkpoints (`<id>.ckpt/`) and archive
+    /// (`<id>.archive.jsonl`). Refused while a live process holds the session.
+    pub fn delete(&self, id: &str) -> Result<(), SessionError> {
+        let _lock = Lock::acquire(&self.dir, id)?;
+        let transcript = self.transcript(id);
+        std::fs::remove_file(&transcript).map_err(io_error(&transcript))?;
+        let archive = self.dir.join(format!("{id}.archive.jsonl"));
+        let checkpoints = self.dir.join(format!("{id}.ckpt"));
+        let gone = |path: &Path, result: io::Result<()>| match result {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io_error(path)(e)),
+            _ => Ok(()),
+        };
+        gone(&archive, std::fs::remove_file(&archive))?;
+        gone(&checkpoints, std::fs::remove_dir_all(&checkpoints))
     }
 
     /// The most recently updated session (`--continue`).
@@ -250,6 +286,17 @@ impl SessionStore {
 
     /// A session by id, id prefix, or text in its title (`--resume`).
     pub fn find(&self, query: &str) -> Result<Summary, SessionError> {
+        // An exact id finds its session even when nothing is left in it (a rewind to turn 1).
+        let exact = self.transcript(query);
+        if !query.contains(['/', '\\']) && !query.starts_with('.') && exact.is_file() {
+            let metadata = std::fs::metadata(&exact).ok();
+            if let Some(summary) = load(&exact)
+                .ok()
+                .and_then(|loaded| summarize(exact, loaded, metadata))
+            {
+                return Ok(summary);
+            }
+        }
         let all = self.list()?;
         if let Some(exact) = all.iter().find(|s| s.id == query) {
             return Ok(exact.clone());
@@ -283,6 +330,8 @@ pub struct SessionWriter {
     id: String,
     path: PathBuf,
     file: File,
+    /// The number the next user turn gets.
+    next_turn: u32,
     _lock: Lock,
 }
 
@@ -311,6 +360,27 @@ impl SessionWriter {
         })
     }
 
+    /// Record that a user turn starts (before its message); returns its number.
+    pub fn begin_turn(&mut self) -> Result<u32, SessionError> {
+        let turn = self.next_turn;
+        self.append(&Record::Turn {
+            turn,
+            at_ms: now_ms(),
+        })?;
+        self.next_turn += 1;
+        Ok(turn)
+    }
+
+    /// Record turn `turn` as it stood in another transcript (a fork copies its parent's).
+    pub fn copy_turn(&mut self, turn: u32) -> Result<(), SessionError> {
+        self.append(&Record::Turn {
+            turn,
+            at_ms: now_ms(),
+        })?;
+        self.next_turn = self.next_turn.max(turn + 1);
+        Ok(())
+    }
+
     pub fn usage(&mut self, usage: &Usage) -> Result<(), SessionError> {
         self.append(&Record::Usage {
             usage: *usage,
@@ -337,6 +407,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut messages = Vec::new();
     let mut usage = Vec::new();
     let mut spend = Spend::default();
+    let mut timeline = Timeline::default();
     let mut valid_len = 0u64;
     let mut line = Vec::new();
     loop {
@@ -359,13 +430,22 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         };
         match record {
             Record::Session { .. } if header.is_none() => header = Some(record),
-            Record::Message { message, .. } if header.is_some() => messages.push(message),
+            Record::Message { message, .. } if header.is_some() => {
+                timeline.message();
+                messages.push(message)
+            }
             Record::Usage {
                 usage: u, spent, ..
             } if header.is_some() => {
                 count_spend(&mut spend, header.as_ref(), &u, spent.as_ref());
                 usage.push(u);
             }
+            Record::Turn { turn, .. } if header.is_some() => timeline.turn(turn, messages.len()),
+            Record::Rewind {
+                keep, conversation, ..
+            } if header.is_some() => timeline.rewind(&mut messages, keep, conversation),
+            Record::RewindUndone { .. } if header.is_some() => timeline.undo(&mut messages),
+            Record::Title { title, .. } if header.is_some() => timeline.title = Some(title),
             _ => break,
         }
         valid_len += n as u64;
@@ -378,6 +458,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         messages,
         usage,
         spend,
+        timeline,
         valid_len,
     })
 }
@@ -395,6 +476,47 @@ fn count_spend(spend: &mut Spend, header: Option<&Record>, usage: &Usage, spent:
     }
 }
 
+/// What `sessions list` shows of a loaded transcript.
+fn summarize(
+    path: PathBuf,
+    loaded: Loaded,
+    metadata: Option<std::fs::Metadata>,
+) -> Option<Summary> {
+    let Record::Session {
+        id,
+        provider,
+        model,
+        created_ms,
+        parent,
+        parent_turn,
+        ..
+    } = loaded.header
+    else {
+        return None;
+    };
+    let updated_ms = metadata
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(created_ms);
+    Some(Summary {
+        title: loaded
+            .timeline
+            .title
+            .clone()
+            .unwrap_or_else(|| title(&loaded.messages)),
+        parent,
+        parent_turn,
+        messages: loaded.messages.len(),
+        id,
+        provider,
+        model,
+        created_ms,
+        updated_ms,
+        path,
+    })
+}
+
 /// A JSON object line with a `type` this build has no record for.
 fn is_foreign_record(line: &[u8]) -> bool {
     #[derive(Deserialize)]
@@ -402,8 +524,12 @@ fn is_foreign_record(line: &[u8]) -> bool {
         #[serde(rename = "type")]
         kind: String,
     }
-    serde_json::from_slice::<Tagged>(line)
-        .is_ok_and(|t| !matches!(t.kind.as_str(), "session" | "message" | "usage"))
+    serde_json::from_slice::<Tagged>(line).is_ok_and(|t| {
+        !matches!(
+            t.kind.as_str(),
+            "session" | "message" | "usage" | "turn" | "rewind" | "rewind_undone" | "title"
+        )
+    })
 }
 
 /// The first user message, on one line, at most 80 characters.
@@ -663,6 +789,48 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(foreign), "{text}");
         assert_eq!(load(&path).unwrap().messages.len(), 2);
+    }
+
+    #[test]
+    fn turns_rewinds_and_titles_replay_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        let mut w = store.create("p", "m").unwrap();
+        for (i, text) in ["one", "two", "three"].iter().enumerate() {
+            assert_eq!(w.begin_turn().unwrap(), i as u32 + 1);
+            w.message(&msg(Role::User, text)).unwrap();
+            w.message(&msg(Role::Assistant, "ok")).unwrap();
+        }
+        let id = w.id().to_string();
+        drop(w);
+        let loaded = load(&store.transcript(&id)).unwrap();
+        assert_eq!(loaded.timeline.start_of(2), Some(2));
+        let (mut w, _) = store.open(&id).unwrap();
+        w.append(&Record::Rewind {
+            turn: 2,
+            keep: 2,
+            conversation: true,
+            at_ms: 0,
+        })
+        .unwrap();
+        w.append(&Record::Title {
+            title: "renamed".into(),
+            at_ms: 0,
+        })
+        .unwrap();
+        let rewound = load(w.path()).unwrap();
+        assert_eq!(rewound.messages.len(), 2);
+        assert_eq!(rewound.timeline.turns.len(), 1);
+        w.append(&Record::RewindUndone { at_ms: 0 }).unwrap();
+        // Numbers are never reused, even for turns a rewind dropped.
+        assert_eq!(w.begin_turn().unwrap(), 4);
+        drop(w);
+        let back = load(&store.transcript(&id)).unwrap();
+        assert_eq!(back.messages.len(), 6);
+        assert_eq!(back.timeline.last_turn, 4);
+        assert_eq!(store.find("renamed").unwrap().id, id);
+        store.delete(&id).unwrap();
+        assert!(store.list().unwrap().is_empty());
     }
 
     #[test]

@@ -134,8 +134,8 @@ impl Composer {
         self.editor.text()
     }
 
-    #[cfg(test)]
-    /// Replaces the text (no folding); the cursor goes to the end.
+    /// Replaces the text (no folding); the cursor goes to the end (a rewind puts a prompt
+    /// back).
     pub fn set_text(&mut self, text: &str) {
         self.editor = Editor::from_text(text);
         self.after_edit();

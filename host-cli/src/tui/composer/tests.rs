@@ -233,6 +233,7 @@ fn slash_menu_follows_the_first_word() {
     typed(&mut c, "/re");
     assert!(c.popup_open());
     press(&mut c, KeyCode::Down, M::NONE);
+    press(&mut c, KeyCode::Down, M::NONE);
     press(&mut c, KeyCode::Tab, M::NONE);
     assert_eq!(shown(&c), "/review |");
     assert!(!c.popup_open(), "closed once arguments start");

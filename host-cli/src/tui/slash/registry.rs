@@ -121,6 +121,17 @@ pub const BUILTINS: &[Builtin] = &[
     b("tools", "Tools the model can call", None),
     b("sessions", "Sessions of this workspace", None),
     b(
+        "rewind",
+        "Go back to a turn: files, conversation or both",
+        Some("[N [scope] | undo]"),
+    ),
+    b(
+        "fork",
+        "Go on in a copy of this session (before turn N)",
+        Some("[N]"),
+    ),
+    b("tree", "Sessions of this workspace with their forks", None),
+    b(
         "compact",
         "Compact the conversation (not available yet)",
         None,
@@ -418,7 +429,7 @@ pub(crate) mod tests {
         let r = registry();
         assert_eq!(
             names(&r.complete("/re")),
-            ["resume", "review", "frontend:component"]
+            ["resume", "rewind", "review", "tree", "frontend:component"]
         );
         assert_eq!(names(&r.complete("ex")), ["quit"]);
         assert_eq!(

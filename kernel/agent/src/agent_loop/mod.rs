@@ -9,6 +9,7 @@
 //! mid-answer is replayed from the same request. Every message is written to the session
 //! transcript as soon as it is complete.
 
+mod checkpoints;
 pub mod cost;
 mod events;
 mod frontend;
@@ -20,6 +21,7 @@ pub mod prompt;
 mod tests;
 mod tools;
 
+pub use checkpoints::Rewound;
 pub use cost::{Cost, ModelSpend, Spend};
 pub use events::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
@@ -119,6 +121,8 @@ pub struct Agent {
     tools_revision: u64,
     /// Usage and cost of the session by model.
     spend: Spend,
+    /// The checkpoint of the user turn in progress (with a session only).
+    checkpoint: Option<crate::checkpoint::TurnRecorder>,
 }
 
 /// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
@@ -194,6 +198,7 @@ impl Agent {
             write_previews: false,
             tools_revision,
             spend: Spend::default(),
+            checkpoint: None,
             config,
         })
     }
@@ -261,6 +266,7 @@ impl Agent {
         next.posture = self.posture.clone();
         next.write_previews = self.write_previews;
         next.spend = std::mem::take(&mut self.spend);
+        next.checkpoint = self.checkpoint.take();
         *self = next;
         Ok(report)
     }
@@ -408,6 +414,7 @@ impl Agent {
             }
         };
         let user = Message::text(Role::User, task);
+        self.begin_turn(on_event);
         self.append(user, on_event);
         if let Err(stop) = self.before_start() {
             let result = format!("the run was not started: {}", stop.describe());

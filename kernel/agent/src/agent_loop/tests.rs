@@ -1776,3 +1776,46 @@ mod replacement_properties {
         }
     }
 }
+
+#[test]
+fn a_turn_is_numbered_and_a_writer_checkpoints_its_paths_before_it_runs() {
+    let writer_tool = FakeTool::new("write_file", PATH_SCHEMA, false, WRITES);
+    let shell = FakeTool::new("bash", COMMAND_SCHEMA, false, PROCESS);
+    let script = vec![
+        answer(vec![call(
+            "c1",
+            "write_file",
+            serde_json::json!({"path": "a.txt"}),
+        )]),
+        answer(vec![call(
+            "c2",
+            "bash",
+            serde_json::json!({"command": "true"}),
+        )]),
+    ];
+    let h = Harness::new(vec![writer_tool, shell], vec![], script);
+    std::fs::write(h.workspace.path().join("a.txt"), "before").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let store = crate::session::SessionStore::new(state.path(), h.workspace.path());
+    let writer = store.create("fake", "m").unwrap();
+    let path = writer.path().to_path_buf();
+    let mut agent = h
+        .agent(Posture::Yolo, Policy::default())
+        .with_session(writer, vec![]);
+    h.run(&mut agent);
+    drop(agent);
+    // The `turn` record comes right before the turn's user message.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let kinds: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["type"].to_string())
+        .collect();
+    assert_eq!(kinds[1], "\"turn\"");
+    assert!(text.lines().nth(2).unwrap().contains("\"role\":\"user\""));
+    let checkpoints = crate::checkpoint::CheckpointStore::for_transcript(&path);
+    let turn = &checkpoints.turns().unwrap()[0];
+    assert_eq!(turn.turn, 1);
+    assert!(turn.shell, "the bash call marks the turn");
+    let sha = turn.files["a.txt"].clone().unwrap();
+    assert_eq!(checkpoints.get(&sha).unwrap(), b"before");
+}

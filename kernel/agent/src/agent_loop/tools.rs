@@ -190,8 +190,20 @@ impl Agent {
                 .collect();
             for (call, prep) in group.iter().zip(&prepared) {
                 if let Prepared::Run(approved) = prep {
-                    if self.write_previews {
-                        self.report_preview(call, approved, on_event);
+                    let kind = self.class(&call.name).map(|c| c.kind);
+                    let preview = (self.write_previews || self.checkpoint.is_some())
+                        .then(|| self.writer_preview(call, approved))
+                        .flatten();
+                    if let Some(kind) = kind {
+                        self.checkpoint_call(kind, preview.as_ref(), on_event);
+                    }
+                    if self.write_previews
+                        && let Some(Preview::Changes(changes)) = preview
+                    {
+                        on_event(AgentEvent::ToolPreview {
+                            id: call.id.clone(),
+                            changes,
+                        });
                     }
                     on_event(AgentEvent::ToolStarted {
                         id: call.id.clone(),
@@ -466,28 +478,15 @@ impl Agent {
         }
     }
 
-    /// `ToolPreview` for a file writer about to run (nothing for other tools, or when the
-    /// tool cannot say).
-    fn report_preview(
-        &self,
-        call: &ToolCall,
-        approved: &Approved,
-        on_event: &mut dyn FnMut(AgentEvent),
-    ) {
-        let Some(class) = self.class(&call.name) else {
-            return;
-        };
-        let Ok(args) = serde_json::from_str::<serde_json::Value>(&approved.arguments) else {
-            return;
-        };
-        if let Preview::Changes(changes) =
-            self.preview(approved.tool.as_ref(), class, &call.id, &args)
-        {
-            on_event(AgentEvent::ToolPreview {
-                id: call.id.clone(),
-                changes,
-            });
+    /// What a file writer about to run will change (`None` for other tools, or when its
+    /// arguments do not parse); the same preview feeds `ToolPreview` and the checkpoint.
+    fn writer_preview(&self, call: &ToolCall, approved: &Approved) -> Option<Preview> {
+        let class = self.class(&call.name)?;
+        if class.kind != ToolKind::FileWriter {
+            return None;
         }
+        let args = serde_json::from_str::<serde_json::Value>(&approved.arguments).ok()?;
+        Some(self.preview(approved.tool.as_ref(), class, &call.id, &args))
     }
 
     /// What a writer would change, for the approver. Readers and shell tools have no preview.
