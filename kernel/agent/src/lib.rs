@@ -7,6 +7,7 @@
 pub mod agent_loop;
 pub mod completion;
 pub mod config;
+pub mod history;
 pub mod permissions;
 pub mod providers;
 pub mod session;

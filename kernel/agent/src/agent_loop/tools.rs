@@ -391,6 +391,10 @@ impl Agent {
         args: &serde_json::Value,
     ) -> Result<bool, CallFailure> {
         let spec = tool.spec();
+        let class = ToolClass {
+            read_only: class.read_only && tool.call_read_only(args),
+            ..class
+        };
         let call = Call {
             tool: &spec.name,
             kind: class.kind,
