@@ -365,4 +365,6 @@ pub(crate) fn hit_id(session: &str, n: u32, archive: bool) -> String {
 }
 
 #[cfg(test)]
+mod bench;
+#[cfg(test)]
 mod tests;

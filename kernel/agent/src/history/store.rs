@@ -80,6 +80,16 @@ impl Store {
     /// none in memory).
     pub fn refresh_file(&mut self, source: &Path) -> Change {
         let archive = is_archive(source);
+        // The common case, checked on what is in memory without copying it: nothing new.
+        if let (Some(known), Ok(meta)) = (
+            self.index
+                .slot_of(source)
+                .and_then(|slot| self.index.file(slot)),
+            std::fs::symlink_metadata(source),
+        ) && untouched(known, &meta)
+        {
+            return Change::Unchanged;
+        }
         let known = match self.index.slot_of(source) {
             Some(slot) => self.index.file(slot).cloned(),
             None => self.load_entry(source),
@@ -149,12 +159,11 @@ fn update(source: &Path, known: Option<FileIndex>, archive: bool) -> (FileIndex,
     let identity = scan::identity(&meta);
     let len = meta.len();
     if let Some(known) = known {
-        let same_file =
-            known.identity.device == identity.device && known.identity.inode == identity.inode;
-        if same_file && known.seen_len == len && known.identity.modified_ns == identity.modified_ns
-        {
+        if untouched(&known, &meta) {
             return (known, Change::Unchanged);
         }
+        let same_file =
+            known.identity.device == identity.device && known.identity.inode == identity.inode;
         let intact = same_file
             && len >= known.consumed
             && scan::fingerprint(source, known.consumed).ok() == Some(known.fingerprint);
@@ -177,6 +186,11 @@ fn update(source: &Path, known: Option<FileIndex>, archive: bool) -> (FileIndex,
     entry.identity = identity;
     entry.seen_len = len;
     (entry, Change::Rebuilt)
+}
+
+/// The same file, with the length and modification time it had when last read.
+fn untouched(known: &FileIndex, meta: &std::fs::Metadata) -> bool {
+    known.identity == scan::identity(meta) && known.seen_len == meta.len()
 }
 
 /// Read `source` from `entry.consumed` on into `entry`.
