@@ -27,28 +27,8 @@ pub struct Doc {
     pub offset: u64,
     /// Terms in it.
     pub len: u32,
-    pub terms: Vec<(String, u32)>,
-}
-
-impl Doc {
-    pub fn new(n: u32, role: Role, at_ms: u64, offset: u64, text: &str) -> Doc {
-        let mut counts: HashMap<String, u32> = HashMap::new();
-        let mut len = 0u32;
-        for term in tokenize::terms(text) {
-            *counts.entry(term).or_insert(0) += 1;
-            len = len.saturating_add(1);
-        }
-        let mut terms: Vec<(String, u32)> = counts.into_iter().collect();
-        terms.sort();
-        Doc {
-            n,
-            role,
-            at_ms,
-            offset,
-            len,
-            terms,
-        }
-    }
+    /// (term, count), the term as its number in the file's `vocabulary`.
+    pub terms: Vec<(u32, u32)>,
 }
 
 /// What the index knows of one file.
@@ -70,6 +50,10 @@ pub struct FileIndex {
     pub created_ms: u64,
     /// `<id>.archive.jsonl`: messages compaction took out of the live history.
     pub archive: bool,
+    /// Every term of the file's messages once (docs refer to them by number: stored once per
+    /// file, not once per message).
+    #[serde(default)]
+    pub vocabulary: Vec<String>,
     pub docs: Vec<Doc>,
 }
 
@@ -86,8 +70,55 @@ impl FileIndex {
             workspace: String::new(),
             created_ms: 0,
             archive,
+            vocabulary: Vec::new(),
             docs: Vec::new(),
         }
+    }
+
+    /// Term numbers by term, for [`FileIndex::push_message`].
+    pub fn vocabulary_map(&self) -> HashMap<String, u32> {
+        self.vocabulary
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect()
+    }
+
+    /// Index one more message; `vocabulary` is [`FileIndex::vocabulary_map`], kept current.
+    pub fn push_message(
+        &mut self,
+        vocabulary: &mut HashMap<String, u32>,
+        role: Role,
+        at_ms: u64,
+        offset: u64,
+        text: &str,
+    ) {
+        let mut counts: HashMap<u32, u32> = HashMap::new();
+        let mut len = 0u32;
+        for term in tokenize::terms(text) {
+            let id = match vocabulary.get(&term) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(self.vocabulary.len()).unwrap_or(u32::MAX);
+                    self.vocabulary.push(term.clone());
+                    vocabulary.insert(term, id);
+                    id
+                }
+            };
+            *counts.entry(id).or_insert(0) += 1;
+            len = len.saturating_add(1);
+        }
+        let mut terms: Vec<(u32, u32)> = counts.into_iter().collect();
+        terms.sort_unstable();
+        let n = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
+        self.docs.push(Doc {
+            n,
+            role,
+            at_ms,
+            offset,
+            len,
+            terms,
+        });
     }
 }
 
@@ -161,7 +192,7 @@ impl Index {
                 slot
             }
         };
-        self.post(slot, &file.docs, 0);
+        self.post(slot, &file, 0);
         self.files[slot] = Some(file);
     }
 
@@ -172,7 +203,7 @@ impl Index {
             return;
         };
         let first_new = old.docs.len();
-        self.post(slot, &update.docs, first_new);
+        self.post(slot, &update, first_new);
         self.files[slot] = Some(update);
     }
 
@@ -183,16 +214,20 @@ impl Index {
         }
     }
 
-    fn post(&mut self, slot: usize, docs: &[super::index::Doc], from: usize) {
-        let file = u32::try_from(slot).unwrap_or(u32::MAX);
-        for (i, doc) in docs.iter().enumerate().skip(from) {
+    fn post(&mut self, slot: usize, file: &FileIndex, from: usize) {
+        let file_no = u32::try_from(slot).unwrap_or(u32::MAX);
+        for (i, doc) in file.docs.iter().enumerate().skip(from) {
             let doc_no = u32::try_from(i).unwrap_or(u32::MAX);
-            for (term, tf) in &doc.terms {
+            for (id, tf) in &doc.terms {
+                // A stored entry naming a term it does not have is damaged: that term is lost.
+                let Some(term) = file.vocabulary.get(*id as usize) else {
+                    continue;
+                };
                 self.postings
                     .entry(term.clone())
                     .or_default()
                     .push(Posting {
-                        file,
+                        file: file_no,
                         doc: doc_no,
                         tf: *tf,
                     });
@@ -205,14 +240,7 @@ impl Index {
             return;
         };
         let file = u32::try_from(slot).unwrap_or(u32::MAX);
-        let mut terms: Vec<&String> = old
-            .docs
-            .iter()
-            .flat_map(|d| d.terms.iter().map(|(t, _)| t))
-            .collect();
-        terms.sort();
-        terms.dedup();
-        let terms: Vec<String> = terms.into_iter().cloned().collect();
+        let terms = old.vocabulary.clone();
         for term in terms {
             if let Some(list) = self.postings.get_mut(&term) {
                 list.retain(|p| p.file != file);
@@ -323,11 +351,10 @@ mod tests {
 
     fn file(name: &str, texts: &[&str]) -> FileIndex {
         let mut f = FileIndex::empty(Path::new(name), false);
-        f.docs = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Doc::new(i as u32, Role::User, i as u64, 0, t))
-            .collect();
+        let mut vocabulary = f.vocabulary_map();
+        for (i, t) in texts.iter().enumerate() {
+            f.push_message(&mut vocabulary, Role::User, i as u64, 0, t);
+        }
         f
     }
 
@@ -405,9 +432,8 @@ mod tests {
         // Appending adds the new docs only.
         let slot = index.slot_of(Path::new("/s/a.jsonl")).unwrap();
         let mut grown = index.file(slot).unwrap().clone();
-        grown
-            .docs
-            .push(Doc::new(1, Role::Assistant, 9, 0, "delta gamma"));
+        let mut vocabulary = grown.vocabulary_map();
+        grown.push_message(&mut vocabulary, Role::Assistant, 9, 0, "delta gamma");
         index.append(slot, grown);
         assert_eq!(
             ranked(&index, "gamma"),

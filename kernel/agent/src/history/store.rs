@@ -4,7 +4,7 @@
 //! files that changed (atomically: temp file + rename). A stored entry that does not parse, or
 //! that describes another file, is rebuilt from the transcript — never an error.
 
-use super::index::{Doc, FileIndex, INDEX_VERSION, Index};
+use super::index::{FileIndex, INDEX_VERSION, Index};
 use super::scan::{self, Entry};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -196,6 +196,7 @@ fn untouched(known: &FileIndex, meta: &std::fs::Metadata) -> bool {
 /// Read `source` from `entry.consumed` on into `entry`.
 fn read_into(entry: &mut FileIndex, source: &Path) -> io::Result<()> {
     let lines = scan::read_from(source, entry.consumed)?;
+    let mut vocabulary = entry.vocabulary_map();
     for (offset, line) in lines.entries {
         match line {
             Entry::Header {
@@ -210,8 +211,7 @@ fn read_into(entry: &mut FileIndex, source: &Path) -> io::Result<()> {
                 entry.created_ms = created_ms;
             }
             Entry::Message { role, text, at_ms } => {
-                let n = u32::try_from(entry.docs.len()).unwrap_or(u32::MAX);
-                entry.docs.push(Doc::new(n, role, at_ms, offset, &text));
+                entry.push_message(&mut vocabulary, role, at_ms, offset, &text);
             }
             _ => {}
         }
