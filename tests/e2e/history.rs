@@ -148,9 +148,30 @@ fn a_later_run_recalls_an_earlier_decision_with_search_then_around() {
     assert!(around.contains("WAL journaling"), "{around}");
     assert!(around.contains("(the hit)"), "{around}");
 
-    // The index was stored under the state directory, and the third run's own session (live
-    // while it searched) was not among the hits.
+    // The third run's own session (live while it searched) was not among the hits.
     assert!(!search.contains("what did we decide"), "{search}");
+    // The index was stored under the state directory: one entry per saved transcript.
+    let entries = index_entries(&s.env.home());
+    assert!(entries >= 2, "{entries} index entries");
+}
+
+/// How many files an `index/history` directory under `dir` holds.
+fn index_entries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            if p.ends_with("index/history") {
+                std::fs::read_dir(&p).map(|d| d.count()).unwrap_or(0)
+            } else {
+                index_entries(&p)
+            }
+        })
+        .sum()
 }
 
 /// Whether session `id`'s transcript (anywhere under the home) contains `text`.
