@@ -115,10 +115,15 @@ impl Store {
     fn load_entry(&self, source: &Path) -> Option<FileIndex> {
         let bytes = std::fs::read(self.entry_path(source)).ok()?;
         let entry: FileIndex = serde_json::from_slice(&bytes).ok()?;
-        (entry.version == INDEX_VERSION
-            && entry.source == source
-            && entry.consumed >= entry.docs.iter().map(|d| d.offset).max().unwrap_or(0))
-        .then_some(entry)
+        // Parsed is not enough: an entry of another file, or one whose numbers do not hang
+        // together, is rebuilt rather than trusted.
+        let terms = entry.vocabulary.len();
+        let coherent = entry.docs.iter().enumerate().all(|(i, d)| {
+            d.n as usize == i
+                && d.offset < entry.consumed
+                && d.terms.iter().all(|(id, _)| (*id as usize) < terms)
+        });
+        (entry.version == INDEX_VERSION && entry.source == source && coherent).then_some(entry)
     }
 
     fn save_entry(&self, entry: &FileIndex) -> io::Result<()> {
@@ -366,10 +371,16 @@ mod tests {
             .map(|e| e.unwrap().path())
             .collect();
         assert_eq!(entries.len(), 1);
-        // Cut in half, then garbage: both are rebuilt from the transcript.
+        // Valid JSON that does not hang together (a term number past the vocabulary).
+        let mut incoherent: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&entries[0]).unwrap()).unwrap();
+        incoherent["docs"][0]["terms"][0][0] = 9_999.into();
+        let incoherent = incoherent.to_string().into_bytes();
+        // Cut in half, garbage, incoherent: each is rebuilt from the transcript.
         for damage in [
             b"{\"version\":1,\"sour".as_slice(),
             b"\xff\xfe garbage".as_slice(),
+            incoherent.as_slice(),
         ] {
             std::fs::write(&entries[0], damage).unwrap();
             let mut fresh = Store::new(d.index.clone());
