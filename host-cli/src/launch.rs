@@ -66,11 +66,12 @@ pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<P
         },
     )?;
     let mcp = crate::mcp::start(&cx, &workspace);
-    let catalog: Arc<dyn Catalog> = Arc::new(sidecars::Composed::new(
-        cx.registry.clone(),
-        &sidecars,
-        mcp.clone(),
-    ));
+    let history: Arc<dyn reasonix_core::tool::Tool> =
+        Arc::new(reasonix_agent::history::HistoryTool::new(&cx.paths.state));
+    let catalog: Arc<dyn Catalog> = Arc::new(
+        sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
+            .with_host_tools(vec![history]),
+    );
     Ok(Prepared {
         cx,
         workspace,

@@ -92,6 +92,25 @@ impl Composed {
     }
 }
 
+impl Composed {
+    /// Add tools the host serves itself (`history`, which reads Reasonix's own state that no
+    /// plugin can see). A name a component or sidecar already serves keeps that tool, with a
+    /// warning; MCP tools never shadow these.
+    pub fn with_host_tools(mut self, host_tools: Vec<Arc<dyn Tool>>) -> Composed {
+        for tool in host_tools {
+            if self.fixed_names.insert(tool.spec().name.clone()) {
+                self.tools.push(tool);
+            } else {
+                errln!(
+                    "warning: the built-in `{}` tool is not offered: that name is already served",
+                    shown(&tool.spec().name)
+                );
+            }
+        }
+        self
+    }
+}
+
 impl Catalog for Composed {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.tools.clone();

@@ -20,6 +20,7 @@ mod claude_compat;
 mod cli;
 mod edit_tools;
 mod go_config;
+mod history;
 mod hooks;
 mod mcp;
 mod mcp_cli;

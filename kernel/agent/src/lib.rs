@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod completion;
 pub mod config;
 pub mod fork;
+pub mod history;
 pub mod permissions;
 pub mod providers;
 pub mod rewind;

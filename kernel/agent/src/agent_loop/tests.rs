@@ -81,6 +81,11 @@ impl Tool for FakeTool {
             .clone()
             .map_err(|e| CallError::Plugin(crate::error::PluginError::InvalidInput(e)))
     }
+    /// A call with `"wide": true` reaches past the read-only claim (like `history` in global
+    /// scope).
+    fn call_read_only(&self, arguments: &serde_json::Value) -> bool {
+        arguments.get("wide") != Some(&serde_json::Value::Bool(true))
+    }
     fn preview(
         &self,
         arguments: &str,
@@ -606,6 +611,39 @@ fn a_read_only_claim_needs_a_grant_that_backs_it() {
             assert!(result.starts_with("Permission needed"), "{result}");
             // The suggested rule names the tool, not every shell tool.
             assert!(result.contains("--allowed-tools 'peek'"), "{result}");
+        }
+    }
+}
+
+#[test]
+fn a_call_reaching_past_the_read_only_claim_is_decided_like_a_writer() {
+    for (posture, allow, wide_runs) in [
+        (Posture::Ask, &[][..], false),
+        (Posture::AcceptEdits, &[][..], false),
+        (Posture::Auto, &[][..], true),
+        (Posture::Ask, &["peek"][..], true),
+    ] {
+        let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS);
+        let script = vec![answer(vec![
+            call("narrow", "peek", serde_json::json!({"text": "x"})),
+            call(
+                "wide",
+                "peek",
+                serde_json::json!({"text": "x", "wide": true}),
+            ),
+        ])];
+        let h = Harness::new(vec![tool.clone()], vec![], script);
+        let mut agent = h.agent(posture, policy(allow, &[], &[]));
+        h.run(&mut agent);
+        // The narrow call is a reader whatever the posture.
+        assert_eq!(
+            tool.calls().len(),
+            1 + usize::from(wide_runs),
+            "{posture:?} {allow:?}"
+        );
+        if !wide_runs {
+            let result = h.result_of("wide");
+            assert!(result.starts_with("Permission needed"), "{result}");
         }
     }
 }

@@ -315,6 +315,12 @@ impl Agent {
                 });
             }
         };
+        // A call can reach further than its tool's read-only claim (`history` in global scope):
+        // the permission decision and the interceptors see it as it is.
+        let class = ToolClass {
+            read_only: class.read_only && tool.call_read_only(&args),
+            ..class
+        };
         let host = self.decide(tool.as_ref(), class, &call.id, &args);
         let may_write_protected = self.permission_point(call, &arguments, class, host, on_event)?;
         Ok(Approved {

@@ -236,6 +236,9 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
             "tools of MCP servers need approval (unless the user trusts the server's read-only hints)"
                 .to_string()
         }
+        Source::Fallback if call.tool == crate::history::NAME => {
+            "`scope: \"global\"` searches the saved sessions of every workspace (other projects' conversations), which needs approval".to_string()
+        }
         Source::Fallback => "writers and shell commands need approval".to_string(),
         Source::Protected { path } => {
             return format!(
