@@ -151,9 +151,13 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .collect();
             app.commit(lines);
         }
-        "compact" => app.notice(
-            "compaction is not built yet (it lands with long-session support); nothing was compacted",
-        ),
+        "compact" => {
+            app.notice("compacting the history…");
+            app.worker.send(Command::Compact {
+                focus: args.trim().to_string(),
+                cancel: reasonix_core::cancel::CancelToken::new(),
+            });
+        }
         "init" => app.send_prompt(INIT_PROMPT.to_string()),
         "mcp" => super::mcp::command(app, args),
         _ if name.starts_with("mcp__") => super::mcp::run_prompt(app, name, args),

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_loop;
+pub mod compaction;
 pub mod completion;
 pub mod config;
 pub mod permissions;

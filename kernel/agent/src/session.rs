@@ -7,6 +7,8 @@
 //! writer's pid) keeps two live processes from appending to one transcript; a lock left by a
 //! dead process is taken over.
 
+mod compaction;
+
 use crate::types::{Message, Role, Usage};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -40,6 +42,15 @@ pub enum Record {
     },
     /// Token usage of one model request.
     Usage { usage: Usage, at_ms: u64 },
+    /// A compaction: the first `replaced` messages of the effective history are replaced by
+    /// `messages` (docs/COMPACTION.md); the originals are in `<id>.archive.jsonl`.
+    Compaction {
+        number: u32,
+        tier: String,
+        replaced: usize,
+        messages: Vec<Message>,
+        at_ms: u64,
+    },
 }
 
 #[derive(Debug, Error)]
@@ -99,6 +110,8 @@ pub struct Loaded {
     pub usage: Vec<Usage>,
     /// Byte length of the complete lines; anything after is a torn write.
     pub valid_len: u64,
+    /// `compaction` records replayed.
+    pub compactions: u32,
 }
 
 impl SessionStore {
@@ -133,6 +146,7 @@ impl SessionStore {
             id: id.clone(),
             path,
             file,
+            compactions: 0,
             _lock: lock,
         };
         writer.append(&Record::Session {
@@ -163,6 +177,7 @@ impl SessionStore {
                 id: id.to_string(),
                 path,
                 file,
+                compactions: loaded.compactions,
                 _lock: lock,
             },
             loaded,
@@ -264,6 +279,8 @@ pub struct SessionWriter {
     id: String,
     path: PathBuf,
     file: File,
+    /// `compaction` records in the transcript (the next one gets this + 1).
+    compactions: u32,
     _lock: Lock,
 }
 
@@ -308,6 +325,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut messages = Vec::new();
     let mut usage = Vec::new();
     let mut valid_len = 0u64;
+    let mut compactions = 0;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -331,6 +349,14 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
             Record::Session { .. } if header.is_none() => header = Some(record),
             Record::Message { message, .. } if header.is_some() => messages.push(message),
             Record::Usage { usage: u, .. } if header.is_some() => usage.push(u),
+            Record::Compaction {
+                replaced,
+                messages: head,
+                ..
+            } if header.is_some() => {
+                compaction::replay(&mut messages, replaced, head);
+                compactions += 1;
+            }
             _ => break,
         }
         valid_len += n as u64;
@@ -343,6 +369,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         messages,
         usage,
         valid_len,
+        compactions,
     })
 }
 
@@ -354,7 +381,7 @@ fn is_foreign_record(line: &[u8]) -> bool {
         kind: String,
     }
     serde_json::from_slice::<Tagged>(line)
-        .is_ok_and(|t| !matches!(t.kind.as_str(), "session" | "message" | "usage"))
+        .is_ok_and(|t| !matches!(t.kind.as_str(), "session" | "message" | "usage" | "compaction"))
 }
 
 /// The first user message, on one line, at most 80 characters.

@@ -122,8 +122,8 @@ pub const BUILTINS: &[Builtin] = &[
     b("sessions", "Sessions of this workspace", None),
     b(
         "compact",
-        "Compact the conversation (not available yet)",
-        None,
+        "Fold older work into a summary now (focus text guides it)",
+        Some("[focus]"),
     ),
     b(
         "init",

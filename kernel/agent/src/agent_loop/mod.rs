@@ -9,6 +9,7 @@
 //! mid-answer is replayed from the same request. Every message is written to the session
 //! transcript as soon as it is complete.
 
+mod compact;
 mod events;
 mod frontend;
 mod history;
@@ -69,6 +70,8 @@ pub struct AgentConfig {
     pub max_output_tokens: Option<u32>,
     /// Tools offered to the model by name (`[tools] enabled`); `None` = every tool.
     pub enabled_tools: Option<Vec<String>>,
+    /// When to compact, against the model's context window (docs/COMPACTION.md).
+    pub compaction: crate::compaction::Ratios,
 }
 
 /// Why an agent could not be set up.
@@ -115,6 +118,7 @@ pub struct Agent {
     write_previews: bool,
     /// The catalog's [`Catalog::tools_revision`] the offered tools were taken at.
     tools_revision: u64,
+    compaction: compact::CompactionState,
 }
 
 /// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
@@ -189,6 +193,7 @@ impl Agent {
             posture: PostureSwitch::new(config.posture),
             write_previews: false,
             tools_revision,
+            compaction: compact::CompactionState::default(),
             config,
         })
     }
@@ -255,6 +260,7 @@ impl Agent {
         // Front ends hold the switch: it stays theirs, with the posture they set.
         next.posture = self.posture.clone();
         next.write_previews = self.write_previews;
+        next.compaction = std::mem::take(&mut self.compaction);
         *self = next;
         Ok(report)
     }
@@ -409,6 +415,7 @@ impl Agent {
             if cancel.is_cancelled() {
                 return end(self, RunStatus::Cancelled, "cancelled".into(), steps, usage);
             }
+            self.compact_if_due(cancel, on_event);
             steps += 1;
             on_event(AgentEvent::RequestStarted { step: steps });
             let request = match self.next_request() {
@@ -427,6 +434,7 @@ impl Agent {
             };
             if let Some(u) = &answer.usage {
                 usage.add(u);
+                self.compaction.observe(u.prompt_tokens, self.history.len());
                 on_event(AgentEvent::Usage(*u));
                 if let Some(session) = &mut self.session
                     && let Err(e) = session.usage(u)
@@ -477,6 +485,7 @@ impl Agent {
         let _ = self.session_phase(points::SESSION_ROTATE, "rotate", on_event);
         self.session = Some(writer);
         self.history.clear();
+        self.compaction = compact::CompactionState::default();
         self.failures.clear();
         self.started = false;
         self.resumed = false;
@@ -496,6 +505,7 @@ impl Agent {
         self.session = Some(writer);
         self.resumed = !history.is_empty();
         self.history = history;
+        self.compaction = compact::CompactionState::default();
         self.failures.clear();
         self.started = false;
         for message in placeholders {

@@ -345,6 +345,7 @@ impl Harness {
             effort: None,
             max_output_tokens: None,
             enabled_tools: None,
+            compaction: Default::default(),
         }
     }
 

@@ -222,7 +222,7 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
             "reasonix.toml: ignored: `language` (line 3), `config_version` (line 4), [ui] (line 6), \
              [notifications] (line 10), `agent.reasoning_language` (line 17), \
              `agent.subagent_model` (line 18), `agent.subagent_models` (line 19), \
-             `agent.compact_ratio` (line 20), `agent.planner_max_steps` (line 22), \
+             `agent.planner_max_steps` (line 22), \
              [environment] (line 33), `tools.protect_changed_files` (line 41), \
              `tools.shell` (line 44), [skills] (line 57), \
              [serve] (line 60) — not supported yet (settings of the original Reasonix; \
@@ -240,6 +240,7 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
     );
     assert_eq!(cfg.agent.temperature, Some(0.0));
     assert_eq!(cfg.agent.max_steps, Some(40));
+    assert_eq!(cfg.agent.compact_ratio, Some(0.8));
     assert_eq!(cfg.tools.bash_timeout_seconds, Some(90));
     assert_eq!(cfg.tools.enabled, Some(vec![]));
     assert_eq!(cfg.tools.enabled_tools(), None);
