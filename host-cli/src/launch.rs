@@ -164,7 +164,11 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         .filter(|n| *n > 0)
         .unwrap_or(DEFAULT_MAX_STEPS);
     let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
-    let compaction = cx.config.agent.compaction_ratios().map_err(Failure::usage)?;
+    let compaction = cx
+        .config
+        .agent
+        .compaction_ratios()
+        .map_err(|e| Failure::usage(anyhow!(e)))?;
 
     let (writer, history) = match &resume {
         Some(summary) => {

@@ -64,19 +64,16 @@ impl Setup {
 
     /// One turn's replies: read big.txt, then a long answer.
     fn script_turn(&self, turn: usize) {
+        let id = format!("call_{turn}");
         self.mock.enqueue(Reply::tool_calls(
-            &[(
-                &format!("call_{turn}"),
-                "read_file",
-                r#"{"path":"big.txt"}"#,
-            )],
+            &[(id.as_str(), "read_file", r#"{"path":"big.txt"}"#)],
             1,
         ));
         let answer = format!(
             "Turn {turn} done. {}",
             "The analysis of the file shows the usual lines. ".repeat(60)
         );
-        self.mock.enqueue(Reply::text(&[&answer]));
+        self.mock.enqueue(Reply::text(&[answer.as_str()]));
     }
 }
 
@@ -165,9 +162,8 @@ fn a_session_driven_past_the_window_three_times_keeps_facts_pairing_and_its_pref
         turn += 1;
         assert!(turn <= 40, "fewer than 3 summaries in 40 turns: tiers {tiers:?}");
         setup.script_turn(turn);
-        setup.mock.enqueue_tool_free(Reply::text(&[&format!(
-            "digest {turn}: big.txt was read and analysed in earlier turns."
-        )]));
+        let digest = format!("digest {turn}: big.txt was read and analysed in earlier turns.");
+        setup.mock.enqueue_tool_free(Reply::text(&[digest.as_str()]));
         let out = setup.run(&["--yolo", "-c", "--output-format", "stream-json", &user_text(turn)]);
         assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
         let found = compactions(&out);

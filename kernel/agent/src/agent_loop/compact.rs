@@ -168,7 +168,7 @@ impl Agent {
         // window or the context is past the compact ratio anyway (small rewrites would only
         // cost cache hits).
         if !manual {
-            let saved = rewrite_saving(&mut work, tail, |m| tiers::snip_text(&m.content), &mut changed);
+            let saved = rewrite_saving(&mut work, tail, tiers::snip_result, &mut changed);
             if !changed.is_empty() && (saved >= window / 20 || tokens >= compact_at) {
                 tokens = tokens.saturating_sub(saved);
                 tier = Some(Tier::Snip);
@@ -393,7 +393,7 @@ fn rewrite_saving(
     changed: &mut Vec<usize>,
 ) -> u64 {
     let before: u64 = tiers::estimate_all(&work[..end]);
-    for i in tiers::rewrite_results(work, end, |m| rewrite(m)) {
+    for i in tiers::rewrite_results(work, end, &rewrite) {
         if !changed.contains(&i) {
             changed.push(i);
         }

@@ -171,6 +171,15 @@ pub fn snip_text(text: &str) -> Option<String> {
     ))
 }
 
+/// A tool result snipped ([`snip_text`]), or `None` when it is short, already shortened, or an
+/// error (kept whole: what failed is short and worth remembering).
+pub fn snip_result(message: &Message) -> Option<String> {
+    if is_error_result(message) {
+        return None;
+    }
+    snip_text(&message.content)
+}
+
 /// The placeholder a pruned result becomes, or `None` when it is short, already pruned, or an
 /// error (kept).
 pub fn prune_text(message: &Message) -> Option<String> {

@@ -153,10 +153,10 @@ proptest! {
         // Snip and prune rewrite results in place: same messages, same pairing, and the tail
         // is untouched.
         let mut work = history.clone();
-        let snipped = rewrite_results(&mut work, tail, |m| snip_text(&m.content));
+        let snipped = rewrite_results(&mut work, tail, snip_result);
         let again = {
             let mut w = history.clone();
-            rewrite_results(&mut w, tail, |m| snip_text(&m.content));
+            rewrite_results(&mut w, tail, snip_result);
             w
         };
         prop_assert_eq!(&again, &work);

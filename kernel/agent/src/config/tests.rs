@@ -485,7 +485,7 @@ fn empty_permissions_give_the_default_policy() {
 fn agent_settings_merge_key_by_key() {
     let cfg = merged(
         "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\n",
-        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\n",
+        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\n",
     );
     assert_eq!(
         cfg.agent,
@@ -495,6 +495,9 @@ fn agent_settings_merge_key_by_key() {
             temperature: Some(0.2),
             max_output_tokens: None,
             max_steps: Some(20),
+            tool_result_snip_ratio: None,
+            compact_ratio: Some(0.7),
+            compact_force_ratio: None,
         }
     );
 }
