@@ -164,12 +164,12 @@ impl Agent {
         let mut tier = None;
         let mut tokens = before;
 
-        // Tier 1 (automatic only): shorten stale results, when that saves a twentieth of the
+        // Tier 1 (automatic only): shorten stale results, when that saves a tenth of the
         // window or the context is past the compact ratio anyway (small rewrites would only
-        // cost cache hits).
+        // cost cache hits: each one changes the prefix).
         if !manual {
             let saved = rewrite_saving(&mut work, tail, tiers::snip_result, &mut changed);
-            if !changed.is_empty() && (saved >= window / 20 || tokens >= compact_at) {
+            if !changed.is_empty() && (saved >= window / 10 || tokens >= compact_at) {
                 tokens = tokens.saturating_sub(saved);
                 tier = Some(Tier::Snip);
             } else {
