@@ -4,6 +4,8 @@
 //! (no tools) take their replies from the mock's tool-free queue, so the script need not know
 //! when one comes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// The figures printed are numbers and fixed text, for a person reading the test's output.
+#![allow(clippy::disallowed_macros)]
 
 use crate::support::{Env, shared_artifact_cache, stderr};
 use reasonix_mock_llm::{MockLlm, Reply, Step};
@@ -78,7 +80,10 @@ impl Setup {
 }
 
 fn user_text(turn: usize) -> String {
-    format!("fact {turn}: the code word of turn {turn} is KW-{turn}-{}", turn * 7919)
+    format!(
+        "fact {turn}: the code word of turn {turn} is KW-{turn}-{}",
+        turn * 7919
+    )
 }
 
 /// Requests that offer tools (the agent's own) and those that do not (summaries).
@@ -160,11 +165,22 @@ fn a_session_driven_past_the_window_three_times_keeps_facts_pairing_and_its_pref
     let mut turn = 0;
     while summaries < 3 {
         turn += 1;
-        assert!(turn <= 40, "fewer than 3 summaries in 40 turns: tiers {tiers:?}");
+        assert!(
+            turn <= 40,
+            "fewer than 3 summaries in 40 turns: tiers {tiers:?}"
+        );
         setup.script_turn(turn);
         let digest = format!("digest {turn}: big.txt was read and analysed in earlier turns.");
-        setup.mock.enqueue_tool_free(Reply::text(&[digest.as_str()]));
-        let out = setup.run(&["--yolo", "-c", "--output-format", "stream-json", &user_text(turn)]);
+        setup
+            .mock
+            .enqueue_tool_free(Reply::text(&[digest.as_str()]));
+        let out = setup.run(&[
+            "--yolo",
+            "-c",
+            "--output-format",
+            "stream-json",
+            &user_text(turn),
+        ]);
         assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
         let found = compactions(&out);
         let mut marks = vec![false, false];
@@ -186,7 +202,7 @@ fn a_session_driven_past_the_window_three_times_keeps_facts_pairing_and_its_pref
     let (normal, summary): (Vec<_>, Vec<_>) = requests
         .iter()
         .map(|r| r.json())
-        .partition(|body| offers_tools(body));
+        .partition(offers_tools);
     assert_eq!(normal.len(), after_compaction.len());
     assert!(summary.len() >= 3, "{} summary requests", summary.len());
     for body in &summary {
@@ -222,7 +238,10 @@ fn a_session_driven_past_the_window_three_times_keeps_facts_pairing_and_its_pref
         let prefix = common_prefix(prev.trim_end_matches(']'), &now);
         // The prompt a provider caches is the tools and the messages; the tools never change.
         let tools = serde_json::to_string(&body["tools"]).unwrap();
-        assert_eq!(tools, serde_json::to_string(&normal[i - 1]["tools"]).unwrap());
+        assert_eq!(
+            tools,
+            serde_json::to_string(&normal[i - 1]["tools"]).unwrap()
+        );
         let share = (prefix + tools.len()) as f64 / (now.len() + tools.len()) as f64;
         if after_compaction[i] {
             println!("request {i}: compaction before it, prefix share {share:.2}");
@@ -252,7 +271,11 @@ fn a_session_driven_past_the_window_three_times_keeps_facts_pairing_and_its_pref
     let numbers: HashSet<u64> = std::fs::read_to_string(&archive)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["compaction"].as_u64().unwrap())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["compaction"]
+                .as_u64()
+                .unwrap()
+        })
         .collect();
     assert_eq!(numbers.len(), tiers.len(), "{numbers:?}");
 }
@@ -327,7 +350,11 @@ fn sigkill_during_a_summary_then_continue_loses_nothing() {
                 .as_mut()
                 .is_some_and(|c| c.try_wait().unwrap().is_some());
             asked || exited
-        }) && setup.mock.requests().iter().any(|r| !offers_tools(&r.json()));
+        }) && setup
+            .mock
+            .requests()
+            .iter()
+            .any(|r| !offers_tools(&r.json()));
         if summarising {
             kill(child.take().unwrap());
             break;
@@ -343,7 +370,13 @@ fn sigkill_during_a_summary_then_continue_loses_nothing() {
         .mock
         .enqueue_tool_free(Reply::text(&["digest: big.txt was read several times."]));
     let before = setup.mock.requests().len();
-    let out = setup.run(&["--yolo", "-c", "--output-format", "stream-json", &user_text(turn)]);
+    let out = setup.run(&[
+        "--yolo",
+        "-c",
+        "--output-format",
+        "stream-json",
+        &user_text(turn),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let requests = setup.mock.requests();
     let last = requests[before..]
@@ -365,7 +398,10 @@ fn sigkill_during_a_summary_then_continue_loses_nothing() {
     {
         let text = transcript.expect("the transcript");
         let killed = user_text(turn - 1);
-        let records: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let records: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(
             records
                 .iter()

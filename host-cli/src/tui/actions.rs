@@ -52,7 +52,9 @@ pub fn dispatch(app: &mut App, line: &str) {
         }
         "new" | "clear" => app.worker.send(Command::NewSession),
         "resume" | "sessions" => match app.actions.store.list() {
-            Ok(sessions) if sessions.is_empty() => app.notice("no saved sessions in this workspace"),
+            Ok(sessions) if sessions.is_empty() => {
+                app.notice("no saved sessions in this workspace")
+            }
             Ok(sessions) if name == "sessions" => {
                 let now = now_ms();
                 let lines: Vec<Line<'static>> = sessions
@@ -80,8 +82,14 @@ pub fn dispatch(app: &mut App, line: &str) {
         "model" => model(app, args),
         "effort" => {
             if args.is_empty() {
-                let effort = app.actions.effort.clone().unwrap_or_else(|| "the provider's default".into());
-                app.notice(&format!("effort: {effort} (set with /effort <level>, `auto` for the default)"));
+                let effort = app
+                    .actions
+                    .effort
+                    .clone()
+                    .unwrap_or_else(|| "the provider's default".into());
+                app.notice(&format!(
+                    "effort: {effort} (set with /effort <level>, `auto` for the default)"
+                ));
             } else {
                 let effort = (args != "auto").then(|| args.to_string());
                 app.actions.effort = effort.clone();
@@ -101,16 +109,27 @@ pub fn dispatch(app: &mut App, line: &str) {
                     tokens(s.context_used),
                     s.context_window.map(tokens).unwrap_or_else(|| "?".into())
                 ),
-                format!("tokens    {} in, {} out", tokens(s.input_tokens), tokens(s.output_tokens)),
+                format!(
+                    "tokens    {} in, {} out",
+                    tokens(s.input_tokens),
+                    tokens(s.output_tokens)
+                ),
                 format!(
                     "cache     {}",
                     s.cache_hit_rate()
-                        .map(|r| format!("{:.0}% of prompt tokens from the provider's cache", r * 100.0))
+                        .map(|r| format!(
+                            "{:.0}% of prompt tokens from the provider's cache",
+                            r * 100.0
+                        ))
                         .unwrap_or_else(|| "not reported".into())
                 ),
                 format!("cost      {}", cost_text(app)),
             ];
-            app.commit(lines.into_iter().map(|l| Line::from(Span::styled(l, theme.plain()))));
+            app.commit(
+                lines
+                    .into_iter()
+                    .map(|l| Line::from(Span::styled(l, theme.plain()))),
+            );
         }
         "cost" => {
             let text = cost_text(app);
@@ -121,7 +140,12 @@ pub fn dispatch(app: &mut App, line: &str) {
                 format!("posture: {}", posture_name(app.status.posture)),
                 theme.heading(),
             ))];
-            lines.extend(app.actions.policy_text.iter().map(|l| Line::from(format!("  {}", safe_line(l)))));
+            lines.extend(
+                app.actions
+                    .policy_text
+                    .iter()
+                    .map(|l| Line::from(format!("  {}", safe_line(l)))),
+            );
             app.commit(lines);
         }
         "plugins" => {
@@ -130,11 +154,20 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .tools()
                 .iter()
                 .map(|t| t.source().to_string())
-                .chain(catalog.interceptors().iter().map(|i| i.source().to_string()))
+                .chain(
+                    catalog
+                        .interceptors()
+                        .iter()
+                        .map(|i| i.source().to_string()),
+                )
                 .collect();
             names.sort();
             names.dedup();
-            app.commit(names.into_iter().map(|n| Line::from(format!("  {}", safe_line(&n)))));
+            app.commit(
+                names
+                    .into_iter()
+                    .map(|n| Line::from(format!("  {}", safe_line(&n)))),
+            );
         }
         "tools" => {
             let lines: Vec<Line<'static>> = app

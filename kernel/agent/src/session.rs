@@ -380,8 +380,12 @@ fn is_foreign_record(line: &[u8]) -> bool {
         #[serde(rename = "type")]
         kind: String,
     }
-    serde_json::from_slice::<Tagged>(line)
-        .is_ok_and(|t| !matches!(t.kind.as_str(), "session" | "message" | "usage" | "compaction"))
+    serde_json::from_slice::<Tagged>(line).is_ok_and(|t| {
+        !matches!(
+            t.kind.as_str(),
+            "session" | "message" | "usage" | "compaction"
+        )
+    })
 }
 
 /// The first user message, on one line, at most 80 characters.

@@ -70,7 +70,10 @@ impl Agent {
                         .map(|s| s.name.len() + s.description.len() + s.parameters.len())
                         .sum::<usize>()) as u64
                     / 4;
-                let counted = (fixed + tiers::estimate_all(&self.history), self.history.len());
+                let counted = (
+                    fixed + tiers::estimate_all(&self.history),
+                    self.history.len(),
+                );
                 self.compaction.counted = Some(counted);
                 counted
             }
@@ -97,15 +100,9 @@ impl Agent {
             .compaction
             .failed_at
             .is_none_or(|failed| before >= failed + window / 10);
-        if let Some(applied) = self.plan(
-            window,
-            before,
-            summary_allowed,
-            false,
-            "",
-            cancel,
-            on_event,
-        ) {
+        if let Some(applied) =
+            self.plan(window, before, summary_allowed, false, "", cancel, on_event)
+        {
             self.commit(applied, before, false, on_event);
         }
     }
@@ -120,8 +117,7 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> bool {
         let interceptors = self.interceptors.clone();
-        let mut shown =
-            |event: AgentEvent| super::frontend::show(&interceptors, event, on_event);
+        let mut shown = |event: AgentEvent| super::frontend::show(&interceptors, event, on_event);
         let window = self.context_window();
         let before = self.context_tokens();
         match self.plan(window, before, true, true, focus, cancel, &mut shown) {
@@ -286,7 +282,10 @@ impl Agent {
                     guidance = replaced.guidance;
                 }
                 Intercepted::Blocked(stop) => {
-                    return Err(format!("stopped at `compaction.prepare`: {}", stop.describe()));
+                    return Err(format!(
+                        "stopped at `compaction.prepare`: {}",
+                        stop.describe()
+                    ));
                 }
             }
         }

@@ -130,9 +130,15 @@ pub fn align_off_tool_results(history: &[Message], mut start: usize) -> usize {
 /// and worth remembering).
 pub fn is_error_result(message: &Message) -> bool {
     let text = message.content.trim_start();
-    ["Error:", "Blocked:", "The user denied", "Cancelled:", "Interrupted:"]
-        .iter()
-        .any(|p| text.starts_with(p))
+    [
+        "Error:",
+        "Blocked:",
+        "The user denied",
+        "Cancelled:",
+        "Interrupted:",
+    ]
+    .iter()
+    .any(|p| text.starts_with(p))
 }
 
 fn is_pruned(text: &str) -> bool {

@@ -37,11 +37,16 @@ fn paired(history: &[Message]) -> bool {
 
 #[test]
 fn snip_keeps_head_and_tail_and_says_what_it_cut() {
-    let text: String = (0..3000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    let text: String = (0..3000)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
     let snipped = snip_text(&text).unwrap();
     assert!(snipped.starts_with(&text[..SNIP_HEAD_CHARS]));
     assert!(snipped.ends_with(&text[text.len() - SNIP_TAIL_CHARS..]));
-    assert!(snipped.contains("[… 2100 of 3000 characters cut by compaction …]"), "{snipped}");
+    assert!(
+        snipped.contains("[… 2100 of 3000 characters cut by compaction …]"),
+        "{snipped}"
+    );
     // Same input, same bytes; a snipped text is not snipped again.
     assert_eq!(snip_text(&text).unwrap(), snipped);
     assert_eq!(snip_text(&snipped), None);
@@ -54,7 +59,11 @@ fn snip_keeps_head_and_tail_and_says_what_it_cut() {
 #[test]
 fn prune_keeps_errors_and_short_results() {
     let long = "x".repeat(500);
-    assert!(prune_text(&result("a", &long)).unwrap().contains("500 characters"));
+    assert!(
+        prune_text(&result("a", &long))
+            .unwrap()
+            .contains("500 characters")
+    );
     assert_eq!(prune_text(&result("a", &format!("Error: {long}"))), None);
     assert_eq!(prune_text(&result("a", "ok")), None);
     // A pruned placeholder stays as it is; a snipped result can be pruned.

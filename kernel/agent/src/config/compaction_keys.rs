@@ -9,11 +9,9 @@ use serde::{Deserialize, Deserializer};
 pub(super) fn ratio<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     let value = Option::<f64>::deserialize(d)?;
     match value {
-        Some(r) if !r.is_finite() || r <= 0.0 || r > 1.0 => {
-            Err(serde::de::Error::custom(format!(
-                "a compaction ratio is a fraction of the context window, more than 0 and at most 1 (e.g. 0.8), not {r}"
-            )))
-        }
+        Some(r) if !r.is_finite() || r <= 0.0 || r > 1.0 => Err(serde::de::Error::custom(format!(
+            "a compaction ratio is a fraction of the context window, more than 0 and at most 1 (e.g. 0.8), not {r}"
+        ))),
         _ => Ok(value),
     }
 }
@@ -69,14 +67,20 @@ mod tests {
         assert_eq!((r.snip, r.compact, r.force), (0.5, 0.7, 0.9));
         let cfg = parse("[agent]\ncompact_ratio = 0.95\n").unwrap();
         let err = cfg.agent.compaction_ratios().unwrap_err();
-        assert!(err.contains("compact_ratio (0.95) ≤ compact_force_ratio (0.9)"), "{err}");
+        assert!(
+            err.contains("compact_ratio (0.95) ≤ compact_force_ratio (0.9)"),
+            "{err}"
+        );
         assert!(cfg.warnings().is_empty(), "{:?}", cfg.warnings());
     }
 
     #[test]
     fn a_ratio_out_of_range_names_the_key_and_line() {
         let err = parse("[agent]\n\ncompact_ratio = 1.5\n").unwrap_err();
-        assert!(err.contains("line 3") && err.contains("compact_ratio"), "{err}");
+        assert!(
+            err.contains("line 3") && err.contains("compact_ratio"),
+            "{err}"
+        );
         assert!(err.contains("at most 1"), "{err}");
         assert!(parse("[agent]\ntool_result_snip_ratio = 0\n").is_err());
     }

@@ -35,7 +35,8 @@ pub(super) fn replay(messages: &mut Vec<Message>, replaced: usize, head: Vec<Mes
 impl SessionWriter {
     /// `<id>.archive.jsonl` beside the transcript.
     pub fn archive_path(&self) -> PathBuf {
-        self.path.with_file_name(format!("{}.archive.jsonl", self.id))
+        self.path
+            .with_file_name(format!("{}.archive.jsonl", self.id))
     }
 
     /// Compactions recorded in this transcript so far.
