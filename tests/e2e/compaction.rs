@@ -199,10 +199,8 @@ fn a_session_driven_past_the_window_three_times_keeps_facts_pairing_and_its_pref
     println!("compactions over {turn} turns: {tiers:?}");
 
     let requests = setup.mock.requests();
-    let (normal, summary): (Vec<_>, Vec<_>) = requests
-        .iter()
-        .map(|r| r.json())
-        .partition(offers_tools);
+    let (normal, summary): (Vec<_>, Vec<_>) =
+        requests.iter().map(|r| r.json()).partition(offers_tools);
     assert_eq!(normal.len(), after_compaction.len());
     assert!(summary.len() >= 3, "{} summary requests", summary.len());
     for body in &summary {

@@ -8,7 +8,7 @@ use super::intercept::{Outcome as Intercepted, points};
 use super::payloads::{CompactionComplete, CompactionPrepare, PayloadMessage};
 use super::{Agent, AgentEvent};
 use crate::cancel::CancelToken;
-use crate::compaction::{self as tiers, FoldPlan, Ratios, Tier};
+use crate::compaction::{self as tiers, Ratios, Tier};
 use crate::completion::ChatRequest;
 use crate::types::{Message, Role};
 use std::collections::BTreeMap;
@@ -150,11 +150,19 @@ impl Agent {
         let budget_window = if window > 0 { window } else { u64::MAX };
         let compact_at = Ratios::at(ratios.compact, budget_window);
         let force_at = Ratios::at(ratios.force, budget_window);
-        let tail = if window > 0 {
+        let mut tail = if window > 0 {
             tiers::tail_start(&self.history, tiers::tail_budget(window))
         } else {
             tiers::tail_start(&self.history, MANUAL_TAIL_TOKENS)
         };
+        if manual {
+            // Asked for: everything before the latest user message may go.
+            let last_user = self
+                .history
+                .iter()
+                .rposition(|m| m.role == Role::User && !tiers::is_digest(m));
+            tail = tail.max(last_user.unwrap_or(0));
+        }
         let mut work = self.history.clone();
         let mut changed: Vec<usize> = Vec::new();
         let mut tier = None;
@@ -196,7 +204,23 @@ impl Agent {
             // a small gain, unless the context is at the force ratio.
             let worth_it = manual || folded_tokens >= tokens / 5 || tokens >= force_at;
             if !plan.folded.is_empty() && worth_it {
-                match self.summarise(&work, &plan, focus, cancel, on_event) {
+                // The summary reads the originals (long results snipped), not the placeholders
+                // pruning left: it is the last chance to keep what they said.
+                let input: Vec<Message> = plan
+                    .folded
+                    .iter()
+                    .map(|&i| {
+                        let original = &self.history[i];
+                        match tiers::snip_result(original) {
+                            Some(content) if original.role == Role::Tool => Message {
+                                content,
+                                ..original.clone()
+                            },
+                            _ => original.clone(),
+                        }
+                    })
+                    .collect();
+                match self.summarise(input, focus, cancel, on_event) {
                     Ok(summary) => {
                         let number = self.next_compaction_number();
                         let new_head = tiers::folded_head(
@@ -258,13 +282,11 @@ impl Agent {
     /// `compaction.complete`.
     fn summarise(
         &mut self,
-        work: &[Message],
-        plan: &FoldPlan,
+        mut folded: Vec<Message>,
         focus: &str,
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<String, String> {
-        let mut folded: Vec<Message> = plan.folded.iter().map(|&i| work[i].clone()).collect();
         let mut guidance = focus.trim().to_string();
         if self.interceptors.listens(points::COMPACTION_PREPARE) {
             let make = || CompactionPrepare {
