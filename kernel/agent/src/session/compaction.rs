@@ -87,3 +87,49 @@ impl SessionWriter {
         Ok(number)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{SessionStore, load};
+    use crate::types::{Message, Role};
+    use std::path::Path;
+
+    #[test]
+    fn a_compaction_replays_on_load_and_archives_the_originals() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        let mut w = store.create("p", "m").unwrap();
+        let texts = ["fact", "work 1", "work 2", "tail"];
+        for t in texts {
+            w.message(&Message::text(Role::User, t)).unwrap();
+        }
+        let head = [
+            Message::text(Role::User, "fact"),
+            Message::text(Role::User, "digest"),
+        ];
+        let originals = [(1, &Message::text(Role::User, "work 1"))];
+        assert_eq!(w.compaction("summary", 3, &head, &originals).unwrap(), 1);
+        w.message(&Message::text(Role::User, "after")).unwrap();
+        let (id, path, archive) = (w.id().to_string(), w.path().to_path_buf(), w.archive_path());
+        drop(w);
+
+        let loaded = load(&path).unwrap();
+        let now: Vec<&str> = loaded.messages.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(now, ["fact", "digest", "tail", "after"]);
+        assert_eq!(loaded.compactions, 1);
+        let lines = std::fs::read_to_string(&archive).unwrap();
+        let line: serde_json::Value = serde_json::from_str(lines.trim()).unwrap();
+        assert_eq!(
+            (line["compaction"].clone(), line["index"].clone()),
+            (1.into(), 1.into())
+        );
+        assert_eq!(line["content"], "work 1");
+
+        // The next compaction of the reopened session gets the next number; one that claims
+        // more messages than there are is ignored on load.
+        let (mut w, _) = store.open(&id).unwrap();
+        assert_eq!(w.compaction("prune", 99, &[], &[]).unwrap(), 2);
+        drop(w);
+        assert_eq!(load(&path).unwrap().messages.len(), 4);
+    }
+}
