@@ -165,6 +165,11 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         .filter(|n| *n > 0)
         .unwrap_or(DEFAULT_MAX_STEPS);
     let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
+    let compaction = cx
+        .config
+        .agent
+        .compaction_ratios()
+        .map_err(|e| Failure::usage(anyhow!(e)))?;
 
     let (writer, history, spent) = match &resume {
         Some(summary) => {
@@ -190,6 +195,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         effort: options.effort.clone(),
         max_output_tokens,
         enabled_tools,
+        compaction,
     };
     let mut agent = Agent::new(prepared.catalog.clone(), client, config.clone())
         .map_err(|e| Failure::usage(anyhow!("{e}")))?

@@ -117,6 +117,7 @@ impl Setup {
             effort: None,
             max_output_tokens: None,
             enabled_tools: None,
+            compaction: Default::default(),
         }
     }
 

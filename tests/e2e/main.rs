@@ -18,6 +18,7 @@ mod agent;
 mod builtin_interceptors;
 mod claude_compat;
 mod cli;
+mod compaction;
 mod edit_tools;
 mod go_config;
 mod history;

@@ -52,7 +52,9 @@ pub fn dispatch(app: &mut App, line: &str) {
         }
         "new" | "clear" => app.worker.send(Command::NewSession),
         "resume" | "sessions" => match app.actions.store.list() {
-            Ok(sessions) if sessions.is_empty() => app.notice("no saved sessions in this workspace"),
+            Ok(sessions) if sessions.is_empty() => {
+                app.notice("no saved sessions in this workspace")
+            }
             Ok(sessions) if name == "sessions" => {
                 let now = now_ms();
                 let lines: Vec<Line<'static>> = sessions
@@ -80,8 +82,14 @@ pub fn dispatch(app: &mut App, line: &str) {
         "model" => model(app, args),
         "effort" => {
             if args.is_empty() {
-                let effort = app.actions.effort.clone().unwrap_or_else(|| "the provider's default".into());
-                app.notice(&format!("effort: {effort} (set with /effort <level>, `auto` for the default)"));
+                let effort = app
+                    .actions
+                    .effort
+                    .clone()
+                    .unwrap_or_else(|| "the provider's default".into());
+                app.notice(&format!(
+                    "effort: {effort} (set with /effort <level>, `auto` for the default)"
+                ));
             } else {
                 let effort = (args != "auto").then(|| args.to_string());
                 app.actions.effort = effort.clone();
@@ -101,30 +109,50 @@ pub fn dispatch(app: &mut App, line: &str) {
                     tokens(s.context_used),
                     s.context_window.map(tokens).unwrap_or_else(|| "?".into())
                 ),
-                format!("tokens    {} in, {} out", tokens(s.input_tokens), tokens(s.output_tokens)),
+                format!(
+                    "tokens    {} in, {} out",
+                    tokens(s.input_tokens),
+                    tokens(s.output_tokens)
+                ),
                 format!(
                     "cache     {}",
                     s.cache_hit_rate()
-                        .map(|r| format!("{:.0}% of prompt tokens from the provider's cache", r * 100.0))
+                        .map(|r| format!(
+                            "{:.0}% of prompt tokens from the provider's cache",
+                            r * 100.0
+                        ))
                         .unwrap_or_else(|| "not reported".into())
                 ),
                 format!("cost      {}", cost_text(app)),
             ];
             let lines: Vec<String> = lines.into_iter().chain(model_lines(app)).collect();
-            app.commit(lines.into_iter().map(|l| Line::from(Span::styled(l, theme.plain()))));
+            app.commit(
+                lines
+                    .into_iter()
+                    .map(|l| Line::from(Span::styled(l, theme.plain()))),
+            );
         }
         "cost" => {
             let text = cost_text(app);
             app.notice(&format!("this session: {text}"));
             let lines: Vec<String> = model_lines(app).collect();
-            app.commit(lines.into_iter().map(|l| Line::from(Span::styled(l, theme.plain()))));
+            app.commit(
+                lines
+                    .into_iter()
+                    .map(|l| Line::from(Span::styled(l, theme.plain()))),
+            );
         }
         "permissions" => {
             let mut lines = vec![Line::from(Span::styled(
                 format!("posture: {}", posture_name(app.status.posture)),
                 theme.heading(),
             ))];
-            lines.extend(app.actions.policy_text.iter().map(|l| Line::from(format!("  {}", safe_line(l)))));
+            lines.extend(
+                app.actions
+                    .policy_text
+                    .iter()
+                    .map(|l| Line::from(format!("  {}", safe_line(l)))),
+            );
             app.commit(lines);
         }
         "plugins" => {
@@ -133,11 +161,20 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .tools()
                 .iter()
                 .map(|t| t.source().to_string())
-                .chain(catalog.interceptors().iter().map(|i| i.source().to_string()))
+                .chain(
+                    catalog
+                        .interceptors()
+                        .iter()
+                        .map(|i| i.source().to_string()),
+                )
                 .collect();
             names.sort();
             names.dedup();
-            app.commit(names.into_iter().map(|n| Line::from(format!("  {}", safe_line(&n)))));
+            app.commit(
+                names
+                    .into_iter()
+                    .map(|n| Line::from(format!("  {}", safe_line(&n)))),
+            );
         }
         "tools" => {
             let lines: Vec<Line<'static>> = app
@@ -154,9 +191,13 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .collect();
             app.commit(lines);
         }
-        "compact" => app.notice(
-            "compaction is not built yet (it lands with long-session support); nothing was compacted",
-        ),
+        "compact" => {
+            app.notice("compacting the history…");
+            app.worker.send(Command::Compact {
+                focus: args.trim().to_string(),
+                cancel: reasonix_core::cancel::CancelToken::new(),
+            });
+        }
         "init" => app.send_prompt(INIT_PROMPT.to_string()),
         "rewind" => super::rewind::command(app, args),
         "fork" => super::rewind::fork(app, args),

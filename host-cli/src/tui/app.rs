@@ -583,6 +583,9 @@ impl App {
             AgentEvent::ToolsChanged { .. } => {
                 self.notice(&crate::commands::run::output::tools_changed(&event));
             }
+            AgentEvent::Compacted { .. } => {
+                self.notice(&crate::commands::run::output::compacted(&event));
+            }
             AgentEvent::ToolPreview { id, changes } => {
                 // Already shown with its question: only the card keeps it.
                 if !self.previews.iter().any(|(call, _)| *call == id) {

@@ -28,6 +28,9 @@ pub enum Command {
     },
     /// `/effort`.
     Effort(Option<String>),
+    /// `/compact [focus]`: compact the history now (a notice or a `Compacted` event says how
+    /// it went).
+    Compact { focus: String, cancel: CancelToken },
     /// `/model`: go on with this client from the next turn.
     Model(Box<ProviderClient>),
     /// `/new` and `/clear`: go on in a new session file.
@@ -149,6 +152,10 @@ fn serve(
                 report(Report::Spend(agent.session_spend().clone()));
             }
             Command::Effort(effort) => agent.set_effort(effort),
+            Command::Compact { focus, cancel } => {
+                agent.compact(&focus, &cancel, &mut on_event);
+                report(Report::Spend(agent.session_spend().clone()));
+            }
             Command::Model(client) => {
                 let (provider, model) =
                     (client.provider().name.clone(), client.model().to_string());

@@ -6,6 +6,7 @@
 
 pub mod agent_loop;
 pub mod checkpoint;
+pub mod compaction;
 pub mod completion;
 pub mod config;
 pub mod fork;

@@ -7,6 +7,8 @@
 //! writer's pid) keeps two live processes from appending to one transcript; a lock left by a
 //! dead process is taken over.
 
+mod compaction;
+
 use crate::agent_loop::{Cost, Spend};
 use crate::timeline::Timeline;
 use crate::types::{Message, Role, Usage};
@@ -67,6 +69,15 @@ pub enum Record {
     RewindUndone { at_ms: u64 },
     /// `sessions rename`.
     Title { title: String, at_ms: u64 },
+    /// A compaction: the first `replaced` messages of the effective history are replaced by
+    /// `messages` (docs/COMPACTION.md); the originals are in `<id>.archive.jsonl`.
+    Compaction {
+        number: u32,
+        tier: String,
+        replaced: usize,
+        messages: Vec<Message>,
+        at_ms: u64,
+    },
 }
 
 /// Who served a request and what it cost, recorded with its usage.
@@ -143,6 +154,8 @@ pub struct Loaded {
     pub timeline: Timeline,
     /// Byte length of the complete lines; anything after is a torn write.
     pub valid_len: u64,
+    /// `compaction` records replayed.
+    pub compactions: u32,
 }
 
 impl SessionStore {
@@ -188,6 +201,7 @@ impl SessionStore {
             path,
             file,
             next_turn: 1,
+            compactions: 0,
             _lock: lock,
         };
         writer.append(&Record::Session {
@@ -221,6 +235,7 @@ impl SessionStore {
                 path,
                 file,
                 next_turn: loaded.timeline.last_turn + 1,
+                compactions: loaded.compactions,
                 _lock: lock,
             },
             loaded,
@@ -332,6 +347,8 @@ pub struct SessionWriter {
     file: File,
     /// The number the next user turn gets.
     next_turn: u32,
+    /// `compaction` records in the transcript (the next one gets this + 1).
+    compactions: u32,
     _lock: Lock,
 }
 
@@ -409,6 +426,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut spend = Spend::default();
     let mut timeline = Timeline::default();
     let mut valid_len = 0u64;
+    let mut compactions = 0;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -446,6 +464,16 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
             } if header.is_some() => timeline.rewind(&mut messages, keep, conversation),
             Record::RewindUndone { .. } if header.is_some() => timeline.undo(&mut messages),
             Record::Title { title, .. } if header.is_some() => timeline.title = Some(title),
+            Record::Compaction {
+                replaced,
+                messages: head,
+                ..
+            } if header.is_some() => {
+                let head_len = head.len();
+                compaction::replay(&mut messages, replaced, head);
+                timeline.compacted(replaced, head_len);
+                compactions += 1;
+            }
             _ => break,
         }
         valid_len += n as u64;
@@ -460,6 +488,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         spend,
         timeline,
         valid_len,
+        compactions,
     })
 }
 
@@ -527,7 +556,14 @@ fn is_foreign_record(line: &[u8]) -> bool {
     serde_json::from_slice::<Tagged>(line).is_ok_and(|t| {
         !matches!(
             t.kind.as_str(),
-            "session" | "message" | "usage" | "turn" | "rewind" | "rewind_undone" | "title"
+            "session"
+                | "message"
+                | "usage"
+                | "turn"
+                | "rewind"
+                | "rewind_undone"
+                | "title"
+                | "compaction"
         )
     })
 }

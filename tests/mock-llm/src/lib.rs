@@ -90,6 +90,8 @@ struct Shared {
 #[derive(Default)]
 struct State {
     queue: VecDeque<Reply>,
+    /// Replies for requests that offer no tools (a summary request), taken before `queue`.
+    tool_free: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -158,6 +160,13 @@ impl MockLlm {
     /// Queues several replies in order.
     pub fn enqueue_all(&self, replies: impl IntoIterator<Item = Reply>) {
         self.shared.state().queue.extend(replies);
+    }
+
+    /// Queues a reply for the next request that offers no tools (no `tools` array, or an
+    /// empty one), such as a compaction's summary request: such a request takes from this queue
+    /// first, so a script need not know when it comes. Other requests never take from it.
+    pub fn enqueue_tool_free(&self, reply: Reply) {
+        self.shared.state().tool_free.push_back(reply);
     }
 
     /// Replies not consumed yet.
@@ -340,8 +349,13 @@ async fn handle(
 
     // Like the real APIs, a request without `"stream": true` asks for one JSON object, which
     // this mock does not serve: it is refused below and consumes no reply.
-    let streaming = serde_json::from_str::<serde_json::Value>(&body)
-        .is_ok_and(|json| json["stream"] == serde_json::Value::Bool(true));
+    let parsed = serde_json::from_str::<serde_json::Value>(&body).ok();
+    let streaming = parsed
+        .as_ref()
+        .is_some_and(|json| json["stream"] == serde_json::Value::Bool(true));
+    let tool_free = parsed
+        .as_ref()
+        .is_some_and(|json| json["tools"].as_array().is_none_or(Vec::is_empty));
 
     // Record first, then take the reply, under one lock so request n gets reply n.
     let (seq, reply) = {
@@ -357,7 +371,14 @@ async fn handle(
         });
         let seq = state.requests.len();
         let reply = match (wire, &method) {
-            (Some(_), &Method::POST) if streaming => state.queue.pop_front(),
+            (Some(_), &Method::POST) if streaming => match state.tool_free.pop_front() {
+                Some(reply) if tool_free => Some(reply),
+                Some(reply) => {
+                    state.tool_free.push_front(reply);
+                    state.queue.pop_front()
+                }
+                None => state.queue.pop_front(),
+            },
             _ => None,
         };
         (seq, reply)

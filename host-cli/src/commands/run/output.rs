@@ -278,7 +278,35 @@ pub enum Line {
     Usage {
         usage: PublicUsage,
     },
+    /// The history was compacted (docs/COMPACTION.md).
+    Compaction {
+        tier: &'static str,
+        number: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        manual: bool,
+    },
     Result(ResultObject),
+}
+
+/// `compacted (summary, #2): ~9,100 → ~2,300 tokens`.
+pub fn compacted(event: &AgentEvent) -> String {
+    let AgentEvent::Compacted {
+        tier,
+        number,
+        tokens_before,
+        tokens_after,
+        manual,
+    } = event
+    else {
+        return String::new();
+    };
+    format!(
+        "compacted the history ({}{}, #{number}): ~{tokens_before} → ~{tokens_after} tokens, ~{} saved",
+        tier.as_str(),
+        if *manual { ", /compact" } else { "" },
+        tokens_before.saturating_sub(*tokens_after)
+    )
 }
 
 /// `tools changed: +a +b -c` (the prefix cache starts over here).
@@ -361,6 +389,19 @@ impl Line {
             },
             AgentEvent::ToolsChanged { .. } => Line::Notice {
                 message: tools_changed(event),
+            },
+            AgentEvent::Compacted {
+                tier,
+                number,
+                tokens_before,
+                tokens_after,
+                manual,
+            } => Line::Compaction {
+                tier: tier.as_str(),
+                number: *number,
+                tokens_before: *tokens_before,
+                tokens_after: *tokens_after,
+                manual: *manual,
             },
             AgentEvent::PermissionDenied { .. } | AgentEvent::ToolPreview { .. } => return None,
         })
@@ -669,6 +710,9 @@ impl Printer {
             }
             AgentEvent::ToolsChanged { .. } => {
                 self.stderr_fresh(&format!("note: {}\n", tools_changed(event)));
+            }
+            AgentEvent::Compacted { .. } => {
+                self.stderr_fresh(&format!("note: {}\n", compacted(event)));
             }
             _ => {}
         }

@@ -133,8 +133,8 @@ pub const BUILTINS: &[Builtin] = &[
     b("tree", "Sessions of this workspace with their forks", None),
     b(
         "compact",
-        "Compact the conversation (not available yet)",
-        None,
+        "Fold older work into a summary now (focus text guides it)",
+        Some("[focus]"),
     ),
     b(
         "init",

@@ -60,6 +60,16 @@ pub enum AgentEvent {
     /// Something the user should know that is not an error: a replay after a cut stream, a
     /// loop guard firing, a tool blocked by permissions.
     Notice(String),
+    /// The history was compacted before a model request (or by `/compact`): the
+    /// provider-visible prefix changes here, and only here. `number` counts the session's
+    /// compactions from 1; the tokens are estimates of the next request's prompt.
+    Compacted {
+        tier: crate::compaction::Tier,
+        number: u32,
+        tokens_before: u64,
+        tokens_after: u64,
+        manual: bool,
+    },
     /// A tool call was refused before running (a permission rule or posture, or an
     /// interceptor); always follows the matching `Notice`. `arguments` is the raw text the
     /// model sent; `reason` the refusal the model receives.

@@ -10,6 +10,7 @@
 //! transcript as soon as it is complete.
 
 mod checkpoints;
+mod compact;
 pub mod cost;
 mod events;
 mod frontend;
@@ -73,6 +74,8 @@ pub struct AgentConfig {
     pub max_output_tokens: Option<u32>,
     /// Tools offered to the model by name (`[tools] enabled`); `None` = every tool.
     pub enabled_tools: Option<Vec<String>>,
+    /// When to compact, against the model's context window (docs/COMPACTION.md).
+    pub compaction: crate::compaction::Ratios,
 }
 
 /// Why an agent could not be set up.
@@ -121,8 +124,11 @@ pub struct Agent {
     tools_revision: u64,
     /// Usage and cost of the session by model.
     spend: Spend,
+    /// What summary requests of a compaction spent, until the run in progress counts it.
+    compaction_spend: Spend,
     /// The checkpoint of the user turn in progress (with a session only).
     checkpoint: Option<crate::checkpoint::TurnRecorder>,
+    compaction: compact::CompactionState,
 }
 
 /// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
@@ -198,7 +204,9 @@ impl Agent {
             write_previews: false,
             tools_revision,
             spend: Spend::default(),
+            compaction_spend: Spend::default(),
             checkpoint: None,
+            compaction: compact::CompactionState::default(),
             config,
         })
     }
@@ -267,6 +275,7 @@ impl Agent {
         next.write_previews = self.write_previews;
         next.spend = std::mem::take(&mut self.spend);
         next.checkpoint = self.checkpoint.take();
+        next.compaction = std::mem::take(&mut self.compaction);
         *self = next;
         Ok(report)
     }
@@ -431,6 +440,10 @@ impl Agent {
                     &spend,
                 );
             }
+            self.compact_if_due(cancel, on_event);
+            let summary_spend = std::mem::take(&mut self.compaction_spend);
+            usage.merge(&summary_spend.usage());
+            spend.extend(&summary_spend);
             steps += 1;
             on_event(AgentEvent::RequestStarted { step: steps });
             let request = match self.next_request() {
@@ -456,6 +469,7 @@ impl Agent {
             };
             if let Some(u) = &answer.usage {
                 usage.add(u);
+                self.compaction.observe(u.prompt_tokens, self.history.len());
                 self.count_spend(u, &mut spend, on_event);
             }
             let message = match self.after_response(answer.message, answer.usage, on_event) {
@@ -515,6 +529,7 @@ impl Agent {
         let _ = self.session_phase(points::SESSION_ROTATE, "rotate", on_event);
         self.session = Some(writer);
         self.history.clear();
+        self.compaction = compact::CompactionState::default();
         self.failures.clear();
         self.started = false;
         self.resumed = false;
@@ -535,6 +550,7 @@ impl Agent {
         self.session = Some(writer);
         self.resumed = !history.is_empty();
         self.history = history;
+        self.compaction = compact::CompactionState::default();
         self.failures.clear();
         self.started = false;
         // The front end gives the loaded session's spend (`set_spend`).

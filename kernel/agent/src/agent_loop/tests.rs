@@ -350,6 +350,7 @@ impl Harness {
             effort: None,
             max_output_tokens: None,
             enabled_tools: None,
+            compaction: Default::default(),
         }
     }
 
@@ -1856,4 +1857,75 @@ fn a_turn_is_numbered_and_a_writer_checkpoints_its_paths_before_it_runs() {
     assert!(turn.shell, "the bash call marks the turn");
     let sha = turn.files["a.txt"].clone().unwrap();
     assert_eq!(checkpoints.get(&sha).unwrap(), b"before");
+}
+
+/// `/compact focus`: the summary request has no tools and carries the focus and the
+/// `compaction.prepare` guidance; `compaction.complete` replaces the summary; the user's message
+/// stays verbatim and the tool work is folded into one digest.
+#[test]
+fn manual_compaction_folds_tool_work_through_both_points() {
+    let reader = FakeTool::new("reader", PATH_SCHEMA, true, Effects::default())
+        .answering(Ok("file contents ".repeat(50)));
+    let points = FakeInterceptor::new(
+        "points",
+        &[("compaction.prepare", 0), ("compaction.complete", 0)],
+        |point, p| {
+            let mut p = p.clone();
+            if point == "compaction.prepare" {
+                p["guidance"] =
+                    serde_json::json!(format!("{} + keep paths", p["guidance"].as_str().unwrap()));
+            } else {
+                p["summary"] =
+                    serde_json::json!(format!("checked: {}", p["summary"].as_str().unwrap()));
+            }
+            Ok(Decision::Replace(p.to_string()))
+        },
+    );
+    let script = vec![
+        answer(vec![call("c1", "reader", serde_json::json!({"path": "a"}))]),
+        vec![
+            StreamEvent::Text("read it".into()),
+            StreamEvent::Done(FinishReason::Stop),
+        ],
+        vec![
+            StreamEvent::Text("the summary".into()),
+            StreamEvent::Done(FinishReason::Stop),
+        ],
+    ];
+    let h = Harness::new(vec![reader], vec![points.clone()], script);
+    let mut agent = h.agent(Posture::Yolo, Policy::default());
+    let (outcome, _) = h.run(&mut agent);
+    assert_eq!(outcome.status, RunStatus::Success);
+    // Something after the folded work, so the tail does not hold all of it.
+    agent.history.push(Message::text(Role::User, "and then?"));
+
+    let mut events = Vec::new();
+    assert!(agent.compact("the reader", &CancelToken::new(), &mut |e| events.push(e)));
+    let requests = h.provider.requests.lock().unwrap();
+    let summary = requests.last().unwrap();
+    assert!(summary.tools.is_empty());
+    let asked = &summary.messages[1].content;
+    assert!(
+        asked.contains("file contents") && asked.contains("→ reader("),
+        "{asked}"
+    );
+    assert!(asked.contains("the reader + keep paths"), "{asked}");
+    assert_eq!(
+        points.points_seen(),
+        ["compaction.prepare", "compaction.complete"]
+    );
+    let history = agent.history();
+    assert_eq!(history[0].content, "do it");
+    assert!(crate::compaction::is_digest(&history[1]), "{history:?}");
+    assert!(history[1].content.ends_with("checked: the summary"));
+    assert!(history.iter().all(|m| m.role != Role::Tool));
+    assert!(matches!(
+        events.last(),
+        Some(AgentEvent::Compacted {
+            tier: crate::compaction::Tier::Summary,
+            manual: true,
+            number: 1,
+            ..
+        })
+    ));
 }

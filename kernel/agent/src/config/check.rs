@@ -60,6 +60,9 @@ const SECTIONS: &[Section] = &[
             "temperature",
             "max_output_tokens",
             "max_steps",
+            "tool_result_snip_ratio",
+            "compact_ratio",
+            "compact_force_ratio",
         ],
         original: &[
             "reasoning_language",
@@ -69,7 +72,6 @@ const SECTIONS: &[Section] = &[
             "subagent_effort",
             "subagent_models",
             "subagent_efforts",
-            "compact_ratio",
             "output_style",
             "goal_token_budget",
             "task_cost_budget",

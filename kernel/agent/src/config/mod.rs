@@ -7,6 +7,7 @@
 //! ([`check`]). Invalid values of known keys are errors naming the file, line, column and key.
 
 mod check;
+mod compaction_keys;
 pub mod mcp;
 pub mod mcp_files;
 pub mod settings_json;
@@ -48,6 +49,10 @@ pub struct AgentSettings {
     pub max_output_tokens: Option<u32>,
     /// Default for `reasonix run --max-steps` (model requests per run), at least 1.
     pub max_steps: Option<u32>,
+    /// `tool_result_snip_ratio`, `compact_ratio`, `compact_force_ratio` (docs/COMPACTION.md).
+    pub tool_result_snip_ratio: Option<f64>,
+    pub compact_ratio: Option<f64>,
+    pub compact_force_ratio: Option<f64>,
 }
 
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
@@ -82,6 +87,12 @@ struct AgentFile {
     max_output_tokens: Option<u32>,
     #[serde(deserialize_with = "at_least_one")]
     max_steps: Option<u32>,
+    #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
+    tool_result_snip_ratio: Option<f64>,
+    #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
+    compact_ratio: Option<f64>,
+    #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
+    compact_force_ratio: Option<f64>,
 }
 
 /// `[permissions]` as written in one file (`None` = not set here).
@@ -432,6 +443,7 @@ impl Config {
     /// Key by key, except that `system_prompt` and `system_prompt_file` are one setting: a file
     /// that sets either replaces both.
     fn merge_agent(&mut self, agent: AgentFile, system_prompt_file: Option<PathBuf>) {
+        compaction_keys::merge(&mut self.agent, &agent);
         if agent.system_prompt.is_some() || system_prompt_file.is_some() {
             self.agent.system_prompt = agent.system_prompt;
             self.agent.system_prompt_file = system_prompt_file;

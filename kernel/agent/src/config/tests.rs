@@ -222,7 +222,7 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
             "reasonix.toml: ignored: `language` (line 3), `config_version` (line 4), [ui] (line 6), \
              [notifications] (line 10), `agent.reasoning_language` (line 17), \
              `agent.subagent_model` (line 18), `agent.subagent_models` (line 19), \
-             `agent.compact_ratio` (line 20), `agent.planner_max_steps` (line 22), \
+             `agent.planner_max_steps` (line 22), \
              [environment] (line 33), `tools.protect_changed_files` (line 41), \
              `tools.shell` (line 44), [skills] (line 57), \
              [serve] (line 60) — not supported yet (settings of the original Reasonix; \
@@ -240,6 +240,7 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
     );
     assert_eq!(cfg.agent.temperature, Some(0.0));
     assert_eq!(cfg.agent.max_steps, Some(40));
+    assert_eq!(cfg.agent.compact_ratio, Some(0.8));
     assert_eq!(cfg.tools.bash_timeout_seconds, Some(90));
     assert_eq!(cfg.tools.enabled, Some(vec![]));
     assert_eq!(cfg.tools.enabled_tools(), None);
@@ -484,7 +485,7 @@ fn empty_permissions_give_the_default_policy() {
 fn agent_settings_merge_key_by_key() {
     let cfg = merged(
         "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\n",
-        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\n",
+        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\n",
     );
     assert_eq!(
         cfg.agent,
@@ -494,6 +495,9 @@ fn agent_settings_merge_key_by_key() {
             temperature: Some(0.2),
             max_output_tokens: None,
             max_steps: Some(20),
+            tool_result_snip_ratio: None,
+            compact_ratio: Some(0.7),
+            compact_force_ratio: None,
         }
     );
 }
