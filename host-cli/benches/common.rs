@@ -45,3 +45,33 @@ pub fn wait4(pid: u32) -> (i32, libc::rusage) {
 pub fn timeval(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
+
+/// Like [`wait4`], also returning the child's own peak RSS in KiB (`VmHWM`, read from
+/// `/proc/<pid>/status` every millisecond while it runs). `ru_maxrss` cannot give that: Linux
+/// carries the spawning process's resident size over `exec`, so a child of a large benchmark
+/// process reports at least the benchmark's size.
+#[allow(unsafe_code)]
+pub fn wait4_with_peak_rss(pid: u32) -> (i32, libc::rusage, u64) {
+    let status_file = format!("/proc/{pid}/status");
+    let mut peak = 0;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kib);
+        }
+        let mut status = 0;
+        // SAFETY: as in `wait4`; WNOHANG returns 0 while the child runs.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: both pointers are to live locals of the right type; `pid` is our own child.
+        let rc = unsafe { libc::wait4(pid as libc::pid_t, &mut status, libc::WNOHANG, &mut usage) };
+        if rc == pid as libc::pid_t {
+            return (status, usage, peak);
+        }
+        assert_eq!(rc, 0, "wait4 failed");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}

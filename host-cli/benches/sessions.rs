@@ -3,20 +3,23 @@
 //!
 //! Each sample is a real `reasonix run -c` child against the mock LLM server (loopback, no
 //! delays): the session is loaded, one turn runs (the model calls `read_file`, then answers),
-//! and the process exits. Measured from `wait4` on the child: CPU (user + sys) and peak RSS;
+//! and the process exits. Measured from `wait4` on the child: CPU (user + sys); its peak RSS
+//! from `/proc/<pid>/status` (`VmHWM`, polled);
 //! from the mock's clock: start → first request (config, registry, loading the transcript,
 //! building the request) and the bytes of that request. The transcripts are written once per
 //! size with the session API the binary uses, so they are what a real session leaves.
 //!
-//! Variants (`REASONIX_BENCH_SESSIONS_CONFIG` adds config lines to a second row, e.g. a small
-//! `context_window` so compaction keeps the request bounded).
+//! Two variants: no context window configured (the history is sent whole, as a session without
+//! compaction does), and a 200K-token window, where compaction keeps the request bounded. For
+//! the second, the session is compacted once before measuring (one warm-up turn on the template
+//! session), so the samples show the steady state between compactions, not the compaction.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // Prints its own measurements and messages, nothing from plugins (see host-cli/src/term.rs).
 #![allow(clippy::disallowed_macros)]
 
 mod common;
 
-use common::{median, ms, timeval, wait4};
+use common::{median, ms, timeval, wait4_with_peak_rss};
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role, ToolCall};
 use reasonix_mock_llm::{MockLlm, Reply};
@@ -36,9 +39,7 @@ struct Sample {
 
 struct Bench {
     root: tempfile::TempDir,
-    mock: MockLlm,
     workspace: PathBuf,
-    base_config: String,
 }
 
 /// A 4 KB tool result that differs from turn to turn (as real file contents do).
@@ -69,34 +70,23 @@ fn message(role: Role, content: String) -> Message {
 impl Bench {
     fn new() -> Bench {
         let root = tempfile::tempdir().unwrap();
-        let mock = MockLlm::start().unwrap();
-        for dir in ["home", "project", "workspace", "cache", "state"] {
+        for dir in ["home", "project", "workspace", "cache", "state", "template"] {
             std::fs::create_dir_all(root.path().join(dir)).unwrap();
         }
         let workspace = std::fs::canonicalize(root.path().join("workspace")).unwrap();
         std::fs::write(workspace.join("notes.txt"), "hello bench\n").unwrap();
         std::fs::write(root.path().join("home/.env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
-        let base_config = format!(
-            "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
-             base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
-            mock.base_url()
-        );
-        Bench {
-            root,
-            mock,
-            workspace,
-            base_config,
-        }
+        Bench { root, workspace }
     }
 
     fn path(&self, p: &str) -> PathBuf {
         self.root.path().join(p)
     }
 
-    /// A fresh state directory holding one session of `turns` turns (4 messages each: the
-    /// task, a `read_file` call, its 4 KB result, the answer).
+    /// The template state directory: one session of `turns` turns (4 messages each: the task,
+    /// a `read_file` call, its 4 KB result, the answer).
     fn write_session(&self, turns: usize) {
-        let state = self.path("state");
+        let state = self.path("template");
         let _ = std::fs::remove_dir_all(&state);
         std::fs::create_dir_all(&state).unwrap();
         let store = SessionStore::new(&state, &self.workspace);
@@ -121,19 +111,46 @@ impl Bench {
         }
     }
 
+    /// The state directory the child uses: a copy of the template.
+    fn restore_session(&self) {
+        let state = self.path("state");
+        let _ = std::fs::remove_dir_all(&state);
+        copy_dir(&self.path("template"), &state);
+    }
+
+    /// The state directory becomes the template (after a warm-up turn compacted it).
+    fn keep_as_template(&self) {
+        let template = self.path("template");
+        std::fs::remove_dir_all(&template).unwrap();
+        copy_dir(&self.path("state"), &template);
+    }
+
     // The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
     #[allow(clippy::zombie_processes)]
     fn once(&self, extra_config: &str) -> Sample {
+        self.restore_session();
+        // A mock of its own per sample: the requests it records (up to 10 MiB each) must not
+        // pile up in this process, whose memory a forked child would count as its own.
+        let mock = MockLlm::start().unwrap();
         std::fs::write(
             self.path("home/config.toml"),
-            format!("{}{extra_config}", self.base_config),
+            format!(
+                "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
+                 base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n\
+                 {extra_config}",
+                mock.base_url()
+            ),
         )
         .unwrap();
-        self.mock.enqueue_all([
+        mock.enqueue_all([
             Reply::tool_calls(&[("c1", "read_file", r#"{"path":"notes.txt"}"#)], 1),
             Reply::text(&["Read it."]),
         ]);
-        let seen = self.mock.requests().len();
+        // A summary request, should compaction need one.
+        mock.enqueue_tool_free(Reply::text(&[
+            "Earlier turns read notes.txt, one per turn.",
+        ]));
+        let seen = mock.requests().len();
         let out = std::fs::File::create(self.path("stdout")).unwrap();
         let err = std::fs::File::create(self.path("stderr")).unwrap();
         let start = std::time::Instant::now();
@@ -151,7 +168,7 @@ impl Bench {
             .stderr(err)
             .spawn()
             .unwrap();
-        let (status, usage) = wait4(child.id());
+        let (status, usage, peak_kib) = wait4_with_peak_rss(child.id());
         let show = |p: &str| std::fs::read_to_string(self.path(p)).unwrap_or_default();
         assert!(
             libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
@@ -159,13 +176,18 @@ impl Bench {
             show("stdout"),
             show("stderr")
         );
-        let requests = self.mock.requests();
-        assert_eq!(self.mock.pending(), 0, "{}", show("stderr"));
+        let requests = mock.requests();
+        assert_eq!(mock.pending(), 0, "{}", show("stderr"));
+        // The turn's first request offers tools (a summary request before it does not).
+        let first = requests[seen..]
+            .iter()
+            .find(|r| r.body.contains("\"tools\""))
+            .unwrap();
         Sample {
             cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
-            max_rss_kib: usage.ru_maxrss as u64,
-            first_request: requests[seen].at.duration_since(start),
-            request_bytes: requests[seen].body.len(),
+            max_rss_kib: peak_kib,
+            first_request: first.at.duration_since(start),
+            request_bytes: first.body.len(),
         }
     }
 }
@@ -188,15 +210,27 @@ fn medians(samples: &[Sample]) -> (Duration, Duration, f64, usize) {
     )
 }
 
+/// Copy a directory tree of regular files.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 fn main() {
     let bench = Bench::new();
-    let mut variants = vec![("as configured by default", String::new())];
-    if let Ok(extra) = std::env::var("REASONIX_BENCH_SESSIONS_CONFIG") {
-        variants.push((
-            "with REASONIX_BENCH_SESSIONS_CONFIG",
-            format!("\n{extra}\n"),
-        ));
-    }
+    // Appended to the `[[providers]]` entry.
+    let variants = [
+        ("no compaction (no window)", ""),
+        ("compaction, 200K window", "context_window = 200000\n"),
+    ];
     // Warm-up: compiles the built-ins into the artifact cache.
     bench.write_session(1);
     bench.once("");
@@ -204,13 +238,18 @@ fn main() {
         "| variant | session before the turn | CPU of the turn's process ms | start → first request ms | first request KiB | peak RSS MiB |"
     );
     println!("|---|---|---|---|---|---|");
-    for (label, extra) in &variants {
+    for (label, extra) in variants {
         let mut per_turn_cpu = Vec::new();
         for turns in [10usize, 100, 1000, 2500] {
+            bench.write_session(turns);
+            if !extra.is_empty() {
+                // Compacts the session when it is past the window; measured from there on.
+                bench.once(extra);
+                bench.keep_as_template();
+            }
             let mut samples = Vec::with_capacity(RUNS);
             for _ in 0..RUNS {
                 // Each run starts from the same session (a run appends to it).
-                bench.write_session(turns);
                 samples.push(bench.once(extra));
             }
             let (cpu, first, rss, bytes) = medians(&samples);
