@@ -621,3 +621,25 @@ fn project_toml_servers_follow_workspace_trust_not_mcp_approval() {
         "the trusted workspace's server was not started"
     );
 }
+
+/// A server that closes stdout, then writes its last words to stderr a moment later and
+/// exits: the failure report carries them (the stderr reader is waited for, not raced).
+#[test]
+fn a_failed_servers_report_carries_what_it_wrote_to_stderr_last() {
+    let env = Env::new();
+    let servers = json!({"mcpServers": {
+        "late": {"command": "sh", "args": ["-c",
+            "exec 1>&-; sleep 0.3; printf 'late words before exiting\\n' >&2; exit 3"]}
+    }});
+    std::fs::write(user_file(&env), servers.to_string()).unwrap();
+    let out = env.reasonix(&["mcp", "get", "late", "--json"]);
+    let late: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(late["status"]["state"], "failed", "{late}");
+    assert!(
+        late["status"]["stderr"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("late words before exiting"),
+        "{late}"
+    );
+}

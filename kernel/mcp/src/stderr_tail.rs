@@ -6,9 +6,20 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct StderrTail {
     inner: Mutex<Tail>,
+    /// `true` once the stream reached its end (the process and its children closed it).
+    drained: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for StderrTail {
+    fn default() -> StderrTail {
+        StderrTail {
+            inner: Mutex::default(),
+            drained: tokio::sync::watch::Sender::new(false),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -52,10 +63,19 @@ impl StderrTail {
         let mut buf = vec![0u8; 8192];
         loop {
             match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
+                Ok(0) | Err(_) => break,
                 Ok(n) => self.push(&buf[..n]),
             }
         }
+        self.drained.send_replace(true);
+    }
+
+    /// Wait until [`drain`](Self::drain) read the stream to its end, at most `limit`: a
+    /// process that exited has usually written its last words, and a report of its failure
+    /// should carry them (a child it left behind may hold the pipe open, hence the limit).
+    pub async fn wait_drained(&self, limit: std::time::Duration) {
+        let mut drained = self.drained.subscribe();
+        let _ = tokio::time::timeout(limit, drained.wait_for(|done| *done)).await;
     }
 }
 
@@ -63,6 +83,27 @@ impl StderrTail {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn waiting_for_the_end_sees_everything_written_before_it() {
+        let tail = std::sync::Arc::new(StderrTail::default());
+        let (mut writer, reader) = tokio::io::duplex(64);
+        let drain = tail.clone();
+        let task = tokio::spawn(async move { drain.drain(reader).await });
+        use tokio::io::AsyncWriteExt;
+        writer.write_all(b"last words\n").await.unwrap();
+        drop(writer);
+        tail.wait_drained(std::time::Duration::from_secs(10)).await;
+        assert_eq!(tail.text(), "last words\n");
+        task.await.unwrap();
+        // Once drained, waiting returns at once; a stream still open is waited for only
+        // as long as the limit says.
+        tail.wait_drained(std::time::Duration::from_secs(3600))
+            .await;
+        let open = StderrTail::default();
+        open.wait_drained(std::time::Duration::from_millis(10))
+            .await;
+    }
 
     #[test]
     fn a_flood_keeps_only_the_tail() {

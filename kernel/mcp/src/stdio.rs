@@ -28,6 +28,8 @@ pub struct StdioTransport {
     broken: Broken,
     /// A message was read: from now on stdout carries only JSON-RPC.
     started: bool,
+    /// Its stderr, read to the end before an exit is reported (the reason shows its tail).
+    stderr: Arc<StderrTail>,
 }
 
 /// What [`spawn`] gives the manager besides the transport.
@@ -125,6 +127,7 @@ pub fn spawn(
             child: ChildGuard(child),
             broken: broken.clone(),
             started: false,
+            stderr: tail.clone(),
         },
         stderr: tail,
         broken,
@@ -264,6 +267,11 @@ impl StdioTransport {
                         Ok(Ok(status)) => format!("the process exited ({status})"),
                         _ => "the process closed its stdout".to_string(),
                     };
+                    // The report of the failure is read from the tail as soon as this ends
+                    // the connection: let the stderr reader catch up with what was written.
+                    self.stderr
+                        .wait_drained(std::time::Duration::from_millis(500))
+                        .await;
                     return self.end(reason);
                 }
                 Frame::Oversized(prefix) => {
