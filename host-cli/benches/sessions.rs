@@ -18,8 +18,10 @@
 #![allow(clippy::disallowed_macros)]
 
 mod common;
+mod pty;
 
 use common::{median, ms, timeval, wait4_with_peak_rss};
+use pty::Term;
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role, ToolCall};
 use reasonix_mock_llm::{MockLlm, Reply};
@@ -210,6 +212,62 @@ fn medians(samples: &[Sample]) -> (Duration, Duration, f64, usize) {
     )
 }
 
+/// Turns measured per interactive session, after two warm-up turns.
+const INTERACTIVE_TURNS: usize = 10;
+
+/// One interactive session (in a pseudo-terminal) that resumed the template session with `-c`,
+/// loaded once: the CPU per turn of its threads over [`INTERACTIVE_TURNS`] turns, its RSS after
+/// them (MiB) and the size of its last request (bytes).
+fn interactive(bench: &Bench, extra_config: &str) -> (Duration, f64, usize) {
+    let home = bench.path("tui-home");
+    let _ = std::fs::remove_dir_all(&home);
+    copy_dir(&bench.path("template"), &home);
+    std::fs::create_dir_all(home.join("user")).unwrap();
+    std::fs::write(home.join(".env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
+    let mock = MockLlm::start().unwrap();
+    std::fs::write(
+        home.join("config.toml"),
+        format!(
+            "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
+             base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n\
+             {extra_config}",
+            mock.base_url()
+        ),
+    )
+    .unwrap();
+    for _ in 0..4 {
+        mock.enqueue_tool_free(Reply::text(&[
+            "Earlier turns read notes.txt, one per turn.",
+        ]));
+    }
+    let term = Term::spawn(&home, &bench.workspace, &bench.path("cache"), &["-c"]);
+    term.wait(|s| s.contains("resumed"));
+    let turn = |i: usize| {
+        mock.enqueue_all([
+            Reply::tool_calls(&[("c1", "read_file", r#"{"path":"notes.txt"}"#)], 1),
+            Reply::text(&[&format!("Read it, turn {i}.")]),
+        ]);
+        term.send("Read notes.txt once more\r");
+        term.wait(|s| s.contains(&format!("Read it, turn {i}.")));
+    };
+    turn(0);
+    turn(1);
+    let before = term.cpu_ns();
+    for i in 2..2 + INTERACTIVE_TURNS {
+        turn(i);
+    }
+    let per_turn = Duration::from_nanos((term.cpu_ns() - before) / INTERACTIVE_TURNS as u64);
+    let rss = term.rss_kib() as f64 / 1024.0;
+    let last = mock
+        .requests()
+        .iter()
+        .rev()
+        .find(|r| r.body.contains("\"tools\""))
+        .map_or(0, |r| r.body.len());
+    term.quit();
+    (per_turn, rss, last)
+}
+
 /// Copy a directory tree of regular files.
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -266,6 +324,22 @@ fn main() {
             println!(
                 "| {label} | 1,000 vs 10 turns | CPU × {:.2} | | | |",
                 large.as_secs_f64() / small.as_secs_f64()
+            );
+        }
+    }
+    println!();
+    println!(
+        "| variant | session resumed (loaded once) | CPU per turn ms ({INTERACTIVE_TURNS} turns) | RSS after MiB | last request KiB |"
+    );
+    println!("|---|---|---|---|---|");
+    for (label, extra) in variants {
+        for turns in [10usize, 100, 1000] {
+            bench.write_session(turns);
+            let (cpu, rss, bytes) = interactive(&bench, extra);
+            println!(
+                "| {label} | {turns} turns | {} | {rss:.1} | {:.0} |",
+                ms(cpu),
+                bytes as f64 / 1024.0
             );
         }
     }

@@ -109,6 +109,36 @@ impl Term {
             .unwrap_or(0)
     }
 
+    /// CPU time the session's live threads have used so far, in nanoseconds (the first field
+    /// of each `/proc/<pid>/task/<tid>/schedstat`): finer than the clock ticks of `stat`.
+    pub fn cpu_ns(&self) -> u64 {
+        let pid = self.child.process_id().unwrap();
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return 0;
+        };
+        tasks
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+            .filter_map(|s| {
+                s.split_whitespace()
+                    .next()
+                    .and_then(|v| v.parse::<u64>().ok())
+            })
+            .sum()
+    }
+
+    /// The session's peak resident set so far (`VmHWM`), KiB.
+    pub fn peak_rss_kib(&self) -> u64 {
+        let pid = self.child.process_id().unwrap();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+
     pub fn quit(mut self) {
         self.send("\x04");
         let deadline = Instant::now() + Duration::from_secs(30);

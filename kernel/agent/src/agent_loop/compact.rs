@@ -13,6 +13,20 @@ use crate::completion::ChatRequest;
 use crate::types::{Message, Role};
 use std::collections::BTreeMap;
 
+/// Whether the tiers are worth planning at `before` tokens when nothing was worth doing at
+/// `quiet` tokens: the history shrank since, grew by a twentieth of the window, or reached
+/// the next ratio (`compact_ratio`, `compact_force_ratio`) above `quiet`.
+fn worth_planning(quiet: Option<u64>, before: u64, window: u64, ratios: Ratios) -> bool {
+    let Some(quiet) = quiet else {
+        return true;
+    };
+    let next_ratio = [ratios.compact, ratios.force]
+        .map(|r| Ratios::at(r, window))
+        .into_iter()
+        .find(|&at| at > quiet);
+    before < quiet || before >= quiet + window / 20 || next_ratio.is_some_and(|at| before >= at)
+}
+
 /// Tail budget for `/compact` when the model's window is unknown.
 const MANUAL_TAIL_TOKENS: u64 = 8_000;
 
@@ -27,6 +41,11 @@ pub(super) struct CompactionState {
     failed_at: Option<u64>,
     /// Compactions of a run without a session file.
     unsaved: u32,
+    /// Nothing was worth doing at this many tokens: the tiers are not planned again (a pass
+    /// over the history) before the context grows by a twentieth of the window or reaches
+    /// the next ratio, so a session that sits between two ratios does not pay a scan of its
+    /// history on every request.
+    quiet_at: Option<u64>,
 }
 
 impl CompactionState {
@@ -96,14 +115,19 @@ impl Agent {
         if before < Ratios::at(ratios.snip, window) {
             return;
         }
+        if !worth_planning(self.compaction.quiet_at, before, window, ratios) {
+            return;
+        }
         let summary_allowed = self
             .compaction
             .failed_at
             .is_none_or(|failed| before >= failed + window / 10);
-        if let Some(applied) =
-            self.plan(window, before, summary_allowed, false, "", cancel, on_event)
-        {
-            self.commit(applied, before, false, on_event);
+        match self.plan(window, before, summary_allowed, false, "", cancel, on_event) {
+            Some(applied) => {
+                self.compaction.quiet_at = None;
+                self.commit(applied, before, false, on_event);
+            }
+            None => self.compaction.quiet_at = Some(before),
         }
     }
 
@@ -433,5 +457,29 @@ fn pin_budget(window: u64) -> u64 {
         tiers::PIN_TOTAL_TOKENS
     } else {
         tiers::PIN_TOTAL_TOKENS.min(window / 20)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quiet_history_is_planned_again_only_when_it_changed_enough() {
+        let ratios = Ratios::default();
+        let window = 100_000;
+        assert!(worth_planning(None, 61_000, window, ratios));
+        // Nothing to snip at 62K: not again at 63K, 66K …
+        assert!(!worth_planning(Some(62_000), 63_000, window, ratios));
+        assert!(!worth_planning(Some(62_000), 66_999, window, ratios));
+        // … but after growing by a twentieth of the window,
+        assert!(worth_planning(Some(62_000), 67_000, window, ratios));
+        // at the prune ratio however little it grew,
+        assert!(worth_planning(Some(79_500), 80_000, window, ratios));
+        assert!(!worth_planning(Some(80_500), 81_000, window, ratios));
+        // at the force ratio,
+        assert!(worth_planning(Some(89_500), 90_000, window, ratios));
+        // and after it shrank (a rewind).
+        assert!(worth_planning(Some(62_000), 40_000, window, ratios));
     }
 }
