@@ -134,16 +134,7 @@ impl Bench {
         // A mock of its own per sample: the requests it records (up to 10 MiB each) must not
         // pile up in this process, whose memory a forked child would count as its own.
         let mock = MockLlm::start().unwrap();
-        std::fs::write(
-            self.path("home/config.toml"),
-            format!(
-                "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
-                 base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n\
-                 {extra_config}",
-                mock.base_url()
-            ),
-        )
-        .unwrap();
+        write_config(&self.path("home/config.toml"), &mock, extra_config);
         mock.enqueue_all([
             Reply::tool_calls(&[("c1", "read_file", r#"{"path":"notes.txt"}"#)], 1),
             Reply::text(&["Read it."]),
@@ -212,6 +203,19 @@ fn medians(samples: &[Sample]) -> (Duration, Duration, f64, usize) {
     )
 }
 
+/// The user's config: the mock as the one provider, `extra` appended to its entry.
+fn write_config(path: &std::path::Path, mock: &MockLlm, extra: &str) {
+    std::fs::write(
+        path,
+        format!(
+            "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
+             base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n{extra}",
+            mock.base_url()
+        ),
+    )
+    .unwrap();
+}
+
 /// Turns measured per interactive session, after two warm-up turns.
 const INTERACTIVE_TURNS: usize = 10;
 
@@ -225,16 +229,7 @@ fn interactive(bench: &Bench, extra_config: &str) -> (Duration, f64, usize) {
     std::fs::create_dir_all(home.join("user")).unwrap();
     std::fs::write(home.join(".env"), "MOCK_LLM_KEY=sk-bench\n").unwrap();
     let mock = MockLlm::start().unwrap();
-    std::fs::write(
-        home.join("config.toml"),
-        format!(
-            "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"openai\"\n\
-             base_url = \"{}\"\nmodel = \"mock-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n\
-             {extra_config}",
-            mock.base_url()
-        ),
-    )
-    .unwrap();
+    write_config(&home.join("config.toml"), &mock, extra_config);
     for _ in 0..4 {
         mock.enqueue_tool_free(Reply::text(&[
             "Earlier turns read notes.txt, one per turn.",
