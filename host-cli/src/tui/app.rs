@@ -154,8 +154,8 @@ impl App {
 
     pub fn handle(&mut self, msg: Msg) {
         match msg {
-            Msg::Input(Event::Key(key)) if key.kind != KeyEventKind::Release => self.key(key),
-            Msg::Input(Event::Paste(text)) => {
+            Msg::Input(Event::Key(key), at) if key.kind != KeyEventKind::Release => self.key(key, at),
+            Msg::Input(Event::Paste(text), _) => {
                 if let Some(Overlay::Picker(picker)) = &mut self.overlay {
                     picker.paste(&text);
                 } else if let Some(note) = &mut self.prompt.note {
@@ -164,7 +164,7 @@ impl App {
                     self.composer.handle_paste(&text);
                 }
             }
-            Msg::Input(_) => {}
+            Msg::Input(..) => {}
             Msg::Worker(report) => self.report(report),
             Msg::Approval(pending) => {
                 // The proposed change goes into the scrollback, whole, before the question:
@@ -191,12 +191,23 @@ impl App {
         }
     }
 
-    fn key(&mut self, key: KeyEvent) {
+    /// A frame was drawn: an open question is on screen from now.
+    pub fn drawn(&mut self, now: Instant) {
+        if !self.approvals.is_empty() && self.overlay.is_none() {
+            self.prompt.guard.drawn(now);
+        }
+    }
+
+    /// A key the input thread read at `at`.
+    fn key(&mut self, key: KeyEvent, at: Instant) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if self.overlay.is_some() {
             return self.overlay_key(key);
         }
-        if !self.approvals.is_empty() {
+        // A key typed ahead of the question (before it was drawn, or while the user is still
+        // typing) is not an answer: it goes where it was going, and the question waits.
+        if !self.approvals.is_empty() && (self.prompt.note.is_some() || self.prompt.guard.admits(at))
+        {
             return self.approval_key(key);
         }
         if self.mcp.question.is_some() {
@@ -285,11 +296,14 @@ impl App {
         self.prompt = Prompt::default();
     }
 
-    /// Shift+Tab: ask ↔ auto. Leaving yolo goes back to ask; yolo is reached only by Ctrl+Y.
+    /// Shift+Tab: ask → acceptEdits (writes run, commands still ask) → auto (commands run
+    /// too) → ask. One press never reaches a posture that runs commands unasked. Leaving yolo
+    /// or dontAsk goes back to ask; yolo is reached only by Ctrl+Y.
     fn cycle_posture(&mut self) {
         let next = match self.posture.get() {
-            Posture::Ask => Posture::Auto,
-            Posture::Auto | Posture::Yolo | Posture::AcceptEdits | Posture::DontAsk => Posture::Ask,
+            Posture::Ask => Posture::AcceptEdits,
+            Posture::AcceptEdits => Posture::Auto,
+            Posture::Auto | Posture::Yolo | Posture::DontAsk => Posture::Ask,
         };
         self.posture.set(next);
         self.status.posture = next;
@@ -326,17 +340,24 @@ impl App {
             }
             return;
         }
+        if self.prompt.confirm_always && !matches!(key.code, KeyCode::Char('p') | KeyCode::Enter) {
+            // Anything but the confirmation goes back to the question, without answering.
+            self.prompt.confirm_always = false;
+            return;
+        }
         match key.code {
             KeyCode::Char('y') => self.answer(Choice::Once, None),
             KeyCode::Char('a') => self.answer(Choice::Session, None),
-            KeyCode::Char('p') => self.answer(Choice::Always, None),
+            KeyCode::Char('p') => self.always(),
             KeyCode::Char('n') => self.prompt.note = Some(String::new()),
             KeyCode::Up => self.prompt.selected = self.prompt.selected.saturating_sub(1),
             KeyCode::Down => {
                 self.prompt.selected = (self.prompt.selected + 1).min(CHOICES.len() - 1);
             }
+            KeyCode::Enter if self.prompt.confirm_always => self.always(),
             KeyCode::Enter => match CHOICES[self.prompt.selected] {
                 Choice::Deny => self.prompt.note = Some(String::new()),
+                Choice::Always => self.always(),
                 choice => self.answer(choice, None),
             },
             KeyCode::Esc => self.cancel_turn(),
@@ -344,6 +365,18 @@ impl App {
                 self.cancel_turn();
             }
             _ => {}
+        }
+    }
+
+    /// "Always" writes a rule into the user's config: it takes a second, deliberate `p` (or
+    /// Enter), itself only after the confirmation was on screen for the guard's pause.
+    fn always(&mut self) {
+        if self.prompt.confirm_always {
+            self.answer(Choice::Always, None);
+        } else {
+            self.prompt.confirm_always = true;
+            self.prompt.selected = 2;
+            self.prompt.guard.rearm();
         }
     }
 
@@ -627,11 +660,8 @@ impl App {
             } => {
                 if let Some(i) = self.running.iter().position(|r| r.card.id == id) {
                     let mut card = self.running.remove(i).card;
-                    card.status = if is_error {
-                        CardStatus::Failed
-                    } else {
-                        CardStatus::Done
-                    };
+                    let cancelling = self.turn.as_ref().is_some_and(|t| t.cancelling);
+                    card.status = finished_status(is_error, &output, cancelling);
                     card.duration_ms = Some(duration_ms);
                     card.output = Some(output);
                     self.finished_card(card);
@@ -699,5 +729,18 @@ impl App {
     /// Called every tick while something runs.
     pub fn tick(&mut self) {
         self.animating = self.turn.is_some() || !self.running.is_empty();
+    }
+}
+
+/// A finished call's card status: a command that exited non-zero failed (✗) even when the tool
+/// call itself succeeded; one killed, or failed, because the user cancelled the turn was
+/// cancelled (■).
+fn finished_status(is_error: bool, output: &str, cancelling: bool) -> CardStatus {
+    use super::card::outcome::{Ended, split};
+    match (split(output).1, is_error, cancelling) {
+        (Some(Ended::Killed(_)), _, true) | (_, true, true) => CardStatus::Cancelled,
+        (Some(Ended::Killed(_)), _, false) | (_, true, false) => CardStatus::Failed,
+        (Some(Ended::Exit(code)), false, _) if code != 0 => CardStatus::Failed,
+        _ => CardStatus::Done,
     }
 }

@@ -117,12 +117,20 @@ pub enum Choice {
 
 pub const CHOICES: [Choice; 4] = [Choice::Once, Choice::Session, Choice::Always, Choice::Deny];
 
-/// The prompt's state: the selected choice, and the note being typed after `n`.
+/// Rows of a call's arguments shown in its question, after wrapping (a write's `content` is
+/// one JSON line that wraps to dozens): the question must fit on the screen.
+const ARGUMENT_ROWS: usize = 6;
+
+/// The prompt's state: the selected choice, the note being typed after `n`, whether `p` waits
+/// for its confirmation, and when keys may answer.
 #[derive(Debug, Default)]
 pub struct Prompt {
     pub selected: usize,
     /// `Some` while the user types the note for a deny.
     pub note: Option<String>,
+    /// `p` was pressed once: a second `p` (or Enter) writes the rule.
+    pub confirm_always: bool,
+    pub guard: super::guard::AnswerGuard,
 }
 
 /// Where "always" writes its rule, shown before it is written.
@@ -139,6 +147,7 @@ impl Prompt {
         pending: &Pending,
         target: &PersistTarget,
         theme: Theme,
+        width: u16,
     ) -> Vec<Line<'static>> {
         let scope = pending
             .scopes
@@ -151,8 +160,9 @@ impl Prompt {
             Span::styled("?  ", theme.warning()),
             Span::styled(safe_line(&pending.reason).into_owned(), theme.dim()),
         ])];
-        for line in safe(&pending.arguments).lines().take(6) {
-            lines.push(Line::from(Span::styled(format!("  {line}"), theme.dim())));
+        // A change already shown as a diff is not dumped again as JSON.
+        if !matches!(pending.preview, Preview::Changes(_)) {
+            lines.extend(argument_rows(&pending.arguments, theme, width));
         }
         let labels = [
             "y  Yes, once".to_string(),
@@ -172,6 +182,20 @@ impl Prompt {
             let marker = if i == self.selected { "› " } else { "  " };
             lines.push(Line::from(Span::styled(format!("{marker}{label}"), style)));
         }
+        if self.confirm_always {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "  press p again to add {scope} to {} for good; any other key goes back",
+                    target.file.display()
+                ),
+                theme.warning(),
+            )));
+        } else if self.note.is_none() {
+            lines.push(Line::from(Span::styled(
+                "  typed before this question: kept in the composer; answers count after a pause",
+                theme.dim(),
+            )));
+        }
         if let Some(note) = &self.note {
             lines.push(Line::from(vec![
                 Span::styled("  note to the model: ", theme.accent()),
@@ -182,6 +206,27 @@ impl Prompt {
         lines
     }
 
+}
+
+/// The call's arguments, wrapped to `width` and cut to [`ARGUMENT_ROWS`] rows.
+fn argument_rows(arguments: &str, theme: Theme, width: u16) -> Vec<Line<'static>> {
+    let source: Vec<Line<'static>> = safe(arguments)
+        .lines()
+        .map(|line| Line::from(Span::styled(format!("  {line}"), theme.dim())))
+        .collect();
+    let mut rows = super::wrap::wrap_lines(source, usize::from(width.max(1)));
+    if rows.len() > ARGUMENT_ROWS {
+        let more = rows.len() - (ARGUMENT_ROWS - 1);
+        rows.truncate(ARGUMENT_ROWS - 1);
+        rows.push(Line::from(Span::styled(
+            format!("  … {more} more rows of arguments"),
+            theme.dim(),
+        )));
+    }
+    rows
+}
+
+impl Prompt {
     /// The approval `choice` stands for. Session and always grant the narrowest scope shown.
     pub fn approval(choice: Choice, pending: &Pending, note: Option<String>) -> Approval {
         let scope = || pending.scopes.first().cloned();
@@ -239,7 +284,7 @@ mod tests {
             Preview::Changes(changes) => crate::tui::diff::render(changes, theme, w, 20),
             _ => Vec::new(),
         };
-        lines.extend(prompt.lines(&pending, &target, theme));
+        lines.extend(prompt.lines(&pending, &target, theme, w));
         let status = Status {
             model: "deepseek/deepseek-v4-flash".into(),
             ..Status::default()
@@ -278,6 +323,7 @@ mod tests {
         let prompt = Prompt {
             selected: 3,
             note: Some("use the other helper".into()),
+            ..Prompt::default()
         };
         insta::assert_snapshot!(draw(120, 40, &prompt));
     }

@@ -4,6 +4,8 @@
 //! Nothing here knows any tool by name: the key argument is found by argument names common to
 //! tools (`command`, `path`, …), so plugin tools get the same card.
 
+pub mod outcome;
+
 use super::diff;
 use super::markdown::spans::{expand_tabs, safe_span, spans_width, wrap};
 use super::text;
@@ -152,15 +154,25 @@ impl ToolCard {
     }
 
     fn output_summary(&self, style: Style, room: usize, theme: Theme) -> Vec<Span<'static>> {
-        let output = self.output.as_deref().unwrap_or("");
+        let (body, ended) = outcome::split(self.output.as_deref().unwrap_or(""));
+        let output = outcome::printed(body);
+        let end = match ended {
+            Some(outcome::Ended::Exit(0)) | None => None,
+            Some(outcome::Ended::Exit(code)) => Some(format!("exit code {code}")),
+            Some(outcome::Ended::Killed(reason)) => {
+                Some(format!("killed: {}", text::safe_line(&reason)))
+            }
+        };
         let total = count_lines(output);
         let Some(first) = output.split('\n').find(|l| !l.trim().is_empty()) else {
-            return vec![Span::styled("(no output)", theme.dim())];
+            let text = end.unwrap_or_else(|| "(no output)".to_string());
+            return vec![Span::styled(one_line(&text, room), theme.dim())];
         };
-        let more = if total > 1 {
-            format!(" (+{})", plural(total - 1, "line"))
-        } else {
-            String::new()
+        let more = match (total > 1, end) {
+            (true, Some(end)) => format!(" (+{}, {end})", plural(total - 1, "line")),
+            (true, None) => format!(" (+{})", plural(total - 1, "line")),
+            (false, Some(end)) => format!(" ({end})"),
+            (false, None) => String::new(),
         };
         let room = room.saturating_sub(text::width(&more)).max(4);
         vec![

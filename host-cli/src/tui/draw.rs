@@ -55,7 +55,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
                 theme.dim(),
             )));
         }
-        lines.extend(app.prompt.lines(pending, &app.persist_target, theme));
+        lines.extend(app.prompt.lines(pending, &app.persist_target, theme, width));
     } else if let Some(question) = &app.mcp.question {
         lines.extend(question.lines(theme));
     }

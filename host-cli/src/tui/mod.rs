@@ -18,6 +18,7 @@ pub mod card;
 pub mod composer;
 pub mod diff;
 pub mod draw;
+pub mod guard;
 pub mod highlight;
 pub mod markdown;
 pub mod mcp;
@@ -325,11 +326,14 @@ fn event_loop(
         let drawable = size.width > 0 && size.height > 0;
         if drawable {
             app.set_width(size.width);
+            screen.begin_frame()?;
             if !app.commits.is_empty() {
                 screen.commit(std::mem::take(&mut app.commits))?;
             }
-            screen.set_height(draw::height(app, size.width).min(size.height))?;
+            screen.set_height(draw::height(app, size.width))?;
             screen.terminal().draw(|frame| draw::draw(frame, app))?;
+            screen.end_frame()?;
+            app.drawn(std::time::Instant::now());
         }
         if app.quit {
             return Ok(());
@@ -342,7 +346,7 @@ fn event_loop(
         };
         match inbox.recv_timeout(timeout) {
             Ok(msg) => {
-                if matches!(msg, Msg::Input(crossterm::event::Event::Resize(..))) {
+                if matches!(msg, Msg::Input(crossterm::event::Event::Resize(..), _)) {
                     screen.forget_cursor();
                 }
                 app.handle(msg);
@@ -379,7 +383,7 @@ fn spawn_input(to_ui: std::sync::mpsc::Sender<Msg>) {
                 }
                 match crossterm::event::read() {
                     Ok(event) => {
-                        if to_ui.send(Msg::Input(event)).is_err() {
+                        if to_ui.send(Msg::Input(event, std::time::Instant::now())).is_err() {
                             break;
                         }
                     }
@@ -405,7 +409,7 @@ fn banner(app: &App, theme: Theme) -> Vec<Line<'static>> {
         ]),
         Line::from(Span::styled(
             format!(
-                "{}  ·  /help for commands, Shift+Tab ask↔auto, Ctrl+D to leave",
+                "{}  ·  /help for commands, Shift+Tab posture, Ctrl+D to leave",
                 app.actions.workspace.display()
             ),
             theme.dim(),

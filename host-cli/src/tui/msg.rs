@@ -6,7 +6,9 @@ use super::worker::Report;
 
 #[derive(Debug)]
 pub enum Msg {
-    Input(crossterm::event::Event),
+    /// A terminal event and when the input thread read it (an answer key must come after
+    /// its question was drawn).
+    Input(crossterm::event::Event, std::time::Instant),
     Worker(Report),
     Approval(Pending),
     /// A line written to stderr while the session owns the terminal (plugin logs, warnings).

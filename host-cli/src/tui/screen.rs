@@ -39,7 +39,7 @@ impl Backend for InlineBackend {
     where
         I: Iterator<Item = (u16, u16, &'a Cell)>,
     {
-        self.inner.draw(content)
+        self.inner.draw(skip_continuations(content))
     }
     fn append_lines(&mut self, n: u16) -> std::io::Result<()> {
         self.inner.append_lines(n)
@@ -83,6 +83,31 @@ impl Backend for InlineBackend {
     }
 }
 
+/// Leaves out the cells a wide glyph (CJK, most emoji) covers after its first column. A frame's
+/// diff leaves them out already, but `insert_before` hands over every cell of the lines it
+/// writes into the scrollback: sent as a column each, they pushed every glyph after a wide one
+/// a column right (a space after each CJK character, the line's end lost past the margin).
+fn skip_continuations<'a>(
+    cells: impl Iterator<Item = (u16, u16, &'a Cell)>,
+) -> impl Iterator<Item = (u16, u16, &'a Cell)> {
+    use unicode_width::UnicodeWidthStr;
+    // (row, first column not covered) of the last wide glyph.
+    let mut covered: Option<(u16, u16)> = None;
+    cells.filter(move |&(x, y, cell)| {
+        if let Some((row, free)) = covered
+            && row == y
+            && x < free
+        {
+            return false;
+        }
+        let width = u16::try_from(cell.symbol().width()).unwrap_or(1);
+        if width > 1 {
+            covered = Some((y, x.saturating_add(width)));
+        }
+        true
+    })
+}
+
 pub struct Screen {
     terminal: Term,
     height: u16,
@@ -124,9 +149,22 @@ impl Screen {
         self.terminal.size()
     }
 
-    /// Make the live area `height` rows (bounded by the terminal), keeping its top row.
+    /// Start a frame: the terminal shows nothing of it until [`Screen::end_frame`] (synchronized
+    /// update, CSI ?2026; terminals without it ignore the brackets), so committing lines and
+    /// redrawing the live area never flickers half-done.
+    pub fn begin_frame(&mut self) -> std::io::Result<()> {
+        execute!(stdout(), terminal::BeginSynchronizedUpdate)
+    }
+
+    pub fn end_frame(&mut self) -> std::io::Result<()> {
+        execute!(stdout(), terminal::EndSynchronizedUpdate)
+    }
+
+    /// Make the live area `height` rows, keeping its top row. It is kept a row shorter than
+    /// the terminal: a live area as tall as the screen scrolls its own rows (menu, spinner,
+    /// composer) into the scrollback when lines are inserted above it.
     pub fn set_height(&mut self, height: u16) -> std::io::Result<()> {
-        let rows = self.terminal.size()?.height.max(1);
+        let rows = self.terminal.size()?.height.saturating_sub(1).max(1);
         let height = height.clamp(1, rows);
         if height == self.height {
             return Ok(());

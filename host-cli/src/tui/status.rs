@@ -73,8 +73,8 @@ impl Status {
         let posture = posture_name(self.posture);
         let posture_style = match self.posture {
             Posture::Yolo => theme.danger(),
-            Posture::Auto | Posture::AcceptEdits => theme.warning(),
-            Posture::Ask | Posture::DontAsk => theme.accent(),
+            Posture::Auto => theme.warning(),
+            Posture::Ask | Posture::AcceptEdits | Posture::DontAsk => theme.accent(),
         };
         let mut parts: Vec<String> = Vec::new();
         parts.push(match self.context_window {

@@ -16,6 +16,17 @@ pub fn safe_line(s: &str) -> Cow<'_, str> {
     terminal::line(s)
 }
 
+/// One line of prose from outside (an answer, an output line): escaped like [`safe_line`],
+/// except that the zero-width joiners stay. Emoji sequences, Persian and Indic text need them,
+/// and they can neither move nor hide text.
+pub fn safe_prose(s: &str) -> Cow<'_, str> {
+    let text = terminal::text(s);
+    if !text.contains(['\n', '\t']) {
+        return text;
+    }
+    Cow::Owned(text.replace('\n', "\\n").replace('\t', "\\t"))
+}
+
 /// Display width in terminal columns.
 pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
@@ -51,6 +62,10 @@ mod tests {
     fn escapes_and_cuts() {
         assert_eq!(safe("a\x1b[2Jb\n"), "a\\x1b[2Jb\n");
         assert_eq!(safe_line("a\nb"), "a\\nb");
+        assert_eq!(safe_prose("a\nb\x1b"), "a\\nb\\x1b");
+        // A family emoji and a Persian word keep their joiners; a bidi override does not pass.
+        assert_eq!(safe_prose("👨\u{200d}👩 می\u{200c}خواهم"), "👨\u{200d}👩 می\u{200c}خواهم");
+        assert_eq!(safe_prose("\u{202e}x"), "\\u{202e}x");
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("hi", 6), "hi");
         assert_eq!(truncate("日本語テキスト", 5), "日本…");

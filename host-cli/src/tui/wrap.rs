@@ -1,5 +1,7 @@
 //! Wrapping styled lines to the terminal width, by display columns (wide characters count
-//! two), breaking at spaces where a word fits, else inside the word.
+//! two), breaking at spaces where a word fits, else inside the word. A line's gutter — its
+//! leading indentation, quote bars and list marker — hangs: continuation rows repeat the
+//! indentation and bars and pad under the marker, so a wrapped item or quote stays one.
 
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
@@ -21,6 +23,8 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     }
     let style = line.style;
     let alignment = line.alignment;
+    let (hang, gutter) = hanging_prefix(&line.spans, width);
+    let hang_width: usize = hang.iter().map(|s| s.width()).sum();
     let mut current: Vec<Span<'static>> = Vec::new();
     let mut used = 0usize;
     // (span index in `current`, byte offset) of the last space on the current row.
@@ -30,23 +34,29 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         row.alignment = alignment;
         out.push(row);
     };
-    for span in line.spans {
+    for (i, span) in line.spans.into_iter().enumerate() {
         let mut text = String::new();
         for c in span.content.chars() {
             let w = c.width().unwrap_or(0);
             if used + w > width && used > 0 {
                 // Break: at the last space when there is one on this row, else here.
                 current.push(Span::styled(std::mem::take(&mut text), span.style));
-                let carry = match last_space {
+                let mut carry = match last_space {
                     Some((index, offset)) => split_at_space(&mut current, index, offset),
                     None => Vec::new(),
                 };
+                // A word too long for a continuation row stays on this one and is cut.
+                if carry.iter().map(|s| s.width()).sum::<usize>() + hang_width > width {
+                    current.append(&mut carry);
+                }
                 push_row(std::mem::take(&mut current), out);
-                used = carry.iter().map(|s| s.width()).sum();
-                current = carry;
+                current = hang.clone();
+                current.append(&mut carry);
+                used = current.iter().map(|s| s.width()).sum();
                 last_space = None;
             }
-            if c == ' ' {
+            // Never break inside the gutter: the row would hold nothing but it.
+            if c == ' ' && i >= gutter {
                 last_space = Some((current.len(), text.len()));
             }
             text.push(c);
@@ -57,6 +67,47 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     if !current.is_empty() {
         push_row(current, out);
     }
+}
+
+/// The spans continuation rows of a line start with: its leading spans of spaces and quote
+/// bars as they are, a list marker (`• `, `1. `, `[x] `) as spaces. None when that would take
+/// more than half the width (the text would have no room). Also how many leading spans form
+/// the gutter.
+fn hanging_prefix(spans: &[Span<'static>], width: usize) -> (Vec<Span<'static>>, usize) {
+    let mut hang = Vec::new();
+    let mut gutter = 0;
+    for span in spans {
+        let content: &str = &span.content;
+        gutter += 1;
+        if content.is_empty() {
+            continue;
+        }
+        if content.chars().all(|c| c == ' ' || c == '│') {
+            hang.push(span.clone());
+        } else if is_marker(content) {
+            hang.push(Span::raw(" ".repeat(span.width())));
+        } else {
+            gutter -= 1;
+            break;
+        }
+    }
+    let used: usize = hang.iter().map(|s| s.width()).sum();
+    if used * 2 > width {
+        (Vec::new(), 0)
+    } else {
+        (hang, gutter)
+    }
+}
+
+/// A list item's marker span as the Markdown renderer writes it.
+fn is_marker(content: &str) -> bool {
+    let Some(mark) = content.strip_suffix(' ') else {
+        return false;
+    };
+    matches!(mark, "•" | "◦" | "▪" | "[x]" | "[ ]")
+        || mark
+            .strip_suffix(['.', ')'])
+            .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Cut `row` after the space at (`index`, `offset`); return what follows it.
@@ -91,6 +142,28 @@ mod tests {
         for line in &wrapped {
             assert!(line.width() <= 5);
         }
+    }
+
+    #[test]
+    fn list_items_and_quotes_hang_under_their_gutter() {
+        let item = Line::from(vec![
+            Span::raw("  "),
+            Span::raw("12. "),
+            Span::raw("alpha beta gamma delta"),
+        ]);
+        assert_eq!(
+            texts(&wrap_lines(vec![item], 16)),
+            ["  12. alpha ", "      beta ", "      gamma ", "      delta"]
+        );
+        let quote = Line::from(vec![Span::raw("│ │ "), Span::raw("• "), Span::raw("one two three")]);
+        assert_eq!(
+            texts(&wrap_lines(vec![quote], 12)),
+            ["│ │ • one ", "│ │   two ", "│ │   three"]
+        );
+        // Plain text does not hang; a gutter wider than half the width does not either.
+        assert_eq!(texts(&wrap_lines(vec![Line::from("ab cd")], 3)), ["ab ", "cd"]);
+        let deep = Line::from(vec![Span::raw("        "), Span::raw("x y z")]);
+        assert_eq!(texts(&wrap_lines(vec![deep], 10)), ["        x ", "y z"]);
     }
 
     #[test]

@@ -31,10 +31,11 @@ pub fn expand_tabs(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Outside text as one span: tabs expanded, then controls, newlines and invisible characters
-/// escaped (`text::safe_line`), so nothing raw reaches the terminal.
+/// escaped (`text::safe_prose`: the zero-width joiners of emoji and scripts stay), so nothing
+/// raw reaches the terminal.
 pub fn safe_span(s: &str, style: Style) -> Span<'static> {
     let expanded = expand_tabs(s);
-    Span::styled(text::safe_line(&expanded).into_owned(), style)
+    Span::styled(text::safe_prose(&expanded).into_owned(), style)
 }
 
 /// Display width of a sequence of spans.
