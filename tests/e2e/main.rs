@@ -52,6 +52,8 @@ mod shell;
 mod sidecar;
 mod tui;
 mod tui_mcp;
+mod tui_questions;
+mod tui_render;
 mod tui_rewind;
 mod untrusted_interceptors;
 mod web_fetch;

@@ -6,15 +6,17 @@ use crate::support::pty::Pty;
 use reasonix_mock_llm::{MockLlm, Reply};
 use std::time::Duration;
 
-const WAIT: Duration = Duration::from_secs(60);
+pub const WAIT: Duration = Duration::from_secs(60);
+/// Longer than the session's guard: keys sent after it are deliberate answers.
+pub const ANSWER_PAUSE: Duration = Duration::from_millis(900);
 
-struct Session {
-    env: Env,
-    mock: MockLlm,
+pub struct Session {
+    pub env: Env,
+    pub mock: MockLlm,
 }
 
 impl Session {
-    fn new() -> Session {
+    pub fn new() -> Session {
         let env = Env::new();
         let mock = MockLlm::start().unwrap();
         let config = env.mock_provider("openai", &mock.base_url(), "k", "");
@@ -23,9 +25,20 @@ impl Session {
     }
 
     fn open(&self, args: &[&str]) -> Pty {
-        let pty = self.env.pty(args, 100, 30, &[]);
-        pty.wait_for("Ctrl+D to leave", WAIT);
+        self.open_at(args, 100, 30)
+    }
+
+    /// The session in a `cols`×`rows` terminal, once its banner is up.
+    pub fn open_at(&self, args: &[&str], cols: u16, rows: u16) -> Pty {
+        let pty = self.env.pty(args, cols, rows, &[]);
+        // The banner's second line; at 80 columns its end wraps.
+        pty.wait_for("/help for commands", WAIT);
         pty
+    }
+
+    /// The user's config file, which `p` ("always") edits.
+    pub fn user_config(&self) -> String {
+        std::fs::read_to_string(self.env.home().join("config.toml")).unwrap()
     }
 }
 
@@ -46,7 +59,7 @@ fn a_prompt_streams_its_answer() {
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
 
-fn write_call(path: &str, content: &str) -> Reply {
+pub fn write_call(path: &str, content: &str) -> Reply {
     let args = serde_json::json!({ "path": path, "content": content }).to_string();
     Reply::tool_calls(&[("call_w", "write_file", &args)], 1)
 }
@@ -86,6 +99,8 @@ fn approving_a_write_shows_its_diff_and_writes_the_file() {
         screen.contains("+ new line") || screen.contains("+new line"),
         "{screen}"
     );
+    // Answer keys count once the question has been on screen a moment.
+    std::thread::sleep(ANSWER_PAUSE);
     pty.send("y");
     pty.wait_for("Updated notes.txt.", WAIT);
     assert_eq!(
@@ -105,6 +120,7 @@ fn denying_a_write_tells_the_model_the_note() {
     pty.type_text("write the file");
     pty.send("\r");
     pty.wait_for("Yes, once", WAIT);
+    std::thread::sleep(ANSWER_PAUSE);
     pty.send("n");
     pty.wait_for("note to the model", WAIT);
     pty.type_text("use another name");
@@ -249,7 +265,9 @@ fn slash_commands_answer_in_the_session() {
     pty.type_text("/status");
     pty.send("\r");
     pty.wait_for("posture   ask", WAIT);
-    // Shift+Tab to auto, Ctrl+Y to yolo: always shown in the status line.
+    // Shift+Tab to acceptEdits, again to auto, Ctrl+Y to yolo: always shown in the status line.
+    pty.send("\x1b[Z");
+    pty.wait_for(" accept-edits ", WAIT);
     pty.send("\x1b[Z");
     pty.wait_for(" auto ", WAIT);
     pty.send("\x19");

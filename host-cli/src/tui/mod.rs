@@ -94,6 +94,10 @@ pub struct SessionArgs {
 
 /// Rows of the live area when nothing runs: composer and status line.
 const IDLE_HEIGHT: u16 = 2;
+/// Frames at most this often while only the agent speaks: a streamed answer's lines are
+/// committed in batches instead of one clear-and-repaint of the live area each. A key is
+/// drawn at once.
+const FRAME: Duration = Duration::from_millis(16);
 
 pub fn run(args: SessionArgs) -> Outcome {
     if !crate::term::terminal_attached() {
@@ -318,6 +322,7 @@ fn event_loop(
     app: &mut App,
     inbox: &std::sync::mpsc::Receiver<Msg>,
 ) -> std::io::Result<()> {
+    let mut last_frame = std::time::Instant::now();
     loop {
         mcp::poll(app);
         let size = screen.size()?;
@@ -333,7 +338,8 @@ fn event_loop(
             screen.set_height(draw::height(app, size.width))?;
             screen.terminal().draw(|frame| draw::draw(frame, app))?;
             screen.end_frame()?;
-            app.drawn(std::time::Instant::now());
+            last_frame = std::time::Instant::now();
+            app.drawn(last_frame);
         }
         if app.quit {
             return Ok(());
@@ -349,12 +355,32 @@ fn event_loop(
                 if matches!(msg, Msg::Input(crossterm::event::Event::Resize(..), _)) {
                     screen.forget_cursor();
                 }
+                let mut typed = matches!(msg, Msg::Input(..));
                 app.handle(msg);
                 // Take what else has arrived (a burst of deltas) before the next frame, but
                 // not unboundedly, so a keystroke is never stuck behind a flood.
                 for _ in 0..256 {
                     match inbox.try_recv() {
-                        Ok(msg) => app.handle(msg),
+                        Ok(msg) => {
+                            typed |= matches!(msg, Msg::Input(..));
+                            app.handle(msg);
+                        }
+                        Err(_) => break,
+                    }
+                }
+                // Only the agent spoke: gather more until a frame is due.
+                while !typed && !app.quit {
+                    let Some(left) = (last_frame + FRAME)
+                        .checked_duration_since(std::time::Instant::now())
+                        .filter(|d| !d.is_zero())
+                    else {
+                        break;
+                    };
+                    match inbox.recv_timeout(left) {
+                        Ok(msg) => {
+                            typed = matches!(msg, Msg::Input(..));
+                            app.handle(msg);
+                        }
                         Err(_) => break,
                     }
                 }

@@ -104,7 +104,7 @@ fn is_marker(content: &str) -> bool {
     let Some(mark) = content.strip_suffix(' ') else {
         return false;
     };
-    matches!(mark, "•" | "◦" | "▪" | "[x]" | "[ ]")
+    matches!(mark, "•" | "◦" | "▪" | "›" | "[x]" | "[ ]")
         || mark
             .strip_suffix(['.', ')'])
             .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))

@@ -175,6 +175,35 @@ impl Pty {
         }
     }
 
+    /// Resize the terminal (the program gets SIGWINCH); the emulator keeps its scrollback.
+    pub fn resize(&self, cols: u16, rows: u16) {
+        self.parser.lock().unwrap().set_size(
+            std::num::NonZero::new(rows).expect("rows > 0"),
+            std::num::NonZero::new(cols).expect("cols > 0"),
+        );
+        self._master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize the pty");
+    }
+
+    /// The foreground colour of the visible cell at (`row`, `col`).
+    pub fn cell_fg(&self, row: u16, col: u16) -> vt100::Color {
+        let p = self.parser.lock().unwrap();
+        p.screen()
+            .cell(row, col)
+            .map_or(vt100::Color::Default, |c| c.fgcolor())
+    }
+
+    /// How many bytes the program has written so far.
+    pub fn bytes_written(&self) -> usize {
+        self.raw.lock().unwrap().len()
+    }
+
     /// The program's process id.
     pub fn pid(&self) -> u32 {
         self.child.process_id().expect("a pid")
