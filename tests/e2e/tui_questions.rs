@@ -26,7 +26,11 @@ fn bash_call(id: &str, command: &str) -> Step {
 fn type_until(pty: &Pty, key: &str, needle: &str, after: &str) {
     let deadline = Instant::now() + WAIT;
     while !pty.screen().contains(needle) {
-        assert!(Instant::now() < deadline, "`{needle}` never appeared:\n{}", pty.screen());
+        assert!(
+            Instant::now() < deadline,
+            "`{needle}` never appeared:\n{}",
+            pty.screen()
+        );
         pty.send(key);
         std::thread::sleep(Duration::from_millis(8));
     }
@@ -69,18 +73,27 @@ fn keys_typed_ahead_never_answer_a_question() {
         type_until(&pty, "y", "Allow bash?", "ap");
         std::thread::sleep(PAUSE);
         let screen = pty.screen();
-        assert!(screen.contains("Allow bash?"), "the question was answered:\n{screen}");
+        assert!(
+            screen.contains("Allow bash?"),
+            "the question was answered:\n{screen}"
+        );
         assert!(
             screen.contains("kept in the composer"),
             "the question says what happens to typed-ahead keys:\n{screen}"
         );
-        assert!(victim.join("keep.txt").exists(), "the command ran at {cols}x{rows}");
+        assert!(
+            victim.join("keep.txt").exists(),
+            "the command ran at {cols}x{rows}"
+        );
         assert_eq!(s.user_config(), config, "an allow rule was written");
         assert_eq!(s.mock.requests().len(), 1);
         // What was typed is still in the composer, every key of it.
         let composer = composer_row(&pty);
         assert!(screen.contains("qwertyy"), "{composer:?}\n{screen}");
-        assert!(composer.trim_end().ends_with("yap"), "{composer:?}\n{screen}");
+        assert!(
+            composer.trim_end().ends_with("yap"),
+            "{composer:?}\n{screen}"
+        );
 
         // A deliberate answer after the pause: deny.
         pty.send("n");
@@ -132,8 +145,10 @@ fn shift_tab_accepts_edits_while_commands_still_ask() {
         let s = Session::new();
         let write = serde_json::json!({ "path": "notes.txt", "content": "new\n" }).to_string();
         let bash = serde_json::json!({ "command": "echo ran > ran.txt" }).to_string();
-        s.mock.enqueue(Reply::tool_calls(&[("call_w", "write_file", &write)], 1));
-        s.mock.enqueue(Reply::tool_calls(&[("call_b", "bash", &bash)], 1));
+        s.mock
+            .enqueue(Reply::tool_calls(&[("call_w", "write_file", &write)], 1));
+        s.mock
+            .enqueue(Reply::tool_calls(&[("call_b", "bash", &bash)], 1));
         s.mock.enqueue(Reply::text(&["Both done."]));
         let pty = s.open_at(&[], cols, rows);
         pty.send("\x1b[Z");
@@ -188,19 +203,33 @@ fn a_question_taller_than_the_screen_keeps_its_header_and_leaves_nothing_stale()
         pty.wait_for("Yes, once", WAIT);
         std::thread::sleep(PAUSE);
         let screen = pty.screen();
-        assert!(screen.contains("Allow write_file?"), "header scrolled off:\n{screen}");
+        assert!(
+            screen.contains("Allow write_file?"),
+            "header scrolled off:\n{screen}"
+        );
         // The diff is shown; the same content is not dumped again as JSON.
         assert!(!screen.contains("\"content\""), "{screen}");
         pty.send("y");
         pty.wait_for("Wrote the big file.", WAIT);
         std::thread::sleep(PAUSE);
         let text = pty.transcript();
-        for stale in ["Yes, once", "Esc to cancel", "kept in the composer", "Ask anything"] {
+        for stale in [
+            "Yes, once",
+            "Esc to cancel",
+            "kept in the composer",
+            "Ask anything",
+        ] {
             let copies = text.matches(stale).count();
             let allowed = usize::from(stale == "Ask anything");
-            assert!(copies <= allowed, "{copies} copies of `{stale}` at {cols}x{rows}:\n{text}");
+            assert!(
+                copies <= allowed,
+                "{copies} copies of `{stale}` at {cols}x{rows}:\n{text}"
+            );
         }
-        let status = text.lines().filter(|l| l.contains(" ask ") && l.contains("mock-model")).count();
+        let status = text
+            .lines()
+            .filter(|l| l.contains(" ask ") && l.contains("mock-model"))
+            .count();
         assert_eq!(status, 1, "stale status lines:\n{text}");
         // Resizing while a question is open leaves no fragments of it either.
         s.mock.enqueue(write_call("small.txt", "x\n"));

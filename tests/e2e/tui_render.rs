@@ -23,7 +23,11 @@ fn chinese_answer() -> String {
 fn excerpt(text: &str, from: &str, to: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.iter().position(|l| l.contains(from)).expect("start");
-    let end = start + lines[start..].iter().position(|l| l.contains(to)).expect("end");
+    let end = start
+        + lines[start..]
+            .iter()
+            .position(|l| l.contains(to))
+            .expect("end");
     lines[start..=end]
         .iter()
         .map(|l| l.trim_end())
@@ -53,10 +57,19 @@ fn chinese_survives_the_scrollback() {
         pty.wait_for("完成。", WAIT);
         let text = pty.transcript();
         let answer = excerpt(&text, "总结", "完成。");
-        assert!(joined(&answer).contains(SENTENCE), "at {cols}x{rows}:\n{answer}");
-        assert!(!answer.contains("这 是"), "a space after a wide glyph:\n{answer}");
+        assert!(
+            joined(&answer).contains(SENTENCE),
+            "at {cols}x{rows}:\n{answer}"
+        );
+        assert!(
+            !answer.contains("这 是"),
+            "a space after a wide glyph:\n{answer}"
+        );
         let echo = excerpt(&text, "› 请用中文", "换行显示");
-        assert!(joined(&echo).contains(prompt), "the echo at {cols}x{rows}:\n{echo}");
+        assert!(
+            joined(&echo).contains(prompt),
+            "the echo at {cols}x{rows}:\n{echo}"
+        );
         insta::assert_snapshot!(format!("chinese_answer_{cols}x{rows}"), answer);
         leave(pty);
 
@@ -64,7 +77,10 @@ fn chinese_survives_the_scrollback() {
         let again = s.open_at(&["-c"], cols, rows);
         let text = again.wait_for("完成。", WAIT);
         let resumed = excerpt(&text, "总结", "完成。");
-        assert!(joined(&resumed).contains(SENTENCE), "resumed at {cols}x{rows}:\n{resumed}");
+        assert!(
+            joined(&resumed).contains(SENTENCE),
+            "resumed at {cols}x{rows}:\n{resumed}"
+        );
         leave(again);
     }
 }
@@ -93,7 +109,10 @@ fn wrapped_items_and_quotes_hang_and_joiners_stay() {
         assert!(row_after("◦ nested").starts_with("    "), "{shown}");
         assert!(row_after("1. ordered").starts_with("   "), "{shown}");
         assert!(row_after("│ quoted").starts_with("│ "), "{shown}");
-        assert!(!shown.contains("\\u{200d}") && !shown.contains("\\u{200c}"), "{shown}");
+        assert!(
+            !shown.contains("\\u{200d}") && !shown.contains("\\u{200c}"),
+            "{shown}"
+        );
         // The joiners reach the terminal as joiners (how it draws the family is its own).
         assert!(shown.contains("👨\u{200d}"), "{shown:?}");
         assert!(shown.contains("می\u{200c}خواهم"), "{shown:?}");
@@ -122,7 +141,10 @@ fn command_cards_say_how_the_command_ended() {
         pty.type_text("run them");
         pty.send("\r");
         let text = pty.wait_for("Checked.", WAIT);
-        let ok = text.lines().position(|l| l.contains("echo fine")).expect("card");
+        let ok = text
+            .lines()
+            .position(|l| l.contains("echo fine"))
+            .expect("card");
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[ok].starts_with("✓ bash"), "{text}");
         assert_eq!(lines[ok + 1].trim_end(), "  └ fine", "{text}");
@@ -131,7 +153,10 @@ fn command_cards_say_how_the_command_ended() {
             .position(|l| l.contains("echo failing; exit 3"))
             .expect("card");
         assert!(lines[failed].starts_with("✗ bash"), "{text}");
-        assert!(lines[failed + 1].contains("failing (exit code 3)"), "{text}");
+        assert!(
+            lines[failed + 1].contains("failing (exit code 3)"),
+            "{text}"
+        );
 
         pty.type_text("now wait");
         pty.send("\r");
@@ -150,6 +175,8 @@ fn command_cards_say_how_the_command_ended() {
 }
 
 #[test]
+// Prints the figure docs/PERFORMANCE.md quotes (run with --nocapture).
+#[allow(clippy::disallowed_macros)]
 fn a_streamed_answer_costs_few_bytes_per_kilobyte() {
     // About 6.7 KB of Markdown in 8-byte deltas, each line committed as it completes.
     let paragraph = "The streaming answer goes on line after line, as a model writes it.";
@@ -161,8 +188,11 @@ fn a_streamed_answer_costs_few_bytes_per_kilobyte() {
         .collect();
     let refs: Vec<&str> = chunks.iter().map(String::as_str).collect();
     let s = Session::new();
-    s.mock
-        .enqueue(Reply::text(&refs).with_chunk_delay_ms(1).then(Step::Text("\nAll streamed.".into())));
+    s.mock.enqueue(
+        Reply::text(&refs)
+            .with_chunk_delay_ms(1)
+            .then(Step::Text("\nAll streamed.".into())),
+    );
     let pty = s.open_at(&[], 120, 40);
     pty.type_text("stream");
     let before = pty.bytes_written();

@@ -154,7 +154,9 @@ impl App {
 
     pub fn handle(&mut self, msg: Msg) {
         match msg {
-            Msg::Input(Event::Key(key), at) if key.kind != KeyEventKind::Release => self.key(key, at),
+            Msg::Input(Event::Key(key), at) if key.kind != KeyEventKind::Release => {
+                self.key(key, at)
+            }
             Msg::Input(Event::Paste(text), _) => {
                 if let Some(Overlay::Picker(picker)) = &mut self.overlay {
                     picker.paste(&text);
@@ -206,7 +208,8 @@ impl App {
         }
         // A key typed ahead of the question (before it was drawn, or while the user is still
         // typing) is not an answer: it goes where it was going, and the question waits.
-        if !self.approvals.is_empty() && (self.prompt.note.is_some() || self.prompt.guard.admits(at))
+        if !self.approvals.is_empty()
+            && (self.prompt.note.is_some() || self.prompt.guard.admits(at))
         {
             return self.approval_key(key);
         }

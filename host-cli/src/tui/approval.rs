@@ -205,7 +205,6 @@ impl Prompt {
         }
         lines
     }
-
 }
 
 /// The call's arguments, wrapped to `width` and cut to [`ARGUMENT_ROWS`] rows.

@@ -409,7 +409,10 @@ fn spawn_input(to_ui: std::sync::mpsc::Sender<Msg>) {
                 }
                 match crossterm::event::read() {
                     Ok(event) => {
-                        if to_ui.send(Msg::Input(event, std::time::Instant::now())).is_err() {
+                        if to_ui
+                            .send(Msg::Input(event, std::time::Instant::now()))
+                            .is_err()
+                        {
                             break;
                         }
                     }

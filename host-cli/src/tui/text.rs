@@ -64,7 +64,10 @@ mod tests {
         assert_eq!(safe_line("a\nb"), "a\\nb");
         assert_eq!(safe_prose("a\nb\x1b"), "a\\nb\\x1b");
         // A family emoji and a Persian word keep their joiners; a bidi override does not pass.
-        assert_eq!(safe_prose("👨\u{200d}👩 می\u{200c}خواهم"), "👨\u{200d}👩 می\u{200c}خواهم");
+        assert_eq!(
+            safe_prose("👨\u{200d}👩 می\u{200c}خواهم"),
+            "👨\u{200d}👩 می\u{200c}خواهم"
+        );
         assert_eq!(safe_prose("\u{202e}x"), "\\u{202e}x");
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("hi", 6), "hi");

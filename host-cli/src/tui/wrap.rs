@@ -155,13 +155,20 @@ mod tests {
             texts(&wrap_lines(vec![item], 16)),
             ["  12. alpha ", "      beta ", "      gamma ", "      delta"]
         );
-        let quote = Line::from(vec![Span::raw("│ │ "), Span::raw("• "), Span::raw("one two three")]);
+        let quote = Line::from(vec![
+            Span::raw("│ │ "),
+            Span::raw("• "),
+            Span::raw("one two three"),
+        ]);
         assert_eq!(
             texts(&wrap_lines(vec![quote], 12)),
             ["│ │ • one ", "│ │   two ", "│ │   three"]
         );
         // Plain text does not hang; a gutter wider than half the width does not either.
-        assert_eq!(texts(&wrap_lines(vec![Line::from("ab cd")], 3)), ["ab ", "cd"]);
+        assert_eq!(
+            texts(&wrap_lines(vec![Line::from("ab cd")], 3)),
+            ["ab ", "cd"]
+        );
         let deep = Line::from(vec![Span::raw("        "), Span::raw("x y z")]);
         assert_eq!(texts(&wrap_lines(vec![deep], 10)), ["        x ", "y z"]);
     }

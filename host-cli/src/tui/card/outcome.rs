@@ -34,7 +34,11 @@ pub fn split(output: &str) -> (&str, Option<Ended>) {
 
 /// The output a command printed, without a tool's "nothing printed" placeholder.
 pub fn printed(body: &str) -> &str {
-    if body.trim() == "(no output)" { "" } else { body }
+    if body.trim() == "(no output)" {
+        ""
+    } else {
+        body
+    }
 }
 
 #[cfg(test)]
@@ -43,8 +47,14 @@ mod tests {
 
     #[test]
     fn the_status_line_is_read_and_left_out() {
-        assert_eq!(split("a\nb\n[exit code: 0]"), ("a\nb\n", Some(Ended::Exit(0))));
-        assert_eq!(split("(no output)\n[exit code: 3]"), ("(no output)\n", Some(Ended::Exit(3))));
+        assert_eq!(
+            split("a\nb\n[exit code: 0]"),
+            ("a\nb\n", Some(Ended::Exit(0)))
+        );
+        assert_eq!(
+            split("(no output)\n[exit code: 3]"),
+            ("(no output)\n", Some(Ended::Exit(3)))
+        );
         assert_eq!(
             split("x\n[killed: killed by request]\n"),
             ("x\n", Some(Ended::Killed("killed by request".into())))
