@@ -249,3 +249,56 @@ fn a_question_taller_than_the_screen_keeps_its_header_and_leaves_nothing_stale()
         assert_eq!(text.matches("Allow write_file?").count(), 0, "{text}");
     }
 }
+
+/// The row of the visible screen the status line is on.
+fn status_row(pty: &Pty) -> Option<usize> {
+    let screen = pty.screen();
+    screen
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("mock-model") && l.contains("ctx"))
+        .map(|(i, _)| i)
+        .last()
+}
+
+#[test]
+fn the_composer_stays_at_the_bottom_after_a_question_or_picker_closes() {
+    for (cols, rows) in SIZES {
+        let s = Session::new();
+        // An answer that fills the screen, so the live area sits on the bottom row.
+        let long: String = (1..=rows).map(|i| format!("filler line {i}\n")).collect();
+        s.mock.enqueue(Reply::text(&[&long]));
+        s.mock.enqueue(write_call("notes.txt", "hello\n"));
+        s.mock.enqueue(Reply::text(&["Done writing."]));
+        let pty = s.open_at(&[], cols, rows);
+        pty.type_text("fill the screen");
+        pty.send("\r");
+        pty.wait_for(&format!("filler line {rows}"), WAIT);
+        pty.type_text("now write");
+        pty.send("\r");
+        pty.wait_for("Yes, once", WAIT);
+        std::thread::sleep(PAUSE);
+        pty.send("y");
+        pty.wait_for("Done writing.", WAIT);
+        std::thread::sleep(PAUSE);
+        let bottom = usize::from(rows) - 1;
+        assert_eq!(
+            status_row(&pty),
+            Some(bottom),
+            "after the question:\n{}",
+            pty.screen()
+        );
+        // The tool-call picker is taller than the idle live area; closing it keeps the
+        // composer where it was.
+        pty.send("\x14");
+        pty.wait_for("Tool calls of this session", WAIT);
+        pty.send("\x1b");
+        std::thread::sleep(PAUSE);
+        assert_eq!(
+            status_row(&pty),
+            Some(bottom),
+            "after the picker:\n{}",
+            pty.screen()
+        );
+    }
+}

@@ -116,10 +116,14 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) {
     // When space is short the newest upper lines win.
     let skip = upper.len().saturating_sub(usize::from(upper_h));
     let upper: Vec<Line<'static>> = upper.into_iter().skip(skip).collect();
+    // Bottom-aligned: rows the live area keeps until the next commit stay above it, so the
+    // open answer and the question sit right over the composer.
+    let shown = u16::try_from(upper.len()).unwrap_or(u16::MAX).min(upper_h);
     frame.render_widget(
         Paragraph::new(upper),
         Rect {
-            height: upper_h,
+            y: popup_y.saturating_sub(shown),
+            height: shown,
             ..area
         },
     );

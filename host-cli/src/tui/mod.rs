@@ -332,10 +332,10 @@ fn event_loop(
         if drawable {
             app.set_width(size.width);
             screen.begin_frame()?;
-            if !app.commits.is_empty() {
-                screen.commit(std::mem::take(&mut app.commits))?;
-            }
-            screen.set_height(draw::height(app, size.width))?;
+            let commits =
+                wrap::wrap_lines(std::mem::take(&mut app.commits), usize::from(size.width));
+            screen.fit(draw::height(app, size.width), commits.len())?;
+            screen.commit(commits)?;
             screen.terminal().draw(|frame| draw::draw(frame, app))?;
             screen.end_frame()?;
             last_frame = std::time::Instant::now();

@@ -181,6 +181,24 @@ impl Screen {
         Ok(())
     }
 
+    /// Make the live area `height` rows for a frame that commits `committed` rows. A live area
+    /// that reaches the bottom of the terminal shrinks only by the rows committed above it:
+    /// shrinking keeps the top row, so shrinking further would make the composer float up with
+    /// blank rows below it (after a question, a picker or a menu closes). The rows it keeps
+    /// meanwhile stay blank above the live content, and commits fill them.
+    pub fn fit(&mut self, height: u16, committed: usize) -> std::io::Result<()> {
+        let rows = self.terminal.size()?.height;
+        let height = height.clamp(1, rows.saturating_sub(1).max(1));
+        let area = self.terminal.get_frame().area();
+        let height = if height < self.height && area.bottom() >= rows {
+            let committed = u16::try_from(committed).unwrap_or(u16::MAX);
+            height.max(self.height.saturating_sub(committed))
+        } else {
+            height
+        };
+        self.set_height(height)
+    }
+
     /// Write finished transcript lines above the live area, into the scrollback. Lines are
     /// wrapped to the terminal width here.
     pub fn commit(&mut self, lines: Vec<Line<'static>>) -> std::io::Result<()> {
