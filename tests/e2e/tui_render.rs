@@ -213,3 +213,20 @@ fn a_streamed_answer_costs_few_bytes_per_kilobyte() {
     }
     leave(pty);
 }
+
+#[test]
+fn bang_output_is_shown_whole() {
+    for (cols, rows) in SIZES {
+        let s = Session::new();
+        let config = s.user_config() + "\n[sandbox]\nbash = \"off\"\n";
+        std::fs::write(s.env.home().join("config.toml"), config).unwrap();
+        let pty = s.open_at(&[], cols, rows);
+        pty.type_text("!printf 'out-%s\\n' one two three; exit 2");
+        pty.send("\r");
+        let text = pty.wait_for("out-three", WAIT);
+        assert!(text.contains("out-two"), "{text}");
+        let header = text.lines().find(|l| l.contains("!bash")).expect(&text);
+        assert!(header.starts_with("✗"), "exit 2 is a failure: {text}");
+        leave(pty);
+    }
+}

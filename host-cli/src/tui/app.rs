@@ -187,7 +187,7 @@ impl App {
                 self.approvals.push_back(pending);
             }
             Msg::Stderr(line) => self.notice(&line),
-            Msg::Shell(finished) => self.finished_card(finished.card),
+            Msg::Shell(finished) => self.shell_card(finished.card),
             Msg::Mcp(event) => super::mcp::handle(self, event),
             Msg::InputClosed => self.quit = true,
         }
@@ -696,6 +696,19 @@ impl App {
         let reasoning = std::mem::take(&mut self.reasoning);
         let lines = transcript::reasoning_lines(&reasoning, self.verbose, self.theme);
         self.commit(lines);
+    }
+
+    /// A `!cmd` the user typed to see its output: shown in full (up to the rows Ctrl+E shows),
+    /// not folded to its first line.
+    fn shell_card(&mut self, mut card: ToolCard) {
+        let output = card.output.clone().unwrap_or_default();
+        card.status = finished_status(card.status == CardStatus::Failed, &output, false);
+        let lines = card.render_expanded(self.theme, self.width, EXPANDED_LINES);
+        self.commit(lines);
+        if self.finished.len() == super::calls::KEPT {
+            self.finished.pop_front();
+        }
+        self.finished.push_back(card);
     }
 
     fn finished_card(&mut self, card: ToolCard) {
