@@ -46,7 +46,7 @@ pub fn dispatch(app: &mut App, line: &str) {
             let lines = app.actions.slash.help_lines(&theme);
             app.commit(lines);
             app.commit([Line::from(Span::styled(
-                "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Shift+Tab ask↔auto · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+C twice / Ctrl+D quit",
+                "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Esc Esc rewind · Shift+Tab ask→acceptEdits→auto · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+E last tool call · Ctrl+T tool calls · Ctrl+C twice / Ctrl+D quit",
                 theme.dim(),
             ))]);
         }
