@@ -302,3 +302,42 @@ fn the_composer_stays_at_the_bottom_after_a_question_or_picker_closes() {
         );
     }
 }
+
+#[test]
+fn permissions_lists_the_grants_of_this_session() {
+    for (cols, rows) in SIZES {
+        let s = Session::new();
+        s.mock.enqueue(write_call("a.txt", "a\n"));
+        s.mock.enqueue(write_call("b.txt", "b\n"));
+        s.mock.enqueue(Reply::text(&["Both written."]));
+        let pty = s.open_at(&[], cols, rows);
+        pty.type_text("write two files");
+        pty.send("\r");
+        pty.wait_for("Yes, once", WAIT);
+        std::thread::sleep(PAUSE);
+        pty.send("a");
+        pty.wait_for("allowed for this session", WAIT);
+        pty.wait_for("Yes, once", WAIT);
+        std::thread::sleep(PAUSE);
+        pty.send("p");
+        pty.wait_for("press p again", WAIT);
+        std::thread::sleep(PAUSE);
+        pty.send("p");
+        pty.wait_for("Both written.", WAIT);
+        pty.type_text("/permissions");
+        pty.send("\r");
+        // One commit holds the whole listing: once its heading is there, all of it is.
+        let text = pty.wait_for("posture: ask", WAIT);
+        let text = &text[text.rfind("posture: ask").unwrap_or(0)..];
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with("session ") && l.contains("a.txt")),
+            "{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with("allow") && l.contains("b.txt")),
+            "{text}"
+        );
+    }
+}

@@ -153,6 +153,12 @@ pub fn dispatch(app: &mut App, line: &str) {
                     .iter()
                     .map(|l| Line::from(format!("  {}", safe_line(l)))),
             );
+            // Grants answered in this session, after the rules of the config files.
+            lines.extend(
+                app.session_grants
+                    .iter()
+                    .map(|rule| Line::from(format!("  session {}", safe_line(rule)))),
+            );
             app.commit(lines);
         }
         "plugins" => {

@@ -85,6 +85,8 @@ pub struct App {
     /// The session holds a message (sent or resumed): there is something to continue.
     pub has_messages: bool,
     pub mcp: super::mcp::McpSession,
+    /// Rules answered "for this session" (`a`), in order: `/permissions` lists them.
+    pub session_grants: Vec<String>,
 }
 
 impl App {
@@ -129,6 +131,7 @@ impl App {
             animating: false,
             has_messages: false,
             mcp: super::mcp::McpSession::default(),
+            session_grants: Vec::new(),
         }
     }
 
@@ -391,14 +394,26 @@ impl App {
         let approval = Prompt::approval(choice, &pending, note);
         let summary = match &approval {
             Approval::Once => "allowed once".to_string(),
-            Approval::Session(rule) => format!("allowed for this session: {rule}"),
+            Approval::Session(rule) => {
+                self.session_grants.push(rule.clone());
+                format!("allowed for this session: {rule}")
+            }
             Approval::Persist(rule) => {
                 match super::persist::allow_rule(&self.persist_target.file, rule) {
-                    Ok(()) => format!(
-                        "always allowed: {rule} (written to {})",
-                        self.persist_target.file.display()
-                    ),
-                    Err(e) => format!("allowed for this session only: {e}"),
+                    Ok(()) => {
+                        self.actions
+                            .policy_text
+                            .retain(|l| !l.starts_with("no rules"));
+                        self.actions.policy_text.push(format!("allow {rule}"));
+                        format!(
+                            "always allowed: {rule} (written to {})",
+                            self.persist_target.file.display()
+                        )
+                    }
+                    Err(e) => {
+                        self.session_grants.push(rule.clone());
+                        format!("allowed for this session only: {e}")
+                    }
                 }
             }
             Approval::Deny(Some(note)) => format!("denied; the model is told: {note}"),

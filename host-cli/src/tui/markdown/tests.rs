@@ -295,3 +295,20 @@ fn shared_snapshot(check: impl FnOnce()) {
     settings.set_snapshot_path("../snapshots");
     settings.bind(check);
 }
+
+#[test]
+fn a_cut_off_last_line_is_rendered_like_any_other() {
+    // A cancelled turn ends the stream mid-line: the partial line is Markdown too.
+    let mut stream = MarkdownStream::new(plain(), 80);
+    stream.push("Intro\n- an item with **bold** and `code`");
+    let out = texts(&stream.finish());
+    assert_eq!(
+        out.last().map(String::as_str),
+        Some("• an item with bold and code"),
+        "{out:?}"
+    );
+    let mut stream = MarkdownStream::new(plain(), 80);
+    stream.push("## Head\n| a | b |");
+    let out = texts(&stream.finish());
+    assert!(!out.iter().any(|l| l.contains("**")), "{out:?}");
+}
