@@ -167,7 +167,9 @@ fn quit_then_continue_shows_the_transcript() {
     pty.wait_for("Ctrl+C again", WAIT);
     pty.send("\x03");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
-    pty.wait_for("continue it with `reasonix -c`", WAIT);
+    let text = pty.wait_for("continue it with `reasonix -c`", WAIT);
+    // The hint was live only: nothing of it is left in the scrollback.
+    assert!(!text.contains("Ctrl+C again"), "{text}");
     drop(pty);
 
     // A session opened and left without a word is not what `-c` continues.

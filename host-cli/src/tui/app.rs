@@ -286,10 +286,15 @@ impl App {
         match self.quit_armed {
             Some(at) if at.elapsed() < QUIT_WINDOW => self.quit = true,
             _ => {
+                // Shown in the live area while it holds, never left in the scrollback.
                 self.quit_armed = Some(Instant::now());
-                self.notice("press Ctrl+C again to exit (or Ctrl+D)");
             }
         }
+    }
+
+    /// A first Ctrl+C is waiting for the second.
+    pub fn quit_pending(&self) -> bool {
+        self.quit_armed.is_some_and(|at| at.elapsed() < QUIT_WINDOW)
     }
 
     pub fn cancel_turn(&mut self) {

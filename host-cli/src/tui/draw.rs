@@ -77,6 +77,12 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             theme.accent(),
         )));
     }
+    if app.quit_pending() {
+        lines.push(Line::from(Span::styled(
+            "press Ctrl+C again to exit (or Ctrl+D)",
+            theme.dim(),
+        )));
+    }
     for queued in &app.queued {
         lines.push(Line::from(Span::styled(
             format!(
