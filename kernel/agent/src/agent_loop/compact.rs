@@ -29,6 +29,9 @@ fn worth_planning(quiet: Option<u64>, before: u64, window: u64, ratios: Ratios) 
 
 /// Tail budget for `/compact` when the model's window is unknown.
 const MANUAL_TAIL_TOKENS: u64 = 8_000;
+/// Where a compaction that reached the compact ratio aims: half the window, so the next one
+/// is a long way off (docs/COMPACTION.md).
+const TARGET_RATIO: f64 = 0.5;
 
 /// What the agent tracks between requests to decide on a compaction.
 #[derive(Debug, Clone, Default)]
@@ -178,6 +181,11 @@ impl Agent {
         let budget_window = if window > 0 { window } else { u64::MAX };
         let compact_at = Ratios::at(ratios.compact, budget_window);
         let force_at = Ratios::at(ratios.force, budget_window);
+        // Once the compact ratio is reached, the tiers run until the history is under the
+        // target: stopping just below the trigger would compact again next turn, and each
+        // compaction changes the prefix (a cache miss).
+        let target = Ratios::at(TARGET_RATIO, budget_window).min(compact_at);
+        let due = before >= compact_at;
         let mut tail = if window > 0 {
             tiers::tail_start(&self.history, tiers::tail_budget(window))
         } else {
@@ -210,7 +218,7 @@ impl Agent {
             }
         }
         // Tier 2: prune them to placeholders (errors are kept).
-        if manual || tokens >= compact_at {
+        if manual || (due && tokens >= target) {
             let before_prune = changed.len();
             let saved = rewrite_saving(&mut work, tail, tiers::prune_text, &mut changed);
             if changed.len() > before_prune {
@@ -221,7 +229,7 @@ impl Agent {
         let mut replaced = changed.iter().max().map_or(0, |i| i + 1);
         let mut head = work[..replaced].to_vec();
         // Tier 3: the summary, only if still above the compact ratio.
-        if (manual || tokens >= compact_at) && summary_allowed {
+        if (manual || (due && tokens >= target)) && summary_allowed {
             let plan = tiers::plan_fold(&work, tail, pin_budget(window));
             let folded_tokens: u64 = plan
                 .folded
