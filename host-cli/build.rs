@@ -36,6 +36,7 @@ fn run() -> Result<(), String> {
     let packages = builtin_packages(&root.join("plugins"))?;
     let target_dir = wasm_target_dir(&out_dir);
     if !packages.is_empty() {
+        ensure_wasm_target()?;
         build_components(&root, &target_dir, &packages)?;
     }
 
@@ -104,6 +105,39 @@ fn wasm_target_dir(out_dir: &Path) -> PathBuf {
         dir.pop();
     }
     dir.join("wasm-plugins")
+}
+
+/// The pinned toolchain may have been installed before the project asked for `wasm32-wasip2`
+/// (rustup installs a toolchain file's `targets` only when it installs the toolchain itself):
+/// add the target, which is idempotent, or stop with the command that does.
+fn ensure_wasm_target() -> Result<(), String> {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| format!("cannot run {rustc}: {e}"))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    let installed = || sysroot.join("lib/rustlib").join(WASM_TARGET).join("lib").is_dir();
+    if installed() {
+        return Ok(());
+    }
+    let command = format!("rustup target add {WASM_TARGET}");
+    println!("cargo:warning=the {WASM_TARGET} target is missing; running `{command}`");
+    // `RUSTUP_TOOLCHAIN` (set by the rustup proxy that started cargo) makes rustup add the
+    // target to the toolchain this build uses.
+    let added = Command::new("rustup")
+        .args(["target", "add", WASM_TARGET])
+        .output();
+    match added {
+        Ok(out) if out.status.success() && installed() => Ok(()),
+        Ok(out) => Err(format!(
+            "the built-in plugins need the {WASM_TARGET} target, and `{command}` failed:\n{}\nrun `{command}` and build again",
+            String::from_utf8_lossy(&out.stderr)
+        )),
+        Err(e) => Err(format!(
+            "the built-in plugins need the {WASM_TARGET} target, which this toolchain lacks, and rustup could not be run ({e}); install the target (`{command}`) and build again"
+        )),
+    }
 }
 
 /// Initial linear memory of a built-in component, in bytes (a multiple of the 64 KiB wasm page).
