@@ -60,12 +60,7 @@ fn a_finished_answer_without_its_terminal_event_is_finished() {
             .mock
             .enqueue(Reply::text(&["po", "ng"]).with_fault(Fault::OmitTerminal));
         let out = setup.run("ping");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{kind}: {}",
-            text(&out.stderr)
-        );
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", text(&out.stderr));
         assert_eq!(text(&out.stdout).trim_end(), "pong", "{kind}");
         assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
     }
@@ -76,11 +71,13 @@ fn a_finished_answer_without_its_terminal_event_is_finished() {
 #[test]
 fn a_503_retry_after_beyond_the_longest_wait_fails_at_once_saying_so() {
     let setup = Setup::new("openai");
-    setup.mock.enqueue(Reply::default().with_fault(Fault::Status {
-        status: 503,
-        retry_after: Some("3600".into()),
-        body: String::new(),
-    }));
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Status {
+            status: 503,
+            retry_after: Some("3600".into()),
+            body: String::new(),
+        }));
     setup.mock.enqueue(Reply::text(&["too early"]));
     let out = setup.run("ping");
     let stderr = text(&out.stderr);

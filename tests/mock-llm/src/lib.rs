@@ -442,10 +442,11 @@ async fn handle(
 
     let ctx = Ctx::from_request(seq as u64, &body);
     let mut items = render::render(wire, &reply, &ctx);
-    if matches!(reply.fault, Some(Fault::OmitTerminal)) && wire != Wire::Responses {
-        if let Some(last) = items.iter().rposition(|i| matches!(i, Out::Event(_))) {
-            items.remove(last);
-        }
+    if matches!(reply.fault, Some(Fault::OmitTerminal))
+        && wire != Wire::Responses
+        && let Some(last) = items.iter().rposition(|i| matches!(i, Out::Event(_)))
+    {
+        items.remove(last);
     }
     let total = items.iter().filter(|i| matches!(i, Out::Event(_))).count();
     let fault = match &reply.fault {
