@@ -38,6 +38,7 @@ mod proxy;
 mod registry;
 mod rewind;
 mod run;
+mod run_faults;
 mod run_scenarios;
 mod sandbox;
 mod search_tools;

@@ -68,6 +68,17 @@ pub enum CompletionError {
     Auth { provider: String, message: String },
     #[error("provider `{provider}`: quota exhausted, not retrying: {message}")]
     QuotaExhausted { provider: String, message: String },
+    #[error(
+        "provider `{provider}` asks to retry after {} s, longer than the longest wait ({} s); not retrying: {message}",
+        wait.as_secs(),
+        cap.as_secs()
+    )]
+    RetryAfterTooLong {
+        provider: String,
+        wait: Duration,
+        cap: Duration,
+        message: String,
+    },
     #[error("provider `{provider}` answered HTTP {status}: {body}")]
     Http {
         provider: String,
@@ -404,6 +415,14 @@ impl ProviderClient {
                 provider,
                 message: self.scrub(&describe(&e)),
             },
+            (FailureKind::RetryAfterTooLong { wait, cap }, e) => {
+                CompletionError::RetryAfterTooLong {
+                    provider,
+                    wait,
+                    cap,
+                    message: self.scrub(&describe(&e)),
+                }
+            }
             (_, PluginError::Http { status, body }) => CompletionError::Http {
                 provider,
                 status,

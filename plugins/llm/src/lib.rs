@@ -285,6 +285,11 @@ fn status_error(provider: &str, response: &mut dyn Response, now: SystemTime) ->
             retry_after_ms: retry_after,
             message: format!("{provider}: HTTP 429: {}", body.trim()),
         }),
+        // A 503 that says when to come back is honoured like a 429's (docs/PROVIDERS.md).
+        503 if retry_after.is_some() => Error::RateLimited(RateLimit {
+            retry_after_ms: retry_after,
+            message: format!("{provider}: HTTP 503: {}", body.trim()),
+        }),
         _ => Error::Http(reasonix_sdk::HttpFailure { status, body }),
     }
 }

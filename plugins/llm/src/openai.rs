@@ -453,6 +453,10 @@ impl Decoder for ChatDecoder {
     fn finish(&mut self) -> Result<Vec<Event>, Failure> {
         if self.done {
             Ok(Vec::new())
+        } else if self.finish.is_some() {
+            // A `finish_reason` and a clean end of body is a finished answer; some servers and
+            // proxies leave out `[DONE]`, and re-sending it would bill the answer again.
+            Ok(self.complete())
         } else {
             Err(Failure::Interrupted)
         }

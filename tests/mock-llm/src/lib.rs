@@ -441,7 +441,13 @@ async fn handle(
     }
 
     let ctx = Ctx::from_request(seq as u64, &body);
-    let items = render::render(wire, &reply, &ctx);
+    let mut items = render::render(wire, &reply, &ctx);
+    if matches!(reply.fault, Some(Fault::OmitTerminal))
+        && wire != Wire::Responses
+        && let Some(last) = items.iter().rposition(|i| matches!(i, Out::Event(_)))
+    {
+        items.remove(last);
+    }
     let total = items.iter().filter(|i| matches!(i, Out::Event(_))).count();
     let fault = match &reply.fault {
         Some(Fault::CutAfter { events }) => Some((*events, Act::Cut)),
@@ -458,7 +464,7 @@ async fn handle(
             let event = render::stream_error(wire, *status, message, (*events).min(total), &ctx);
             Some((*events, Act::Inject(event, Then::Stop)))
         }
-        Some(Fault::Status { .. }) | None => None,
+        Some(Fault::Status { .. } | Fault::OmitTerminal) | None => None,
     };
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(pump(

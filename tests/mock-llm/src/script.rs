@@ -114,6 +114,9 @@ pub enum Fault {
     },
     /// Send this many events, then drop the connection without finishing the body.
     CutAfter { events: usize },
+    /// Send every event but the wire's terminal marker (OpenAI `data: [DONE]`, Anthropic
+    /// `message_stop`), then end the body normally: a finished answer some servers close early.
+    OmitTerminal,
     /// After this many events send `data: {"choices": [` (not JSON), then the remaining events,
     /// and end the body normally.
     MalformedAfter { events: usize },

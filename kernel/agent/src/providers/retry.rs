@@ -51,6 +51,9 @@ pub enum FailureKind {
     Client,
     /// Anything else that repeating will not fix (bad request built, denied, cancelled …).
     NotRetryable,
+    /// The server's `Retry-After` asks for a longer wait than one wait may take (`cap`):
+    /// retrying earlier is refused again, waiting that long is not what a run should do.
+    RetryAfterTooLong { wait: Duration, cap: Duration },
 }
 
 impl RetryPolicy {
@@ -79,6 +82,12 @@ impl RetryPolicy {
     ) -> Verdict {
         match classify(error) {
             Class::Fail(kind) => Verdict::Fail(kind),
+            Class::Retry(Some(wait)) if wait > self.cap => {
+                Verdict::Fail(FailureKind::RetryAfterTooLong {
+                    wait,
+                    cap: self.cap,
+                })
+            }
             Class::Retry(retry_after) => Verdict::Retry {
                 after: self.backoff(attempt, retry_after, jitter_fraction),
             },
@@ -261,6 +270,17 @@ mod tests {
         assert_eq!(
             p.verdict_with_jitter(&limited, 1, 0.9),
             Verdict::Retry { after: ms(2000) }
+        );
+        let too_long = PluginError::RateLimited {
+            retry_after_ms: Some(3_600_000),
+            message: "HTTP 503: maintenance".into(),
+        };
+        assert_eq!(
+            p.verdict_with_jitter(&too_long, 1, 0.0),
+            Verdict::Fail(FailureKind::RetryAfterTooLong {
+                wait: Duration::from_secs(3600),
+                cap: p.cap
+            })
         );
         let no_header = PluginError::RateLimited {
             retry_after_ms: None,

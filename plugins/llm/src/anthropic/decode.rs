@@ -330,6 +330,12 @@ impl Decoder for AnthropicDecoder {
     fn finish(&mut self) -> Result<Vec<Event>, Failure> {
         if self.done {
             Ok(Vec::new())
+        } else if self.stop_reason.is_some() {
+            // `message_delta` carried the stop reason and the body ended cleanly: the message
+            // is finished even without `message_stop`.
+            let mut out = Vec::new();
+            self.stop(&mut out);
+            Ok(out)
         } else {
             Err(Failure::Interrupted)
         }

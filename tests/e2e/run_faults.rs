@@ -1,0 +1,88 @@
+//! `reasonix run` against a misbehaving endpoint (issue 24 §2): the real binary as a child
+//! process, the mock LLM server with a fault injected.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support;
+
+use reasonix_mock_llm::{Fault, MockLlm, Reply};
+use std::process::{Command, Output, Stdio};
+use support::{Env, shared_artifact_cache};
+
+/// A temp home, project and workspace; `./reasonix.toml` names a provider `mock` of one kind
+/// that retries once, so a wrongly retried fault shows as a second request, not a long wait.
+struct Setup {
+    env: Env,
+    mock: MockLlm,
+}
+
+impl Setup {
+    fn new(kind: &'static str) -> Setup {
+        let env = Env::new();
+        let mock = MockLlm::start().unwrap();
+        env.project_config(&env.mock_provider(
+            kind,
+            &mock.base_url(),
+            "sk-test",
+            "stall_timeout_seconds = 30\nmax_retries = 1",
+        ));
+        Setup { env, mock }
+    }
+
+    /// `reasonix run --dir <workspace> <task>`, sessions under a temp state root.
+    fn run(&self, task: &str) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_reasonix"))
+            .arg("run")
+            .arg("--dir")
+            .arg(self.env.workspace())
+            .arg(task)
+            .current_dir(self.env.project())
+            .env("REASONIX_HOME", self.env.home())
+            .env("REASONIX_CACHE_HOME", shared_artifact_cache())
+            .env("REASONIX_STATE_HOME", self.env.root.path().join("state"))
+            .env_remove("REASONIX_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A finished answer (`finish_reason: stop` / `message_delta` with a stop reason) whose body
+/// closes cleanly without `data: [DONE]` / `message_stop` is the answer: one request, exit 0.
+#[test]
+fn a_finished_answer_without_its_terminal_event_is_finished() {
+    for kind in ["openai", "anthropic"] {
+        let setup = Setup::new(kind);
+        setup
+            .mock
+            .enqueue(Reply::text(&["po", "ng"]).with_fault(Fault::OmitTerminal));
+        let out = setup.run("ping");
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).trim_end(), "pong", "{kind}");
+        assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
+    }
+}
+
+/// A 503 whose `Retry-After` asks for an hour is not retried early: the run fails at once,
+/// saying how long the provider asked to wait.
+#[test]
+fn a_503_retry_after_beyond_the_longest_wait_fails_at_once_saying_so() {
+    let setup = Setup::new("openai");
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Status {
+            status: 503,
+            retry_after: Some("3600".into()),
+            body: String::new(),
+        }));
+    setup.mock.enqueue(Reply::text(&["too early"]));
+    let out = setup.run("ping");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("retry after 3600 s"), "{stderr}");
+    assert_eq!(setup.mock.requests().len(), 1, "retried before Retry-After");
+    assert!(!text(&out.stdout).contains("too early"));
+}
