@@ -117,7 +117,13 @@ fn ensure_wasm_target() -> Result<(), String> {
         .output()
         .map_err(|e| format!("cannot run {rustc}: {e}"))?;
     let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
-    let installed = || sysroot.join("lib/rustlib").join(WASM_TARGET).join("lib").is_dir();
+    let installed = || {
+        sysroot
+            .join("lib/rustlib")
+            .join(WASM_TARGET)
+            .join("lib")
+            .is_dir()
+    };
     if installed() {
         return Ok(());
     }
