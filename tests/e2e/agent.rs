@@ -102,6 +102,7 @@ impl Setup {
             max_retries: 2,
             base: Duration::from_millis(10),
             cap: Duration::from_millis(100),
+            retry_after_ceiling: Duration::from_millis(100),
             jitter: Duration::ZERO,
         })
     }

@@ -92,6 +92,7 @@ fn fast_policy(max_retries: u32) -> RetryPolicy {
         max_retries,
         base: Duration::from_millis(10),
         cap: Duration::from_secs(3),
+        retry_after_ceiling: Duration::from_secs(3),
         jitter: Duration::ZERO,
     }
 }

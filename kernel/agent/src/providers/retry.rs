@@ -14,8 +14,11 @@ pub struct RetryPolicy {
     /// Retries after the first attempt (so `max_retries + 1` attempts in all).
     pub max_retries: u32,
     pub base: Duration,
-    /// Upper bound of one wait, also for a server's `Retry-After`.
+    /// Upper bound of one computed backoff.
     pub cap: Duration,
+    /// Longest `Retry-After` a server may ask for and get: rate limits commonly ask for tens of
+    /// seconds, which are waited in full; a longer one fails the call at once.
+    pub retry_after_ceiling: Duration,
     /// Upper bound of the random extra added to a computed backoff.
     pub jitter: Duration,
 }
@@ -26,6 +29,7 @@ impl Default for RetryPolicy {
             max_retries: super::resolve::DEFAULT_MAX_RETRIES,
             base: Duration::from_millis(500),
             cap: Duration::from_secs(15),
+            retry_after_ceiling: Duration::from_secs(120),
             jitter: Duration::from_millis(250),
         }
     }
@@ -82,10 +86,10 @@ impl RetryPolicy {
     ) -> Verdict {
         match classify(error) {
             Class::Fail(kind) => Verdict::Fail(kind),
-            Class::Retry(Some(wait)) if wait > self.cap => {
+            Class::Retry(Some(wait)) if wait > self.retry_after_ceiling => {
                 Verdict::Fail(FailureKind::RetryAfterTooLong {
                     wait,
-                    cap: self.cap,
+                    cap: self.retry_after_ceiling,
                 })
             }
             Class::Retry(retry_after) => Verdict::Retry {
@@ -108,7 +112,7 @@ impl RetryPolicy {
         jitter_fraction: f64,
     ) -> Duration {
         if let Some(wait) = retry_after {
-            return wait.min(self.cap);
+            return wait.min(self.retry_after_ceiling);
         }
         let exponent = attempt.max(1) - 1;
         let factor = 1u32.checked_shl(exponent).filter(|_| exponent < 32);
@@ -262,7 +266,11 @@ mod tests {
     fn retry_after_is_used_and_capped_without_jitter() {
         let p = RetryPolicy::default();
         assert_eq!(p.backoff(3, Some(ms(3000)), 1.0), ms(3000));
-        assert_eq!(p.backoff(1, Some(Duration::from_secs(120)), 1.0), ms(15000));
+        assert_eq!(p.backoff(1, Some(Duration::from_secs(60)), 1.0), ms(60_000));
+        assert_eq!(
+            p.backoff(1, Some(Duration::from_secs(600)), 1.0),
+            ms(120_000)
+        );
         let limited = PluginError::RateLimited {
             retry_after_ms: Some(2000),
             message: "slow down".into(),
@@ -279,7 +287,7 @@ mod tests {
             p.verdict_with_jitter(&too_long, 1, 0.0),
             Verdict::Fail(FailureKind::RetryAfterTooLong {
                 wait: Duration::from_secs(3600),
-                cap: p.cap
+                cap: p.retry_after_ceiling
             })
         );
         let no_header = PluginError::RateLimited {
