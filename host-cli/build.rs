@@ -1,6 +1,8 @@
 //! Builds every built-in plugin crate (`plugins/*` with `[package.metadata.reasonix] builtin =
-//! true`) for `wasm32-wasip2` and generates `builtins.rs`, which embeds the components with
-//! their sha256 computed here, so start-up never hashes them.
+//! true`) for `wasm32-wasip2`, precompiles each with the kernel's own engine (ADR 0025) and
+//! generates `builtins.rs`, which embeds the components with their sha256, their compiled
+//! artifact and their self-description, so start-up never hashes, compiles or instantiates
+//! them.
 // Cargo reads the build script's stdout; it prints nothing from plugins (see src/term.rs).
 #![allow(clippy::disallowed_macros)]
 
@@ -29,7 +31,16 @@ fn run() -> Result<(), String> {
         .ok_or("host-cli has no parent directory")?
         .to_path_buf();
     let out_dir = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
-    for watched in ["plugins", "sdk", "wit", "Cargo.lock", "Cargo.toml"] {
+    // The kernel's engine configuration and how it describes components shape the artifacts.
+    for watched in [
+        "plugins",
+        "sdk",
+        "wit",
+        "Cargo.lock",
+        "Cargo.toml",
+        "kernel/host/src",
+        "kernel/core/src",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
 
@@ -40,6 +51,7 @@ fn run() -> Result<(), String> {
         build_components(&root, &target_dir, &packages)?;
     }
 
+    let precompiler = Precompiler::new(&out_dir)?;
     let mut generated = String::from(
         "/// Components built from `plugins/` and embedded in this binary.\n\
          pub const BUILTINS: &[reasonix_host::BuiltinComponent] = &[\n",
@@ -54,15 +66,63 @@ fn run() -> Result<(), String> {
         let embedded = out_dir.join(&file);
         fs::write(&embedded, &bytes).map_err(|e| format!("{}: {e}", embedded.display()))?;
         let name = package.strip_prefix(PACKAGE_PREFIX).unwrap_or(package);
+        let precompiled = match &precompiler {
+            Some(p) => p.precompile(name, &bytes, &out_dir)?,
+            None => "None".to_string(),
+        };
         let _ = writeln!(
             generated,
-            "    reasonix_host::BuiltinComponent {{ name: {name:?}, bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")), sha256: {:?} }},",
+            "    reasonix_host::BuiltinComponent {{ name: {name:?}, bytes: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")), sha256: {:?}, precompiled: {precompiled} }},",
             hex_sha256(&bytes)
         );
     }
     generated.push_str("];\n");
     let path = out_dir.join("builtins.rs");
     fs::write(&path, generated).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Compiles the built-ins with the engine `reasonix-host` configures, the one the binary
+/// runs them under. Only for a native build: a cross-compiled binary's engine targets another
+/// machine, so its built-ins are compiled where it runs (once, then cached).
+struct Precompiler {
+    host: reasonix_host::host::ComponentHost,
+    engine_tag: String,
+}
+
+impl Precompiler {
+    fn new(out_dir: &Path) -> Result<Option<Precompiler>, String> {
+        if env::var("TARGET").ok() != env::var("HOST").ok() {
+            return Ok(None);
+        }
+        // The host wants a cache directory; a fresh one, so nothing stale is read.
+        let cache = out_dir.join("precompile-cache");
+        let _ = fs::remove_dir_all(&cache);
+        let key = out_dir.join("precompile-cache.key");
+        let host = reasonix_host::host::ComponentHost::new(cache, key, None)
+            .map_err(|e| format!("cannot start the WebAssembly engine to precompile: {e:#}"))?;
+        let engine_tag = host.cache().engine_tag().to_string();
+        Ok(Some(Precompiler { host, engine_tag }))
+    }
+
+    /// Write `<name>.cwasm` and `<name>.describe.json` to `out_dir`; returns the
+    /// `Some(Precompiled { .. })` expression that embeds them.
+    fn precompile(&self, name: &str, bytes: &[u8], out_dir: &Path) -> Result<String, String> {
+        let (artifact, description) = reasonix_host::component::precompile(&self.host, name, bytes)
+            .map_err(|e| format!("precompiling the built-in `{name}`: {e}"))?;
+        let artifact_file = format!("{name}.cwasm");
+        let description_file = format!("{name}.describe.json");
+        for (file, data) in [
+            (&artifact_file, artifact.as_slice()),
+            (&description_file, description.as_bytes()),
+        ] {
+            let path = out_dir.join(file);
+            fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(format!(
+            "Some(reasonix_host::Precompiled {{ engine_tag: {tag:?}, artifact: reasonix_host::cache::EmbeddedArtifact::from_build_script(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{artifact_file}\"))), description: include_str!(concat!(env!(\"OUT_DIR\"), \"/{description_file}\")) }})",
+            tag = self.engine_tag
+        ))
+    }
 }
 
 /// Package names of the plugin crates marked as built-ins, sorted.

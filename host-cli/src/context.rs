@@ -38,6 +38,21 @@ pub fn load() -> Result<Context, Failure> {
 
 /// [`load`], with the merged config adjusted from the command line (the user's own flags,
 /// e.g. `run --add-dir`) before the registry is built from it.
+/// On a terminal, one line per component that has to be compiled before the session can
+/// start (an installed plugin not in the cache, or a build for another engine): seconds that
+/// would otherwise be a blank screen.
+fn compile_notice() -> Option<reasonix_host::host::CompileNotice> {
+    if !crate::term::stderr_is_terminal() {
+        return None;
+    }
+    Some(std::sync::Arc::new(|label: &str| {
+        errln!(
+            "· compiling {} (once: the result is cached)…",
+            reasonix_host::terminal::shown(label)
+        );
+    }))
+}
+
 pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failure> {
     let paths = Paths::from_env();
     let cwd = std::env::current_dir()
@@ -46,8 +61,14 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
     adjust(&mut config);
     let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
     host_extras(&mut settings, &config, &paths, &cwd);
-    let registry =
-        Registry::load(BUILTINS, &paths, &settings, Some(log_sink())).map_err(Failure::runtime)?;
+    let registry = Registry::load_noting(
+        BUILTINS,
+        &paths,
+        &settings,
+        Some(log_sink()),
+        compile_notice(),
+    )
+    .map_err(Failure::runtime)?;
     for problem in registry.problems() {
         errln!("warning: {problem}");
     }

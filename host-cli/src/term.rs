@@ -26,6 +26,12 @@ pub fn terminal_attached() -> bool {
     std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
+/// Whether stderr is a terminal (progress lines are for a person watching).
+pub fn stderr_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal()
+}
+
 /// Write `text` to stdout, escaped; errors (a closed pipe) are ignored.
 pub fn write_out(text: &str) {
     let mut out = std::io::stdout().lock();

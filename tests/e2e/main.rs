@@ -20,6 +20,7 @@ mod claude_compat;
 mod cli;
 mod compaction;
 mod edit_tools;
+mod first_run;
 mod go_config;
 mod history;
 mod hooks;

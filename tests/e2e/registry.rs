@@ -13,7 +13,7 @@ use reasonix_core::capability::Capabilities;
 use reasonix_core::types::{CallContext, CompletionRequest, Decision, Message, Role, StreamEvent};
 use reasonix_host::cache::Provenance;
 use reasonix_host::index::{IndexEntry, PluginIndex};
-use reasonix_host::{LoadError, Registry};
+use reasonix_host::{BuiltinComponent, LoadError, Precompiled, Registry};
 use support::Env;
 
 fn paths(env: &Env) -> Paths {
@@ -426,40 +426,39 @@ fn index_grants_apply_and_hash_mismatch_refuses() {
 }
 
 #[test]
-fn warm_start_compiles_nothing_and_a_damaged_artifact_is_recompiled() {
+fn a_fresh_cache_compiles_no_built_in_and_a_damaged_artifact_is_replaced() {
     let env = Env::new();
+    assert!(
+        BUILTINS.iter().all(|b| b.precompiled.is_some()),
+        "a native build embeds every built-in's artifact"
+    );
+    // A fresh cache: the built-ins come from the artifacts the build compiled, described by
+    // the build, so nothing is compiled or instantiated.
     let cold = load(&env, "");
+    assert!(cold.problems().is_empty(), "{:?}", cold.problems());
     assert!(
         cold.plugins()
             .iter()
-            .all(|p| p.described.provenance == Provenance::Compiled)
+            .all(|p| p.described.provenance == Provenance::Embedded)
     );
     assert!(
         cold.plugins()
             .iter()
-            .all(|p| !p.described.description_cached)
+            .all(|p| p.described.description_cached)
     );
+    // They were stored: the next start maps them from the cache.
     let warm = load(&env, "");
     assert!(
         warm.plugins()
             .iter()
             .all(|p| p.described.provenance == Provenance::Cached)
     );
-    // Nor does it instantiate anything to learn what the plugins serve: the descriptions come
-    // from the cache, identical to what the components said.
     assert!(
         warm.plugins()
             .iter()
             .all(|p| p.described.description_cached)
     );
-    let specs = |r: &Registry| r.tools().map(|t| t.spec().clone()).collect::<Vec<_>>();
     assert_eq!(specs(&cold), specs(&warm));
-    let infos = |r: &Registry| {
-        r.plugins()
-            .iter()
-            .map(|p| (p.described.info.clone(), p.described.provider_kinds.clone()))
-            .collect::<Vec<_>>()
-    };
     assert_eq!(infos(&cold), infos(&warm));
 
     // Artifacts are mapped, so damage them only once nothing maps them any more.
@@ -473,14 +472,89 @@ fn warm_start_compiles_nothing_and_a_damaged_artifact_is_recompiled() {
         healed
             .plugins()
             .iter()
-            .all(|p| p.described.provenance == Provenance::Compiled)
+            .all(|p| p.described.provenance == Provenance::Embedded)
     );
     assert!(healed.tool("ls").is_some());
-    // Damaged descriptions are not trusted: every component was described again.
+}
+
+fn specs(r: &Registry) -> Vec<reasonix_core::types::ToolSpec> {
+    r.tools().map(|t| t.spec().clone()).collect()
+}
+
+type PluginFacts = Vec<(
+    reasonix_host::component::PluginInfo,
+    Vec<reasonix_core::types::ProviderKind>,
+    Vec<reasonix_core::types::Subscription>,
+)>;
+
+fn infos(r: &Registry) -> PluginFacts {
+    r.plugins()
+        .iter()
+        .map(|p| {
+            (
+                p.described.info.clone(),
+                p.described.provider_kinds.clone(),
+                p.described.interception_points.clone(),
+            )
+        })
+        .collect()
+}
+
+fn load_builtins(env: &Env, builtins: &[BuiltinComponent]) -> Registry {
+    let config = Config::parse(&env.project().join("reasonix.toml"), "").unwrap();
+    let registry =
+        Registry::load(builtins, &paths(env), &config.registry_settings(), None).unwrap();
+    assert!(registry.problems().is_empty(), "{:?}", registry.problems());
+    registry
+}
+
+#[test]
+fn built_ins_are_compiled_only_for_an_engine_the_build_did_not_compile_for() {
+    // An engine tag the build did not compile for (another wasmtime configuration or CPU):
+    // the embedded artifact is not touched, the component is compiled and cached.
+    let foreign: Vec<BuiltinComponent> = BUILTINS
+        .iter()
+        .map(|b| BuiltinComponent {
+            precompiled: b.precompiled.map(|p| Precompiled {
+                engine_tag: "0000000000000000",
+                ..p
+            }),
+            ..*b
+        })
+        .collect();
+    let env = Env::new();
+    let compiled = load_builtins(&env, &foreign);
     assert!(
-        healed
+        compiled
             .plugins()
             .iter()
-            .all(|p| !p.described.description_cached)
+            .all(|p| p.described.provenance == Provenance::Compiled)
     );
+    let warm = load_builtins(&env, &foreign);
+    assert!(
+        warm.plugins()
+            .iter()
+            .all(|p| p.described.provenance == Provenance::Cached)
+    );
+
+    // What the build says about each built-in is what the component says about itself.
+    let bare: Vec<BuiltinComponent> = BUILTINS
+        .iter()
+        .map(|b| BuiltinComponent {
+            precompiled: None,
+            ..*b
+        })
+        .collect();
+    let asked = load_builtins(&Env::new(), &bare);
+    assert!(
+        asked
+            .plugins()
+            .iter()
+            .all(|p| p.described.provenance == Provenance::Compiled
+                && !p.described.description_cached)
+    );
+    let embedded = load_builtins(&Env::new(), BUILTINS);
+    assert_eq!(specs(&asked), specs(&embedded));
+    assert_eq!(infos(&asked), infos(&embedded));
+    assert_eq!(specs(&asked), specs(&compiled));
 }

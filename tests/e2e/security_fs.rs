@@ -491,6 +491,10 @@ fn artifact_of(cache: &Path, fixture_name: &str) -> PathBuf {
 fn plant_swapped_artifact(cache: &Path) {
     let victim = artifact_of(cache, "hostile_fs");
     std::fs::copy(artifact_of(cache, "scribe"), &victim).unwrap();
+    remove_descriptions(cache);
+}
+
+fn remove_descriptions(cache: &Path) {
     for entry in std::fs::read_dir(cache).unwrap() {
         let path = entry.unwrap().path();
         if path.to_string_lossy().ends_with(".describe.json") {
@@ -504,27 +508,79 @@ fn fs_tools_listed(l: &Layout) -> bool {
     stdout(&out).contains("fs_read_loop")
 }
 
-/// A compiled artifact is native code: one planted in a cache directory others can write, or
-/// in one inside the workspace, is never loaded. (The control: the same plant in a private
-/// cache outside the workspace is loaded, which is what proves the plant works.)
+/// A compiled artifact is native code: one planted in the cache (by a checkout, an archive,
+/// a tool) is never loaded, wherever the cache lies, because it carries no seal made with
+/// Reasonix's key; a cache others can write is not used at all. (The control: the same plant
+/// sealed with the user's key is loaded, which proves the plant works and the seal is what
+/// stops it.)
 #[test]
-fn planted_artifacts_in_an_unsafe_cache_are_not_loaded() {
+fn planted_artifacts_are_never_loaded() {
     use std::os::unix::fs::PermissionsExt;
-    // Control: a private cache outside the workspace, where the plant is loaded.
     let mut l = Layout::home_outside();
     let private = l.root.path().join("private-cache");
     l.cache = private.clone();
     l.install("hostile_fs");
     l.install("scribe");
     assert!(fs_tools_listed(&l));
+    let key = std::fs::read(l.home.join("cache.key")).unwrap();
+    assert_eq!(key.len(), 32);
+
+    // The plant, unsealed: not loaded; the component is compiled again from its bytes.
     plant_swapped_artifact(&l.cache);
     let planted = snapshot(&private);
-    assert!(
-        !fs_tools_listed(&l),
-        "the plant was not loaded even from a trusted cache"
+    assert!(fs_tools_listed(&l), "an unsealed plant was loaded");
+    let victim = artifact_of(&private, "hostile_fs");
+    assert_ne!(
+        std::fs::read(&victim).unwrap(),
+        planted[&file_name(&victim)],
+        "the plant was replaced by what the kernel compiled"
     );
 
-    // The same plant in a group-writable cache.
+    // With a seal copied from another file: still not loaded (a seal names its file).
+    plant_swapped_artifact(&l.cache);
+    let scribe = artifact_of(&private, "scribe");
+    std::fs::copy(seal_of(&scribe), seal_of(&victim)).unwrap();
+    assert!(
+        fs_tools_listed(&l),
+        "a plant with a borrowed seal was loaded"
+    );
+
+    // Control: sealed with the user's key, the same plant is loaded.
+    plant_swapped_artifact(&l.cache);
+    reseal(&key, &victim);
+    assert!(
+        !fs_tools_listed(&l),
+        "the plant was not loaded even when sealed with the key"
+    );
+
+    // A cache inside the workspace (the current directory), private, with the plant and
+    // seals made under another key (what a checkout could bring): the cache is used, the
+    // plant is not.
+    // (The control's plant, being sealed, also left its description: clear both.)
+    std::fs::remove_file(&victim).unwrap();
+    remove_descriptions(&l.cache);
+    assert!(fs_tools_listed(&l));
+    plant_swapped_artifact(&l.cache);
+    let planted = snapshot(&private);
+    let inside = l.ws.join(".cache/reasonix");
+    std::fs::create_dir_all(l.ws.join(".cache")).unwrap();
+    copy_dir(&private, &inside, &planted);
+    for (name, _) in planted.iter().filter(|(n, _)| !n.ends_with(".seal")) {
+        reseal(&[7u8; 32], &inside.join(name));
+    }
+    l.cache = inside.clone();
+    let out = l.reasonix(&["tools", "list"]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(
+        text.contains("fs_read_loop"),
+        "planted artifact loaded: {text}{err}"
+    );
+    assert!(!err.contains("cache is not used"), "{err}");
+    // What the kernel compiled replaced the plant, and the next start maps it.
+    assert_ne!(snapshot(&inside), planted);
+    assert!(fs_tools_listed(&l));
+
+    // The same plant in a group-writable cache: not used at all, nothing read or written.
     let shared = l.root.path().join("shared-cache");
     copy_dir(&private, &shared, &planted);
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o775)).unwrap();
@@ -537,22 +593,56 @@ fn planted_artifacts_in_an_unsafe_cache_are_not_loaded() {
     );
     assert!(err.contains("compiled-artifact cache is not used"), "{err}");
     assert!(err.contains("writable by its group"), "{err}");
-    // Nothing was read back from it nor written to it.
     assert_eq!(snapshot(&shared), planted);
+}
 
-    // The same plant in a private cache inside the workspace (the current directory).
-    let inside = l.ws.join(".cache/reasonix");
-    std::fs::create_dir_all(l.ws.join(".cache")).unwrap();
-    copy_dir(&private, &inside, &planted);
-    l.cache = inside.clone();
-    let out = l.reasonix(&["tools", "list"]);
-    let (text, err) = (stdout(&out), stderr(&out));
-    assert!(
-        text.contains("fs_read_loop"),
-        "planted artifact loaded: {text}{err}"
-    );
-    assert!(err.contains("lies inside"), "{err}");
-    assert_eq!(snapshot(&inside), planted);
+fn file_name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn seal_of(path: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.seal", path.display()))
+}
+
+/// Seal the cache file at `path` as the kernel does (`kernel/host/src/cache/seal.rs`):
+/// HMAC-SHA256 under `key` over a domain string, the file name and its identity.
+fn reseal(key: &[u8], path: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).unwrap();
+    let mut message = b"reasonix artifact cache seal v1\0".to_vec();
+    message.extend_from_slice(file_name(path).as_bytes());
+    message.push(0);
+    for value in [
+        meta.dev(),
+        meta.ino(),
+        meta.size(),
+        meta.mtime() as u64,
+        meta.mtime_nsec() as u64,
+        meta.ctime() as u64,
+        meta.ctime_nsec() as u64,
+    ] {
+        message.extend_from_slice(&value.to_le_bytes());
+    }
+    let tag: String = hmac_sha256(key, &message)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    std::fs::write(seal_of(path), tag).unwrap();
+}
+
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut padded = [0u8; 64];
+    padded[..key.len()].copy_from_slice(key);
+    let inner = Sha256::new()
+        .chain_update(padded.map(|b| b ^ 0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(padded.map(|b| b ^ 0x5c))
+        .chain_update(inner)
+        .finalize()
+        .into()
 }
 
 /// File names and bytes of a cache directory.

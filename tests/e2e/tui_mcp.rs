@@ -92,6 +92,8 @@ fn a_tool_of_the_server_runs_as_a_card_and_mcp_lists_it_ready() {
     pty.send("\r");
     // MCP tools are writers unless trusted: the usual question.
     pty.wait_for("Allow mcp__everything__echo?", WAIT);
+    // Answer keys count once the question has been on screen a moment.
+    std::thread::sleep(crate::tui::ANSWER_PAUSE);
     pty.send("y");
     let text = pty.wait_for("Echoed it.", WAIT);
     assert!(text.contains("mcp__everything__echo"), "{text}");

@@ -68,6 +68,13 @@ impl Paths {
         dirs
     }
 
+    /// The secret the artifact cache's seals are made with: `<state>/cache.key`, in a
+    /// directory plugins and jobs never see (not in the cache itself, which a copied or
+    /// checked-out directory could bring).
+    pub fn cache_key_file(&self) -> PathBuf {
+        self.state.join("cache.key")
+    }
+
     pub fn user_config(&self) -> PathBuf {
         self.home.join("config.toml")
     }

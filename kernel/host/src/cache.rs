@@ -1,12 +1,14 @@
 //! Compiled-artifact cache: precompiled components keyed by the component's sha256 and the
 //! engine's compatibility hash, so a warm start compiles nothing.
 //!
-//! Only files this module wrote are ever deserialized: they live under the cache directory and
-//! are named after the hash of the bytes they were compiled from. Because a deserialized
-//! artifact is native code, the directory is used only when nobody else can have written it
-//! ([`integrity`]): not inside a workspace (or writable root) plugins and jobs can write, and
-//! owned by the current user with no group or other write access, down from `/`. Otherwise
-//! every component is compiled in memory and nothing is read from or written to it.
+//! Only files this module wrote are ever deserialized. Because a deserialized artifact is
+//! native code, that rests on what can be checked, not on where the directory lies
+//! ([`integrity`], [`seal`]): the directory and its ancestors are writable by nobody but this
+//! user; every file is a private regular file of ours; and every file carries a seal (an HMAC
+//! over its name and identity, keyed by a secret in Reasonix's state directory, which plugins
+//! and jobs never see) made when this module wrote it. A file a checkout, an archive or a tool
+//! put there, or changed since, has no valid seal and is ignored. When the directory or key
+//! cannot be trusted, nothing is read from or written to it.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -16,15 +18,34 @@ use wasmtime::component::Component;
 
 pub use reasonix_core::sha256_hex;
 
+/// A built-in's compiled artifact, made at build time by `host-cli/build.rs` with
+/// [`crate::component::precompile`] (the kernel's own engine configuration) and embedded in
+/// the executable. Only the build script creates one: the constructor is for generated code.
+#[derive(Debug, Clone, Copy)]
+pub struct EmbeddedArtifact(&'static [u8]);
+
+impl EmbeddedArtifact {
+    /// For `builtins.rs`, which the build script generates: `bytes` must be what
+    /// [`crate::component::precompile`] returned. Nothing else should call this.
+    #[doc(hidden)]
+    pub const fn from_build_script(bytes: &'static [u8]) -> EmbeddedArtifact {
+        EmbeddedArtifact(bytes)
+    }
+
+    pub fn bytes(self) -> &'static [u8] {
+        self.0
+    }
+}
+
 /// Where compiled components are kept.
 #[derive(Debug, Clone)]
 pub struct ArtifactCache {
     dir: PathBuf,
     engine_tag: String,
-    /// Workspaces and writable roots the cache must not lie in (what plugins and jobs write).
-    untrusted: Vec<PathBuf>,
-    /// Decided on first use: `Err` says why the directory is not used.
-    trust: Arc<OnceLock<Result<(), String>>>,
+    /// The file holding the seal key (`<state>/cache.key`).
+    key_file: PathBuf,
+    /// Decided on first use: the key, or why the directory is not used.
+    trust: Arc<OnceLock<Result<SealKey, String>>>,
 }
 
 /// How a component was obtained, for benchmarks and diagnostics.
@@ -34,21 +55,30 @@ pub enum Provenance {
     Cached,
     /// Compiled now (and stored, when the cache is writable).
     Compiled,
+    /// Deserialized from the artifact the build embedded in the binary (a built-in whose
+    /// artifact was not in the cache yet; stored there for the next start).
+    Embedded,
+}
+
+/// The engine's compatibility hash plus this kernel's version: an artifact compiled under a
+/// different tag is never deserialized. Built-ins record the tag they were precompiled under.
+pub fn engine_tag(engine: &Engine) -> String {
+    let mut hasher = DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    // The wasmtime version is part of the compatibility hash; add ours so a kernel change in
+    // how components are linked also invalidates old artifacts.
+    env!("CARGO_PKG_VERSION").hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
 }
 
 impl ArtifactCache {
-    /// A cache in `dir`, refused when it lies inside one of `untrusted` (the workspace and the
-    /// writable roots of this run).
-    pub fn new(dir: PathBuf, engine: &Engine, untrusted: Vec<PathBuf>) -> ArtifactCache {
-        let mut hasher = DefaultHasher::new();
-        engine.precompile_compatibility_hash().hash(&mut hasher);
-        // The wasmtime version is part of the compatibility hash; add ours so a kernel change
-        // in how components are linked also invalidates old artifacts.
-        env!("CARGO_PKG_VERSION").hash(&mut hasher);
+    /// A cache in `dir` whose files are sealed with the key in `key_file` (created on first
+    /// use).
+    pub fn new(dir: PathBuf, engine: &Engine, key_file: PathBuf) -> ArtifactCache {
         ArtifactCache {
             dir,
-            engine_tag: format!("{:016x}", hasher.finish()),
-            untrusted,
+            engine_tag: engine_tag(engine),
+            key_file,
             trust: Arc::default(),
         }
     }
@@ -57,70 +87,105 @@ impl ArtifactCache {
         &self.dir
     }
 
+    /// The [`engine_tag`] of the engine this cache serves.
+    pub fn engine_tag(&self) -> &str {
+        &self.engine_tag
+    }
+
     /// Why the directory is not used (then everything is compiled in memory), if so.
     pub fn refusal(&self) -> Option<&str> {
         self.trust().err()
     }
 
-    fn trust(&self) -> Result<(), &str> {
+    fn trust(&self) -> Result<&SealKey, &str> {
         self.trust
-            .get_or_init(|| integrity::check_dir(&self.dir, &self.untrusted))
+            .get_or_init(|| {
+                integrity::check_dir(&self.dir)?;
+                if let Some(parent) = self.key_file.parent() {
+                    integrity::check_dir(parent)?;
+                }
+                SealKey::load_or_create(&self.key_file)
+            })
             .as_ref()
-            .map(|_| ())
             .map_err(String::as_str)
     }
 
-    /// `path` (in the cache directory) may be read: the directory is trusted and the file is
-    /// ours, a regular file, and writable by nobody else.
-    fn trusted_file(&self, path: &Path) -> bool {
-        self.trust().is_ok() && integrity::check_file(path).is_ok()
+    /// `path` (in the cache directory) may be read: the directory is trusted, the file is a
+    /// private regular file of ours, and its seal is this key's seal of what is there now.
+    /// Returns the identity that was verified.
+    fn trusted_file(&self, path: &Path) -> Option<Identity> {
+        let key = self.trust().ok()?;
+        integrity::check_file(path).ok()?;
+        let identity = Identity::of(path).ok()?;
+        let seal = std::fs::read_to_string(seal_path(path)).ok()?;
+        key.verify(&file_name(path), &identity, &seal)
+            .then_some(identity)
     }
 
     fn artifact_path(&self, sha256: &str) -> PathBuf {
         self.dir.join(format!("{sha256}-{}.cwasm", self.engine_tag))
     }
 
-    /// Load the component for `bytes` (whose hash is `sha256`) from the cache, or compile it
-    /// and store the result. A cache that cannot be written is not an error: the component is
-    /// compiled in memory. Returns a compile error as `wasmtime::Error`.
+    /// Load the component for `bytes` (whose hash is `sha256`) from the cache, else from
+    /// `embedded` (the artifact the build compiled from these bytes under this engine's tag),
+    /// else compile it; what was not in the cache is stored there. A cache that cannot be
+    /// written is not an error. Returns a compile error as `wasmtime::Error`.
     pub fn load_or_compile(
         &self,
         engine: &Engine,
         sha256: &str,
         bytes: &[u8],
+        embedded: Option<EmbeddedArtifact>,
+        before_compiling: &dyn Fn(),
     ) -> wasmtime::Result<(Component, Provenance)> {
         let path = self.artifact_path(sha256);
-        if self.trust().is_err() {
-            // Not ours alone: never map it, never write it.
-            return Ok((Component::new(engine, bytes)?, Provenance::Compiled));
-        }
-        if path.is_file() && self.trusted_file(&path) {
+        if let Some(identity) = self.trusted_file(&path) {
             // SAFETY: deserializing runs the file as native code, so it must be a file the
-            // kernel wrote with `Component::serialize` from this engine configuration. It is:
-            // (1) the directory passed `integrity::check_dir` — owned by us (or root), not
-            // group/other-writable, nor is any ancestor (except sticky ones like /tmp), and not
-            // inside this run's workspace or writable roots, which plugins and jobs can write
-            // (plugins are also refused Reasonix's own directories by the host filesystem
-            // guard wherever they lie) — so only this user's own processes can create or
-            // replace entries in it; (2) the file passed `integrity::check_file` — a regular
-            // file (not a symlink), ours, not group/other-writable; (3) its name is the sha256
-            // of the component bytes plus the engine's compatibility hash, and the kernel only
-            // ever writes it through an atomic rename, so a partial file is never visible and a
-            // file is never modified in place (replacing or deleting it leaves our mapping
-            // intact). wasmtime still checks the header and compatibility before use. Anyone
-            // who can still write it is this user outside Reasonix, who could equally replace
-            // the `reasonix` binary. Mapping (rather than reading) keeps warm start-up cost
-            // independent of component size.
+            // kernel wrote with `Component::serialize` (or copied from an `EmbeddedArtifact`)
+            // for this engine configuration. It is: (1) the directory passed
+            // `integrity::check_dir` — it and its ancestors are owned by us (or root) and not
+            // group/other-writable (sticky ones like /tmp excepted), so only this user's own
+            // processes can create or replace entries in it, and plugins and jobs never see it
+            // (the host filesystem guard and the sandbox hide Reasonix's directories wherever
+            // they lie); (2) the file passed `integrity::check_file` — a regular file (not a
+            // symlink), ours, not group/other-writable; (3) its seal verifies: an HMAC, under
+            // a key only Reasonix holds (in its state directory, as private as this one), over
+            // the file's name and identity (device, inode, size, modification and change
+            // times) taken when the kernel had written it through an atomic rename — a file
+            // anyone else put here, or that was changed since, fails it; the identity is taken
+            // again after mapping, so a swap in between is caught. Its name is the sha256 of
+            // the component bytes plus the engine tag, and wasmtime still checks the header
+            // and compatibility before use. Anyone who can still forge it is this user outside
+            // Reasonix, who could equally replace the `reasonix` binary. Mapping (rather than
+            // reading) keeps warm start-up cost independent of component size.
             #[allow(unsafe_code)]
             let loaded = unsafe { Component::deserialize_file(engine, &path) };
+            let unchanged = Identity::of(&path).is_ok_and(|now| now == identity);
             match loaded {
-                Ok(component) => return Ok((component, Provenance::Cached)),
+                Ok(component) if unchanged => return Ok((component, Provenance::Cached)),
+                Ok(_) => {}
                 Err(_) => {
                     // Stale or damaged artifact: drop it and recompile below.
                     let _ = std::fs::remove_file(&path);
                 }
             }
         }
+        if let Some(artifact) = embedded {
+            // SAFETY: see `EmbeddedArtifact`: these bytes are `Component::serialize` output
+            // of the kernel's own engine configuration, compiled from `bytes` at build time
+            // and linked into this executable, which nothing at run time can change; the
+            // caller passes them only when their recorded engine tag equals this engine's.
+            // wasmtime checks the header and the compatibility of the compiled code with
+            // this engine and host again before use and fails (it does not run anything) if
+            // they differ; then the component is compiled below.
+            #[allow(unsafe_code)]
+            let loaded = unsafe { Component::deserialize(engine, artifact.bytes()) };
+            if let Ok(component) = loaded {
+                let _ = self.store(&path, artifact.bytes());
+                return Ok((component, Provenance::Embedded));
+            }
+        }
+        before_compiling();
         let component = Component::new(engine, bytes)?;
         if let Ok(serialized) = component.serialize() {
             let _ = self.store(&path, &serialized);
@@ -140,9 +205,7 @@ impl ArtifactCache {
         let path = self.description_path(sha256);
         // Whoever could write it could change what the plugin asks for and what its tools
         // say; trusted on the same terms as the artifacts.
-        if !self.trusted_file(&path) {
-            return None;
-        }
+        self.trusted_file(&path)?;
         let text = std::fs::read(path).ok()?;
         serde_json::from_slice(&text).ok()
     }
@@ -163,7 +226,9 @@ impl ArtifactCache {
     /// component whose `describe` blocks or breaks the limits would otherwise cost every start
     /// the whole describe deadline again.
     pub fn load_failure(&self, sha256: &str) -> Option<String> {
-        std::fs::read_to_string(self.failure_path(sha256)).ok()
+        let path = self.failure_path(sha256);
+        self.trusted_file(&path)?;
+        std::fs::read_to_string(path).ok()
     }
 
     /// Remember a failed description (best effort, like every cache write).
@@ -176,19 +241,41 @@ impl ArtifactCache {
         let _ = std::fs::remove_file(self.failure_path(sha256));
     }
 
+    /// Write `data` to `path` through an atomic rename, then seal what is there.
     fn store(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
-        if self.trust().is_err() {
+        let Ok(key) = self.trust() else {
             return Ok(());
-        }
+        };
         integrity::create_private_dir(&self.dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(&self.dir)?;
         std::io::Write::write_all(&mut tmp, data)?;
         tmp.persist(path).map_err(|e| e.error)?;
+        // The identity after the rename (which may change the change time).
+        let identity = Identity::of(path)?;
+        let mut seal = tempfile::NamedTempFile::new_in(&self.dir)?;
+        std::io::Write::write_all(&mut seal, key.seal(&file_name(path), &identity).as_bytes())?;
+        seal.persist(seal_path(path)).map_err(|e| e.error)?;
         Ok(())
     }
 }
 
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Where the seal of the cache file at `path` is kept.
+fn seal_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(".seal");
+    PathBuf::from(name)
+}
+
 mod integrity;
+mod seal;
+
+use seal::{Identity, SealKey};
 
 #[cfg(test)]
 mod tests {

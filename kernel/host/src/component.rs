@@ -104,7 +104,8 @@ pub struct Described {
     /// Replacement slots the interceptor role owns.
     pub slots: Vec<String>,
     pub roles: Roles,
-    /// The self-description came from the cache (the component was not instantiated).
+    /// The self-description came from the cache or the build (the component was not
+    /// instantiated).
     pub description_cached: bool,
     pre: InstancePre<PluginState>,
 }
@@ -167,13 +168,40 @@ pub fn describe(
     bytes: &[u8],
     sha256: String,
 ) -> Result<Described, LoadError> {
+    describe_from(host, origin, bytes, sha256, None)
+}
+
+/// [`describe`] for a built-in: its artifact and description come from the build
+/// ([`crate::registry::Precompiled`]) when the cache does not have them yet, so nothing is
+/// compiled or instantiated.
+pub fn describe_builtin(
+    host: &ComponentHost,
+    origin: Origin,
+    builtin: &crate::registry::BuiltinComponent,
+) -> Result<Described, LoadError> {
+    describe_from(
+        host,
+        origin,
+        builtin.bytes,
+        builtin.sha256.to_string(),
+        builtin.precompiled.as_ref(),
+    )
+}
+
+fn describe_from(
+    host: &ComponentHost,
+    origin: Origin,
+    bytes: &[u8],
+    sha256: String,
+    precompiled: Option<&crate::registry::Precompiled>,
+) -> Result<Described, LoadError> {
     if let Some(message) = host.cache().load_failure(&sha256) {
         return Err(LoadError::RememberedFailure {
             origin: origin.to_string(),
             message,
         });
     }
-    let result = describe_now(host, origin, bytes, &sha256);
+    let result = describe_now(host, origin, bytes, &sha256, precompiled);
     match &result {
         Err(LoadError::Describe { source, .. }) => {
             host.cache()
@@ -202,6 +230,7 @@ fn describe_now(
     origin: Origin,
     bytes: &[u8],
     sha256: &str,
+    precompiled: Option<&crate::registry::Precompiled>,
 ) -> Result<Described, LoadError> {
     let sha256 = sha256.to_string();
     let label = origin.to_string();
@@ -211,23 +240,109 @@ fn describe_now(
             reason,
         });
     }
+    let embedded = precompiled
+        .filter(|p| p.engine_tag == host.cache().engine_tag())
+        .map(|p| p.artifact);
     let (component, provenance) = host
         .cache()
-        .load_or_compile(host.engine(), &sha256, bytes)
-        .map_err(|e| match wasm_format::async_abi_reason(bytes) {
-            Some(reason) => LoadError::NotAComponent {
-                origin: label.clone(),
-                reason,
-            },
-            None => LoadError::Invalid {
-                origin: label.clone(),
-                message: format!("{e:#}"),
-            },
-        })?;
-    check_wit_version(host, &component, &label)?;
+        .load_or_compile(host.engine(), &sha256, bytes, embedded, &|| {
+            host.notify_compile(&label)
+        })
+        .map_err(|e| compile_error(bytes, &label, e))?;
+    let linked = link(host, &component, &label)?;
+    // The description the build made from these bytes is this crate's own output; it is
+    // checked like a cached one all the same.
+    let known = precompiled
+        .and_then(|p| serde_json::from_str::<Description>(p.description).ok())
+        .or_else(|| host.cache().load_description::<Description>(&sha256));
+    if let Some(cached) = known
+        && validate_name(&cached.info.name).is_ok()
+        && validate::check(&cached).is_ok()
+        && cached.info.requested.validate_request().is_ok()
+    {
+        let roles = linked.roles.served(&cached);
+        return Ok(Described {
+            origin,
+            sha256,
+            provenance,
+            info: cached.info,
+            tools: cached.tools,
+            provider_kinds: cached.provider_kinds,
+            interception_points: cached.interception_points,
+            slots: cached.slots,
+            roles,
+            description_cached: true,
+            pre: linked.pre,
+        });
+    }
+    let description = call_describe(host, &origin, &label, &linked)?;
+    host.cache().store_description(&sha256, &description);
+    let roles = linked.roles.served(&description);
+    Ok(Described {
+        origin,
+        sha256,
+        provenance,
+        info: description.info,
+        tools: description.tools,
+        provider_kinds: description.provider_kinds,
+        interception_points: description.interception_points,
+        slots: description.slots,
+        roles,
+        description_cached: false,
+        pre: linked.pre,
+    })
+}
+
+/// What the build script embeds for a built-in: the compiled artifact
+/// (`Component::serialize` under this engine) and the description as JSON.
+pub fn precompile(
+    host: &ComponentHost,
+    name: &str,
+    bytes: &[u8],
+) -> Result<(Vec<u8>, String), LoadError> {
+    let origin = Origin::Builtin(name.to_string());
+    let label = origin.to_string();
+    let component =
+        Component::new(host.engine(), bytes).map_err(|e| compile_error(bytes, &label, e))?;
+    let artifact = component.serialize().map_err(|e| LoadError::Invalid {
+        origin: label.clone(),
+        message: format!("cannot serialize the compiled component: {e:#}"),
+    })?;
+    let linked = link(host, &component, &label)?;
+    let description = call_describe(host, &origin, &label, &linked)?;
+    let json = serde_json::to_string(&description).map_err(|e| LoadError::BadMetadata {
+        origin: label,
+        message: format!("cannot encode the description: {e}"),
+    })?;
+    Ok((artifact, json))
+}
+
+fn compile_error(bytes: &[u8], label: &str, e: wasmtime::Error) -> LoadError {
+    match wasm_format::async_abi_reason(bytes) {
+        Some(reason) => LoadError::NotAComponent {
+            origin: label.to_string(),
+            reason,
+        },
+        None => LoadError::Invalid {
+            origin: label.to_string(),
+            message: format!("{e:#}"),
+        },
+    }
+}
+
+/// A component checked and linked, with the roles its exports could serve.
+struct Linked {
+    pre: InstancePre<PluginState>,
+    plugin_indices: plugin::GuestIndices,
+    roles: Roles,
+}
+
+fn link(host: &ComponentHost, component: &Component, label: &str) -> Result<Linked, LoadError> {
+    let label = label.to_string();
+    check_wit_version(host, component, &label)?;
     let pre = host
         .linker()
-        .instantiate_pre(&component)
+        .instantiate_pre(component)
         .map_err(|e| LoadError::Link {
             origin: label.clone(),
             message: format!("needs an import this Reasonix does not provide: {e:#}"),
@@ -241,27 +356,26 @@ fn describe_now(
         provider: provider::GuestIndices::new(&pre).ok(),
         interceptor: interceptor::GuestIndices::new(&pre).ok(),
     };
+    Ok(Linked {
+        pre,
+        plugin_indices,
+        roles,
+    })
+}
 
-    if let Some(cached) = host.cache().load_description::<Description>(&sha256)
-        && validate_name(&cached.info.name).is_ok()
-        && validate::check(&cached).is_ok()
-        && cached.info.requested.validate_request().is_ok()
-    {
-        let roles = roles.served(&cached);
-        return Ok(Described {
-            origin,
-            sha256,
-            provenance,
-            info: cached.info,
-            tools: cached.tools,
-            provider_kinds: cached.provider_kinds,
-            interception_points: cached.interception_points,
-            slots: cached.slots,
-            roles,
-            description_cached: true,
-            pre,
-        });
-    }
+/// Instantiate the component and ask it what it is and serves, within [`DESCRIBE_LIMITS`].
+fn call_describe(
+    host: &ComponentHost,
+    origin: &Origin,
+    label: &str,
+    linked: &Linked,
+) -> Result<Description, LoadError> {
+    let label = label.to_string();
+    let Linked {
+        pre,
+        plugin_indices,
+        roles,
+    } = linked;
     let describe_err = |source: CallError| LoadError::Describe {
         origin: label.clone(),
         source,
@@ -378,21 +492,7 @@ fn describe_now(
         origin: label.clone(),
         message: format!("plugin `{}`: {message}", description.info.name),
     })?;
-    host.cache().store_description(&sha256, &description);
-    let roles = roles.served(&description);
-    Ok(Described {
-        origin,
-        sha256,
-        provenance,
-        info: description.info,
-        tools: description.tools,
-        provider_kinds: description.provider_kinds,
-        interception_points: description.interception_points,
-        slots: description.slots,
-        roles,
-        description_cached: false,
-        pre,
-    })
+    Ok(description)
 }
 
 fn check_wit_version(

@@ -261,9 +261,7 @@ pub fn check(
             });
         }
     }
-    // The current directory is the workspace an install is run from.
-    let workspaces = std::env::current_dir().into_iter().collect();
-    let host = ComponentHost::new(paths.cache.clone(), workspaces, None)
+    let host = ComponentHost::new(paths.cache.clone(), paths.cache_key_file(), None)
         .map_err(|e| InstallError::Engine(format!("{e:#}")))?;
     let described = component::describe_again(
         &host,

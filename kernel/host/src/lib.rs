@@ -24,7 +24,7 @@ pub use reasonix_core::{
 };
 
 pub use error::LoadError;
-pub use registry::{BuiltinComponent, Registry};
+pub use registry::{BuiltinComponent, Precompiled, Registry};
 
 /// The WIT package versions this kernel can load.
 pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.2.0"];

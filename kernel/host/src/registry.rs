@@ -26,6 +26,21 @@ pub struct BuiltinComponent {
     pub name: &'static str,
     pub bytes: &'static [u8],
     pub sha256: &'static str,
+    /// What the build compiled and learnt from `bytes`, so no start compiles or instantiates
+    /// a built-in; `None` when the build could not (a cross build).
+    pub precompiled: Option<Precompiled>,
+}
+
+/// A built-in's compiled artifact and self-description, made by the build script with the
+/// kernel's own engine configuration ([`crate::component::precompile`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Precompiled {
+    /// The [`crate::cache::engine_tag`] the artifact was compiled under: used only by an
+    /// engine with the same tag (otherwise the component is compiled).
+    pub engine_tag: &'static str,
+    pub artifact: crate::cache::EmbeddedArtifact,
+    /// The [`crate::component::Description`], as JSON.
+    pub description: &'static str,
 }
 
 /// Failures that stop the registry from existing at all.
@@ -61,6 +76,17 @@ impl Registry {
         settings: &RegistrySettings,
         log: Option<LogSink>,
     ) -> Result<Registry, RegistryError> {
+        Registry::load_noting(builtins, paths, settings, log, None)
+    }
+
+    /// [`Registry::load`], telling `compile_notice` about each component it has to compile.
+    pub fn load_noting(
+        builtins: &[BuiltinComponent],
+        paths: &Paths,
+        settings: &RegistrySettings,
+        log: Option<LogSink>,
+        compile_notice: Option<crate::host::CompileNotice>,
+    ) -> Result<Registry, RegistryError> {
         let sandbox = Arc::new(SandboxConfig {
             settings: settings.sandbox.clone(),
             tools: settings.tools.clone(),
@@ -68,8 +94,9 @@ impl Registry {
             hidden: paths.kernel_dirs(),
         });
         let host = Arc::new(
-            ComponentHost::new(paths.cache.clone(), cache_excluded(&sandbox, settings), log)
-                .map_err(|e| RegistryError::Engine(format!("{e:#}")))?,
+            ComponentHost::new(paths.cache.clone(), paths.cache_key_file(), log)
+                .map_err(|e| RegistryError::Engine(format!("{e:#}")))?
+                .with_compile_notice(compile_notice),
         );
         let mut registry = Registry {
             plugins: Vec::new(),
@@ -135,7 +162,7 @@ impl Registry {
 
         if let Some(why) = host.cache().refusal() {
             registry.notices.push(format!(
-                "the compiled-artifact cache is not used ({why}); plugins are compiled at every start (set REASONIX_CACHE_HOME to a private directory outside the workspace)"
+                "the compiled-artifact cache is not used ({why}); installed plugins are compiled at every start (set REASONIX_CACHE_HOME to a directory only you can write)"
             ));
         }
         let described = describe_all(&host, candidates, index.as_ref());
@@ -422,26 +449,6 @@ fn describe_described(d: &Described) -> String {
     format!("plugin `{}` ({})", d.info.name, d.origin)
 }
 
-/// Where the artifact cache must not lie: the workspaces this run may serve (the current
-/// directory and `[sandbox] workspace_root`) and the extra writable roots, all of which
-/// plugins or jobs can write.
-fn cache_excluded(sandbox: &SandboxConfig, config: &RegistrySettings) -> Vec<PathBuf> {
-    let Ok(cwd) = std::env::current_dir() else {
-        return Vec::new();
-    };
-    let mut roots = vec![cwd.clone()];
-    if let Some(root) = config
-        .sandbox
-        .workspace_root
-        .as_deref()
-        .filter(|r| !r.is_empty())
-    {
-        roots.push(cwd.join(root));
-    }
-    roots.extend(sandbox.resolve(&cwd).allow_write);
-    roots
-}
-
 fn file_name(path: &std::path::Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -470,7 +477,7 @@ fn describe_all(
 ) -> Vec<Result<Described, LoadError>> {
     let describe_one = |candidate: Candidate| -> Result<Described, LoadError> {
         match candidate.builtin {
-            Some(b) => component::describe(host, candidate.origin, b.bytes, b.sha256.to_string()),
+            Some(b) => component::describe_builtin(host, candidate.origin, &b),
             None => {
                 let bytes = candidate.bytes?;
                 let sha = sha256_hex(&bytes);

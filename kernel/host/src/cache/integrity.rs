@@ -1,26 +1,15 @@
 //! Whether anyone but this user can have written the artifact cache. Its files are mapped as
-//! native code, so the directory must be out of reach of plugins, jobs and other users.
+//! native code, so the directory must be out of reach of other users (plugins and jobs never
+//! see it: Reasonix's directories are hidden from them wherever they lie).
 
 use crate::sandbox::real_path;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Check the cache directory (which need not exist yet): not inside one of `untrusted`, and
-/// it and its ancestors writable by nobody but this user (or root), sticky ancestors such as
-/// `/tmp` excepted. `Err` says why, naming the path.
-pub(super) fn check_dir(dir: &Path, untrusted: &[PathBuf]) -> Result<(), String> {
+/// Check the cache directory (which need not exist yet): it and its ancestors writable by
+/// nobody but this user (or root), sticky ancestors such as `/tmp` excepted. `Err` says why,
+/// naming the path.
+pub(super) fn check_dir(dir: &Path) -> Result<(), String> {
     let real = real_path(dir);
-    for root in untrusted {
-        let root_real = real_path(root);
-        if real.starts_with(&root_real) {
-            return Err(format!(
-                "{} lies inside the workspace {}, whose files a checkout or other tools may \
-                 have written; start Reasonix in a project directory, or set \
-                 REASONIX_CACHE_HOME outside it",
-                dir.display(),
-                root_real.display()
-            ));
-        }
-    }
     #[cfg(unix)]
     for (i, ancestor) in real.ancestors().enumerate() {
         match std::fs::metadata(ancestor) {
@@ -85,32 +74,29 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
-    fn a_private_dir_outside_workspaces_is_trusted() {
+    fn a_private_dir_is_trusted_wherever_it_lies() {
         let root = tempfile::tempdir().unwrap();
         let cache = root.path().join("home/cache");
         create_private_dir(&cache).unwrap();
-        let ws = root.path().join("ws");
-        assert_eq!(check_dir(&cache, &[ws]), Ok(()));
-        // Not created yet: judged by where it would be.
-        assert_eq!(check_dir(&root.path().join("later/cache"), &[]), Ok(()));
+        assert_eq!(check_dir(&cache), Ok(()));
+        // Inside what may be a workspace: location is not what trust rests on.
+        let inside = root.path().join("ws/.reasonix/cache");
+        create_private_dir(&inside).unwrap();
+        assert_eq!(check_dir(&inside), Ok(()));
+        // Not created yet: judged by its ancestors.
+        assert_eq!(check_dir(&root.path().join("later/cache")), Ok(()));
     }
 
     #[test]
-    fn a_dir_inside_a_workspace_or_writable_by_others_is_not() {
+    fn a_dir_writable_by_others_is_not() {
         let root = tempfile::tempdir().unwrap();
-        let ws = root.path().join("ws");
-        let cache = ws.join(".reasonix/cache");
-        create_private_dir(&cache).unwrap();
-        let why = check_dir(&cache, std::slice::from_ref(&ws)).unwrap_err();
-        assert!(why.contains("inside"), "{why}");
-
         let shared = root.path().join("shared");
         create_private_dir(&shared).unwrap();
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o775)).unwrap();
-        let why = check_dir(&shared, &[]).unwrap_err();
+        let why = check_dir(&shared).unwrap_err();
         assert!(why.contains("writable by its group"), "{why}");
         // Also when the group-writable directory is an ancestor (it could be renamed).
-        let why = check_dir(&shared.join("cache"), &[]).unwrap_err();
+        let why = check_dir(&shared.join("cache")).unwrap_err();
         assert!(why.contains("writable by its group"), "{why}");
     }
 

@@ -24,8 +24,13 @@ use wasmtime::{Engine, Store, Trap};
 /// How often the epoch advances; deadlines are counted in these ticks.
 const EPOCH_TICK: Duration = Duration::from_millis(5);
 
+/// Told the label of each component about to be compiled (that takes seconds, so a front end
+/// says so instead of showing nothing).
+pub type CompileNotice = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The shared engine and linker. Cheap to share behind an `Arc`.
 pub struct ComponentHost {
+    compile_notice: Option<CompileNotice>,
     engine: Engine,
     linker: Linker<PluginState>,
     cache: ArtifactCache,
@@ -36,12 +41,11 @@ pub struct ComponentHost {
 }
 
 impl ComponentHost {
-    /// A host whose compiled artifacts live in `cache_dir` (used only when nobody else can
-    /// have written it, and not when it lies inside one of `workspaces`: see
-    /// [`ArtifactCache`]); plugin log lines go to `log`.
+    /// A host whose compiled artifacts live in `cache_dir`, sealed with the key in
+    /// `cache_key` (see [`ArtifactCache`]); plugin log lines go to `log`.
     pub fn new(
         cache_dir: PathBuf,
-        workspaces: Vec<PathBuf>,
+        cache_key: PathBuf,
         log: Option<LogSink>,
     ) -> wasmtime::Result<ComponentHost> {
         let engine = Engine::new(&engine::config())?;
@@ -56,8 +60,9 @@ impl ComponentHost {
         // Blocking waits end at the call's deadline; host-held resources are counted.
         deadline::shadow_blocking_io(&mut linker)?;
         limits::shadow_counted(&mut linker)?;
-        let cache = ArtifactCache::new(cache_dir, &engine, workspaces);
+        let cache = ArtifactCache::new(cache_dir, &engine, cache_key);
         Ok(ComponentHost {
+            compile_notice: None,
             engine,
             linker,
             cache,
@@ -65,6 +70,18 @@ impl ComponentHost {
             log,
             processes: std::sync::Arc::new(process::ProcessHost::new()),
         })
+    }
+
+    /// Call `notice` before each compile.
+    pub fn with_compile_notice(mut self, notice: Option<CompileNotice>) -> ComponentHost {
+        self.compile_notice = notice;
+        self
+    }
+
+    pub(crate) fn notify_compile(&self, label: &str) {
+        if let Some(notice) = &self.compile_notice {
+            notice(label);
+        }
     }
 
     pub fn engine(&self) -> &Engine {
