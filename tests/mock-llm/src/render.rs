@@ -294,6 +294,7 @@ fn openai(steps: &[&Step], usage: Usage, finish: Finish, ctx: &Ctx) -> Vec<Out> 
         Finish::Stop => "stop",
         Finish::ToolCalls => "tool_calls",
         Finish::Length => "length",
+        Finish::ContentFilter => "content_filter",
     };
     out.push(chunk(json!({}), json!(reason)));
     if ctx.include_usage {
@@ -454,6 +455,7 @@ fn anthropic(steps: &[&Step], usage: Usage, finish: Finish, ctx: &Ctx) -> Vec<Ou
         Finish::Stop => "end_turn",
         Finish::ToolCalls => "tool_use",
         Finish::Length => "max_tokens",
+        Finish::ContentFilter => "refusal",
     };
     out.push(sse(
         "message_delta",
@@ -499,6 +501,7 @@ impl Responses<'_> {
     fn response(&self, status: &str, usage: Option<Value>, finish: Option<Finish>) -> Value {
         let incomplete = match finish {
             Some(Finish::Length) => json!({"reason": "max_output_tokens"}),
+            Some(Finish::ContentFilter) => json!({"reason": "content_filter"}),
             _ => Value::Null,
         };
         json!({
@@ -718,7 +721,7 @@ fn responses(steps: &[&Step], usage: Usage, finish: Finish, ctx: &Ctx) -> Vec<Ou
         "total_tokens": usage.prompt + usage.completion,
     });
     let (kind, status) = match finish {
-        Finish::Length => ("response.incomplete", "incomplete"),
+        Finish::Length | Finish::ContentFilter => ("response.incomplete", "incomplete"),
         _ => ("response.completed", "completed"),
     };
     let done = r.response(status, Some(usage), Some(finish));

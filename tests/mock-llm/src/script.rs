@@ -97,7 +97,12 @@ pub enum Finish {
     #[default]
     Stop,
     ToolCalls,
+    /// The output limit: OpenAI `length`, Anthropic `max_tokens`, Responses
+    /// `response.incomplete` with `max_output_tokens`.
     Length,
+    /// A content filter: OpenAI `content_filter`, Anthropic `refusal`, Responses
+    /// `response.incomplete` with `content_filter`.
+    ContentFilter,
 }
 
 /// Misbehaviour to inject. `events` counts SSE events (a gate is not an event).
