@@ -158,3 +158,63 @@ fn a_cut_off_answer_is_reported_and_exits_3() {
     let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["stop_reason"], "stop");
 }
+
+/// A 200 that is the whole completion as one JSON object (a proxy that ignored
+/// `"stream": true`) is the answer: printed, exit 0, one request — and its finish reason
+/// counts as a stream's does.
+#[test]
+fn a_non_streamed_json_completion_is_the_answer() {
+    for kind in ["openai", "anthropic", "responses"] {
+        let setup = Setup::new(kind);
+        setup.mock.enqueue(
+            Reply::text(&["po", "ng"])
+                .with_reasoning("thinking", Some("sig"))
+                .with_fault(Fault::NonStreamed),
+        );
+        let out = setup.run("ping");
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).trim_end(), "pong", "{kind}");
+        assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
+
+        setup.mock.enqueue(
+            Reply::text(&["half"])
+                .with_finish(Finish::Length)
+                .with_fault(Fault::NonStreamed),
+        );
+        let out = setup.run_with(&["--output-format", "json"], "ping");
+        assert_eq!(out.status.code(), Some(3), "{kind}: {}", text(&out.stderr));
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(result["result"], "half", "{kind}");
+        assert_eq!(result["stop_reason"], "length", "{kind}");
+        assert_eq!(setup.mock.requests().len(), 2, "{kind}: re-sent");
+    }
+}
+
+/// A 200 HTML page (a captive portal) is named as one, its start quoted escaped on one line,
+/// and not sent again.
+#[test]
+fn an_html_page_is_named_and_not_retried() {
+    for kind in ["openai", "anthropic", "responses"] {
+        let setup = Setup::new(kind);
+        setup.mock.enqueue(Reply::body(
+            "text/html; charset=utf-8",
+            "<!DOCTYPE html>\n<html><head><title>Hotel Wi-Fi login\u{1b}[2J</title></head>\n<body>Accept the terms</body></html>",
+        ));
+        setup.mock.enqueue(Reply::text(&["too early"]));
+        let out = setup.run("ping");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{kind}: {stderr}");
+        assert!(
+            stderr.contains(
+                "the endpoint answered with an HTML page (text/html), not a model stream"
+            ) && stderr.contains("captive portal")
+                && stderr
+                    .contains("first bytes: <!DOCTYPE html> <html><head><title>Hotel Wi-Fi login"),
+            "{kind}: {stderr}"
+        );
+        assert!(!stderr.contains('\u{1b}'), "{kind}: unescaped: {stderr}");
+        assert!(!stderr.contains("cut"), "{kind}: {stderr}");
+        assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
+        assert!(!text(&out.stdout).contains("too early"), "{kind}");
+    }
+}
