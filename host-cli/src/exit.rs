@@ -1,5 +1,6 @@
 //! Exit codes: 0 success, 1 runtime failure (a tool error, a plugin crash), 2 usage or
-//! configuration error.
+//! configuration error, 3 the final answer was cut off (`reasonix run`: the output limit or a
+//! content filter stopped it, unless `[agent] accept_cut_off_answer`).
 
 use std::fmt;
 use std::process::ExitCode;
@@ -9,6 +10,7 @@ pub enum Code {
     Success,
     Failure,
     Usage,
+    CutOff,
 }
 
 impl From<Code> for ExitCode {
@@ -17,6 +19,7 @@ impl From<Code> for ExitCode {
             Code::Success => ExitCode::SUCCESS,
             Code::Failure => ExitCode::from(1),
             Code::Usage => ExitCode::from(2),
+            Code::CutOff => ExitCode::from(3),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use reasonix_mock_llm::{Fault, MockLlm, Reply};
+use reasonix_mock_llm::{Fault, Finish, MockLlm, Reply};
 use std::process::{Command, Output, Stdio};
 use support::{Env, shared_artifact_cache};
 
@@ -30,8 +30,14 @@ impl Setup {
 
     /// `reasonix run --dir <workspace> <task>`, sessions under a temp state root.
     fn run(&self, task: &str) -> Output {
+        self.run_with(&[], task)
+    }
+
+    /// `reasonix run <flags> --dir <workspace> <task>`.
+    fn run_with(&self, flags: &[&str], task: &str) -> Output {
         Command::new(env!("CARGO_BIN_EXE_reasonix"))
             .arg("run")
+            .args(flags)
             .arg("--dir")
             .arg(self.env.workspace())
             .arg(task)
@@ -85,4 +91,130 @@ fn a_503_retry_after_beyond_the_longest_wait_fails_at_once_saying_so() {
     assert!(stderr.contains("retry after 3600 s"), "{stderr}");
     assert_eq!(setup.mock.requests().len(), 1, "retried before Retry-After");
     assert!(!text(&out.stdout).contains("too early"));
+}
+
+/// A final answer cut off by the output limit or a content filter is not a success: a notice
+/// on stderr, `stop_reason` in the result object, exit 3 — and exit 0 when
+/// `[agent] accept_cut_off_answer = true`. Never re-sent.
+#[test]
+fn a_cut_off_answer_is_reported_and_exits_3() {
+    for kind in ["openai", "anthropic", "responses"] {
+        for (finish, reason, why) in [
+            (Finish::Length, "length", "output limit"),
+            (Finish::ContentFilter, "content_filter", "content filter"),
+        ] {
+            let setup = Setup::new(kind);
+            setup
+                .mock
+                .enqueue(Reply::text(&["half an ", "answer"]).with_finish(finish));
+            let out = setup.run("ping");
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "{kind} {reason}: {stderr}");
+            assert_eq!(text(&out.stdout).trim_end(), "half an answer", "{kind}");
+            assert!(
+                stderr.contains("the answer was cut off")
+                    && stderr.contains(why)
+                    && stderr.contains(&format!("finish_reason: {reason}")),
+                "{kind} {reason}: {stderr}"
+            );
+            assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
+
+            setup
+                .mock
+                .enqueue(Reply::text(&["half"]).with_finish(finish));
+            let out = setup.run_with(&["--output-format", "json"], "ping");
+            assert_eq!(out.status.code(), Some(3), "{kind} {reason}");
+            let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(result["stop_reason"], reason, "{kind}: {result}");
+            assert_eq!(result["subtype"], "success", "{kind}");
+            assert_eq!(result["is_error"], true, "{kind}");
+            assert_eq!(result["result"], "half", "{kind}");
+        }
+    }
+
+    // Accepted by config: exit 0, the notice and `stop_reason` stay.
+    let setup = Setup::new("openai");
+    let written = std::fs::read_to_string(setup.env.project().join("reasonix.toml")).unwrap();
+    setup.env.project_config(&format!(
+        "{written}\n[agent]\naccept_cut_off_answer = true\n"
+    ));
+    setup
+        .mock
+        .enqueue(Reply::text(&["half"]).with_finish(Finish::Length));
+    let out = setup.run_with(&["--output-format", "stream-json"], "ping");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let last: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
+    assert_eq!(last["type"], "result");
+    assert_eq!(last["stop_reason"], "length");
+    assert_eq!(last["is_error"], false);
+    assert!(stdout.contains("the answer was cut off"), "{stdout}");
+
+    // A finished answer says so.
+    setup.mock.enqueue(Reply::text(&["pong"]));
+    let out = setup.run_with(&["--output-format", "json"], "ping");
+    assert_eq!(out.status.code(), Some(0));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["stop_reason"], "stop");
+}
+
+/// A 200 that is the whole completion as one JSON object (a proxy that ignored
+/// `"stream": true`) is the answer: printed, exit 0, one request — and its finish reason
+/// counts as a stream's does.
+#[test]
+fn a_non_streamed_json_completion_is_the_answer() {
+    for kind in ["openai", "anthropic", "responses"] {
+        let setup = Setup::new(kind);
+        setup.mock.enqueue(
+            Reply::text(&["po", "ng"])
+                .with_reasoning("thinking", Some("sig"))
+                .with_fault(Fault::NonStreamed),
+        );
+        let out = setup.run("ping");
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).trim_end(), "pong", "{kind}");
+        assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
+
+        setup.mock.enqueue(
+            Reply::text(&["half"])
+                .with_finish(Finish::Length)
+                .with_fault(Fault::NonStreamed),
+        );
+        let out = setup.run_with(&["--output-format", "json"], "ping");
+        assert_eq!(out.status.code(), Some(3), "{kind}: {}", text(&out.stderr));
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(result["result"], "half", "{kind}");
+        assert_eq!(result["stop_reason"], "length", "{kind}");
+        assert_eq!(setup.mock.requests().len(), 2, "{kind}: re-sent");
+    }
+}
+
+/// A 200 HTML page (a captive portal) is named as one, its start quoted escaped on one line,
+/// and not sent again.
+#[test]
+fn an_html_page_is_named_and_not_retried() {
+    for kind in ["openai", "anthropic", "responses"] {
+        let setup = Setup::new(kind);
+        setup.mock.enqueue(Reply::body(
+            "text/html; charset=utf-8",
+            "<!DOCTYPE html>\n<html><head><title>Hotel Wi-Fi login\u{1b}[2J</title></head>\n<body>Accept the terms</body></html>",
+        ));
+        setup.mock.enqueue(Reply::text(&["too early"]));
+        let out = setup.run("ping");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{kind}: {stderr}");
+        assert!(
+            stderr.contains(
+                "the endpoint answered with an HTML page (text/html), not a model stream"
+            ) && stderr.contains("captive portal")
+                && stderr
+                    .contains("first bytes: <!DOCTYPE html> <html><head><title>Hotel Wi-Fi login"),
+            "{kind}: {stderr}"
+        );
+        assert!(!stderr.contains('\u{1b}'), "{kind}: unescaped: {stderr}");
+        assert!(!stderr.contains("cut"), "{kind}: {stderr}");
+        assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
+        assert!(!text(&out.stdout).contains("too early"), "{kind}");
+    }
 }

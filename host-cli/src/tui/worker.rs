@@ -146,6 +146,7 @@ fn serve(
                         cost: None,
                         spend: Default::default(),
                         session_id: None,
+                        stop_reason: None,
                     },
                 };
                 report(Report::TurnDone(Box::new(outcome)));

@@ -53,6 +53,10 @@ impl Protocol for Anthropic {
         })
     }
 
+    fn whole(&self, body: &serde_json::Value) -> Option<Vec<u8>> {
+        crate::whole::anthropic(body)
+    }
+
     fn decoder(&self, request: &Request) -> Box<dyn Decoder> {
         Box::new(decode::AnthropicDecoder::new(&request.provider))
     }

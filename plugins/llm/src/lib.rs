@@ -15,6 +15,7 @@ pub mod backend;
 pub mod openai;
 pub mod responses;
 mod stream;
+pub mod whole;
 pub mod wire;
 
 #[cfg(test)]
@@ -227,11 +228,96 @@ pub fn open_with(
             SystemTime::now(),
         ));
     }
+    let response = match whole::classify(response.header("content-type").as_deref()) {
+        whole::Body::Stream => response,
+        whole::Body::Html => return Err(html_error(&provider, response.as_mut())),
+        whole::Body::Json => whole_completion(&provider, protocol, status, response.as_mut())?,
+    };
     Ok(Box::new(LlmStream::new(
         provider,
         response,
         protocol.decoder(&request),
     )))
+}
+
+/// A 2xx `text/html` answer: a proxy's or captive portal's page, never a model; not retried.
+fn html_error(provider: &str, response: &mut dyn Response) -> Error {
+    let content_type = response
+        .header("content-type")
+        .map(|t| whole::media_type(&t))
+        .unwrap_or_default();
+    let first = whole::read_body(response, whole::HTML_PEEK, true).unwrap_or_default();
+    Error::Other(reasonix_sdk::ErrorDetail {
+        code: "bad-response".into(),
+        message: format!(
+            "{provider}: the endpoint answered with an HTML page ({content_type}), not a model stream — a proxy or captive portal? first bytes: {}",
+            whole::excerpt(&first, 200)
+        ),
+        retryable: false,
+        detail: None,
+    })
+}
+
+/// A 2xx JSON answer: read whole; a completion (or error object) of this protocol becomes the
+/// stream it would have been; a body that is SSE after all is read as such; anything else is
+/// `bad-response`. Never retried: a completion is the answer (it was billed).
+fn whole_completion(
+    provider: &str,
+    protocol: &dyn Protocol,
+    status: u16,
+    response: &mut dyn Response,
+) -> Result<Box<dyn Response>, Error> {
+    let bad = |why: String| {
+        Error::Other(reasonix_sdk::ErrorDetail {
+            code: "bad-response".into(),
+            message: format!("{provider}: {why}"),
+            retryable: false,
+            detail: None,
+        })
+    };
+    let body = match whole::read_body(response, whole::JSON_BODY_LIMIT, false) {
+        Ok(body) => body,
+        Err(whole::ReadFailure::TooLong) => {
+            return Err(bad(format!(
+                "the endpoint answered with a JSON body (not a stream) larger than {} MiB",
+                whole::JSON_BODY_LIMIT / (1024 * 1024)
+            )));
+        }
+        Err(whole::ReadFailure::Http(e)) => {
+            return Err(Error::Other(reasonix_sdk::ErrorDetail {
+                code: "stream-interrupted".into(),
+                message: format!(
+                    "{provider}: the connection was cut while reading a non-streamed JSON answer ({e}); the request can be repeated"
+                ),
+                retryable: true,
+                detail: None,
+            }));
+        }
+    };
+    let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if first != Some(b'{') {
+        // Labelled JSON but not an object: an event stream with the wrong content type.
+        return Ok(Box::new(whole::Buffered {
+            status,
+            body: Some(body),
+        }));
+    }
+    let value: Value = serde_json::from_slice(&body).map_err(|e| {
+        bad(format!(
+            "the endpoint answered with application/json that is not JSON ({e}): {}",
+            whole::excerpt(&body, 200)
+        ))
+    })?;
+    let sse = protocol.whole(&value).ok_or_else(|| {
+        bad(format!(
+            "the endpoint answered with a JSON object that is neither a stream nor a completion of this provider kind: {}",
+            whole::excerpt(&body, 200)
+        ))
+    })?;
+    Ok(Box::new(whole::Buffered {
+        status,
+        body: Some(sse),
+    }))
 }
 
 /// `content-type` and `accept` unless the protocol or the config set them.

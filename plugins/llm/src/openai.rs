@@ -31,6 +31,10 @@ impl Protocol for OpenAi {
         })
     }
 
+    fn whole(&self, body: &serde_json::Value) -> Option<Vec<u8>> {
+        crate::whole::openai(body)
+    }
+
     fn decoder(&self, _request: &Request) -> Box<dyn Decoder> {
         Box::new(ChatDecoder::default())
     }

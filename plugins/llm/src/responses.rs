@@ -40,6 +40,10 @@ impl Protocol for Responses {
         })
     }
 
+    fn whole(&self, body: &serde_json::Value) -> Option<Vec<u8>> {
+        crate::whole::responses(body)
+    }
+
     fn decoder(&self, request: &Request) -> Box<dyn Decoder> {
         Box::new(decode::ResponsesDecoder::new(&request.provider))
     }

@@ -484,3 +484,135 @@ fn unterminated_final_done_still_completes() {
     let events = drain(stream.as_mut()).unwrap();
     assert_eq!(events.last(), Some(&StreamEvent::Done(FinishReason::Stop)));
 }
+
+/// A 2xx non-streamed JSON completion of each kind is read as the answer it is.
+#[test]
+fn a_non_streamed_json_completion_is_the_answer() {
+    let bodies = [
+        (
+            "openai",
+            r#"{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"pong","reasoning_content":"hm","tool_calls":[{"id":"t1","type":"function","function":{"name":"ls","arguments":"{\"p\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":3}}"#,
+        ),
+        (
+            "anthropic",
+            r#"{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"text","text":"pong"},{"type":"tool_use","id":"t1","name":"ls","input":{"p":1}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":3}}"#,
+        ),
+        (
+            "responses",
+            r#"{"id":"r1","object":"response","status":"completed","output":[{"type":"reasoning","id":"rs1","summary":[{"type":"summary_text","text":"hm"}]},{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"pong"}]},{"type":"function_call","id":"fc1","call_id":"t1","name":"ls","arguments":"{\"p\":1}"}],"usage":{"input_tokens":10,"output_tokens":3}}"#,
+        ),
+    ];
+    for (kind, body) in bodies {
+        let fake = Fake::answering(
+            200,
+            &[("content-type", "application/json; charset=utf-8")],
+            vec![Ok(body.as_bytes())],
+        );
+        let mut stream = open_with(request(kind, "{}"), &fake).unwrap();
+        let events = drain(stream.as_mut()).unwrap();
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, "pong", "{kind}: {events:?}");
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, StreamEvent::Reasoning(r) if r == "hm")),
+            "{kind}: {events:?}"
+        );
+        assert!(
+            events.iter().any(
+                |e| matches!(e, StreamEvent::ToolCall(c) if c.id == "t1" && c.name == "ls" && c.arguments.contains("\"p\":1"))
+            ),
+            "{kind}: {events:?}"
+        );
+        assert!(
+            events.iter().any(|e| matches!(e, StreamEvent::Usage(u) if u.prompt_tokens == 10 && u.completion_tokens == 3)),
+            "{kind}: {events:?}"
+        );
+        assert_eq!(
+            events.last(),
+            Some(&StreamEvent::Done(FinishReason::ToolCalls)),
+            "{kind}"
+        );
+    }
+}
+
+/// A JSON object that is not a completion, and a JSON error object, fail without a retry.
+#[test]
+fn a_non_streamed_json_that_is_no_completion_is_not_retried() {
+    for kind in ["openai", "anthropic", "responses"] {
+        let fake = Fake::answering(
+            200,
+            &[("content-type", "application/json")],
+            vec![Ok(br#"{"status":"ok"}"#.as_slice())],
+        );
+        let err = match open_with(request(kind, "{}"), &fake) {
+            Ok(_) => panic!("{kind}: should fail"),
+            Err(e) => e,
+        };
+        let detail = other(&err);
+        assert_eq!(detail.code, "bad-response", "{kind}");
+        assert!(!detail.retryable);
+        assert!(
+            detail.message.contains(r#"{"status":"ok"}"#),
+            "{}",
+            detail.message
+        );
+    }
+    let fake = Fake::answering(
+        200,
+        &[("content-type", "application/json")],
+        vec![Ok(
+            br#"{"error":{"message":"no such model","type":"invalid_request_error"}}"#.as_slice(),
+        )],
+    );
+    let mut stream = open_with(request("openai", "{}"), &fake).unwrap();
+    let err = drain(stream.as_mut()).unwrap_err();
+    assert!(format!("{err:?}").contains("no such model"), "{err:?}");
+}
+
+/// An event stream labelled `application/json` is still read as a stream.
+#[test]
+fn a_stream_labelled_json_is_read_as_a_stream() {
+    let fake = Fake::answering(
+        200,
+        &[("content-type", "application/json")],
+        vec![Ok(
+            b"data: {\"choices\":[{\"delta\":{\"content\":\"pong\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+                .as_slice(),
+        )],
+    );
+    let mut stream = open(&fake, "{}").unwrap();
+    let events = drain(stream.as_mut()).unwrap();
+    assert_eq!(events[0], StreamEvent::Text("pong".into()));
+}
+
+/// A 2xx HTML page is named as one, its start quoted on one line, and not retried.
+#[test]
+fn an_html_page_is_named_and_not_retried() {
+    let fake = Fake::answering(
+        200,
+        &[("content-type", "text/html; charset=UTF-8")],
+        vec![Ok(
+            b"<!DOCTYPE html>\n<html><title>Hotel Wi-Fi\x1b[2J</title>".as_slice(),
+        )],
+    );
+    let detail = other(&open_err(&fake)).clone();
+    assert_eq!(detail.code, "bad-response");
+    assert!(!detail.retryable);
+    assert!(
+        detail
+            .message
+            .contains("an HTML page (text/html), not a model stream")
+            && detail.message.contains(
+                "first bytes: <!DOCTYPE html> <html><title>Hotel Wi-Fi\\u{1b}[2J</title>"
+            ),
+        "{}",
+        detail.message
+    );
+}

@@ -212,6 +212,10 @@ pub trait Protocol {
     fn build(&self, request: &Request) -> Result<HttpRequest, String>;
     /// A fresh decoder for the response stream of `request`.
     fn decoder(&self, request: &Request) -> Box<dyn Decoder>;
+    /// A non-streamed completion (the whole JSON object a server sent instead of a stream) as
+    /// the SSE body its stream would have been, for [`Protocol::decoder`]; `None` when the
+    /// object is not this protocol's completion or error.
+    fn whole(&self, body: &Value) -> Option<Vec<u8>>;
 }
 
 /// Turns a stream of server-sent events into [`Event`]s.

@@ -441,6 +441,19 @@ async fn handle(
     }
 
     let ctx = Ctx::from_request(seq as u64, &body);
+    match &reply.fault {
+        Some(Fault::NonStreamed) => {
+            return Ok(json_response(200, render::whole(wire, &reply, &ctx), None));
+        }
+        Some(Fault::Body { content_type, body }) => {
+            let mut response = json_response(200, body.clone(), None);
+            if let Ok(value) = HeaderValue::from_str(content_type) {
+                response.headers_mut().insert(CONTENT_TYPE, value);
+            }
+            return Ok(response);
+        }
+        _ => {}
+    }
     let mut items = render::render(wire, &reply, &ctx);
     if matches!(reply.fault, Some(Fault::OmitTerminal))
         && wire != Wire::Responses
@@ -464,7 +477,10 @@ async fn handle(
             let event = render::stream_error(wire, *status, message, (*events).min(total), &ctx);
             Some((*events, Act::Inject(event, Then::Stop)))
         }
-        Some(Fault::Status { .. } | Fault::OmitTerminal) | None => None,
+        Some(
+            Fault::Status { .. } | Fault::OmitTerminal | Fault::NonStreamed | Fault::Body { .. },
+        )
+        | None => None,
     };
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(pump(

@@ -63,6 +63,165 @@ pub(crate) fn render(wire: Wire, reply: &Reply, ctx: &Ctx) -> Vec<Out> {
     }
 }
 
+/// The whole completion as one JSON object, as each API answers a request without
+/// `"stream": true` (for [`crate::Fault::NonStreamed`]). Gates are ignored.
+pub(crate) fn whole(wire: Wire, reply: &Reply, ctx: &Ctx) -> String {
+    let steps = ordered_steps(&reply.steps);
+    let usage = reply.usage.unwrap_or_else(|| estimate_usage(reply, ctx));
+    let finish = reply.effective_finish();
+    let text: String = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    let reasoning: Vec<(&str, Option<&str>)> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Reasoning { text, signature } => Some((text.as_str(), signature.as_deref())),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => Some((id.as_str(), name.as_str(), arguments.as_str())),
+            _ => None,
+        })
+        .collect();
+    let body = match wire {
+        Wire::OpenAi => {
+            let mut message = json!({"role": "assistant", "content": text});
+            if !reasoning.is_empty() {
+                let joined: String = reasoning.iter().map(|(t, _)| *t).collect();
+                message["reasoning_content"] = json!(joined);
+            }
+            if !calls.is_empty() {
+                message["tool_calls"] = calls
+                    .iter()
+                    .map(|(id, name, arguments)| {
+                        json!({"id": id, "type": "function",
+                               "function": {"name": name, "arguments": arguments}})
+                    })
+                    .collect();
+            }
+            let reason = match finish {
+                Finish::Stop => "stop",
+                Finish::ToolCalls => "tool_calls",
+                Finish::Length => "length",
+                Finish::ContentFilter => "content_filter",
+            };
+            json!({
+                "id": format!("chatcmpl-mock{}", ctx.seq),
+                "object": "chat.completion",
+                "created": now_secs(),
+                "model": ctx.model,
+                "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": reason}],
+                "usage": {
+                    "prompt_tokens": usage.prompt,
+                    "completion_tokens": usage.completion,
+                    "total_tokens": usage.prompt + usage.completion,
+                    "prompt_tokens_details": {"cached_tokens": usage.cache_hit},
+                    "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
+                },
+            })
+        }
+        Wire::Anthropic => {
+            let mut content: Vec<Value> = reasoning
+                .iter()
+                .map(|(t, sig)| json!({"type": "thinking", "thinking": t, "signature": sig.unwrap_or("")}))
+                .collect();
+            if !text.is_empty() {
+                content.push(json!({"type": "text", "text": text}));
+            }
+            for (id, name, arguments) in &calls {
+                let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
+                content.push(json!({"type": "tool_use", "id": id, "name": name, "input": input}));
+            }
+            let reason = match finish {
+                Finish::Stop => "end_turn",
+                Finish::ToolCalls => "tool_use",
+                Finish::Length => "max_tokens",
+                Finish::ContentFilter => "refusal",
+            };
+            json!({
+                "id": format!("msg_mock{}", ctx.seq),
+                "type": "message",
+                "role": "assistant",
+                "model": ctx.model,
+                "content": content,
+                "stop_reason": reason,
+                "stop_sequence": null,
+                "usage": {
+                    "input_tokens": usage.cache_miss,
+                    "cache_read_input_tokens": usage.cache_hit,
+                    "cache_creation_input_tokens": 0,
+                    "output_tokens": usage.completion,
+                },
+            })
+        }
+        Wire::Responses => {
+            let mut output: Vec<Value> = reasoning
+                .iter()
+                .enumerate()
+                .map(|(i, (t, sig))| {
+                    let mut item = json!({"type": "reasoning", "id": format!("rs_mock{}_{i}", ctx.seq),
+                                          "summary": [{"type": "summary_text", "text": t}]});
+                    if let Some(sig) = sig {
+                        item["encrypted_content"] = json!(sig);
+                    }
+                    item
+                })
+                .collect();
+            if !text.is_empty() {
+                let part = match finish {
+                    Finish::ContentFilter => json!({"type": "refusal", "refusal": text}),
+                    _ => json!({"type": "output_text", "text": text, "annotations": []}),
+                };
+                output.push(
+                    json!({"type": "message", "id": format!("msg_mock{}", ctx.seq),
+                                   "status": "completed", "role": "assistant", "content": [part]}),
+                );
+            }
+            for (id, name, arguments) in &calls {
+                output.push(
+                    json!({"type": "function_call", "id": format!("fc_{id}"), "call_id": id,
+                                   "name": name, "arguments": arguments, "status": "completed"}),
+                );
+            }
+            let (status, incomplete) = match finish {
+                Finish::Length => ("incomplete", json!({"reason": "max_output_tokens"})),
+                Finish::ContentFilter => ("incomplete", json!({"reason": "content_filter"})),
+                _ => ("completed", Value::Null),
+            };
+            json!({
+                "id": format!("resp_mock{}", ctx.seq),
+                "object": "response",
+                "created_at": now_secs(),
+                "status": status,
+                "error": null,
+                "incomplete_details": incomplete,
+                "model": ctx.model,
+                "output": output,
+                "usage": {
+                    "input_tokens": usage.prompt,
+                    "input_tokens_details": {"cached_tokens": usage.cache_hit},
+                    "output_tokens": usage.completion,
+                    "output_tokens_details": {"reasoning_tokens": usage.reasoning},
+                    "total_tokens": usage.prompt + usage.completion,
+                },
+            })
+        }
+    };
+    body.to_string()
+}
+
 /// The JSON error body each API answers with for an HTTP error.
 pub(crate) fn error_body(wire: Option<Wire>, status: u16, message: &str) -> String {
     let (kind, code) = error_kind(wire, status);
@@ -294,6 +453,7 @@ fn openai(steps: &[&Step], usage: Usage, finish: Finish, ctx: &Ctx) -> Vec<Out> 
         Finish::Stop => "stop",
         Finish::ToolCalls => "tool_calls",
         Finish::Length => "length",
+        Finish::ContentFilter => "content_filter",
     };
     out.push(chunk(json!({}), json!(reason)));
     if ctx.include_usage {
@@ -454,6 +614,7 @@ fn anthropic(steps: &[&Step], usage: Usage, finish: Finish, ctx: &Ctx) -> Vec<Ou
         Finish::Stop => "end_turn",
         Finish::ToolCalls => "tool_use",
         Finish::Length => "max_tokens",
+        Finish::ContentFilter => "refusal",
     };
     out.push(sse(
         "message_delta",
@@ -499,6 +660,7 @@ impl Responses<'_> {
     fn response(&self, status: &str, usage: Option<Value>, finish: Option<Finish>) -> Value {
         let incomplete = match finish {
             Some(Finish::Length) => json!({"reason": "max_output_tokens"}),
+            Some(Finish::ContentFilter) => json!({"reason": "content_filter"}),
             _ => Value::Null,
         };
         json!({
@@ -718,7 +880,7 @@ fn responses(steps: &[&Step], usage: Usage, finish: Finish, ctx: &Ctx) -> Vec<Ou
         "total_tokens": usage.prompt + usage.completion,
     });
     let (kind, status) = match finish {
-        Finish::Length => ("response.incomplete", "incomplete"),
+        Finish::Length | Finish::ContentFilter => ("response.incomplete", "incomplete"),
         _ => ("response.completed", "completed"),
     };
     let done = r.response(status, Some(usage), Some(finish));

@@ -97,7 +97,12 @@ pub enum Finish {
     #[default]
     Stop,
     ToolCalls,
+    /// The output limit: OpenAI `length`, Anthropic `max_tokens`, Responses
+    /// `response.incomplete` with `max_output_tokens`.
     Length,
+    /// A content filter: OpenAI `content_filter`, Anthropic `refusal`, Responses
+    /// `response.incomplete` with `content_filter`.
+    ContentFilter,
 }
 
 /// Misbehaviour to inject. `events` counts SSE events (a gate is not an event).
@@ -117,6 +122,12 @@ pub enum Fault {
     /// Send every event but the wire's terminal marker (OpenAI `data: [DONE]`, Anthropic
     /// `message_stop`), then end the body normally: a finished answer some servers close early.
     OmitTerminal,
+    /// Answer 200 `application/json` with the whole completion as one JSON object (the wire's
+    /// non-streamed format: OpenAI `choices[0].message`, Anthropic `content` blocks, Responses
+    /// `output` items), as a proxy that ignores `"stream": true` does.
+    NonStreamed,
+    /// Answer 200 with this `content-type` and body, no stream (an HTML captive portal).
+    Body { content_type: String, body: String },
     /// After this many events send `data: {"choices": [` (not JSON), then the remaining events,
     /// and end the body normally.
     MalformedAfter { events: usize },
@@ -175,6 +186,14 @@ impl Reply {
             status: 429,
             retry_after: Some(retry_after.to_owned()),
             body: String::new(),
+        })
+    }
+
+    /// HTTP 200 with this `content-type` and body instead of a stream.
+    pub fn body(content_type: &str, body: &str) -> Reply {
+        Reply::default().with_fault(Fault::Body {
+            content_type: content_type.to_owned(),
+            body: body.to_owned(),
         })
     }
 

@@ -150,11 +150,13 @@ pub fn run(args: RunArgs) -> Outcome {
     if let Err(e) = signals::install(cancel.clone()) {
         errln!("warning: Ctrl-C will not stop the run cleanly: {e}");
     }
+    let accept_cut_off = prepared.cx.config.agent.accept_cut_off_answer;
     let mut printer = Printer::new(
         args.output_format,
         args.print,
         args.show_thinking || args.verbose,
-    );
+    )
+    .accept_cut_off(accept_cut_off);
     printer.init(Init {
         session_id: agent.session_id().unwrap_or_default().to_string(),
         model,
@@ -169,6 +171,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     printer.finish(&outcome, duration_ms);
     Ok(match outcome.status {
+        RunStatus::Success if outcome.cut_off() && !accept_cut_off => Code::CutOff,
         RunStatus::Success => Code::Success,
         RunStatus::MaxSteps | RunStatus::Cancelled | RunStatus::Error => Code::Failure,
     })

@@ -8,7 +8,7 @@
 use crate::term;
 use reasonix_agent::agent_loop::{AgentEvent, ModelSpend, RunOutcome, RunStatus, UsageTotals};
 use reasonix_core::terminal::shown;
-use reasonix_core::types::{Message, Role, Usage};
+use reasonix_core::types::{FinishReason, Message, Role, Usage};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -103,6 +103,9 @@ pub struct ResultObject {
     /// ISO 4217 code of `total_cost` (`USD`, `CNY` …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
+    /// Why the model stopped its final answer: `stop`, `length` (the output limit),
+    /// `content_filter`, `tool_calls`, `other`; `null` when the run ended without one.
+    pub stop_reason: Option<&'static str>,
     /// Tool calls refused before running, in order.
     pub permission_denials: Vec<PermissionDenial>,
     /// Usage and cost by model (`provider/model`), in Claude Code's `modelUsage` shape plus
@@ -169,7 +172,9 @@ impl ResultObject {
         let total_cost = outcome.cost.as_ref().map(|c| c.total);
         ResultObject {
             subtype: subtype(&outcome.status),
-            is_error: outcome.status != RunStatus::Success,
+            // A cut-off answer is an error unless `[agent] accept_cut_off_answer` (see
+            // `Printer::accept_cut_off`).
+            is_error: outcome.status != RunStatus::Success || outcome.cut_off(),
             duration_ms,
             num_turns: outcome.steps,
             result: outcome.result.clone(),
@@ -178,6 +183,7 @@ impl ResultObject {
             total_cost_usd: total_cost.filter(|_| currency.as_deref() == Some("USD")),
             total_cost,
             currency,
+            stop_reason: outcome.stop_reason.map(stop_reason),
             permission_denials,
             model_usage: outcome
                 .spend
@@ -186,6 +192,17 @@ impl ResultObject {
                 .map(|m| (format!("{}/{}", m.provider, m.model), ModelUsage::of(m)))
                 .collect(),
         }
+    }
+}
+
+/// The result object's `stop_reason`: the wire-neutral finish reason, snake_case.
+pub fn stop_reason(finish: FinishReason) -> &'static str {
+    match finish {
+        FinishReason::Stop => "stop",
+        FinishReason::ToolCalls => "tool_calls",
+        FinishReason::Length => "length",
+        FinishReason::ContentFilter => "content_filter",
+        FinishReason::Other => "other",
     }
 }
 
@@ -515,6 +532,8 @@ pub struct Printer {
     /// `stream-json`: the session and model every line names.
     session_id: String,
     model: String,
+    /// `[agent] accept_cut_off_answer`: a cut-off final answer is not an error.
+    accept_cut_off: bool,
 }
 
 impl Printer {
@@ -530,7 +549,15 @@ impl Printer {
             denials: Vec::new(),
             session_id: String::new(),
             model: String::new(),
+            accept_cut_off: false,
         }
+    }
+
+    /// `[agent] accept_cut_off_answer = true`: a final answer cut off by the output limit or
+    /// a content filter ends the run as a success (`is_error: false`).
+    pub fn accept_cut_off(mut self, accept: bool) -> Printer {
+        self.accept_cut_off = accept;
+        self
     }
 
     pub fn init(&mut self, init: Init) {
@@ -592,7 +619,10 @@ impl Printer {
 
     /// The end of the run: the result object, or the answer / error in text mode.
     pub fn finish(&mut self, outcome: &RunOutcome, duration_ms: u64) {
-        let result = ResultObject::new(outcome, duration_ms, self.denials.clone());
+        let mut result = ResultObject::new(outcome, duration_ms, self.denials.clone());
+        if self.accept_cut_off && outcome.cut_off() {
+            result.is_error = false;
+        }
         match self.format {
             Format::StreamJsonV1 | Format::Json => self.line(&Line::Result(result)),
             Format::StreamJson => match serde_json::to_value(Line::Result(result)) {
@@ -822,6 +852,7 @@ mod tests {
             cost: None,
             spend: Default::default(),
             session_id: Some("s1".into()),
+            stop_reason: None,
         }
     }
 
@@ -859,6 +890,27 @@ mod tests {
         assert_eq!(value["currency"], "CNY");
         assert_eq!(subtype(&RunStatus::Error), "error_during_execution");
         assert_eq!(subtype(&RunStatus::Cancelled), "cancelled");
+    }
+
+    #[test]
+    fn a_cut_off_answer_is_an_error_unless_accepted() {
+        let mut run = outcome(RunStatus::Success);
+        run.stop_reason = Some(FinishReason::Length);
+        let value = serde_json::to_value(ResultObject::new(&run, 1, Vec::new())).unwrap();
+        assert_eq!(value["stop_reason"], "length");
+        assert_eq!(value["subtype"], "success");
+        assert_eq!(value["is_error"], true);
+        run.stop_reason = Some(FinishReason::ContentFilter);
+        let value = serde_json::to_value(ResultObject::new(&run, 1, Vec::new())).unwrap();
+        assert_eq!(value["stop_reason"], "content_filter");
+        run.stop_reason = Some(FinishReason::Stop);
+        let value = serde_json::to_value(ResultObject::new(&run, 1, Vec::new())).unwrap();
+        assert_eq!(value["stop_reason"], "stop");
+        assert_eq!(value["is_error"], false);
+        let value =
+            serde_json::to_value(ResultObject::new(&outcome(RunStatus::Error), 1, Vec::new()))
+                .unwrap();
+        assert_eq!(value["stop_reason"], Value::Null);
     }
 
     #[test]

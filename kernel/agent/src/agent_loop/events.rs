@@ -143,4 +143,38 @@ pub struct RunOutcome {
     /// The run's usage and cost by model.
     pub spend: Spend,
     pub session_id: Option<String>,
+    /// Why the model stopped its final answer (`None` when the run ended without one: an
+    /// error, a cancel, `--max-steps`). `Length` and `ContentFilter` mean the answer in
+    /// `result` is incomplete; see [`RunOutcome::cut_off`].
+    pub stop_reason: Option<crate::types::FinishReason>,
+}
+
+impl RunOutcome {
+    /// A successful run whose final answer was cut off by the output limit or a content
+    /// filter: `result` holds only what came before the cut.
+    pub fn cut_off(&self) -> bool {
+        self.status == RunStatus::Success
+            && matches!(
+                self.stop_reason,
+                Some(
+                    crate::types::FinishReason::Length | crate::types::FinishReason::ContentFilter
+                )
+            )
+    }
+}
+
+/// The notice for an answer the model did not finish (`None` for a finished one).
+pub fn cut_off_notice(finish: crate::types::FinishReason) -> Option<String> {
+    use crate::types::FinishReason;
+    match finish {
+        FinishReason::Length => Some(
+            "the answer was cut off: the model hit its output limit (finish_reason: length)".into(),
+        ),
+        FinishReason::ContentFilter => Some(
+            "the answer was cut off: the provider's content filter stopped it \
+             (finish_reason: content_filter)"
+                .into(),
+        ),
+        FinishReason::Stop | FinishReason::ToolCalls | FinishReason::Other => None,
+    }
 }

@@ -388,6 +388,7 @@ impl Agent {
             steps,
             usage,
             session_id: agent.session_id().map(str::to_string),
+            stop_reason: None,
         };
         self.refresh_tools(on_event);
         let session_start =
@@ -483,7 +484,14 @@ impl Agent {
             let text = message.content.clone();
             self.append(message, on_event);
             if calls.is_empty() {
-                return end(self, RunStatus::Success, text, steps, usage, &spend);
+                // A stream that ended without saying why ended cleanly: a finished answer.
+                let finish = answer.finish.unwrap_or(FinishReason::Stop);
+                if let Some(notice) = events::cut_off_notice(finish) {
+                    on_event(AgentEvent::Notice(notice));
+                }
+                let mut outcome = end(self, RunStatus::Success, text, steps, usage, &spend);
+                outcome.stop_reason = Some(finish);
+                return outcome;
             }
             if let Err(stop) = self.run_tools(&calls, cancel, on_event) {
                 return end(
@@ -952,6 +960,8 @@ struct AnswerBuilder {
 struct Answer {
     message: Message,
     usage: Option<Usage>,
+    /// Why the model stopped, when the stream said.
+    finish: Option<FinishReason>,
 }
 
 impl AnswerBuilder {
@@ -973,7 +983,6 @@ impl AnswerBuilder {
     }
 
     fn finish(self) -> Answer {
-        let _ = self.finish;
         Answer {
             message: Message {
                 role: Role::Assistant,
@@ -985,6 +994,7 @@ impl AnswerBuilder {
                 raw_content: None,
             },
             usage: self.usage,
+            finish: self.finish,
         }
     }
 }

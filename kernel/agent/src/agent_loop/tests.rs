@@ -1929,3 +1929,31 @@ fn manual_compaction_folds_tool_work_through_both_points() {
         })
     ));
 }
+
+/// The final answer's finish reason reaches the outcome; a cut-off one is a notice and
+/// `cut_off()`, and is not re-sent.
+#[test]
+fn a_cut_off_final_answer_is_reported() {
+    for (finish, cut) in [
+        (FinishReason::Length, true),
+        (FinishReason::ContentFilter, true),
+        (FinishReason::Stop, false),
+    ] {
+        let script = vec![vec![
+            StreamEvent::Text("half".into()),
+            StreamEvent::Done(finish),
+        ]];
+        let h = Harness::new(Vec::new(), Vec::new(), script);
+        let mut agent = h.agent(Posture::Yolo, Policy::default());
+        let (outcome, events) = h.run(&mut agent);
+        assert_eq!(outcome.status, RunStatus::Success);
+        assert_eq!(outcome.stop_reason, Some(finish));
+        assert_eq!(outcome.cut_off(), cut);
+        assert_eq!(outcome.result, "half");
+        let noticed = events
+            .iter()
+            .any(|e| matches!(e, AgentEvent::Notice(n) if n.starts_with("the answer was cut off")));
+        assert_eq!(noticed, cut, "{finish:?}");
+        assert_eq!(h.provider.requests.lock().unwrap().len(), 1);
+    }
+}

@@ -63,6 +63,7 @@ const SECTIONS: &[Section] = &[
             "tool_result_snip_ratio",
             "compact_ratio",
             "compact_force_ratio",
+            "accept_cut_off_answer",
         ],
         original: &[
             "reasoning_language",

@@ -53,6 +53,9 @@ pub struct AgentSettings {
     pub tool_result_snip_ratio: Option<f64>,
     pub compact_ratio: Option<f64>,
     pub compact_force_ratio: Option<f64>,
+    /// `reasonix run`: a final answer cut off by the output limit or a content filter ends the
+    /// run as a success (exit 0) instead of exit 3. Default `false`.
+    pub accept_cut_off_answer: bool,
 }
 
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
@@ -93,6 +96,7 @@ struct AgentFile {
     compact_ratio: Option<f64>,
     #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
     compact_force_ratio: Option<f64>,
+    accept_cut_off_answer: Option<bool>,
 }
 
 /// `[permissions]` as written in one file (`None` = not set here).
@@ -456,6 +460,9 @@ impl Config {
         }
         if agent.max_steps.is_some() {
             self.agent.max_steps = agent.max_steps;
+        }
+        if let Some(accept) = agent.accept_cut_off_answer {
+            self.agent.accept_cut_off_answer = accept;
         }
     }
 
