@@ -218,3 +218,62 @@ fn an_html_page_is_named_and_not_retried() {
         assert!(!text(&out.stdout).contains("too early"), "{kind}");
     }
 }
+
+/// `Fault::CutAfter` just after the event that carries `marker` of `reply` on `wire`.
+fn cut_after(wire: reasonix_mock_llm::Wire, reply: &Reply, marker: &str) -> Fault {
+    let events = reasonix_mock_llm::render_events(wire, reply, "{}");
+    let at = events
+        .iter()
+        .position(|e| e.contains(marker))
+        .unwrap_or_else(|| panic!("no event carries {marker:?}: {events:?}"));
+    Fault::CutAfter { events: at + 1 }
+}
+
+/// A stream cut mid-answer is replayed; stdout shows the answer once, byte for byte
+/// (`HALF-` then a replayed `HALF-pong` printed `HALF-HALF-pong`). A replay that answers
+/// differently is marked where it starts again, never spliced silently.
+#[test]
+fn a_replayed_stream_prints_the_answer_once() {
+    use reasonix_mock_llm::Wire;
+    for (kind, wire) in [
+        ("openai", Wire::OpenAi),
+        ("anthropic", Wire::Anthropic),
+        ("responses", Wire::Responses),
+    ] {
+        // The replay repeats the answer (split differently): printed once, nothing else.
+        let setup = Setup::new(kind);
+        let answer = Reply::text(&["HALF-", "po", "ng 你好"]);
+        let fault = cut_after(wire, &answer, "HALF-");
+        setup.mock.enqueue(answer.clone().with_fault(fault));
+        setup
+            .mock
+            .enqueue(Reply::text(&["HA", "LF-p", "ong 你", "好"]));
+        let out = setup.run("ping");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{kind}: {stderr}");
+        assert_eq!(setup.mock.requests().len(), 2, "{kind}: not replayed");
+        assert!(stderr.contains("replaying the request"), "{kind}: {stderr}");
+        assert_eq!(text(&out.stdout), "HALF-pong 你好\n", "{kind}");
+
+        // The replay says something else: the restart is marked on stdout.
+        let setup = Setup::new(kind);
+        let fault = cut_after(wire, &answer, "HALF-");
+        setup.mock.enqueue(answer.clone().with_fault(fault));
+        setup.mock.enqueue(Reply::text(&["pong"]));
+        let out = setup.run("ping");
+        assert_eq!(out.status.code(), Some(0), "{kind}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout),
+            "HALF-\n[the stream was cut and the replay answers differently: the answer again from its start]\npong\n",
+            "{kind}"
+        );
+        // The result object holds the final attempt's answer only.
+        let setup = Setup::new(kind);
+        let fault = cut_after(wire, &answer, "HALF-");
+        setup.mock.enqueue(answer.clone().with_fault(fault));
+        setup.mock.enqueue(Reply::text(&["pong"]));
+        let out = setup.run_with(&["--output-format", "json"], "ping");
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(result["result"], "pong", "{kind}");
+    }
+}

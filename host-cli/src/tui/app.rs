@@ -617,6 +617,15 @@ impl App {
             AgentEvent::ReasoningDelta(delta) => {
                 self.reasoning.push_str(&delta);
             }
+            AgentEvent::StreamRestarted { reasoning } => {
+                if reasoning {
+                    self.reasoning.clear();
+                } else {
+                    // Committed lines stay in the scrollback: end them and say what follows.
+                    self.flush_answer();
+                    self.notice(crate::commands::run::output::restarted(false));
+                }
+            }
             AgentEvent::Message(message) => {
                 if message.role == reasonix_core::types::Role::Assistant {
                     self.fold_reasoning();

@@ -527,15 +527,17 @@ pub fn remove(paths: &Paths, name: &str, builtin: bool) -> Result<IndexEntry, In
     Ok(entry)
 }
 
-/// Delete the compiled artifacts of a component (`<sha256>-<engine>.cwasm`) and its cached
-/// self-description.
+/// Delete the compiled artifacts of a component (`<sha256>-<engine>.cwasm`), its cached
+/// self-description, remembered failure and their seals.
 fn remove_artifacts(cache: &Path, sha256: &str) {
     let prefix = format!("{sha256}-");
     if let Ok(entries) = std::fs::read_dir(cache) {
         for e in entries.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with(&prefix)
-                && (name.ends_with(".cwasm") || name.ends_with(".describe.json"))
+                && [".cwasm", ".describe.json", ".failed"]
+                    .iter()
+                    .any(|ext| name.ends_with(ext) || name.ends_with(&format!("{ext}.seal")))
             {
                 let _ = std::fs::remove_file(e.path());
             }

@@ -341,6 +341,15 @@ pub fn tools_changed(event: &AgentEvent) -> String {
     text
 }
 
+/// What [`AgentEvent::StreamRestarted`] means, for people.
+pub fn restarted(reasoning: bool) -> &'static str {
+    if reasoning {
+        "the stream was cut and the replay thinks differently: its reasoning again from the start"
+    } else {
+        "the stream was cut and the replay answers differently: the answer again from its start"
+    }
+}
+
 impl Line {
     /// The public line for an internal event; `None` for events the schema does not carry
     /// (tool messages: `tool_result` already has them).
@@ -394,6 +403,9 @@ impl Line {
             },
             AgentEvent::Notice(message) => Line::Notice {
                 message: message.clone(),
+            },
+            AgentEvent::StreamRestarted { reasoning } => Line::Notice {
+                message: restarted(*reasoning).to_string(),
             },
             AgentEvent::ToolProgress {
                 id,
@@ -662,6 +674,16 @@ impl Printer {
             }
             AgentEvent::ReasoningDelta(text) if self.show_thinking && !self.print_only => {
                 self.stderr(text)
+            }
+            // What was printed cannot be taken back: mark where the answer starts again.
+            AgentEvent::StreamRestarted { reasoning: false } if !self.print_only => {
+                self.end_stdout_line();
+                self.stdout(&format!("[{}]\n", restarted(false)));
+            }
+            AgentEvent::StreamRestarted { reasoning: true }
+                if self.show_thinking && !self.print_only =>
+            {
+                self.stderr_fresh(&format!("[{}]\n", restarted(true)));
             }
             AgentEvent::Message(m) if m.role == Role::Assistant && !self.print_only => {
                 self.end_stdout_line();

@@ -18,6 +18,11 @@ pub enum AgentEvent {
     TextDelta(String),
     /// A piece of reasoning text, as it streams.
     ReasoningDelta(String),
+    /// A cut or stalled stream was replayed and the replay says something other than what
+    /// was already shown of the answer text (or, with `reasoning`, of the reasoning): what was
+    /// shown of it is void, and the deltas that follow repeat it from its start. (A replay that
+    /// repeats what was shown only sends what it adds, with no such event.)
+    StreamRestarted { reasoning: bool },
     /// A complete message was appended to the conversation (the user task, an assistant
     /// answer with its tool calls, or a tool result).
     Message(Message),

@@ -18,6 +18,7 @@ mod history;
 pub mod intercept;
 pub mod payloads;
 pub mod prompt;
+mod replayed;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -794,7 +795,9 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<Answer, CompletionError> {
         let mut replays = 0;
+        let mut replayed = replayed::Replayed::default();
         loop {
+            replayed.start_attempt();
             let opened = self.client.stream(request, cancel, &mut |n| {
                 on_event(AgentEvent::Retry(n.clone()))
             });
@@ -819,7 +822,7 @@ impl Agent {
                     Ok(batch) if batch.is_empty() => break None,
                     Ok(batch) => {
                         for event in batch {
-                            answer.take(event, on_event);
+                            answer.take(event, &mut |e| replayed.forward(e, on_event));
                         }
                     }
                     Err(e) => break Some(e),
