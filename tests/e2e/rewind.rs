@@ -215,6 +215,51 @@ fn rewind_to_each_turn_start_and_undo_round_trip_byte_for_byte() {
     assert_eq!(logos, 1);
 }
 
+/// Rewinds stack: three in a row (the last to before the first turn, which leaves no message)
+/// are undone newest first, files and conversation, one step per undo; the emptied session is
+/// still listed and found by its first prompt meanwhile.
+#[test]
+fn undo_walks_back_through_every_rewind_newest_first() {
+    let s = Setup::new();
+    let ws = s.env.workspace();
+    let states = three_turns(&s);
+    let id = s.session_id();
+    let prompts = |s: &Setup| -> Vec<String> {
+        let out = s.sessions(&["export", &id, "--format", "jsonl"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|m| m["role"] == "user")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for turn in ["3", "2", "1"] {
+        let out = s.sessions(&["rewind", &id, "--turn", turn]);
+        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
+    }
+    assert_tree(&ws, &states[0], "rewound to turn 1");
+    assert!(prompts(&s).is_empty());
+    let listed = s.sessions(&["list"]);
+    assert!(stdout(&listed).contains(&id[..8]), "{}", stdout(&listed));
+    let found = s.sessions(&["show", "turn one"]);
+    assert!(found.status.success(), "{}", stderr(&found));
+
+    let expected: [(&[&str], usize); 3] = [
+        (&["turn one"], 1),
+        (&["turn one", "turn two"], 2),
+        (&["turn one", "turn two", "turn three"], 3),
+    ];
+    for (want, state) in expected {
+        let undo = s.sessions(&["rewind", &id, "--undo"]);
+        assert!(undo.status.success(), "{}", stderr(&undo));
+        assert_eq!(prompts(&s), want);
+        assert_tree(&ws, &states[state], &format!("undone back to {want:?}"));
+    }
+    let again = s.sessions(&["rewind", &id, "--undo"]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+}
+
 #[test]
 fn a_conversation_rewind_drops_the_later_turns_and_its_undo_brings_them_back() {
     let s = Setup::new();

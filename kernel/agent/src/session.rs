@@ -258,8 +258,10 @@ impl SessionStore {
             // A file that is not a transcript is skipped, not fatal to the listing. So is a
             // session nothing was said in (an interactive session opened and left): it has
             // nothing to continue, and `--continue` must not pick it over the last real one.
+            // A session rewound to before its first turn still is one: it was used, and its
+            // rewind can be undone.
             let Ok(loaded) = load(&path) else { continue };
-            if loaded.messages.is_empty() {
+            if loaded.messages.is_empty() && loaded.timeline.first_prompt.is_none() {
                 continue;
             }
             if let Some(summary) = summarize(path, loaded, entry.metadata().ok()) {
@@ -450,6 +452,9 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
             Record::Session { .. } if header.is_none() => header = Some(record),
             Record::Message { message, .. } if header.is_some() => {
                 timeline.message();
+                if timeline.first_prompt.is_none() && message.role == Role::User {
+                    timeline.first_prompt = Some(message.content.clone());
+                }
                 messages.push(message)
             }
             Record::Usage {
@@ -529,11 +534,11 @@ fn summarize(
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(created_ms);
     Some(Summary {
-        title: loaded
-            .timeline
-            .title
-            .clone()
-            .unwrap_or_else(|| title(&loaded.messages)),
+        title: match (&loaded.timeline.title, &loaded.timeline.first_prompt) {
+            (Some(given), _) => given.clone(),
+            (None, Some(first)) => one_line_title(first),
+            (None, None) => title(&loaded.messages),
+        },
         parent,
         parent_turn,
         messages: loaded.messages.len(),
@@ -570,11 +575,16 @@ fn is_foreign_record(line: &[u8]) -> bool {
 
 /// The first user message, on one line, at most 80 characters.
 fn title(messages: &[Message]) -> String {
-    let text = messages
+    messages
         .iter()
         .find(|m| m.role == Role::User)
-        .map(|m| m.content.split_whitespace().collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
+        .map(|m| one_line_title(&m.content))
+        .unwrap_or_default()
+}
+
+/// A prompt on one line, at most 80 characters.
+fn one_line_title(prompt: &str) -> String {
+    let text = prompt.split_whitespace().collect::<Vec<_>>().join(" ");
     match text.char_indices().nth(80) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
@@ -867,6 +877,35 @@ mod tests {
         assert_eq!(store.find("renamed").unwrap().id, id);
         store.delete(&id).unwrap();
         assert!(store.list().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_session_rewound_to_nothing_is_still_listed_and_found_by_its_first_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::new(dir.path(), Path::new("/w"));
+        // Opened and left: not listed.
+        drop(store.create("p", "m").unwrap());
+        assert!(store.list().unwrap().is_empty());
+        let mut w = store.create("p", "m").unwrap();
+        w.begin_turn().unwrap();
+        w.message(&msg(Role::User, "fix the   parser")).unwrap();
+        w.message(&msg(Role::Assistant, "done")).unwrap();
+        w.append(&Record::Rewind {
+            turn: 1,
+            keep: 0,
+            conversation: true,
+            at_ms: 0,
+        })
+        .unwrap();
+        let id = w.id().to_string();
+        drop(w);
+        let listed = store.list().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].id, id);
+        assert_eq!(listed[0].messages, 0);
+        assert_eq!(listed[0].title, "fix the parser");
+        assert_eq!(store.find("parser").unwrap().id, id);
+        assert_eq!(store.latest().unwrap().id, id);
     }
 
     #[test]

@@ -22,8 +22,12 @@ pub struct Timeline {
     pub last_turn: u32,
     /// Set by `sessions rename`.
     pub title: Option<String>,
-    /// What the last conversation rewind dropped, while nothing was said since.
-    undo: Option<(Vec<Message>, Vec<TurnMark>)>,
+    /// The first user message the transcript ever held, even if a rewind dropped it since
+    /// (what the session is listed and found by).
+    pub first_prompt: Option<String>,
+    /// What each rewind dropped of the conversation (empty for a files-only rewind), newest
+    /// last, while nothing was said since: undone newest first.
+    undo: Vec<(Vec<Message>, Vec<TurnMark>)>,
 }
 
 impl Timeline {
@@ -32,30 +36,31 @@ impl Timeline {
         self.last_turn = self.last_turn.max(turn);
         self.turns.retain(|t| t.index < index);
         self.turns.push(TurnMark { turn, index });
-        self.undo = None;
+        self.undo.clear();
     }
 
     /// A `message` record: an undo of an earlier rewind can no longer restore the conversation.
     pub fn message(&mut self) {
-        self.undo = None;
+        self.undo.clear();
     }
 
     /// A `rewind` record: keep the first `keep` messages (when it rewound the conversation).
     pub fn rewind(&mut self, messages: &mut Vec<Message>, keep: usize, conversation: bool) {
         if !conversation {
-            self.undo = Some((Vec::new(), Vec::new()));
+            self.undo.push((Vec::new(), Vec::new()));
             return;
         }
         let keep = keep.min(messages.len());
         let dropped = messages.split_off(keep);
         let split = self.turns.partition_point(|t| t.index < keep);
         let dropped_turns = self.turns.split_off(split);
-        self.undo = Some((dropped, dropped_turns));
+        self.undo.push((dropped, dropped_turns));
     }
 
-    /// A `rewind_undone` record: the conversation the last rewind dropped comes back.
+    /// A `rewind_undone` record: the conversation the newest rewind not undone yet dropped
+    /// comes back.
     pub fn undo(&mut self, messages: &mut Vec<Message>) {
-        if let Some((dropped, turns)) = self.undo.take() {
+        if let Some((dropped, turns)) = self.undo.pop() {
             messages.extend(dropped);
             self.turns.extend(turns);
         }
@@ -68,7 +73,7 @@ impl Timeline {
         for t in &mut self.turns {
             t.index = t.index - replaced + head_len;
         }
-        self.undo = None;
+        self.undo.clear();
     }
 
     /// Index of turn `turn`'s user message in the effective history.
@@ -103,6 +108,31 @@ mod tests {
         assert_eq!(m.len(), 4);
         assert_eq!(t.start_of(2), Some(2));
         assert_eq!(t.last_turn, 2);
+    }
+
+    #[test]
+    fn rewinds_are_undone_newest_first() {
+        let mut t = Timeline::default();
+        let mut m = Vec::new();
+        for turn in 1..=3 {
+            t.turn(turn, m.len());
+            m.extend(msgs(2));
+        }
+        t.rewind(&mut m, 4, true);
+        t.rewind(&mut m, 2, false);
+        t.rewind(&mut m, 2, true);
+        assert_eq!(m.len(), 2);
+        t.undo(&mut m);
+        assert_eq!(m.len(), 4, "the newest rewind's messages come back first");
+        assert_eq!(t.start_of(2), Some(2));
+        assert_eq!(t.start_of(3), None);
+        t.undo(&mut m);
+        assert_eq!(m.len(), 4, "a files-only rewind drops no message");
+        t.undo(&mut m);
+        assert_eq!(m.len(), 6);
+        assert_eq!(t.start_of(3), Some(4));
+        t.undo(&mut m);
+        assert_eq!(m.len(), 6, "nothing left to undo");
     }
 
     #[test]

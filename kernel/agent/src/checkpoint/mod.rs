@@ -171,15 +171,16 @@ impl CheckpointStore {
         Ok(next)
     }
 
-    /// The newest rewind not undone yet.
+    /// The newest rewind not undone yet: undoing again and again walks back through the
+    /// rewinds, newest first (a stack).
     pub fn last_rewind(&self) -> Result<Option<(u32, Checkpoint)>, CheckpointError> {
-        match self.numbered("rewind-")?.pop() {
-            Some((n, path)) => {
-                let checkpoint = self.load(&path)?;
-                Ok((!checkpoint.undone).then_some((n, checkpoint)))
+        for (n, path) in self.numbered("rewind-")?.into_iter().rev() {
+            let checkpoint = self.load(&path)?;
+            if !checkpoint.undone {
+                return Ok(Some((n, checkpoint)));
             }
-            None => Ok(None),
         }
+        Ok(None)
     }
 
     pub fn mark_undone(&self, n: u32, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
