@@ -409,3 +409,84 @@ fn sigkill_during_a_summary_then_continue_loses_nothing() {
         );
     }
 }
+
+/// The cost of compaction is cache misses: a 49-turn session at a 16k window (default ratios,
+/// a 4 KB file read each turn, ~1.4k tokens of growth a turn) compacted 23 times when every
+/// snip that saved a tenth of the window was taken (a small rewrite every other turn). A
+/// compaction now has to bring the context down to half the window (or happen at the compact
+/// ratio, and then go on until it does), so it happens 13 times here, with the share of request
+/// bytes a provider's prefix cache can serve unchanged (~90%). Issue 24 asks for ≤ 5 and ≥ 93%:
+/// with this growth and a trigger at 12.8k, five compactions would each have to free ~11k
+/// tokens of a 16k window whose fixed part and recent tail alone are ~7k — not reachable by
+/// choosing when to compact; see docs/COMPACTION.md.
+#[test]
+fn a_long_session_compacts_rarely_and_keeps_its_prefix_cached() {
+    let setup = Setup::new();
+    let text: String = (0..64)
+        .map(|i| format!("row {i:02}: {}\n", "x".repeat(55)))
+        .collect();
+    assert_eq!(text.len(), 64 * 64);
+    std::fs::write(setup.env.workspace().join("data.txt"), text).unwrap();
+    setup.configure(16_000);
+    let mut compactions_seen = Vec::new();
+    for turn in 1..=49 {
+        let id = format!("call_{turn}");
+        setup.mock.enqueue(Reply::tool_calls(
+            &[(id.as_str(), "read_file", r#"{"path":"data.txt"}"#)],
+            1,
+        ));
+        let answer = format!(
+            "Turn {turn}: the rows are as expected. {}",
+            "ok ".repeat(40)
+        );
+        setup.mock.enqueue(Reply::text(&[answer.as_str()]));
+        let digest = format!("digest {turn}: data.txt was read in earlier turns.");
+        setup
+            .mock
+            .enqueue_tool_free(Reply::text(&[digest.as_str()]));
+        let mut args = vec!["--yolo", "--output-format", "stream-json"];
+        if turn > 1 {
+            args.push("-c");
+        }
+        let prompt = user_text(turn);
+        args.push(&prompt);
+        let out = setup.run(&args);
+        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
+        for (_, line) in compactions(&out) {
+            compactions_seen.push(format!(
+                "{turn}:{}:{}→{}",
+                line["tier"].as_str().unwrap_or("?"),
+                line["tokens_before"],
+                line["tokens_after"]
+            ));
+        }
+    }
+    // Cached share: per request, its tools then its messages, and the longest prefix it
+    // shares with any earlier request (a provider's prefix cache keeps several; a summary
+    // request in between does not evict the conversation's).
+    let (mut cached, mut total) = (0usize, 0usize);
+    let mut earlier: Vec<String> = Vec::new();
+    for request in setup.mock.requests() {
+        let body = request.json();
+        let sent = format!("{}{}", body["tools"], messages_bytes(&body));
+        total += sent.len();
+        cached += earlier
+            .iter()
+            .map(|e| common_prefix(e, &sent))
+            .max()
+            .unwrap_or(0);
+        earlier.push(sent);
+    }
+    let share = cached as f64 / total as f64;
+    println!(
+        "49 turns at a 16k window: {} compactions {compactions_seen:?}; {:.1}% of request bytes a cached prefix",
+        compactions_seen.len(),
+        share * 100.0
+    );
+    assert!(
+        compactions_seen.len() <= 14,
+        "compacted {} times: {compactions_seen:?}",
+        compactions_seen.len()
+    );
+    assert!(share >= 0.90, "cached share {:.3}", share);
+}

@@ -209,7 +209,7 @@ impl Agent {
         // cost cache hits: each one changes the prefix).
         if !manual {
             let saved = rewrite_saving(&mut work, tail, tiers::snip_result, &mut changed);
-            if !changed.is_empty() && (saved >= window / 10 || tokens >= compact_at) {
+            if !changed.is_empty() && (tokens.saturating_sub(saved) <= target || due) {
                 tokens = tokens.saturating_sub(saved);
                 tier = Some(Tier::Snip);
             } else {
@@ -238,7 +238,7 @@ impl Agent {
                 .sum();
             // The fold economics: folding little work costs a paid request and the cache for
             // a small gain, unless the context is at the force ratio.
-            let worth_it = manual || folded_tokens >= tokens / 5 || tokens >= force_at;
+            let worth_it = manual || folded_tokens >= tokens / 5 || tokens >= force_at || due;
             if !plan.folded.is_empty() && worth_it {
                 // The summary reads the originals (long results snipped), not the placeholders
                 // pruning left: it is the last chance to keep what they said.
