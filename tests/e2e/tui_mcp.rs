@@ -215,9 +215,21 @@ fn a_projects_servers_start_only_after_the_question() {
     assert!(text.contains("server-everything"), "{text}");
     assert!(text.contains("(project .mcp.json)"), "{text}");
     assert!(!text.contains("MCP server `proj` ready"), "{text}");
+    // A key typed as the question appears does not answer it: the programs stay stopped.
+    pty.send("y");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        !pty.transcript().contains("starting MCP servers"),
+        "{}",
+        pty.transcript()
+    );
+    // Answer keys count once the question has been on screen a moment.
+    std::thread::sleep(crate::tui::ANSWER_PAUSE);
     pty.send("y");
     pty.wait_for("starting MCP servers: proj", WAIT);
     pty.wait_for("MCP server `proj` ready: ", WAIT);
+    // The early key went to the composer; empty it to leave.
+    pty.send("\x7f");
     quit(pty);
 }
 
@@ -227,6 +239,7 @@ fn always_remembers_the_approval_of_exactly_that_file() {
     let s = project_session(&entry);
     let pty = s.open();
     pty.wait_for("Start 1 MCP server from this project?", WAIT);
+    std::thread::sleep(crate::tui::ANSWER_PAUSE);
     pty.send("a");
     pty.wait_for("for later sessions", WAIT);
     pty.wait_for("MCP server `proj` ready: ", WAIT);
@@ -246,6 +259,7 @@ fn always_remembers_the_approval_of_exactly_that_file() {
     std::fs::write(&mcp_json, edited).unwrap();
     let pty = s.open();
     pty.wait_for("Start 1 MCP server from this project?", WAIT);
+    std::thread::sleep(crate::tui::ANSWER_PAUSE);
     pty.send("n");
     pty.wait_for("MCP servers left stopped: proj", WAIT);
     quit(pty);
@@ -258,6 +272,7 @@ fn declining_the_question_leaves_the_servers_stopped() {
     s.mock.enqueue(Reply::text(&["Fine."]));
     let pty = s.open();
     pty.wait_for("Start 1 MCP server from this project?", WAIT);
+    std::thread::sleep(crate::tui::ANSWER_PAUSE);
     pty.send("n");
     pty.wait_for("MCP servers left stopped: proj", WAIT);
     // The session goes on without them.

@@ -201,6 +201,10 @@ impl App {
         if !self.approvals.is_empty() && self.overlay.is_none() {
             self.prompt.guard.drawn(now);
         }
+        // Drawn only when no tool approval is in front of it.
+        if self.approvals.is_empty() && self.mcp.question.is_some() && self.overlay.is_none() {
+            self.mcp.guard.drawn(now);
+        }
     }
 
     /// A key the input thread read at `at`.
@@ -216,7 +220,9 @@ impl App {
         {
             return self.approval_key(key);
         }
-        if self.mcp.question.is_some() {
+        // The same for the question that starts a project's MCP servers (programs that run
+        // with the user's rights): type-ahead stays in the composer.
+        if self.mcp.question.is_some() && self.mcp.guard.admits(at) {
             return super::mcp::question_key(self, key);
         }
         match key.code {

@@ -150,6 +150,8 @@ pub struct McpSession {
     resources: Vec<reasonix_mcp::ResourceInfo>,
     /// The approval question while it is open.
     pub question: Option<Question>,
+    /// When keys may answer it (type-ahead must not start a project's programs).
+    pub guard: crate::tui::guard::AnswerGuard,
 }
 
 impl McpSession {
@@ -243,6 +245,7 @@ pub fn command(app: &mut App, args: &str) {
         }
         (Some("approve"), _) => {
             app.mcp.question = Question::for_statuses(&app.mcp.servers.statuses());
+            app.mcp.guard.rearm();
             if app.mcp.question.is_none() {
                 app.notice("no MCP server is waiting for approval");
             }
