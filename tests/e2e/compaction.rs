@@ -43,6 +43,16 @@ impl Setup {
         ));
     }
 
+    /// The provider config with no `context_window` (a model nobody knows the window of).
+    fn configure_without_window(&self) {
+        self.env.project_config(&self.env.mock_provider(
+            "openai",
+            &self.mock.base_url(),
+            "sk-test",
+            "stall_timeout_seconds = 5\n",
+        ));
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let ws = self.env.workspace();
         let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
@@ -489,4 +499,47 @@ fn a_long_session_compacts_rarely_and_keeps_its_prefix_cached() {
         compactions_seen.len()
     );
     assert!(share >= 0.90, "cached share {:.3}", share);
+}
+
+/// A model whose context window nobody stated is compacted as if it had a conservative one,
+/// and the session says so once, instead of growing until each request is megabytes.
+#[test]
+fn a_model_without_a_known_window_is_compacted_and_says_so_once() {
+    let setup = Setup::new();
+    setup.configure_without_window();
+    let mut compacted = 0;
+    let mut notices = 0;
+    for turn in 1..=30 {
+        setup.script_turn(turn);
+        setup
+            .mock
+            .enqueue_tool_free(Reply::text(&["digest: big.txt was read before."]));
+        let mut args = vec!["--yolo", "--output-format", "stream-json"];
+        if turn > 1 {
+            args.push("-c");
+        }
+        let prompt = user_text(turn);
+        args.push(&prompt);
+        let out = setup.run(&args);
+        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
+        compacted += compactions(&out).len();
+        notices += String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("is not known: compacting as if it were 32768 tokens"))
+            .count();
+        if compacted > 0 {
+            break;
+        }
+    }
+    assert!(compacted > 0, "never compacted in 30 turns");
+    // Once for the run that reached the threshold (each run is its own process).
+    assert_eq!(notices, 1);
+    // Every request stayed within the assumed window.
+    for request in setup.mock.requests() {
+        assert!(
+            request.body.len() / 4 < 32_768,
+            "{} bytes",
+            request.body.len()
+        );
+    }
 }

@@ -33,9 +33,16 @@ const MANUAL_TAIL_TOKENS: u64 = 8_000;
 /// is a long way off (docs/COMPACTION.md).
 const TARGET_RATIO: f64 = 0.5;
 
+/// The window assumed for a model whose window nobody stated (no preset, no
+/// `context_window`): small enough that any model in use today holds it, so a long session is
+/// compacted instead of growing until the provider refuses it.
+pub const ASSUMED_WINDOW: u64 = 32_768;
+
 /// What the agent tracks between requests to decide on a compaction.
 #[derive(Debug, Clone, Default)]
 pub(super) struct CompactionState {
+    /// The notice about an assumed window was given (once per agent and model).
+    assumed_noted: Option<String>,
     /// Tokens of the request that carried the first `.1` history messages: the provider's
     /// `prompt_tokens`, or an estimate made once (a resumed session, a compaction).
     counted: Option<(u64, usize)>,
@@ -71,12 +78,29 @@ struct Applied {
 }
 
 impl Agent {
-    /// The model's context window in tokens; 0 = unknown or compaction disabled.
+    /// The model's context window in tokens ([`ASSUMED_WINDOW`] when nobody stated it);
+    /// 0 = compaction disabled (`context_window = 0`).
     fn context_window(&self) -> u64 {
         self.client
             .provider()
             .context_window_for(self.client.model())
-            .unwrap_or(0)
+            .unwrap_or(ASSUMED_WINDOW)
+    }
+
+    /// Say once per model that its window is assumed.
+    fn note_assumed_window(&mut self, on_event: &mut dyn FnMut(AgentEvent)) {
+        let provider = self.client.provider();
+        if provider.context_window_for(self.client.model()).is_some() {
+            return;
+        }
+        let model = format!("{}/{}", provider.name, self.client.model());
+        if self.compaction.assumed_noted.as_deref() == Some(model.as_str()) {
+            return;
+        }
+        on_event(AgentEvent::Notice(format!(
+            "the context window of `{model}` is not known: compacting as if it were {ASSUMED_WINDOW} tokens (set `context_window` for the provider or model, 0 to turn compaction off)"
+        )));
+        self.compaction.assumed_noted = Some(model);
     }
 
     /// Tokens the next request will carry: the last reported `prompt_tokens` plus an estimate
@@ -118,6 +142,7 @@ impl Agent {
         if before < Ratios::at(ratios.snip, window) {
             return;
         }
+        self.note_assumed_window(on_event);
         if !worth_planning(self.compaction.quiet_at, before, window, ratios) {
             return;
         }
