@@ -445,3 +445,47 @@ fn sigterm_leaves_cleanly_and_restores_the_terminal() {
     assert!(pty.raw_contains(b"\x1b[?2004l"));
     assert!(!pty.transcript().contains("reasonix -c"));
 }
+
+/// Provider trouble is shown live, not piled into the scrollback: retries of a failing request
+/// take one transient line (a persistent 500 left one permanent line per retry), and a stream
+/// that goes silent says so on the live line instead of a bare spinner.
+#[test]
+fn provider_trouble_is_one_live_line() {
+    use reasonix_mock_llm::Fault;
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    let config = env.mock_provider(
+        "openai",
+        &mock.base_url(),
+        "k",
+        "max_retries = 3\nstall_timeout_seconds = 60",
+    );
+    std::fs::write(env.home().join("config.toml"), config).unwrap();
+    let s = Session { env, mock };
+    for _ in 0..2 {
+        s.mock.enqueue(Reply::default().with_fault(Fault::Status {
+            status: 500,
+            retry_after: None,
+            body: String::new(),
+        }));
+    }
+    s.mock.enqueue(Reply::text(&["Recovered."]));
+    let mut pty = s.open_at(&[], 120, 40);
+    pty.type_text("hello");
+    pty.send("\r");
+    pty.wait_for("retrying in", WAIT);
+    let text = pty.wait_for("Recovered.", WAIT);
+    assert!(!text.contains("retrying in"), "{text}");
+    assert_eq!(s.mock.requests().len(), 3);
+
+    // A stream that sends its first event and then nothing.
+    s.mock
+        .enqueue(Reply::text(&["never", " finished"]).with_fault(Fault::HangAfter { events: 1 }));
+    pty.type_text("again");
+    pty.send("\r");
+    pty.wait_for("waiting for the provider (no data for 1", WAIT);
+    pty.send("\x1b");
+    pty.wait_for("cancelled", WAIT);
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

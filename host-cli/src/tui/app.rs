@@ -30,6 +30,12 @@ pub struct Turn {
     pub cancel: CancelToken,
     pub started: Instant,
     pub cancelling: bool,
+    /// When the agent last reported anything (a delta, a message, a tool): a long silence
+    /// while no tool runs is the provider's, and the live line says so.
+    pub heard_at: Instant,
+    /// The request failed and is retried: shown on the live line until the next event, not
+    /// committed (a persistent 500 left ten permanent lines).
+    pub retrying: Option<String>,
 }
 
 /// What the live area shows instead of the composer.
@@ -543,6 +549,8 @@ impl App {
             cancel: cancel.clone(),
             started: Instant::now(),
             cancelling: false,
+            heard_at: Instant::now(),
+            retrying: None,
         });
         self.worker.send(Command::Prompt { prompt, cancel });
     }
@@ -606,15 +614,29 @@ impl App {
     }
 
     fn event(&mut self, event: AgentEvent) {
+        if let Some(turn) = &mut self.turn {
+            turn.heard_at = Instant::now();
+            if !matches!(event, AgentEvent::Retry(_)) {
+                turn.retrying = None;
+            }
+        }
         match event {
             AgentEvent::RequestStarted { .. } => {
                 self.reasoning.clear();
             }
-            AgentEvent::Retry(notice) => self.notice(&format!(
-                "retrying in {:.1}s: {}",
-                notice.delay.as_secs_f64(),
-                notice.reason
-            )),
+            AgentEvent::Retry(notice) => {
+                let line = format!(
+                    "retrying in {:.1}s ({}/{}): {}",
+                    notice.delay.as_secs_f64(),
+                    notice.attempt,
+                    notice.max_retries,
+                    notice.reason
+                );
+                match &mut self.turn {
+                    Some(turn) => turn.retrying = Some(line),
+                    None => self.notice(&line),
+                }
+            }
             AgentEvent::TextDelta(delta) => {
                 self.fold_reasoning();
                 let lines = self.answer.push(&delta);

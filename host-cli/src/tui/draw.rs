@@ -2,6 +2,7 @@
 //! tools), the approval prompt, the composer and the status line — or the picker.
 
 use super::app::{App, Overlay};
+use super::text::{safe_line, truncate};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -11,6 +12,9 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 /// Rows of the open answer or reasoning shown live (the rest is in the scrollback already
 /// or will be when it is complete).
 const LIVE_TAIL: usize = 6;
+/// After this long without a word from the agent while no tool runs, the live line says the
+/// provider is silent (a stalled stream is otherwise only a spinner for minutes).
+const PROVIDER_SILENCE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Everything above the composer, top to bottom.
 fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
@@ -61,19 +65,28 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     if let Some(turn) = &app.turn {
         let frame = (turn.started.elapsed().as_millis() / 100) as usize % SPINNER.len();
+        let silent = turn.heard_at.elapsed();
         let what = if turn.cancelling {
-            "cancelling"
-        } else {
-            "working"
-        };
-        lines.push(Line::from(Span::styled(
+            "cancelling".to_string()
+        } else if let Some(retrying) = &turn.retrying {
+            safe_line(retrying).into_owned()
+        } else if app.status.running_tool.is_none() && silent >= PROVIDER_SILENCE {
             format!(
-                "{} {what} {}  (Esc to cancel)",
-                SPINNER[frame],
-                super::transcript::duration(
-                    u64::try_from(turn.started.elapsed().as_millis()).unwrap_or(u64::MAX)
-                )
-            ),
+                "waiting for the provider (no data for {} s)",
+                silent.as_secs()
+            )
+        } else {
+            "working".to_string()
+        };
+        let line = format!(
+            "{} {what} {}  (Esc to cancel)",
+            SPINNER[frame],
+            super::transcript::duration(
+                u64::try_from(turn.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+            )
+        );
+        lines.push(Line::from(Span::styled(
+            truncate(&line, usize::from(width)).into_owned(),
             theme.accent(),
         )));
     }

@@ -64,7 +64,9 @@ pub enum CompletionError {
         env: String,
         dotenv: String,
     },
-    #[error("provider `{provider}` rejected the credentials: {message}")]
+    #[error(
+        "provider `{provider}` rejected the credentials: {message} (fix the key: run `reasonix setup`, or set the variable the provider's `api_key_env` names, in the environment or <home>/.env)"
+    )]
     Auth { provider: String, message: String },
     #[error("provider `{provider}`: quota exhausted, not retrying: {message}")]
     QuotaExhausted { provider: String, message: String },
