@@ -63,7 +63,8 @@ pub fn dispatch(app: &mut App, line: &str) {
                     .map(|s| {
                         Line::from(format!(
                             "  {}  {:>4} msgs  {}  {}",
-                            &s.id[..s.id.len().min(8)],
+                            // Whole: ids start with the date, so a cut one names a day.
+                            safe_line(&s.id),
                             s.messages,
                             safe_line(&format!("{}/{}", s.provider, s.model)),
                             safe_line(&s.title)
@@ -72,7 +73,7 @@ pub fn dispatch(app: &mut App, line: &str) {
                     .collect();
                 let _ = now;
                 app.commit(lines);
-                app.notice("/resume opens one");
+                app.notice("/resume <id> opens one");
             }
             Ok(sessions) => {
                 app.overlay = Some(Overlay::Picker(super::picker::Picker::new(sessions, args)));
@@ -107,7 +108,10 @@ pub fn dispatch(app: &mut App, line: &str) {
                 format!(
                     "context   {} of {}",
                     tokens(s.context_used),
-                    s.context_window.map(tokens).unwrap_or_else(|| "?".into())
+                    s.context_window.map(tokens).unwrap_or_else(|| format!(
+                        "{} (assumed: the model's window is not known; set `context_window`)",
+                        tokens(reasonix_agent::ASSUMED_CONTEXT_WINDOW)
+                    ))
                 ),
                 format!(
                     "tokens    {} in, {} out",

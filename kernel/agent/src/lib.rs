@@ -23,4 +23,6 @@ pub use reasonix_core::{
     sandbox, settings, state_file, terminal, tool, types,
 };
 
-pub use agent_loop::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
+pub use agent_loop::{
+    ASSUMED_CONTEXT_WINDOW, Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus,
+};

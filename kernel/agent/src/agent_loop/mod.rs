@@ -24,6 +24,7 @@ mod tests;
 mod tools;
 
 pub use checkpoints::Rewound;
+pub use compact::ASSUMED_WINDOW as ASSUMED_CONTEXT_WINDOW;
 pub use cost::{Cost, ModelSpend, Spend};
 pub use events::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
