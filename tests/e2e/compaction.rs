@@ -493,6 +493,32 @@ fn a_long_session_compacts_rarely_and_keeps_its_prefix_cached() {
         compactions_seen.len(),
         share * 100.0
     );
+    // Snips and prunes are recorded as the messages they rewrote, not the whole history again.
+    let transcript = find_file(&setup.env.home(), &|p| {
+        p.ends_with(".jsonl") && !p.ends_with(".archive.jsonl")
+    })
+    .unwrap();
+    let text = std::fs::read_to_string(&transcript).unwrap();
+    let record_bytes = |kind: &str| -> usize {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{{\"type\":\"{kind}\"")))
+            .map(str::len)
+            .sum()
+    };
+    let whole = text
+        .lines()
+        .filter(|l| l.starts_with("{\"type\":\"compaction\""))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["tier"] != "summary")
+        .count();
+    println!(
+        "transcript {} bytes: compaction records {} bytes, compaction_edits records {} bytes",
+        text.len(),
+        record_bytes("compaction"),
+        record_bytes("compaction_edits")
+    );
+    assert_eq!(whole, 0, "a snip or prune recorded the whole history");
+    assert!(record_bytes("compaction_edits") > 0);
     assert!(
         compactions_seen.len() <= 14,
         "compacted {} times: {compactions_seen:?}",

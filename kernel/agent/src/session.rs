@@ -78,6 +78,24 @@ pub enum Record {
         messages: Vec<Message>,
         at_ms: u64,
     },
+    /// A compaction that rewrote messages in place (snip, prune): only the rewritten ones, at
+    /// their index in the effective history; the rest stay. Replays like a `compaction` whose
+    /// head is the history up to the last edit with these messages in place (a fraction of
+    /// its size: a long session's transcript was mostly whole rewritten histories).
+    CompactionEdits {
+        number: u32,
+        tier: String,
+        edits: Vec<Edit>,
+        at_ms: u64,
+    },
+}
+
+/// One message a `compaction_edits` record rewrites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edit {
+    pub index: usize,
+    #[serde(flatten)]
+    pub message: Message,
 }
 
 /// Who served a request and what it cost, recorded with its usage.
@@ -479,6 +497,12 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
                 timeline.compacted(replaced, head_len);
                 compactions += 1;
             }
+            Record::CompactionEdits { edits, .. } if header.is_some() => {
+                if let Some(replaced) = compaction::replay_edits(&mut messages, edits) {
+                    timeline.compacted(replaced, replaced);
+                }
+                compactions += 1;
+            }
             _ => break,
         }
         valid_len += n as u64;
@@ -569,6 +593,7 @@ fn is_foreign_record(line: &[u8]) -> bool {
                 | "rewind_undone"
                 | "title"
                 | "compaction"
+                | "compaction_edits"
         )
     })
 }

@@ -7,7 +7,7 @@
 //! leaves the session as it was before (the archive then holds lines of a compaction that never
 //! happened, which a later one with the same number repeats).
 
-use super::{Record, SessionError, SessionWriter, io_error, now_ms};
+use super::{Edit, Record, SessionError, SessionWriter, io_error, now_ms};
 use crate::types::Message;
 use serde::Serialize;
 use std::fs::OpenOptions;
@@ -30,6 +30,20 @@ pub(super) fn replay(messages: &mut Vec<Message>, replaced: usize, head: Vec<Mes
     if replaced <= messages.len() {
         messages.splice(..replaced, head);
     }
+}
+
+/// Replay a `compaction_edits` record: each message replaces the one at its index. Returns
+/// how many messages the compaction covered (up to its last edit), or `None` when an index is
+/// past the history (a transcript edited by hand): then nothing changes.
+pub(super) fn replay_edits(messages: &mut [Message], edits: Vec<Edit>) -> Option<usize> {
+    let covered = edits.iter().map(|e| e.index + 1).max()?;
+    if covered > messages.len() {
+        return None;
+    }
+    for edit in edits {
+        messages[edit.index] = edit.message;
+    }
+    Some(covered)
 }
 
 impl SessionWriter {
@@ -76,13 +90,36 @@ impl SessionWriter {
             }
             file.flush().map_err(io_error(&archive))?;
         }
-        self.append(&Record::Compaction {
-            number,
-            tier: tier.to_string(),
-            replaced,
-            messages: head.to_vec(),
-            at_ms: now_ms(),
-        })?;
+        // Snip and prune rewrite messages in place (the head is the history up to the last
+        // one rewritten, with the rewrites): record only those. A summary changes the shape.
+        let in_place = tier != "summary"
+            && head.len() == replaced
+            && !originals.is_empty()
+            && originals.iter().all(|(i, _)| *i < replaced)
+            && originals.iter().map(|(i, _)| i + 1).max() == Some(replaced);
+        let record = if in_place {
+            Record::CompactionEdits {
+                number,
+                tier: tier.to_string(),
+                edits: originals
+                    .iter()
+                    .map(|(i, _)| Edit {
+                        index: *i,
+                        message: head[*i].clone(),
+                    })
+                    .collect(),
+                at_ms: now_ms(),
+            }
+        } else {
+            Record::Compaction {
+                number,
+                tier: tier.to_string(),
+                replaced,
+                messages: head.to_vec(),
+                at_ms: now_ms(),
+            }
+        };
+        self.append(&record)?;
         self.compactions = number;
         Ok(number)
     }
@@ -131,5 +168,65 @@ mod tests {
         assert_eq!(w.compaction("prune", 99, &[], &[]).unwrap(), 2);
         drop(w);
         assert_eq!(load(&path).unwrap().messages.len(), 4);
+    }
+
+    proptest::proptest! {
+        /// An in-place compaction recorded as edits loads to exactly the history (and turns)
+        /// the whole-head record gives, and its record is smaller when few messages change.
+        #[test]
+        fn edits_replay_like_the_whole_head(
+            n in 1usize..24,
+            picks in proptest::collection::btree_set(0usize..24, 1..6),
+            turn_every in 1usize..5,
+        ) {
+            let edited: Vec<usize> = picks.into_iter().filter(|&i| i < n).collect();
+            proptest::prop_assume!(!edited.is_empty());
+            let history: Vec<Message> = (0..n)
+                .map(|i| Message::text(Role::User, format!("message {i} {}", "x".repeat(200))))
+                .collect();
+            let replaced = edited.iter().max().unwrap() + 1;
+            let mut head = history[..replaced].to_vec();
+            for &i in &edited {
+                head[i] = Message::text(Role::User, format!("[snipped {i}]"));
+            }
+            let originals: Vec<(usize, &Message)> = edited.iter().map(|&i| (i, &history[i])).collect();
+            let dir = tempfile::tempdir().unwrap();
+            let store = SessionStore::new(dir.path(), Path::new("/w"));
+            let write = |whole: bool| {
+                let mut w = store.create("p", "m").unwrap();
+                for (i, m) in history.iter().enumerate() {
+                    if i % turn_every == 0 {
+                        w.begin_turn().unwrap();
+                    }
+                    w.message(m).unwrap();
+                }
+                let before = std::fs::metadata(w.path()).unwrap().len();
+                if whole {
+                    w.append(&super::super::Record::Compaction {
+                        number: 1,
+                        tier: "snip".into(),
+                        replaced,
+                        messages: head.clone(),
+                        at_ms: 0,
+                    })
+                    .unwrap();
+                } else {
+                    w.compaction("snip", replaced, &head, &originals).unwrap();
+                }
+                w.message(&Message::text(Role::User, "after")).unwrap();
+                let size = std::fs::metadata(w.path()).unwrap().len() - before;
+                (load(w.path()).unwrap(), size)
+            };
+            let (whole, whole_size) = write(true);
+            let (edits, edits_size) = write(false);
+            proptest::prop_assert_eq!(&whole.messages, &edits.messages);
+            proptest::prop_assert_eq!(&whole.timeline.turns, &edits.timeline.turns);
+            proptest::prop_assert_eq!(whole.compactions, edits.compactions);
+            // Never more than the index fields; much less when few of the head are rewritten.
+            proptest::prop_assert!(edits_size <= whole_size + 16 * edited.len() as u64);
+            if edited.len() * 2 <= replaced {
+                proptest::prop_assert!(edits_size < whole_size);
+            }
+        }
     }
 }
