@@ -339,5 +339,22 @@ fn permissions_lists_the_grants_of_this_session() {
                 .any(|l| l.trim_start().starts_with("allow") && l.contains("b.txt")),
             "{text}"
         );
+        // Revoked, the grant is gone: the same write asks again.
+        pty.type_text("/permissions revoke 1");
+        pty.send("\r");
+        pty.wait_for("revoked for this session", WAIT);
+        s.mock.enqueue(write_call("a.txt", "again\n"));
+        s.mock.enqueue(Reply::text(&["Asked again."]));
+        pty.type_text("write a.txt again");
+        pty.send("\r");
+        let text = pty.wait_for("Yes, once", WAIT);
+        assert!(text.contains("Allow write_file?"), "{text}");
+        std::thread::sleep(PAUSE);
+        pty.send("y");
+        pty.wait_for("Asked again.", WAIT);
+        assert_eq!(
+            std::fs::read_to_string(s.env.project().join("a.txt")).unwrap(),
+            "again\n"
+        );
     }
 }

@@ -146,6 +146,37 @@ pub fn dispatch(app: &mut App, line: &str) {
                     .map(|l| Line::from(Span::styled(l, theme.plain()))),
             );
         }
+        "permissions" if args.starts_with("revoke") => {
+            let wanted = args.trim_start_matches("revoke").trim();
+            // By number in the listing (1-based) or by the rule's text.
+            let found = wanted
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .filter(|&i| i < app.session_grants.len())
+                .or_else(|| app.session_grants.iter().position(|r| r == wanted));
+            match found {
+                Some(i) => {
+                    let rule = app.session_grants.remove(i);
+                    app.worker.send(Command::Revoke(rule.clone()));
+                    app.notice(&format!(
+                        "revoked for this session: {} (such calls ask again)",
+                        safe_line(&rule)
+                    ));
+                }
+                None if app.session_grants.is_empty() => app
+                    .notice("no session grant to revoke (rules in config files are edited there)"),
+                None => app.error(&format!(
+                    "/permissions revoke <N|rule>: one of {}",
+                    app.session_grants
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| format!("{} {}", i + 1, safe_line(r)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            }
+        }
         "permissions" => {
             let mut lines = vec![Line::from(Span::styled(
                 format!("posture: {}", posture_name(app.status.posture)),
@@ -159,10 +190,16 @@ pub fn dispatch(app: &mut App, line: &str) {
             );
             // Grants answered in this session, after the rules of the config files.
             lines.extend(
-                app.session_grants
-                    .iter()
-                    .map(|rule| Line::from(format!("  session {}", safe_line(rule)))),
+                app.session_grants.iter().enumerate().map(|(i, rule)| {
+                    Line::from(format!("  session {} {}", i + 1, safe_line(rule)))
+                }),
             );
+            if !app.session_grants.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    "  /permissions revoke <N> takes a session grant back",
+                    theme.dim(),
+                )));
+            }
             app.commit(lines);
         }
         "plugins" => {

@@ -28,6 +28,8 @@ pub enum Command {
     },
     /// `/effort`.
     Effort(Option<String>),
+    /// `/permissions revoke`: take back a session grant.
+    Revoke(String),
     /// `/compact [focus]`: compact the history now (a notice or a `Compacted` event says how
     /// it went).
     Compact { focus: String, cancel: CancelToken },
@@ -153,6 +155,9 @@ fn serve(
                 report(Report::Spend(agent.session_spend().clone()));
             }
             Command::Effort(effort) => agent.set_effort(effort),
+            Command::Revoke(rule) => {
+                agent.revoke_session_grant(&rule);
+            }
             Command::Compact { focus, cancel } => {
                 agent.compact(&focus, &cancel, &mut on_event);
                 report(Report::Spend(agent.session_spend().clone()));

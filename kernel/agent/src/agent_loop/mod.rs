@@ -334,6 +334,12 @@ impl Agent {
         self.config.effort = effort;
     }
 
+    /// Take back an "allow for this session" answer (`rule` as it was granted): the next
+    /// such call asks again. Whether it was granted.
+    pub fn revoke_session_grant(&mut self, rule: &str) -> bool {
+        self.config.policy.revoke_for_session(rule)
+    }
+
     pub fn config(&self) -> &AgentConfig {
         &self.config
     }

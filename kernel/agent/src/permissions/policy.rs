@@ -225,6 +225,14 @@ impl Policy {
     pub fn grant_for_session(&mut self, rule: Rule) {
         self.session.push(rule);
     }
+
+    /// Take back what [`Policy::grant_for_session`] granted as `rule` (its text); whether
+    /// anything was.
+    pub fn revoke_for_session(&mut self, rule: &str) -> bool {
+        let before = self.session.len();
+        self.session.retain(|r| r.to_string() != rule);
+        self.session.len() < before
+    }
 }
 
 fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
