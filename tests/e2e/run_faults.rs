@@ -5,7 +5,9 @@
 use crate::support;
 
 use reasonix_mock_llm::{Fault, Finish, MockLlm, Reply};
+use std::net::TcpListener;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 use support::{Env, shared_artifact_cache};
 
 /// A temp home, project and workspace; `./reasonix.toml` names a provider `mock` of one kind
@@ -17,14 +19,15 @@ struct Setup {
 
 impl Setup {
     fn new(kind: &'static str) -> Setup {
+        Setup::with_provider(kind, None, "stall_timeout_seconds = 30\nmax_retries = 1")
+    }
+
+    /// The provider `mock` at `base_url` (default: the mock's) with `extra` provider keys.
+    fn with_provider(kind: &'static str, base_url: Option<&str>, extra: &str) -> Setup {
         let env = Env::new();
         let mock = MockLlm::start().unwrap();
-        env.project_config(&env.mock_provider(
-            kind,
-            &mock.base_url(),
-            "sk-test",
-            "stall_timeout_seconds = 30\nmax_retries = 1",
-        ));
+        let url = base_url.map_or_else(|| mock.base_url(), str::to_string);
+        env.project_config(&env.mock_provider(kind, &url, "sk-test", extra));
         Setup { env, mock }
     }
 
@@ -217,4 +220,55 @@ fn an_html_page_is_named_and_not_retried() {
         assert_eq!(setup.mock.requests().len(), 1, "{kind}: re-sent");
         assert!(!text(&out.stdout).contains("too early"), "{kind}");
     }
+}
+
+/// A port nothing listens on: bound, its number taken, then closed again.
+fn refused_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A refused connection (nothing listens) fails fast: two attempts with a short pause, not the
+/// provider's ten retries, and the error names the endpoint and says it was refused.
+#[test]
+fn a_refused_connection_fails_after_two_attempts() {
+    let url = format!("http://127.0.0.1:{}", refused_port());
+    // The default retry settings: ten retries, the whole backoff schedule without the fix.
+    let setup = Setup::with_provider("openai", Some(&url), "");
+    let started = Instant::now();
+    let out = setup.run("ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains(&format!("cannot reach {url}"))
+            && stderr.contains("gave up after 2 attempts")
+            && stderr.contains("the connection was refused"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("retrying (").count(), 1, "{stderr}");
+
+    // No such host: the same (in the user file, as a project may not pair the key with it).
+    let setup = Setup::new("openai");
+    let url = "http://no-such-host.invalid";
+    std::fs::write(
+        setup.env.home().join("config.toml"),
+        setup.env.mock_provider("openai", url, "sk-test", ""),
+    )
+    .unwrap();
+    setup.env.project_config("");
+    let started = Instant::now();
+    let out = setup.run("ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains(&format!("cannot reach {url}"))
+            && stderr.contains("gave up after 2 attempts")
+            && stderr.contains("could not be resolved"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("retrying (").count(), 1, "{stderr}");
 }

@@ -11,7 +11,7 @@ use crate::error::{CallError, PluginError};
 use crate::origin::Origin;
 use crate::provider::Endpoint;
 use crate::provider::{CompletionStream, Provider};
-use crate::providers::retry::{FailureKind, RetryPolicy, Verdict};
+use crate::providers::retry::{FailureKind, RetryPolicy, UNREACHABLE_RETRIES, Verdict};
 use crate::providers::{ResolvedProvider, chosen_effort, dotenv, resolve_model};
 use crate::types::{
     CompletionRequest, Message, ModelProfile, ProfileRequest, StreamEvent, ToolSpec,
@@ -90,6 +90,17 @@ pub enum CompletionError {
         provider: String,
         attempts: u32,
         last: String,
+    },
+    #[error(
+        "provider `{provider}`: cannot reach {endpoint}; gave up after {attempts} {}: {message}",
+        attempt_word(.attempts)
+    )]
+    Unreachable {
+        provider: String,
+        /// The provider's `base_url`.
+        endpoint: String,
+        attempts: u32,
+        message: String,
     },
     #[error("provider `{provider}` sent nothing for {seconds} s; the stream was stopped")]
     Stalled { provider: String, seconds: u64 },
@@ -364,15 +375,28 @@ impl ProviderClient {
                 )),
                 other => return Err(self.failed(other.to_string())),
             };
+            let unreachable = is_unreachable(&plugin_error);
+            let max_retries = if unreachable {
+                self.policy.max_retries.min(UNREACHABLE_RETRIES)
+            } else {
+                self.policy.max_retries
+            };
             match self.policy.verdict(&plugin_error, retries + 1) {
-                Verdict::Retry { after } if retries < self.policy.max_retries => {
+                Verdict::Retry { .. } if unreachable && retries >= max_retries => {
+                    return Err(self.fail_with(
+                        FailureKind::Unreachable,
+                        plugin_error,
+                        retries + 1,
+                    ));
+                }
+                Verdict::Retry { after } if retries < max_retries => {
                     retries += 1;
                     on_retry(&RetryNotice {
                         provider: self.provider.name.clone(),
                         attempt: retries,
-                        max_retries: self.policy.max_retries,
+                        max_retries,
                         delay: after,
-                        reason: self.scrub(&plugin_error.to_string()),
+                        reason: self.scrub(&reason(&plugin_error)),
                     });
                     if sleep_unless_cancelled(after, cancel) {
                         return Err(CompletionError::Cancelled);
@@ -385,7 +409,7 @@ impl ProviderClient {
                         last: self.scrub(&plugin_error.to_string()),
                     });
                 }
-                Verdict::Fail(kind) => return Err(self.fail(kind, plugin_error)),
+                Verdict::Fail(kind) => return Err(self.fail_with(kind, plugin_error, retries + 1)),
             }
         }
     }
@@ -400,9 +424,19 @@ impl ProviderClient {
         }
     }
 
-    fn fail(&self, kind: FailureKind, error: PluginError) -> CompletionError {
+    /// The error for giving up after `attempts` attempts.
+    fn fail_with(&self, kind: FailureKind, error: PluginError, attempts: u32) -> CompletionError {
         let provider = self.provider.name.clone();
         match (kind, error) {
+            (FailureKind::Unreachable, e) => CompletionError::Unreachable {
+                provider,
+                endpoint: self.provider.base_url.clone(),
+                attempts,
+                message: self.scrub(&match e {
+                    PluginError::Other { message, .. } => message,
+                    e => describe(&e),
+                }),
+            },
             (_, PluginError::Denied(message)) => CompletionError::Denied {
                 provider,
                 message: self.scrub(&message),
@@ -583,6 +617,19 @@ impl CompletionError {
             other => other,
         }
     }
+}
+
+/// What failed, for a retry notice: an unreachable endpoint's message without its code.
+fn reason(error: &PluginError) -> String {
+    match error {
+        PluginError::Other { code, message, .. } if code == "unreachable" => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Nothing answers at the endpoint: the component's `unreachable` code.
+fn is_unreachable(error: &PluginError) -> bool {
+    matches!(error, PluginError::Other { code, .. } if code == "unreachable")
 }
 
 fn describe(error: &PluginError) -> String {
