@@ -60,7 +60,7 @@ enum Command {
     },
     /// Run one task headless, to the end: the answer streams to stdout, tool activity to
     /// stderr. Exit 0 on success, 1 when the run fails, 2 on a usage or configuration error.
-    Run(commands::run::RunArgs),
+    Run(Box<commands::run::RunArgs>),
     /// Saved sessions (transcripts) of a workspace.
     #[command(subcommand)]
     Sessions(commands::sessions_cli::SessionsCommand),
@@ -279,7 +279,7 @@ fn main() -> ExitCode {
             commands::providers::try_prompt(model.as_deref(), effort.as_deref(), &prompt.join(" "))
         }
         Command::Doctor { json } => commands::doctor::run(json),
-        Command::Run(args) => commands::run::run(args),
+        Command::Run(args) => commands::run::run(*args),
         Command::Trust(args) => commands::trust::run(args),
         Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
         Command::Setup => commands::setup::run(),

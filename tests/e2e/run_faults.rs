@@ -272,3 +272,117 @@ fn a_refused_connection_fails_after_two_attempts() {
     );
     assert_eq!(stderr.matches("retrying (").count(), 1, "{stderr}");
 }
+
+/// A provider that accepts the request and never answers (stall timeout 300 s) is bounded by
+/// `--timeout`: the run ends at the deadline with exit 4, an error naming the limit and what
+/// it was waiting for, and `subtype: error_timeout` in the result object.
+#[test]
+fn a_stalled_provider_ends_at_the_run_deadline() {
+    let setup = Setup::with_provider("openai", None, "stall_timeout_seconds = 300");
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Stall));
+    let started = Instant::now();
+    let out = setup.run_with(&["--timeout", "3s"], "ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("the run's time limit of 3s")
+            && stderr.contains("waiting for provider `mock`")
+            && stderr.contains("no response head"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
+
+    // The config key, and the JSON result says so.
+    let written = std::fs::read_to_string(setup.env.project().join("reasonix.toml")).unwrap();
+    setup
+        .env
+        .project_config(&format!("{written}\n[agent]\nrun_timeout = \"2s\"\n"));
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Stall));
+    let started = Instant::now();
+    let out = setup.run_with(&["--output-format", "json"], "ping");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["subtype"], "error_timeout", "{result}");
+    assert_eq!(result["is_error"], true);
+    let message = result["result"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("time limit of 2s") && message.contains("provider `mock`"),
+        "{result}"
+    );
+
+    // A bad value is a usage error.
+    let out = setup.run_with(&["--timeout", "soon"], "ping");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+/// A `Retry-After` the provider asks for that would end past the run's deadline is not waited
+/// for: the run ends at once with exit 4, not after the wait, and nothing is re-sent.
+#[test]
+fn a_retry_after_past_the_deadline_is_not_waited_for() {
+    let setup = Setup::with_provider("openai", None, "");
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Status {
+            status: 429,
+            retry_after: Some("60".into()),
+            body: String::new(),
+        }));
+    setup.mock.enqueue(Reply::text(&["too late"]));
+    let started = Instant::now();
+    let out = setup.run_with(&["--timeout", "30s"], "ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("would start after the run's deadline") && stderr.contains("HTTP 429"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
+    assert!(!text(&out.stdout).contains("too late"));
+}
+
+/// Retries stop when the request's retry budget would be passed, not only after
+/// `max_retries`: with 10 retries allowed and `retry_budget_seconds = 2`, backoffs of 0.5 s
+/// and 1 s fit, the 2 s one does not. Each wait is one notice saying how long and why.
+#[test]
+fn retries_stop_at_the_retry_budget() {
+    let setup = Setup::with_provider("openai", None, "max_retries = 10\nretry_budget_seconds = 2");
+    for _ in 0..12 {
+        setup
+            .mock
+            .enqueue(Reply::default().with_fault(Fault::Status {
+                status: 503,
+                retry_after: None,
+                body: String::new(),
+            }));
+    }
+    let started = Instant::now();
+    let out = setup.run("ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    let requests = setup.mock.requests().len();
+    assert!((2..=4).contains(&requests), "{requests}: {stderr}");
+    assert!(
+        stderr.contains("retry budget (retry_budget_seconds = 2)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("retrying (").count(),
+        requests - 1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(" s: ") && stderr.contains("HTTP 503"),
+        "{stderr}"
+    );
+}

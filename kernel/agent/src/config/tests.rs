@@ -484,7 +484,7 @@ fn empty_permissions_give_the_default_policy() {
 #[test]
 fn agent_settings_merge_key_by_key() {
     let cfg = merged(
-        "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\n",
+        "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\nrun_timeout = \"5m\"\n",
         "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\n",
     );
     assert_eq!(
@@ -499,6 +499,7 @@ fn agent_settings_merge_key_by_key() {
             compact_ratio: Some(0.7),
             compact_force_ratio: None,
             accept_cut_off_answer: true,
+            run_timeout: Some(std::time::Duration::from_secs(300)),
         }
     );
 }

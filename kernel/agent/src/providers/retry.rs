@@ -21,6 +21,9 @@ pub struct RetryPolicy {
     pub retry_after_ceiling: Duration,
     /// Upper bound of the random extra added to a computed backoff.
     pub jitter: Duration,
+    /// The longest one request may spend failing and waiting to retry (from its first
+    /// attempt): a retry whose wait would end past it is not made (`retry_budget_seconds`).
+    pub budget: Duration,
     /// The pause before the one retry of an unreachable endpoint (the connection refused,
     /// the host name unknown): a server that is restarting gets a moment, nothing more.
     pub unreachable_pause: Duration,
@@ -39,6 +42,7 @@ impl Default for RetryPolicy {
             retry_after_ceiling: Duration::from_secs(120),
             jitter: Duration::from_millis(250),
             unreachable_pause: Duration::from_secs(1),
+            budget: super::resolve::DEFAULT_RETRY_BUDGET,
         }
     }
 }
