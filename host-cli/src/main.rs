@@ -59,7 +59,8 @@ enum Command {
         json: bool,
     },
     /// Run one task headless, to the end: the answer streams to stdout, tool activity to
-    /// stderr. Exit 0 on success, 1 when the run fails, 2 on a usage or configuration error.
+    /// stderr. Exit 0 on success, 1 when the run fails, 2 on a usage or configuration error,
+    /// 3 when the final answer was cut off, 4 when `--timeout` was reached.
     Run(Box<commands::run::RunArgs>),
     /// Saved sessions (transcripts) of a workspace.
     #[command(subcommand)]

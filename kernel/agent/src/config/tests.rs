@@ -320,6 +320,14 @@ fn invalid_values_of_known_keys_are_errors_naming_line_and_key() {
             ],
         ),
         (
+            "[agent]\nrun_timeout = \"soon\"\n",
+            &["line 2", "`run_timeout`: `soon` is not a duration", "`90s`"],
+        ),
+        (
+            "[agent]\nrun_timeout = 0\n",
+            &["line 2", "`run_timeout`: `0` must be longer than zero"],
+        ),
+        (
             "[agent]\nmax_steps = 0\n",
             &[
                 "line 2",
@@ -502,6 +510,24 @@ fn agent_settings_merge_key_by_key() {
             run_timeout: Some(std::time::Duration::from_secs(300)),
         }
     );
+}
+
+#[test]
+fn run_timeout_takes_seconds_or_a_duration() {
+    let cfg = merged("[agent]\nrun_timeout = 90\n", "");
+    assert_eq!(
+        cfg.agent.run_timeout,
+        Some(std::time::Duration::from_secs(90))
+    );
+    let cfg = merged(
+        "[agent]\nrun_timeout = 90\n",
+        "[agent]\nrun_timeout = \"1h\"\n",
+    );
+    assert_eq!(
+        cfg.agent.run_timeout,
+        Some(std::time::Duration::from_secs(3600))
+    );
+    assert_eq!(merged("", "").agent.run_timeout, None);
 }
 
 #[test]
