@@ -386,3 +386,25 @@ fn retries_stop_at_the_retry_budget() {
         "{stderr}"
     );
 }
+
+/// A stream that goes silent midway is bounded by `--timeout` too: what was printed stays,
+/// the run ends with exit 4 saying the answer had not finished.
+#[test]
+fn a_stream_silent_midway_ends_at_the_run_deadline() {
+    let setup = Setup::with_provider("openai", None, "stall_timeout_seconds = 300");
+    setup
+        .mock
+        .enqueue(Reply::text(&["half ", "an answer"]).with_fault(Fault::HangAfter { events: 1 }));
+    let started = Instant::now();
+    let out = setup.run_with(&["--timeout", "3s"], "ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("the run's time limit of 3s")
+            && stderr.contains("the answer had not finished"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
+}
