@@ -160,8 +160,8 @@ pub fn run(args: RunArgs) -> Outcome {
     // comes, which ends whatever the run waits for (the agent says what that was).
     let limit = args.timeout.or(prepared.cx.config.agent.run_timeout);
     let (_run_done, deadline_watch) = mpsc::channel::<()>();
-    if let Some(limit) = limit {
-        let at = started + limit;
+    // A limit too far away to be an instant is no limit.
+    if let Some((limit, at)) = limit.and_then(|l| started.checked_add(l).map(|at| (l, at))) {
         agent = agent.with_deadline(RunDeadline { at, limit });
         let cancel = cancel.clone();
         std::thread::spawn(move || {

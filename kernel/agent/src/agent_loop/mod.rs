@@ -322,7 +322,8 @@ impl Agent {
     /// A client to switch to, once, when a model request fails for good before its answer
     /// starts streaming (an HTTP error, retries exhausted, the quota used up …; not a
     /// cancellation). A `Notice` says so; the rest of the run uses it.
-    pub fn with_fallback(mut self, fallback: ProviderClient) -> Agent {
+    pub fn with_fallback(mut self, mut fallback: ProviderClient) -> Agent {
+        fallback.set_deadline(self.deadline.map(|d| d.at));
         self.fallback = Some(fallback);
         self
     }
