@@ -1,6 +1,7 @@
 //! Exit codes: 0 success, 1 runtime failure (a tool error, a plugin crash), 2 usage or
 //! configuration error, 3 the final answer was cut off (`reasonix run`: the output limit or a
-//! content filter stopped it, unless `[agent] accept_cut_off_answer`).
+//! content filter stopped it, unless `[agent] accept_cut_off_answer`), 4 the run's time limit
+//! was reached (`reasonix run --timeout`, `[agent] run_timeout`).
 
 use std::fmt;
 use std::process::ExitCode;
@@ -11,6 +12,7 @@ pub enum Code {
     Failure,
     Usage,
     CutOff,
+    TimedOut,
 }
 
 impl From<Code> for ExitCode {
@@ -20,6 +22,7 @@ impl From<Code> for ExitCode {
             Code::Failure => ExitCode::from(1),
             Code::Usage => ExitCode::from(2),
             Code::CutOff => ExitCode::from(3),
+            Code::TimedOut => ExitCode::from(4),
         }
     }
 }

@@ -59,8 +59,9 @@ enum Command {
         json: bool,
     },
     /// Run one task headless, to the end: the answer streams to stdout, tool activity to
-    /// stderr. Exit 0 on success, 1 when the run fails, 2 on a usage or configuration error.
-    Run(commands::run::RunArgs),
+    /// stderr. Exit 0 on success, 1 when the run fails, 2 on a usage or configuration error,
+    /// 3 when the final answer was cut off, 4 when `--timeout` was reached.
+    Run(Box<commands::run::RunArgs>),
     /// Saved sessions (transcripts) of a workspace.
     #[command(subcommand)]
     Sessions(commands::sessions_cli::SessionsCommand),
@@ -279,7 +280,7 @@ fn main() -> ExitCode {
             commands::providers::try_prompt(model.as_deref(), effort.as_deref(), &prompt.join(" "))
         }
         Command::Doctor { json } => commands::doctor::run(json),
-        Command::Run(args) => commands::run::run(args),
+        Command::Run(args) => commands::run::run(*args),
         Command::Trust(args) => commands::trust::run(args),
         Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
         Command::Setup => commands::setup::run(),

@@ -37,8 +37,12 @@ pub enum HttpError {
     /// The request could not be built (bad URL, header name or value).
     #[error("{0}")]
     InvalidRequest(String),
-    /// Anything else on the way: DNS, connect, TLS, a connection cut mid-body. Usually worth
-    /// retrying.
+    /// Nothing answers at the address: the connection was refused (nothing listens on the
+    /// port) or the host name does not resolve. Retrying at once rarely helps.
+    #[error("{0}")]
+    Unreachable(String),
+    /// Anything else on the way: a DNS timeout, a connect timeout, TLS, a connection cut
+    /// mid-body. Usually worth retrying.
     #[error("{0}")]
     Transport(String),
 }
@@ -249,10 +253,12 @@ mod wasm {
             ErrorCode::InternalError(Some(why)) if why == "cancelled" => HttpError::Cancelled,
             ErrorCode::DnsTimeout => HttpError::Transport("DNS lookup timed out".into()),
             ErrorCode::DnsError(_) | ErrorCode::DestinationNotFound => {
-                HttpError::Transport("the host name could not be resolved".into())
+                HttpError::Unreachable("the host name could not be resolved".into())
             }
             ErrorCode::ConnectionRefused | ErrorCode::DestinationUnavailable => {
-                HttpError::Transport("the connection was refused".into())
+                HttpError::Unreachable(
+                    "the connection was refused (nothing is listening there)".into(),
+                )
             }
             ErrorCode::ConnectionTimeout => {
                 HttpError::Transport("connecting to the server timed out".into())

@@ -104,6 +104,7 @@ impl Setup {
             cap: Duration::from_millis(100),
             retry_after_ceiling: Duration::from_millis(100),
             jitter: Duration::ZERO,
+            ..RetryPolicy::default()
         })
     }
 

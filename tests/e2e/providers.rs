@@ -94,6 +94,7 @@ fn fast_policy(max_retries: u32) -> RetryPolicy {
         cap: Duration::from_secs(3),
         retry_after_ceiling: Duration::from_secs(3),
         jitter: Duration::ZERO,
+        ..RetryPolicy::default()
     }
 }
 

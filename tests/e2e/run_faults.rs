@@ -5,7 +5,9 @@
 use crate::support;
 
 use reasonix_mock_llm::{Fault, Finish, MockLlm, Reply};
+use std::net::TcpListener;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 use support::{Env, shared_artifact_cache};
 
 /// A temp home, project and workspace; `./reasonix.toml` names a provider `mock` of one kind
@@ -17,14 +19,15 @@ struct Setup {
 
 impl Setup {
     fn new(kind: &'static str) -> Setup {
+        Setup::with_provider(kind, None, "stall_timeout_seconds = 30\nmax_retries = 1")
+    }
+
+    /// The provider `mock` at `base_url` (default: the mock's) with `extra` provider keys.
+    fn with_provider(kind: &'static str, base_url: Option<&str>, extra: &str) -> Setup {
         let env = Env::new();
         let mock = MockLlm::start().unwrap();
-        env.project_config(&env.mock_provider(
-            kind,
-            &mock.base_url(),
-            "sk-test",
-            "stall_timeout_seconds = 30\nmax_retries = 1",
-        ));
+        let url = base_url.map_or_else(|| mock.base_url(), str::to_string);
+        env.project_config(&env.mock_provider(kind, &url, "sk-test", extra));
         Setup { env, mock }
     }
 
@@ -276,4 +279,191 @@ fn a_replayed_stream_prints_the_answer_once() {
         let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(result["result"], "pong", "{kind}");
     }
+}
+
+/// A port nothing listens on: bound, its number taken, then closed again.
+fn refused_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A refused connection (nothing listens) fails fast: two attempts with a short pause, not the
+/// provider's ten retries, and the error names the endpoint and says it was refused.
+#[test]
+fn a_refused_connection_fails_after_two_attempts() {
+    let url = format!("http://127.0.0.1:{}", refused_port());
+    // The default retry settings: ten retries, the whole backoff schedule without the fix.
+    let setup = Setup::with_provider("openai", Some(&url), "");
+    let started = Instant::now();
+    let out = setup.run("ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains(&format!("cannot reach {url}"))
+            && stderr.contains("gave up after 2 attempts")
+            && stderr.contains("the connection was refused"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("retrying (").count(), 1, "{stderr}");
+
+    // No such host: the same (in the user file, as a project may not pair the key with it).
+    let setup = Setup::new("openai");
+    let url = "http://no-such-host.invalid";
+    std::fs::write(
+        setup.env.home().join("config.toml"),
+        setup.env.mock_provider("openai", url, "sk-test", ""),
+    )
+    .unwrap();
+    setup.env.project_config("");
+    let started = Instant::now();
+    let out = setup.run("ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains(&format!("cannot reach {url}"))
+            && stderr.contains("gave up after 2 attempts")
+            && stderr.contains("could not be resolved"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("retrying (").count(), 1, "{stderr}");
+}
+
+/// A provider that accepts the request and never answers (stall timeout 300 s) is bounded by
+/// `--timeout`: the run ends at the deadline with exit 4, an error naming the limit and what
+/// it was waiting for, and `subtype: error_timeout` in the result object.
+#[test]
+fn a_stalled_provider_ends_at_the_run_deadline() {
+    let setup = Setup::with_provider("openai", None, "stall_timeout_seconds = 300");
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Stall));
+    let started = Instant::now();
+    let out = setup.run_with(&["--timeout", "3s"], "ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("the run's time limit of 3s")
+            && stderr.contains("waiting for provider `mock`")
+            && stderr.contains("no response head"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
+
+    // The config key, and the JSON result says so.
+    let written = std::fs::read_to_string(setup.env.project().join("reasonix.toml")).unwrap();
+    setup
+        .env
+        .project_config(&format!("{written}\n[agent]\nrun_timeout = \"2s\"\n"));
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Stall));
+    let started = Instant::now();
+    let out = setup.run_with(&["--output-format", "json"], "ping");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["subtype"], "error_timeout", "{result}");
+    assert_eq!(result["is_error"], true);
+    let message = result["result"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("time limit of 2s") && message.contains("provider `mock`"),
+        "{result}"
+    );
+
+    // A bad value is a usage error.
+    let out = setup.run_with(&["--timeout", "soon"], "ping");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+/// A `Retry-After` the provider asks for that would end past the run's deadline is not waited
+/// for: the run ends at once with exit 4, not after the wait, and nothing is re-sent.
+#[test]
+fn a_retry_after_past_the_deadline_is_not_waited_for() {
+    let setup = Setup::with_provider("openai", None, "");
+    setup
+        .mock
+        .enqueue(Reply::default().with_fault(Fault::Status {
+            status: 429,
+            retry_after: Some("60".into()),
+            body: String::new(),
+        }));
+    setup.mock.enqueue(Reply::text(&["too late"]));
+    let started = Instant::now();
+    let out = setup.run_with(&["--timeout", "30s"], "ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("would start after the run's deadline") && stderr.contains("HTTP 429"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
+    assert!(!text(&out.stdout).contains("too late"));
+}
+
+/// Retries stop when the request's retry budget would be passed, not only after
+/// `max_retries`: with 10 retries allowed and `retry_budget_seconds = 2`, backoffs of 0.5 s
+/// and 1 s fit, the 2 s one does not. Each wait is one notice saying how long and why.
+#[test]
+fn retries_stop_at_the_retry_budget() {
+    let setup = Setup::with_provider("openai", None, "max_retries = 10\nretry_budget_seconds = 2");
+    for _ in 0..12 {
+        setup
+            .mock
+            .enqueue(Reply::default().with_fault(Fault::Status {
+                status: 503,
+                retry_after: None,
+                body: String::new(),
+            }));
+    }
+    let started = Instant::now();
+    let out = setup.run("ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    let requests = setup.mock.requests().len();
+    assert!((2..=4).contains(&requests), "{requests}: {stderr}");
+    assert!(
+        stderr.contains("retry budget (retry_budget_seconds = 2)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("retrying (").count(),
+        requests - 1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(" s: ") && stderr.contains("HTTP 503"),
+        "{stderr}"
+    );
+}
+
+/// A stream that goes silent midway is bounded by `--timeout` too: what was printed stays,
+/// the run ends with exit 4 saying the answer had not finished.
+#[test]
+fn a_stream_silent_midway_ends_at_the_run_deadline() {
+    let setup = Setup::with_provider("openai", None, "stall_timeout_seconds = 300");
+    setup
+        .mock
+        .enqueue(Reply::text(&["half ", "an answer"]).with_fault(Fault::HangAfter { events: 1 }));
+    let started = Instant::now();
+    let out = setup.run_with(&["--timeout", "3s"], "ping");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("the run's time limit of 3s")
+            && stderr.contains("the answer had not finished"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
 }

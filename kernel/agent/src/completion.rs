@@ -11,7 +11,7 @@ use crate::error::{CallError, PluginError};
 use crate::origin::Origin;
 use crate::provider::Endpoint;
 use crate::provider::{CompletionStream, Provider};
-use crate::providers::retry::{FailureKind, RetryPolicy, Verdict};
+use crate::providers::retry::{FailureKind, RetryPolicy, UNREACHABLE_RETRIES, Verdict};
 use crate::providers::{ResolvedProvider, chosen_effort, dotenv, resolve_model};
 use crate::types::{
     CompletionRequest, Message, ModelProfile, ProfileRequest, StreamEvent, ToolSpec,
@@ -93,6 +93,36 @@ pub enum CompletionError {
         attempts: u32,
         last: String,
     },
+    #[error(
+        "provider `{provider}`: cannot reach {endpoint}; gave up after {attempts} {}: {message}",
+        attempt_word(.attempts)
+    )]
+    Unreachable {
+        provider: String,
+        /// The provider's `base_url`.
+        endpoint: String,
+        attempts: u32,
+        message: String,
+    },
+    #[error(
+        "provider `{provider}`: gave up after {attempts} {} in {:.1} s, the retry budget (retry_budget_seconds = {}); a retry in {:.1} s would pass it; last error: {last}",
+        attempt_word(.attempts),
+        spent.as_secs_f64(),
+        budget.as_secs(),
+        wait.as_secs_f64()
+    )]
+    RetryBudgetSpent {
+        provider: String,
+        attempts: u32,
+        spent: Duration,
+        budget: Duration,
+        wait: Duration,
+        last: String,
+    },
+    /// The run's deadline (`reasonix run --timeout`) came, or a wait would pass it; `what`
+    /// says what the request was waiting for.
+    #[error("provider `{provider}`: {what}")]
+    Deadline { provider: String, what: String },
     #[error("provider `{provider}` sent nothing for {seconds} s; the stream was stopped")]
     Stalled { provider: String, seconds: u64 },
     #[error("provider `{provider}`: the stream was cut: {message}")]
@@ -141,6 +171,8 @@ pub struct ProviderClient {
     profile: ModelProfile,
     /// `stall_timeout_seconds`, else the profile's default.
     stall: Duration,
+    /// When the run must end (`reasonix run --timeout`): no wait goes past it.
+    deadline: Option<Instant>,
 }
 
 impl std::fmt::Debug for ProviderClient {
@@ -234,6 +266,7 @@ impl ProviderClient {
         };
         let policy = RetryPolicy {
             max_retries: provider.max_retries,
+            budget: provider.retry_budget,
             ..RetryPolicy::default()
         };
         let secret = secret.filter(|s| !s.is_empty());
@@ -254,7 +287,26 @@ impl ProviderClient {
             effort,
             profile,
             stall,
+            deadline: None,
         })
+    }
+
+    /// End every wait at `deadline` (the run's `--timeout`): a retry that would start after
+    /// it is not waited for, and a request still waiting when it comes (the caller cancels
+    /// the token then) fails with [`CompletionError::Deadline`] saying what it waited for.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|at| Instant::now() >= at)
+    }
+
+    fn deadline_error(&self, what: String) -> CompletionError {
+        CompletionError::Deadline {
+            provider: self.provider.name.clone(),
+            what,
+        }
     }
 
     /// Replace the retry policy (tests use short delays).
@@ -339,10 +391,12 @@ impl ProviderClient {
     ) -> Result<Completion, CompletionError> {
         let wire_request = self.completion_request(request)?;
         let mut retries = 0u32;
+        let first = Instant::now();
         loop {
             if cancel.is_cancelled() {
                 return Err(CompletionError::Cancelled);
             }
+            let sent = Instant::now();
             let opened = self.kind.open(&wire_request, self.endpoint(cancel));
             let error = match opened {
                 Ok(stream) => {
@@ -353,7 +407,15 @@ impl ProviderClient {
                         cancel: cancel.clone(),
                         secret: self.secret.clone(),
                         finished: false,
+                        deadline: self.deadline,
                     });
+                }
+                Err(_) if cancel.is_cancelled() && self.past_deadline() => {
+                    return Err(self.deadline_error(format!(
+                        "no response head {:.1} s after the request was sent (attempt {})",
+                        sent.elapsed().as_secs_f64(),
+                        retries + 1
+                    )));
                 }
                 Err(_) if cancel.is_cancelled() => return Err(CompletionError::Cancelled),
                 Err(error) => error,
@@ -366,17 +428,58 @@ impl ProviderClient {
                 )),
                 other => return Err(self.failed(other.to_string())),
             };
+            let unreachable = is_unreachable(&plugin_error);
+            let max_retries = if unreachable {
+                self.policy.max_retries.min(UNREACHABLE_RETRIES)
+            } else {
+                self.policy.max_retries
+            };
             match self.policy.verdict(&plugin_error, retries + 1) {
-                Verdict::Retry { after } if retries < self.policy.max_retries => {
+                Verdict::Retry { .. } if unreachable && retries >= max_retries => {
+                    return Err(self.fail_with(
+                        FailureKind::Unreachable,
+                        plugin_error,
+                        retries + 1,
+                    ));
+                }
+                Verdict::Retry { after } if retries < max_retries => {
+                    let why = self.scrub(&reason(&plugin_error));
+                    let spent = first.elapsed();
+                    if spent + after > self.policy.budget {
+                        return Err(CompletionError::RetryBudgetSpent {
+                            provider: self.provider.name.clone(),
+                            attempts: retries + 1,
+                            spent,
+                            budget: self.policy.budget,
+                            wait: after,
+                            last: why,
+                        });
+                    }
+                    if let Some(at) = self.deadline {
+                        let left = at.saturating_duration_since(Instant::now());
+                        if after >= left {
+                            return Err(self.deadline_error(format!(
+                                "a retry in {:.1} s would start after the run's deadline ({:.1} s left); last error: {why}",
+                                after.as_secs_f64(),
+                                left.as_secs_f64()
+                            )));
+                        }
+                    }
                     retries += 1;
                     on_retry(&RetryNotice {
                         provider: self.provider.name.clone(),
                         attempt: retries,
-                        max_retries: self.policy.max_retries,
+                        max_retries,
                         delay: after,
-                        reason: self.scrub(&plugin_error.to_string()),
+                        reason: why.clone(),
                     });
                     if sleep_unless_cancelled(after, cancel) {
+                        if self.past_deadline() {
+                            return Err(self.deadline_error(format!(
+                                "waiting {:.1} s to retry after: {why}",
+                                after.as_secs_f64()
+                            )));
+                        }
                         return Err(CompletionError::Cancelled);
                     }
                 }
@@ -387,7 +490,7 @@ impl ProviderClient {
                         last: self.scrub(&plugin_error.to_string()),
                     });
                 }
-                Verdict::Fail(kind) => return Err(self.fail(kind, plugin_error)),
+                Verdict::Fail(kind) => return Err(self.fail_with(kind, plugin_error, retries + 1)),
             }
         }
     }
@@ -402,9 +505,19 @@ impl ProviderClient {
         }
     }
 
-    fn fail(&self, kind: FailureKind, error: PluginError) -> CompletionError {
+    /// The error for giving up after `attempts` attempts.
+    fn fail_with(&self, kind: FailureKind, error: PluginError, attempts: u32) -> CompletionError {
         let provider = self.provider.name.clone();
         match (kind, error) {
+            (FailureKind::Unreachable, e) => CompletionError::Unreachable {
+                provider,
+                endpoint: self.provider.base_url.clone(),
+                attempts,
+                message: self.scrub(&match e {
+                    PluginError::Other { message, .. } => message,
+                    e => describe(&e),
+                }),
+            },
             (_, PluginError::Denied(message)) => CompletionError::Denied {
                 provider,
                 message: self.scrub(&message),
@@ -454,6 +567,7 @@ pub struct Completion {
     cancel: CancelToken,
     secret: Option<String>,
     finished: bool,
+    deadline: Option<Instant>,
 }
 
 impl Completion {
@@ -472,6 +586,19 @@ impl Completion {
                     self.finished = true;
                 }
                 Ok(events)
+            }
+            Err(_)
+                if self.cancel.is_cancelled()
+                    && self.deadline.is_some_and(|at| Instant::now() >= at) =>
+            {
+                self.finished = true;
+                Err(CompletionError::Deadline {
+                    provider: self.provider.clone(),
+                    what: format!(
+                        "the answer had not finished; the stream had been silent for {} s",
+                        started.elapsed().as_secs()
+                    ),
+                })
             }
             Err(_) if self.cancel.is_cancelled() => Err(CompletionError::Cancelled),
             Err(error) => {
@@ -585,6 +712,19 @@ impl CompletionError {
             other => other,
         }
     }
+}
+
+/// What failed, for a retry notice: an unreachable endpoint's message without its code.
+fn reason(error: &PluginError) -> String {
+    match error {
+        PluginError::Other { code, message, .. } if code == "unreachable" => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Nothing answers at the endpoint: the component's `unreachable` code.
+fn is_unreachable(error: &PluginError) -> bool {
+    matches!(error, PluginError::Other { code, .. } if code == "unreachable")
 }
 
 fn describe(error: &PluginError) -> String {

@@ -345,6 +345,14 @@ fn head_error(provider: &str, url: &str, error: HttpError) -> Error {
             "{provider}: {why}; check base_url / request_url in the [[providers]] entry"
         )),
         HttpError::Cancelled => Error::Cancelled,
+        // Nothing listens there (or the name does not resolve): the kernel tries once more
+        // after a short pause, not the whole retry schedule.
+        HttpError::Unreachable(why) => Error::Other(reasonix_sdk::ErrorDetail {
+            code: "unreachable".into(),
+            message: format!("{provider}: POST {url}: {why}"),
+            retryable: false,
+            detail: None,
+        }),
         HttpError::Timeout(why) | HttpError::Transport(why) => {
             Error::Other(reasonix_sdk::ErrorDetail {
                 code: "transport".into(),

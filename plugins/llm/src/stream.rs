@@ -110,16 +110,16 @@ impl LlmStream {
             )),
             HttpError::Cancelled => Error::Cancelled,
             HttpError::Denied(why) => Error::Denied(format!("{provider}: {why}")),
-            HttpError::Transport(why) | HttpError::InvalidRequest(why) => {
-                Error::Other(ErrorDetail {
-                    code: "stream-interrupted".into(),
-                    message: format!(
-                        "{provider}: the connection was cut before the model finished ({why}); the request can be repeated"
-                    ),
-                    retryable: true,
-                    detail: None,
-                })
-            }
+            HttpError::Transport(why)
+            | HttpError::Unreachable(why)
+            | HttpError::InvalidRequest(why) => Error::Other(ErrorDetail {
+                code: "stream-interrupted".into(),
+                message: format!(
+                    "{provider}: the connection was cut before the model finished ({why}); the request can be repeated"
+                ),
+                retryable: true,
+                detail: None,
+            }),
         }
     }
 }

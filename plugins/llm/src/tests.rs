@@ -363,7 +363,9 @@ fn other_statuses_are_http_with_at_most_4_kib_of_body() {
 
 #[test]
 fn failures_before_the_head() {
-    let fake = Fake::failing(HttpError::Transport("the connection was refused".into()));
+    let fake = Fake::failing(HttpError::Transport(
+        "the server closed the connection".into(),
+    ));
     let err = open_err(&fake);
     let detail = other(&err);
     assert_eq!(detail.code, "transport");
@@ -375,7 +377,17 @@ fn failures_before_the_head() {
         "{}",
         detail.message
     );
-    assert!(detail.message.contains("refused"));
+    assert!(detail.message.contains("closed"));
+
+    // Nothing listening, no such host: its own code, not retried on the transport schedule.
+    let fake = Fake::failing(HttpError::Unreachable("the connection was refused".into()));
+    let detail = other(&open_err(&fake)).clone();
+    assert_eq!(detail.code, "unreachable");
+    assert!(!detail.retryable);
+    assert_eq!(
+        detail.message,
+        "my-deepseek: POST https://api.deepseek.com/chat/completions: the connection was refused"
+    );
 
     let fake = Fake::failing(HttpError::Timeout("no answer".into()));
     assert_eq!(

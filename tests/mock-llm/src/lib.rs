@@ -440,6 +440,11 @@ async fn handle(
         return Ok(json_response(*status, body, retry_after.as_deref()));
     }
 
+    if matches!(reply.fault, Some(Fault::Stall)) {
+        // Hold the request: hyper sends nothing until this future ends, which it never does.
+        match std::future::pending::<Infallible>().await {}
+    }
+
     let ctx = Ctx::from_request(seq as u64, &body);
     match &reply.fault {
         Some(Fault::NonStreamed) => {
@@ -478,7 +483,11 @@ async fn handle(
             Some((*events, Act::Inject(event, Then::Stop)))
         }
         Some(
-            Fault::Status { .. } | Fault::OmitTerminal | Fault::NonStreamed | Fault::Body { .. },
+            Fault::Status { .. }
+            | Fault::OmitTerminal
+            | Fault::NonStreamed
+            | Fault::Body { .. }
+            | Fault::Stall,
         )
         | None => None,
     };

@@ -134,6 +134,9 @@ pub enum Fault {
     /// After this many events send nothing more and keep the connection open until the server
     /// is dropped.
     HangAfter { events: usize },
+    /// Accept the request and never answer: no status line, no head, the connection held open
+    /// until the client goes away or the server is dropped (a wedged gateway).
+    Stall,
     /// After this many events send the wire's in-stream error event (OpenAI `data: {"error":…}`,
     /// Anthropic `event: error`, Responses `response.failed`) for this HTTP-like status, then
     /// end the body normally.

@@ -10,12 +10,13 @@ use crate::launch::{self, Options, Resume};
 use crate::term::errln;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
-use reasonix_agent::agent_loop::RunStatus;
+use reasonix_agent::agent_loop::{RunDeadline, RunStatus};
 use reasonix_agent::permissions::{Posture, Rule};
 use reasonix_core::cancel::CancelToken;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -82,6 +83,10 @@ pub struct RunArgs {
     /// Text output: show the model's reasoning on stderr.
     #[arg(long)]
     pub show_thinking: bool,
+    /// End the whole run after this long (`90s`, `5m`, `1h` or plain seconds; default:
+    /// `[agent] run_timeout`, else none): exit 4, saying what it was waiting for.
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub timeout: Option<Duration>,
     /// Continue the latest session of this workspace.
     #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
     pub continue_latest: bool,
@@ -151,6 +156,22 @@ pub fn run(args: RunArgs) -> Outcome {
         errln!("warning: Ctrl-C will not stop the run cleanly: {e}");
     }
     let accept_cut_off = prepared.cx.config.agent.accept_cut_off_answer;
+    // The deadline counts from the start of the command; the token is cancelled when it
+    // comes, which ends whatever the run waits for (the agent says what that was).
+    let limit = args.timeout.or(prepared.cx.config.agent.run_timeout);
+    let (_run_done, deadline_watch) = mpsc::channel::<()>();
+    // A limit too far away to be an instant is no limit.
+    if let Some((limit, at)) = limit.and_then(|l| started.checked_add(l).map(|at| (l, at))) {
+        agent = agent.with_deadline(RunDeadline { at, limit });
+        let cancel = cancel.clone();
+        std::thread::spawn(move || {
+            let left = at.saturating_duration_since(Instant::now());
+            // A message or a hang-up (the run finished, the sender dropped) ends the watch.
+            if let Err(mpsc::RecvTimeoutError::Timeout) = deadline_watch.recv_timeout(left) {
+                cancel.cancel();
+            }
+        });
+    }
     let mut printer = Printer::new(
         args.output_format,
         args.print,
@@ -173,8 +194,14 @@ pub fn run(args: RunArgs) -> Outcome {
     Ok(match outcome.status {
         RunStatus::Success if outcome.cut_off() && !accept_cut_off => Code::CutOff,
         RunStatus::Success => Code::Success,
+        RunStatus::TimedOut => Code::TimedOut,
         RunStatus::MaxSteps | RunStatus::Cancelled | RunStatus::Error => Code::Failure,
     })
+}
+
+/// `--timeout`: `90s`, `5m`, `1h` or plain seconds.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    reasonix_agent::config::duration::parse(text)
 }
 
 /// The posture from `--permission-mode`, `--auto`, `--yolo` (clap rejects combinations).

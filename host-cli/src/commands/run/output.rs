@@ -212,6 +212,7 @@ pub fn subtype(status: &RunStatus) -> &'static str {
         RunStatus::MaxSteps => "error_max_turns",
         RunStatus::Error => "error_during_execution",
         RunStatus::Cancelled => "cancelled",
+        RunStatus::TimedOut => "error_timeout",
     }
 }
 
@@ -912,6 +913,7 @@ mod tests {
         assert_eq!(value["currency"], "CNY");
         assert_eq!(subtype(&RunStatus::Error), "error_during_execution");
         assert_eq!(subtype(&RunStatus::Cancelled), "cancelled");
+        assert_eq!(subtype(&RunStatus::TimedOut), "error_timeout");
     }
 
     #[test]

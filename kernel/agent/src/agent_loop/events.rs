@@ -96,6 +96,9 @@ pub enum RunStatus {
     MaxSteps,
     /// Ctrl-C / SIGTERM.
     Cancelled,
+    /// The run's time limit (`reasonix run --timeout`, `[agent] run_timeout`) was reached;
+    /// `result` names it and what the run was waiting for.
+    TimedOut,
     /// The provider failed for good, or the loop guard stopped a stuck run.
     Error,
 }

@@ -47,6 +47,15 @@ use crate::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec,
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The result of a run stopped by its time limit while doing `what`.
+fn timed_out(limit: Duration, what: &str) -> String {
+    format!(
+        "the run's time limit of {} (--timeout / [agent] run_timeout) was reached while {what}",
+        crate::config::duration::shown(limit)
+    )
+}
 
 /// How often a cut or stalled stream is replayed before the run gives up.
 pub const MAX_REPLAYS: u32 = 2;
@@ -131,6 +140,16 @@ pub struct Agent {
     /// The checkpoint of the user turn in progress (with a session only).
     checkpoint: Option<crate::checkpoint::TurnRecorder>,
     compaction: compact::CompactionState,
+    /// When the run must end (`reasonix run --timeout`); the front end cancels the token then.
+    deadline: Option<RunDeadline>,
+}
+
+/// A run's time limit: it ends at `at`, `limit` after it started (`reasonix run --timeout`,
+/// `[agent] run_timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunDeadline {
+    pub at: Instant,
+    pub limit: Duration,
 }
 
 /// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
@@ -190,6 +209,7 @@ impl Agent {
         Ok(Agent {
             client,
             fallback: None,
+            deadline: None,
             tools,
             specs,
             classes,
@@ -304,9 +324,31 @@ impl Agent {
     /// A client to switch to, once, when a model request fails for good before its answer
     /// starts streaming (an HTTP error, retries exhausted, the quota used up …; not a
     /// cancellation). A `Notice` says so; the rest of the run uses it.
-    pub fn with_fallback(mut self, fallback: ProviderClient) -> Agent {
+    pub fn with_fallback(mut self, mut fallback: ProviderClient) -> Agent {
+        fallback.set_deadline(self.deadline.map(|d| d.at));
         self.fallback = Some(fallback);
         self
+    }
+
+    /// End the run at `deadline`: the caller cancels the run's token at `deadline.at`; the run
+    /// then ends with [`RunStatus::TimedOut`] and a result naming the limit and what it was
+    /// waiting for, and no retry wait of the provider goes past it.
+    pub fn with_deadline(mut self, deadline: RunDeadline) -> Agent {
+        self.deadline = Some(deadline);
+        self.client.set_deadline(Some(deadline.at));
+        if let Some(fallback) = &mut self.fallback {
+            fallback.set_deadline(Some(deadline.at));
+        }
+        self
+    }
+
+    /// The status and result of a run stopped by its token while doing `what`: timed out when
+    /// the deadline has passed, else cancelled.
+    fn stopped(&self, what: &str) -> (RunStatus, String) {
+        match self.deadline {
+            Some(d) if Instant::now() >= d.at => (RunStatus::TimedOut, timed_out(d.limit, what)),
+            _ => (RunStatus::Cancelled, "cancelled".into()),
+        }
     }
 
     /// Report each file writer's changes before it runs (`AgentEvent::ToolPreview`), also
@@ -440,14 +482,8 @@ impl Agent {
         }
         while steps < self.config.max_steps {
             if cancel.is_cancelled() {
-                return end(
-                    self,
-                    RunStatus::Cancelled,
-                    "cancelled".into(),
-                    steps,
-                    usage,
-                    &spend,
-                );
+                let (status, result) = self.stopped("between model requests");
+                return end(self, status, result, steps, usage, &spend);
             }
             self.compact_if_due(cancel, on_event);
             let summary_spend = std::mem::take(&mut self.compaction_spend);
@@ -465,14 +501,14 @@ impl Agent {
             let answer = match self.complete(&request, cancel, on_event) {
                 Ok(answer) => answer,
                 Err(CompletionError::Cancelled) => {
-                    return end(
-                        self,
-                        RunStatus::Cancelled,
-                        "cancelled".into(),
-                        steps,
-                        usage,
-                        &spend,
-                    );
+                    let what = format!("waiting for provider `{}`", self.client.provider().name);
+                    let (status, result) = self.stopped(&what);
+                    return end(self, status, result, steps, usage, &spend);
+                }
+                Err(e @ CompletionError::Deadline { .. }) => {
+                    let limit = self.deadline.map(|d| d.limit).unwrap_or_default();
+                    let result = timed_out(limit, &format!("waiting for {e}"));
+                    return end(self, RunStatus::TimedOut, result, steps, usage, &spend);
                 }
                 Err(e) => return end(self, RunStatus::Error, e.to_string(), steps, usage, &spend),
             };
@@ -501,7 +537,17 @@ impl Agent {
                 outcome.stop_reason = Some(finish);
                 return outcome;
             }
+            let running = || {
+                let names: Vec<String> = calls.iter().map(|c| format!("`{}`", c.name)).collect();
+                format!("running {}", names.join(", "))
+            };
             if let Err(stop) = self.run_tools(&calls, cancel, on_event) {
+                if cancel.is_cancelled() {
+                    let (status, result) = self.stopped(&running());
+                    if status == RunStatus::TimedOut {
+                        return end(self, status, result, steps, usage, &spend);
+                    }
+                }
                 return end(
                     self,
                     RunStatus::Error,
@@ -512,14 +558,8 @@ impl Agent {
                 );
             }
             if cancel.is_cancelled() {
-                return end(
-                    self,
-                    RunStatus::Cancelled,
-                    "cancelled".into(),
-                    steps,
-                    usage,
-                    &spend,
-                );
+                let (status, result) = self.stopped(&running());
+                return end(self, status, result, steps, usage, &spend);
             }
         }
         let result = format!(
@@ -810,7 +850,12 @@ impl Agent {
             });
             let mut completion = match opened {
                 Ok(completion) => completion,
-                Err(e) if !matches!(e, CompletionError::Cancelled) && self.fallback.is_some() => {
+                Err(e)
+                    if !matches!(
+                        e,
+                        CompletionError::Cancelled | CompletionError::Deadline { .. }
+                    ) && self.fallback.is_some() =>
+                {
                     if let Some(fallback) = self.fallback.take() {
                         on_event(AgentEvent::Notice(format!(
                             "{e}; switching to the fallback model `{}/{}`",

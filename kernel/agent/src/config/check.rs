@@ -64,6 +64,7 @@ const SECTIONS: &[Section] = &[
             "compact_ratio",
             "compact_force_ratio",
             "accept_cut_off_answer",
+            "run_timeout",
         ],
         original: &[
             "reasoning_language",

@@ -8,6 +8,7 @@
 
 mod check;
 mod compaction_keys;
+pub mod duration;
 pub mod mcp;
 pub mod mcp_files;
 pub mod settings_json;
@@ -56,6 +57,9 @@ pub struct AgentSettings {
     /// `reasonix run`: a final answer cut off by the output limit or a content filter ends the
     /// run as a success (exit 0) instead of exit 3. Default `false`.
     pub accept_cut_off_answer: bool,
+    /// `reasonix run`: the whole run ends after this long (`--timeout` wins). `run_timeout`
+    /// in the file: `"90s"`, `"5m"`, `"1h"` or a number of seconds.
+    pub run_timeout: Option<std::time::Duration>,
 }
 
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
@@ -97,6 +101,26 @@ struct AgentFile {
     #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
     compact_force_ratio: Option<f64>,
     accept_cut_off_answer: Option<bool>,
+    #[serde(deserialize_with = "run_timeout")]
+    run_timeout: Option<std::time::Duration>,
+}
+
+/// `run_timeout`: a duration string (`"90s"`, `"5m"`, `"1h"`) or a number of seconds.
+fn run_timeout<'de, D: Deserializer<'de>>(d: D) -> Result<Option<std::time::Duration>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Seconds(i64),
+        Text(String),
+    }
+    let text = match Option::<Written>::deserialize(d)? {
+        None => return Ok(None),
+        Some(Written::Seconds(n)) => n.to_string(),
+        Some(Written::Text(text)) => text,
+    };
+    duration::parse(&text)
+        .map(Some)
+        .map_err(|e| serde::de::Error::custom(format!("`run_timeout`: {e}")))
 }
 
 /// `[permissions]` as written in one file (`None` = not set here).
@@ -463,6 +487,9 @@ impl Config {
         }
         if let Some(accept) = agent.accept_cut_off_answer {
             self.agent.accept_cut_off_answer = accept;
+        }
+        if agent.run_timeout.is_some() {
+            self.agent.run_timeout = agent.run_timeout;
         }
     }
 

@@ -320,6 +320,14 @@ fn invalid_values_of_known_keys_are_errors_naming_line_and_key() {
             ],
         ),
         (
+            "[agent]\nrun_timeout = \"soon\"\n",
+            &["line 2", "`run_timeout`: `soon` is not a duration", "`90s`"],
+        ),
+        (
+            "[agent]\nrun_timeout = 0\n",
+            &["line 2", "`run_timeout`: `0` must be longer than zero"],
+        ),
+        (
             "[agent]\nmax_steps = 0\n",
             &[
                 "line 2",
@@ -484,7 +492,7 @@ fn empty_permissions_give_the_default_policy() {
 #[test]
 fn agent_settings_merge_key_by_key() {
     let cfg = merged(
-        "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\n",
+        "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\nrun_timeout = \"5m\"\n",
         "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\n",
     );
     assert_eq!(
@@ -499,8 +507,27 @@ fn agent_settings_merge_key_by_key() {
             compact_ratio: Some(0.7),
             compact_force_ratio: None,
             accept_cut_off_answer: true,
+            run_timeout: Some(std::time::Duration::from_secs(300)),
         }
     );
+}
+
+#[test]
+fn run_timeout_takes_seconds_or_a_duration() {
+    let cfg = merged("[agent]\nrun_timeout = 90\n", "");
+    assert_eq!(
+        cfg.agent.run_timeout,
+        Some(std::time::Duration::from_secs(90))
+    );
+    let cfg = merged(
+        "[agent]\nrun_timeout = 90\n",
+        "[agent]\nrun_timeout = \"1h\"\n",
+    );
+    assert_eq!(
+        cfg.agent.run_timeout,
+        Some(std::time::Duration::from_secs(3600))
+    );
+    assert_eq!(merged("", "").agent.run_timeout, None);
 }
 
 #[test]

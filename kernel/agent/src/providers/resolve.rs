@@ -18,6 +18,10 @@ use thiserror::Error;
 /// Default number of retries of the open phase.
 pub const DEFAULT_MAX_RETRIES: u32 = 10;
 
+/// Default of `retry_budget_seconds`: how long one request may spend failing and waiting to
+/// retry before it gives up, whatever retries are left.
+pub const DEFAULT_RETRY_BUDGET: Duration = Duration::from_secs(300);
+
 /// A `[[providers]]` entry that cannot be used. Each names the provider and the key.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProviderConfigError {
@@ -124,6 +128,14 @@ pub struct ResolvedProvider {
     #[serde(serialize_with = "seconds")]
     pub stall_timeout: Option<Duration>,
     pub max_retries: u32,
+    /// `retry_budget_seconds`: the longest one request may spend failing and waiting to
+    /// retry (default [`DEFAULT_RETRY_BUDGET`]).
+    #[serde(serialize_with = "seconds_always")]
+    pub retry_budget: Duration,
+}
+
+fn seconds_always<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_secs())
 }
 
 fn header_names<S: serde::Serializer>(
@@ -665,6 +677,16 @@ fn resolve_one(
         ));
     }
     let stall_timeout = s.stall_timeout_seconds.map(Duration::from_secs);
+    if s.retry_budget_seconds == Some(0) {
+        return Err(invalid(
+            n,
+            "retry_budget_seconds",
+            "= 0 would never retry; use at least 1 (or `max_retries = 0` for no retries)",
+        ));
+    }
+    let retry_budget = s
+        .retry_budget_seconds
+        .map_or(DEFAULT_RETRY_BUDGET, Duration::from_secs);
 
     Ok(ResolvedProvider {
         name: name.clone(),
@@ -703,6 +725,7 @@ fn resolve_one(
         stateful: s.stateful,
         stall_timeout,
         max_retries: s.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+        retry_budget,
     })
 }
 

@@ -21,7 +21,17 @@ pub struct RetryPolicy {
     pub retry_after_ceiling: Duration,
     /// Upper bound of the random extra added to a computed backoff.
     pub jitter: Duration,
+    /// The longest one request may spend failing and waiting to retry (from its first
+    /// attempt): a retry whose wait would end past it is not made (`retry_budget_seconds`).
+    pub budget: Duration,
+    /// The pause before the one retry of an unreachable endpoint (the connection refused,
+    /// the host name unknown): a server that is restarting gets a moment, nothing more.
+    pub unreachable_pause: Duration,
 }
+
+/// Retries of an unreachable endpoint (nothing listens, no such host), whatever
+/// `max_retries` says: two attempts in all.
+pub const UNREACHABLE_RETRIES: u32 = 1;
 
 impl Default for RetryPolicy {
     fn default() -> RetryPolicy {
@@ -31,6 +41,8 @@ impl Default for RetryPolicy {
             cap: Duration::from_secs(15),
             retry_after_ceiling: Duration::from_secs(120),
             jitter: Duration::from_millis(250),
+            unreachable_pause: Duration::from_secs(1),
+            budget: super::resolve::DEFAULT_RETRY_BUDGET,
         }
     }
 }
@@ -58,6 +70,9 @@ pub enum FailureKind {
     /// The server's `Retry-After` asks for a longer wait than one wait may take (`cap`):
     /// retrying earlier is refused again, waiting that long is not what a run should do.
     RetryAfterTooLong { wait: Duration, cap: Duration },
+    /// Nothing answers at the endpoint (the connection refused, the host name unknown), and
+    /// it was already tried again ([`UNREACHABLE_RETRIES`]).
+    Unreachable,
 }
 
 impl RetryPolicy {
@@ -86,6 +101,10 @@ impl RetryPolicy {
     ) -> Verdict {
         match classify(error) {
             Class::Fail(kind) => Verdict::Fail(kind),
+            Class::Unreachable if attempt <= UNREACHABLE_RETRIES => Verdict::Retry {
+                after: self.unreachable_pause,
+            },
+            Class::Unreachable => Verdict::Fail(FailureKind::Unreachable),
             Class::Retry(Some(wait)) if wait > self.retry_after_ceiling => {
                 Verdict::Fail(FailureKind::RetryAfterTooLong {
                     wait,
@@ -131,6 +150,8 @@ impl RetryPolicy {
 
 enum Class {
     Retry(Option<Duration>),
+    /// Retried [`UNREACHABLE_RETRIES`] times after a short pause, then failed.
+    Unreachable,
     Fail(FailureKind),
 }
 
@@ -154,6 +175,7 @@ fn classify(error: &PluginError) -> Class {
             400..=499 => Class::Fail(FailureKind::Client),
             _ => Class::Fail(FailureKind::NotRetryable),
         },
+        PluginError::Other { code, .. } if code == "unreachable" => Class::Unreachable,
         PluginError::Other {
             code, retryable, ..
         } if code == "transport" || *retryable => Class::Retry(None),
@@ -366,6 +388,31 @@ mod tests {
         assert_eq!(
             p.verdict(&http(401, ""), 9),
             Verdict::Fail(FailureKind::Auth)
+        );
+    }
+
+    #[test]
+    fn an_unreachable_endpoint_is_tried_twice_whatever_max_retries() {
+        let p = RetryPolicy::default();
+        let refused = other("unreachable", false);
+        assert_eq!(
+            p.verdict_with_jitter(&refused, 1, 0.9),
+            Verdict::Retry {
+                after: p.unreachable_pause
+            }
+        );
+        assert!(p.unreachable_pause <= Duration::from_secs(2));
+        for attempt in [2, 3, 10] {
+            assert_eq!(
+                p.verdict_with_jitter(&refused, attempt, 0.0),
+                Verdict::Fail(FailureKind::Unreachable),
+                "{attempt}"
+            );
+        }
+        // Even when marked retryable, the code decides.
+        assert_eq!(
+            p.verdict_with_jitter(&other("unreachable", true), 2, 0.0),
+            Verdict::Fail(FailureKind::Unreachable)
         );
     }
 

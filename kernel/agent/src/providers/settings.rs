@@ -82,6 +82,9 @@ pub struct ProviderSettings {
     pub stall_timeout_seconds: Option<u64>,
     /// Retries of the connect/response-head phase (ours; default 10).
     pub max_retries: Option<u32>,
+    /// Seconds one request may spend failing and waiting to retry, from its first attempt;
+    /// a retry whose wait would end later is not made (ours; default 300).
+    pub retry_budget_seconds: Option<u64>,
     /// Keys this build does not know; reported as warnings.
     #[serde(flatten)]
     pub unknown: BTreeMap<String, toml::Value>,

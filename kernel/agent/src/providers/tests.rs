@@ -125,6 +125,7 @@ fn original_reasonix_config_parses_and_resolves() {
     // Not configured: the component's default for the model applies.
     assert_eq!(ds.stall_timeout, None);
     assert_eq!(ds.max_retries, 10);
+    assert_eq!(ds.retry_budget, Duration::from_secs(300));
     assert_eq!(ds.origins(), ["https://api.deepseek.com:443"]);
 
     let gw = &providers[1];
@@ -346,6 +347,10 @@ fn validation_names_provider_and_key() {
             "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nstall_timeout_seconds = 0\n",
             "`stall_timeout_seconds`",
         ),
+        (
+            "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://x.com\"\nmodel = \"m\"\nretry_budget_seconds = 0\n",
+            "`retry_budget_seconds`",
+        ),
     ];
     for (text, wanted) in cases {
         let e = err(text);
@@ -374,7 +379,7 @@ fn a_wrong_type_is_a_config_error_with_the_key() {
 fn urls_variables_and_request_url() {
     let env = |k: &str| (k == "GW").then(|| "gw.example.com".to_string());
     let cfg = config(
-        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://${GW}/v1///\"\nchat_url = \"http://${GW}:8080/chat\"\nmodel = \"m\"\nmax_retries = 3\nstall_timeout_seconds = 9\n",
+        "[[providers]]\nname = \"x\"\nkind = \"openai\"\nbase_url = \"https://${GW}/v1///\"\nchat_url = \"http://${GW}:8080/chat\"\nmodel = \"m\"\nmax_retries = 3\nstall_timeout_seconds = 9\nretry_budget_seconds = 60\n",
     );
     let p = resolve_providers_with(&cfg, env).unwrap().remove(0);
     assert_eq!(p.base_url, "https://gw.example.com/v1");
@@ -387,8 +392,8 @@ fn urls_variables_and_request_url() {
         ["https://gw.example.com:443", "http://gw.example.com:8080"]
     );
     assert_eq!(
-        (p.max_retries, p.stall_timeout),
-        (3, Some(Duration::from_secs(9)))
+        (p.max_retries, p.stall_timeout, p.retry_budget),
+        (3, Some(Duration::from_secs(9)), Duration::from_secs(60))
     );
     // request_url wins over chat_url; an IPv6 origin keeps its brackets.
     let p = one(

@@ -129,6 +129,21 @@ impl WasiHttpHooks for NetworkPolicy {
         crate::capability::HostLimits::BODY_CHUNK_BYTES
     }
 
+    /// Only a refused connection is `connection-refused` (nothing listens there: the client
+    /// gives up quickly); any other connect failure (a reset, an unreachable network) is
+    /// reported as itself and retried as a transport error. wasmtime's default calls every
+    /// connect error refused.
+    fn p2_error_from_connect(
+        &mut self,
+        err: &std::io::Error,
+    ) -> wasmtime_wasi_http::p2::bindings::http::types::ErrorCode {
+        use wasmtime_wasi_http::p2::bindings::http::types::ErrorCode;
+        match err.kind() {
+            std::io::ErrorKind::ConnectionRefused => ErrorCode::ConnectionRefused,
+            _ => ErrorCode::InternalError(Some(format!("cannot connect: {err}"))),
+        }
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
