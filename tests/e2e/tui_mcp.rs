@@ -296,9 +296,16 @@ fn a_failing_servers_reason_and_stderr_cannot_drive_the_terminal() {
         }
     }));
     let pty = s.open();
-    let text = pty.wait_for("MCP server `broken` failed: ", WAIT);
-    pty.wait_for(" end", WAIT);
+    pty.wait_for("MCP server `broken` failed: ", WAIT);
+    let text = pty.wait_for(" end", WAIT);
     assert!(text.contains("oops"), "{text}");
+    // Said as what happened, not as the MCP library's internals.
+    assert!(
+        text.contains("the process exited") || text.contains("it exited"),
+        "{text}"
+    );
+    assert!(!text.contains("reasonix_mcp::"), "{text}");
+    assert!(!text.contains("Send message error"), "{text}");
     assert!(
         !pty.raw_contains(b"\x1b]0;pwned"),
         "an OSC reached the terminal"

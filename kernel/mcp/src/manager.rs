@@ -192,13 +192,45 @@ fn http_options(headers: &BTreeMap<String, String>) -> crate::http::HttpOptions 
 }
 
 /// Why `initialize` failed: what the transport saw (the process exited, a 401 …) when it saw
-/// something, else the SDK's error.
-fn initialize_failure(broken: &Broken, error: &dyn std::fmt::Display) -> String {
-    broken
-        .lock()
-        .ok()
-        .and_then(|b| b.clone())
-        .unwrap_or_else(|| format!("initialize failed: {error}"))
+/// something, else the SDK's error in plain words. A write to a server that just exited fails
+/// before the reader has seen the exit: give the reader a moment to say so.
+async fn initialize_failure(broken: &Broken, error: String) -> String {
+    let seen = || broken.lock().ok().and_then(|b| b.clone());
+    for _ in 0..20 {
+        if let Some(reason) = seen() {
+            return reason;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Writing `initialize` to a server that is already gone.
+    if error.contains("Broken pipe") {
+        return "it exited (or closed its stdin) before it answered `initialize`".to_string();
+    }
+    format!("it did not answer `initialize`: {}", plain_error(&error))
+}
+
+/// An SDK error without the Rust type paths it names (`[reasonix_mcp::stdio::StdioTransport]`)
+/// and its "Send message error Transport" framing: what a user can act on.
+fn plain_error(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out
+        .replace("Send message error Transport", "sending to it failed")
+        .replace("Transport closed", "the connection closed");
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.is_empty() {
+        "the connection failed".to_string()
+    } else {
+        out
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -793,9 +825,15 @@ impl Inner {
                         .map_err(|e| (e, String::new()))?;
                 let stderr = spawned.stderr.clone();
                 let broken = spawned.broken.clone();
-                let service = rmcp::serve_client(handler, spawned.transport)
-                    .await
-                    .map_err(|e| (initialize_failure(&broken, &e), stderr.text()))?;
+                let service = match rmcp::serve_client(handler, spawned.transport).await {
+                    Ok(service) => service,
+                    Err(e) => {
+                        return Err((
+                            initialize_failure(&broken, e.to_string()).await,
+                            stderr.text(),
+                        ));
+                    }
+                };
                 (
                     Arc::new(RmcpClient::new(&name, service)),
                     Some(stderr),
@@ -806,9 +844,15 @@ impl Inner {
                 let transport = crate::http::streamable_http(url, &http_options(headers))
                     .map_err(|e| (e.to_string(), String::new()))?;
                 let broken = transport.closed_reason();
-                let service = rmcp::serve_client(handler, transport)
-                    .await
-                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                let service = match rmcp::serve_client(handler, transport).await {
+                    Ok(service) => service,
+                    Err(e) => {
+                        return Err((
+                            initialize_failure(&broken, e.to_string()).await,
+                            String::new(),
+                        ));
+                    }
+                };
                 (Arc::new(RmcpClient::new(&name, service)), None, broken)
             }
             Transport::Sse { url, headers } => {
@@ -816,9 +860,15 @@ impl Inner {
                     .await
                     .map_err(|e| (e.to_string(), String::new()))?;
                 let broken = transport.closed_reason();
-                let service = rmcp::serve_client(handler, transport)
-                    .await
-                    .map_err(|e| (initialize_failure(&broken, &e), String::new()))?;
+                let service = match rmcp::serve_client(handler, transport).await {
+                    Ok(service) => service,
+                    Err(e) => {
+                        return Err((
+                            initialize_failure(&broken, e.to_string()).await,
+                            String::new(),
+                        ));
+                    }
+                };
                 (Arc::new(RmcpClient::new(&name, service)), None, broken)
             }
         };
@@ -898,6 +948,18 @@ fn backoff(failures: u32) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sdk_errors_lose_their_type_paths() {
+        assert_eq!(
+            plain_error(
+                "Send message error Transport [reasonix_mcp::stdio::StdioTransport] error: Broken pipe (os error 32)"
+            ),
+            "sending to it failed error: Broken pipe (os error 32)"
+        );
+        assert_eq!(plain_error("[a::B]"), "the connection failed");
+        assert_eq!(plain_error("unbalanced ] bracket"), "unbalanced ] bracket");
+    }
 
     #[test]
     fn backoff_doubles_to_its_cap() {
