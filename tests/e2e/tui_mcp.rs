@@ -241,6 +241,12 @@ fn always_remembers_the_approval_of_exactly_that_file() {
     pty.wait_for("Start 1 MCP server from this project?", WAIT);
     std::thread::sleep(crate::tui::ANSWER_PAUSE);
     pty.send("a");
+    // Always is permanent: it takes a second deliberate key.
+    pty.wait_for("press a again", WAIT);
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(!pty.transcript().contains("for later sessions"));
+    std::thread::sleep(crate::tui::ANSWER_PAUSE);
+    pty.send("a");
     pty.wait_for("for later sessions", WAIT);
     pty.wait_for("MCP server `proj` ready: ", WAIT);
     quit(pty);

@@ -342,9 +342,22 @@ pub fn question_key(app: &mut App, key: KeyEvent) {
     let Some(question) = &mut app.mcp.question else {
         return;
     };
+    if question.confirm_always {
+        question.confirm_always = false;
+        if matches!(key.code, KeyCode::Char('a') | KeyCode::Enter) {
+            return answer_question(app, Answer::Always);
+        }
+        return;
+    }
     let answer = match key.code {
         KeyCode::Char('y') => Answer::Session,
-        KeyCode::Char('a') => Answer::Always,
+        KeyCode::Char('a') => {
+            // Always is permanent: one more deliberate key, after its own pause.
+            question.confirm_always = true;
+            question.selected = 1;
+            app.mcp.guard.rearm();
+            return;
+        }
         KeyCode::Char('n') | KeyCode::Esc => Answer::No,
         KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Answer::No,
         KeyCode::Up => {
@@ -353,6 +366,11 @@ pub fn question_key(app: &mut App, key: KeyEvent) {
         }
         KeyCode::Down => {
             question.selected = (question.selected + 1).min(ANSWERS.len() - 1);
+            return;
+        }
+        KeyCode::Enter if ANSWERS[question.selected] == Answer::Always => {
+            question.confirm_always = true;
+            app.mcp.guard.rearm();
             return;
         }
         KeyCode::Enter => ANSWERS[question.selected],

@@ -32,6 +32,8 @@ pub struct Waiting {
 pub struct Question {
     pub servers: Vec<Waiting>,
     pub selected: usize,
+    /// `a` was pressed once: a permanent approval takes a second deliberate key.
+    pub confirm_always: bool,
 }
 
 impl Question {
@@ -53,6 +55,7 @@ impl Question {
         (!servers.is_empty()).then_some(Question {
             servers,
             selected: 0,
+            confirm_always: false,
         })
     }
 
@@ -96,6 +99,12 @@ impl Question {
                 (theme.plain(), "  ")
             };
             lines.push(Line::from(Span::styled(format!("{marker}{label}"), style)));
+        }
+        if self.confirm_always {
+            lines.push(Line::from(Span::styled(
+                "press a again (or Enter) to always start them; any other key goes back",
+                theme.warning(),
+            )));
         }
         lines
     }
