@@ -269,6 +269,27 @@ fn slash_commands_answer_in_the_session() {
     let text = pty.wait_for("posture   ask", WAIT);
     // The mock model's window is not known: the one compaction assumes is named, not "?".
     assert!(text.contains("of 32.8k (assumed"), "{text}");
+    // /plugins says what each plugin serves; /tools is one short line a tool.
+    pty.type_text("/plugins");
+    pty.send("\r");
+    let text = pty.wait_for("tools: ", WAIT);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("fs-read") && l.contains("read_file")),
+        "{text}"
+    );
+    pty.type_text("/tools");
+    pty.send("\r");
+    let text = pty.wait_for("  write_file ", WAIT);
+    // After the /plugins listing (its last row names todo_write), up to the composer.
+    let listing = &text[text.rfind("tools: todo_write").unwrap_or(0)..];
+    let rows = listing
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('›'))
+        .count();
+    // One row a tool (there are under twenty), not a wrapped paragraph each.
+    assert!(rows <= 25, "{rows} rows: {listing}");
     // Shift+Tab to acceptEdits, again to auto, Ctrl+Y to yolo: always shown in the status line.
     pty.send("\x1b[Z");
     pty.wait_for(" accept-edits ", WAIT);

@@ -217,11 +217,37 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .collect();
             names.sort();
             names.dedup();
-            app.commit(
-                names
-                    .into_iter()
-                    .map(|n| Line::from(format!("  {}", safe_line(&n)))),
-            );
+            // What each serves, so the list says more than names.
+            let serves = |name: &str| -> String {
+                let tools: Vec<String> = catalog
+                    .tools()
+                    .iter()
+                    .filter(|t| t.source() == name)
+                    .map(|t| t.spec().name.clone())
+                    .collect();
+                let intercepts = catalog.interceptors().iter().any(|i| i.source() == name);
+                let mut what = Vec::new();
+                if !tools.is_empty() {
+                    what.push(format!("tools: {}", tools.join(", ")));
+                }
+                if intercepts {
+                    what.push("interceptor".to_string());
+                }
+                what.join(" · ")
+            };
+            let lines: Vec<Line<'static>> = names
+                .iter()
+                .map(|n| {
+                    Line::from(vec![
+                        Span::styled(format!("  {:<16}", safe_line(n)), theme.accent()),
+                        Span::styled(
+                            super::text::truncate(&safe_line(&serves(n)), 60).into_owned(),
+                            theme.dim(),
+                        ),
+                    ])
+                })
+                .collect();
+            app.commit(lines);
         }
         "tools" => {
             let lines: Vec<Line<'static>> = app
@@ -229,10 +255,15 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .tools
                 .iter()
                 .map(|t| {
+                    // The description is written for the model; the start of it is enough
+                    // to recognise the tool, on one row of an 80-column terminal.
                     let first = t.description.lines().next().unwrap_or_default();
                     Line::from(vec![
                         Span::styled(format!("  {:<16}", safe_line(&t.name)), theme.accent()),
-                        Span::styled(safe_line(first).into_owned(), theme.dim()),
+                        Span::styled(
+                            super::text::truncate(&safe_line(first), 60).into_owned(),
+                            theme.dim(),
+                        ),
                     ])
                 })
                 .collect();
