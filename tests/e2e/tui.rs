@@ -125,8 +125,10 @@ fn denying_a_write_tells_the_model_the_note() {
     pty.wait_for("note to the model", WAIT);
     pty.type_text("use another name");
     pty.send("\r");
-    pty.wait_for("Understood.", WAIT);
+    let text = pty.wait_for("Understood.", WAIT);
     assert!(!s.env.project().join("secret.txt").exists());
+    // Said by the answer's line and the denied card, not a third time by the agent's notice.
+    assert!(!text.contains("not run:"), "{text}");
     let told = tool_result(&s.mock, 1);
     assert!(told.contains("use another name"), "{told}");
     pty.send("\x04");
