@@ -514,3 +514,50 @@ fn provider_trouble_is_one_live_line() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+/// After `/compact`, the status line's context is what the compaction left, as its notice
+/// says (it kept the last request's count until the next request).
+#[test]
+fn compact_and_the_status_line_agree_on_the_context() {
+    let s = Session::new();
+    let big: String = (0..200)
+        .map(|i| format!("line {i:03}: {}\n", "lorem ipsum ".repeat(6)))
+        .collect();
+    std::fs::write(s.env.project().join("big.txt"), big).unwrap();
+    for turn in 0..3 {
+        let id = format!("call_{turn}");
+        s.mock.enqueue(Reply::tool_calls(
+            &[(id.as_str(), "read_file", r#"{"path":"big.txt"}"#)],
+            1,
+        ));
+        s.mock
+            .enqueue(Reply::text(&[&format!("Read it, turn {turn}.")]));
+    }
+    s.mock
+        .enqueue_tool_free(Reply::text(&["digest: big.txt was read three times."]));
+    let pty = s.open_at(&["--yolo"], 120, 40);
+    for turn in 0..3 {
+        pty.type_text(&format!("read big.txt ({turn})"));
+        pty.send("\r");
+        pty.wait_for(&format!("Read it, turn {turn}."), WAIT);
+    }
+    pty.type_text("/compact");
+    pty.send("\r");
+    let text = pty.wait_for("compacted the history", WAIT);
+    let line = text
+        .lines()
+        .find(|l| l.contains("compacted the history"))
+        .unwrap();
+    let after: u64 = line
+        .split(" → ~")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no figure in {line}"));
+    let shown = if after < 1_000 {
+        after.to_string()
+    } else {
+        format!("{:.1}k", after as f64 / 1_000.0)
+    };
+    pty.wait_for(&format!("ctx {shown} "), WAIT);
+}

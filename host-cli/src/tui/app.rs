@@ -703,8 +703,11 @@ impl App {
             AgentEvent::ToolsChanged { .. } => {
                 self.notice(&crate::commands::run::output::tools_changed(&event));
             }
-            AgentEvent::Compacted { .. } => {
+            AgentEvent::Compacted { tokens_after, .. } => {
                 self.notice(&crate::commands::run::output::compacted(&event));
+                // The status line shows what the context holds now (the next request's
+                // provider count replaces this estimate), as the notice does.
+                self.status.context_used = tokens_after;
             }
             AgentEvent::ToolPreview { id, changes } => {
                 // Already shown with its question: only the card keeps it.
