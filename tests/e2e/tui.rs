@@ -430,6 +430,31 @@ fn ctrl_t_shows_an_earlier_tool_call_in_full() {
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
 
+/// A long output's card says how many lines it hides and points at Ctrl+T; Ctrl+T then shows
+/// them all, not the same first 200 again.
+#[test]
+fn ctrl_t_shows_every_line_the_card_hid() {
+    let s = Session::new();
+    let call = serde_json::json!({ "command": "seq 1 600 | sed 's/^/row-/'" }).to_string();
+    s.mock
+        .enqueue(Reply::tool_calls(&[("call_1", "bash", &call)], 1));
+    s.mock.enqueue(Reply::text(&["Counted."]));
+    let mut pty = s.open_at(&["--yolo"], 100, 30);
+    pty.type_text("count");
+    pty.send("\r");
+    let text = pty.wait_for("Counted.", WAIT);
+    assert!(!text.contains("row-600"), "{text}");
+    pty.send("\x14");
+    pty.wait_for("Tool calls of this session", WAIT);
+    pty.send("\r");
+    let text = pty.wait_for("row-600", WAIT);
+    let shown = &text[text.rfind("row-1\n").unwrap_or(0)..];
+    assert!(shown.contains("row-599"), "{shown}");
+    assert!(!shown.contains("more lines (Ctrl+T"), "{shown}");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
+
 #[test]
 fn resume_without_a_match_opens_the_picker() {
     let s = Session::new();

@@ -24,6 +24,8 @@ const DIFF_LINES: usize = 400;
 const UNASKED_DIFF_LINES: usize = 60;
 /// Rows of a tool call shown by Ctrl+E.
 const EXPANDED_LINES: usize = 200;
+/// Ctrl+T, Enter: the whole output (bounded already by what the model received).
+const FULL_LINES: usize = 50_000;
 
 /// The turn in progress.
 pub struct Turn {
@@ -477,7 +479,9 @@ impl App {
                     self.overlay = None;
                     let index = self.finished.len() - 1 - newest_first;
                     if let Some(card) = self.finished.get(index).cloned() {
-                        let lines = card.render_expanded(self.theme, self.width, EXPANDED_LINES);
+                        // In full, as the list promises: the output is already bounded by
+                        // what the model received.
+                        let lines = card.render_expanded(self.theme, self.width, FULL_LINES);
                         self.commit(lines);
                     }
                 }
