@@ -54,6 +54,10 @@ fn run() -> Result<(), String> {
     let precompiler = Precompiler::new(&out_dir)?;
     let mut generated = String::from(
         "/// Components built from `plugins/` and embedded in this binary.\n\
+         // SAFETY (each `from_build_script`): the artifact is the file host-cli/build.rs wrote\n\
+         // from `reasonix_host::component::precompile` of the component embedded beside it, in\n\
+         // this same build, with this crate's `reasonix-host`.\n\
+         #[allow(unsafe_code)]\n\
          pub const BUILTINS: &[reasonix_host::BuiltinComponent] = &[\n",
     );
     for package in &packages {
@@ -119,7 +123,7 @@ impl Precompiler {
             fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
         }
         Ok(format!(
-            "Some(reasonix_host::Precompiled {{ engine_tag: {tag:?}, artifact: reasonix_host::cache::EmbeddedArtifact::from_build_script(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{artifact_file}\"))), description: include_str!(concat!(env!(\"OUT_DIR\"), \"/{description_file}\")) }})",
+            "Some(reasonix_host::Precompiled {{ engine_tag: {tag:?}, artifact: unsafe {{ reasonix_host::cache::EmbeddedArtifact::from_build_script(include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{artifact_file}\"))) }}, description: include_str!(concat!(env!(\"OUT_DIR\"), \"/{description_file}\")) }})",
             tag = self.engine_tag
         ))
     }

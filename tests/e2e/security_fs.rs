@@ -623,11 +623,7 @@ fn reseal(key: &[u8], path: &Path) {
     ] {
         message.extend_from_slice(&value.to_le_bytes());
     }
-    let tag: String = hmac_sha256(key, &message)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    std::fs::write(seal_of(path), tag).unwrap();
+    std::fs::write(seal_of(path), hmac_sha256(key, &message)).unwrap();
 }
 
 fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {

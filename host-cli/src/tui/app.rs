@@ -95,9 +95,6 @@ pub struct App {
     pub mcp: super::mcp::McpSession,
     /// Rules answered "for this session" (`a`), in order: `/permissions` lists them.
     pub session_grants: Vec<String>,
-    /// The agent's "`tool` not run: …" notice, held until the next event: when that is the
-    /// denial it announces, the denied card says it once instead of twice.
-    held_notice: Option<String>,
 }
 
 impl App {
@@ -143,7 +140,6 @@ impl App {
             has_messages: false,
             mcp: super::mcp::McpSession::default(),
             session_grants: Vec::new(),
-            held_notice: None,
         }
     }
 
@@ -564,11 +560,6 @@ impl App {
     }
 
     fn report(&mut self, report: Report) {
-        if !matches!(report, Report::Event(_))
-            && let Some(held) = self.held_notice.take()
-        {
-            self.notice(&held);
-        }
         match report {
             Report::Event(event) => self.event(event),
             Report::TurnDone(outcome) => {
@@ -627,24 +618,6 @@ impl App {
     }
 
     fn event(&mut self, event: AgentEvent) {
-        if let Some(held) = self.held_notice.take() {
-            let announced = match &event {
-                AgentEvent::PermissionDenied { name, .. } => {
-                    held.starts_with(&format!("`{name}` not run: "))
-                }
-                _ => false,
-            };
-            if !announced {
-                self.notice(&held);
-            }
-        }
-        if let AgentEvent::Notice(text) = &event
-            && text.starts_with('`')
-            && text.contains("` not run: ")
-        {
-            self.held_notice = Some(text.clone());
-            return;
-        }
         if let Some(turn) = &mut self.turn {
             turn.heard_at = Instant::now();
             if !matches!(event, AgentEvent::Retry(_)) {

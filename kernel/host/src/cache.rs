@@ -20,15 +20,20 @@ pub use reasonix_core::sha256_hex;
 
 /// A built-in's compiled artifact, made at build time by `host-cli/build.rs` with
 /// [`crate::component::precompile`] (the kernel's own engine configuration) and embedded in
-/// the executable. Only the build script creates one: the constructor is for generated code.
+/// the executable. [`ArtifactCache::load_or_compile`] deserializes it as native code.
 #[derive(Debug, Clone, Copy)]
 pub struct EmbeddedArtifact(&'static [u8]);
 
 impl EmbeddedArtifact {
-    /// For `builtins.rs`, which the build script generates: `bytes` must be what
-    /// [`crate::component::precompile`] returned. Nothing else should call this.
-    #[doc(hidden)]
-    pub const fn from_build_script(bytes: &'static [u8]) -> EmbeddedArtifact {
+    /// For `builtins.rs`, which the build script generates.
+    ///
+    /// # Safety
+    ///
+    /// `bytes` must be exactly what [`crate::component::precompile`] returned for a
+    /// component, in a build of this crate: they are later run as native code.
+    // Unsafe to call, not unsafe inside: the promise is the caller's.
+    #[allow(unsafe_code)]
+    pub const unsafe fn from_build_script(bytes: &'static [u8]) -> EmbeddedArtifact {
         EmbeddedArtifact(bytes)
     }
 
@@ -115,9 +120,8 @@ impl ArtifactCache {
     /// Returns the identity that was verified.
     fn trusted_file(&self, path: &Path) -> Option<Identity> {
         let key = self.trust().ok()?;
-        integrity::check_file(path).ok()?;
-        let identity = Identity::of(path).ok()?;
-        let seal = std::fs::read_to_string(seal_path(path)).ok()?;
+        let identity = Identity::from_metadata(&integrity::check_file(path).ok()?);
+        let seal = std::fs::read(seal_path(path)).ok()?;
         key.verify(&file_name(path), &identity, &seal)
             .then_some(identity)
     }
@@ -171,10 +175,11 @@ impl ArtifactCache {
             }
         }
         if let Some(artifact) = embedded {
-            // SAFETY: see `EmbeddedArtifact`: these bytes are `Component::serialize` output
-            // of the kernel's own engine configuration, compiled from `bytes` at build time
-            // and linked into this executable, which nothing at run time can change; the
-            // caller passes them only when their recorded engine tag equals this engine's.
+            // SAFETY: an `EmbeddedArtifact` is made only by `from_build_script`, whose caller
+            // (the generated `builtins.rs`) promises these are `Component::serialize` output of
+            // the kernel's own engine configuration, compiled from `bytes` at build time and
+            // linked into this executable, which nothing at run time can change; the caller
+            // here passes them only when their recorded engine tag equals this engine's.
             // wasmtime checks the header and the compatibility of the compiled code with
             // this engine and host again before use and fails (it does not run anything) if
             // they differ; then the component is compiled below.
@@ -253,7 +258,7 @@ impl ArtifactCache {
         // The identity after the rename (which may change the change time).
         let identity = Identity::of(path)?;
         let mut seal = tempfile::NamedTempFile::new_in(&self.dir)?;
-        std::io::Write::write_all(&mut seal, key.seal(&file_name(path), &identity).as_bytes())?;
+        std::io::Write::write_all(&mut seal, &key.seal(&file_name(path), &identity))?;
         seal.persist(seal_path(path)).map_err(|e| e.error)?;
         Ok(())
     }

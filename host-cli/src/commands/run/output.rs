@@ -342,6 +342,11 @@ pub fn tools_changed(event: &AgentEvent) -> String {
     text
 }
 
+/// How `run` says a call was refused before running ([`AgentEvent::PermissionDenied`]).
+fn denied(name: &str, reason: &str) -> String {
+    format!("`{name}` not run: {reason}")
+}
+
 /// What [`AgentEvent::StreamRestarted`] means, for people.
 pub fn restarted(reasoning: bool) -> &'static str {
     if reasoning {
@@ -433,7 +438,10 @@ impl Line {
                 tokens_after: *tokens_after,
                 manual: *manual,
             },
-            AgentEvent::PermissionDenied { .. } | AgentEvent::ToolPreview { .. } => return None,
+            AgentEvent::PermissionDenied { name, reason, .. } => Line::Notice {
+                message: denied(name, reason),
+            },
+            AgentEvent::ToolPreview { .. } => return None,
         })
     }
 }
@@ -760,6 +768,11 @@ impl Printer {
             AgentEvent::Notice(message) => {
                 self.stderr_fresh(&format!("note: {message}\n"));
                 self.last_notice = Some(message.clone());
+            }
+            AgentEvent::PermissionDenied { name, reason, .. } => {
+                let message = denied(name, reason);
+                self.stderr_fresh(&format!("note: {message}\n"));
+                self.last_notice = Some(message);
             }
             AgentEvent::ToolsChanged { .. } => {
                 self.stderr_fresh(&format!("note: {}\n", tools_changed(event)));

@@ -205,7 +205,6 @@ impl Agent {
         let ratios = self.config.compaction;
         let budget_window = if window > 0 { window } else { u64::MAX };
         let compact_at = Ratios::at(ratios.compact, budget_window);
-        let force_at = Ratios::at(ratios.force, budget_window);
         // Once the compact ratio is reached, the tiers run until the history is under the
         // target: stopping just below the trigger would compact again next turn, and each
         // compaction changes the prefix (a cache miss).
@@ -253,18 +252,12 @@ impl Agent {
         }
         let mut replaced = changed.iter().max().map_or(0, |i| i + 1);
         let mut head = work[..replaced].to_vec();
-        // Tier 3: the summary, only if still above the compact ratio.
+        // Tier 3: the summary, when asked for or when prune left the history above the
+        // target: then any fold is worth its request (stopping above the target would compact
+        // again within a few turns).
         if (manual || (due && tokens >= target)) && summary_allowed {
             let plan = tiers::plan_fold(&work, tail, pin_budget(window));
-            let folded_tokens: u64 = plan
-                .folded
-                .iter()
-                .map(|&i| tiers::estimate_tokens(&work[i]))
-                .sum();
-            // The fold economics: folding little work costs a paid request and the cache for
-            // a small gain, unless the context is at the force ratio.
-            let worth_it = manual || folded_tokens >= tokens / 5 || tokens >= force_at || due;
-            if !plan.folded.is_empty() && worth_it {
+            if !plan.folded.is_empty() {
                 // The summary reads the originals (long results snipped), not the placeholders
                 // pruning left: it is the last chance to keep what they said.
                 let input: Vec<Message> = plan

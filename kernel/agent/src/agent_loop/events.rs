@@ -76,8 +76,9 @@ pub enum AgentEvent {
         manual: bool,
     },
     /// A tool call was refused before running (a permission rule or posture, or an
-    /// interceptor); always follows the matching `Notice`. `arguments` is the raw text the
-    /// model sent; `reason` the refusal the model receives.
+    /// interceptor). No `Notice` repeats it: a front end says it once, as it shows denials
+    /// (`run`: a `note:` / `notice` line; the session: the denied card). `arguments` is the raw
+    /// text the model sent; `reason` the refusal the model receives.
     PermissionDenied {
         id: String,
         name: String,

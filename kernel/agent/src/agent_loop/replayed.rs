@@ -11,8 +11,8 @@ use super::events::AgentEvent;
 struct Shown {
     /// Everything shown of this stream so far.
     shown: String,
-    /// Length of what the current attempt has produced.
-    produced: usize,
+    /// What the current attempt has produced.
+    attempt: String,
     /// The current attempt produced something other than what was shown: it is shown whole.
     diverged: bool,
 }
@@ -26,13 +26,13 @@ enum Verdict {
 
 impl Shown {
     fn start_attempt(&mut self) {
-        self.produced = 0;
+        self.attempt.clear();
         self.diverged = false;
     }
 
-    fn take(&mut self, delta: &str, attempt_so_far: &str) -> Verdict {
-        let at = self.produced;
-        self.produced += delta.len();
+    fn take(&mut self, delta: &str) -> Verdict {
+        let at = self.attempt.len();
+        self.attempt.push_str(delta);
         if self.diverged || at >= self.shown.len() {
             self.shown.push_str(delta);
             return Verdict::Show(delta.to_string());
@@ -47,8 +47,8 @@ impl Shown {
             return Verdict::Show(new.to_string());
         }
         self.diverged = true;
-        self.shown = attempt_so_far.to_string();
-        Verdict::Diverged(attempt_so_far.to_string())
+        self.shown.clone_from(&self.attempt);
+        Verdict::Diverged(self.attempt.clone())
     }
 }
 
@@ -57,9 +57,6 @@ impl Shown {
 pub(super) struct Replayed {
     text: Shown,
     reasoning: Shown,
-    /// This attempt's text and reasoning so far (to show whole after a divergence).
-    text_now: String,
-    reasoning_now: String,
 }
 
 impl Replayed {
@@ -67,21 +64,13 @@ impl Replayed {
     pub(super) fn start_attempt(&mut self) {
         self.text.start_attempt();
         self.reasoning.start_attempt();
-        self.text_now.clear();
-        self.reasoning_now.clear();
     }
 
     /// Pass `event` on, minus what an earlier attempt already showed.
     pub(super) fn forward(&mut self, event: AgentEvent, on_event: &mut dyn FnMut(AgentEvent)) {
         let (verdict, is_text) = match &event {
-            AgentEvent::TextDelta(delta) => {
-                self.text_now.push_str(delta);
-                (self.text.take(delta, &self.text_now), true)
-            }
-            AgentEvent::ReasoningDelta(delta) => {
-                self.reasoning_now.push_str(delta);
-                (self.reasoning.take(delta, &self.reasoning_now), false)
-            }
+            AgentEvent::TextDelta(delta) => (self.text.take(delta), true),
+            AgentEvent::ReasoningDelta(delta) => (self.reasoning.take(delta), false),
             _ => return on_event(event),
         };
         let wrap = |s: String| {

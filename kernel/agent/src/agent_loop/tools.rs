@@ -172,10 +172,6 @@ impl Agent {
                                     | CallFailure::Denied { .. }
                                     | CallFailure::Intercepted { .. }
                             ) {
-                                on_event(AgentEvent::Notice(format!(
-                                    "`{}` not run: {failure}",
-                                    call.name
-                                )));
                                 on_event(AgentEvent::PermissionDenied {
                                     id: call.id.clone(),
                                     name: call.name.clone(),

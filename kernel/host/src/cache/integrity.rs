@@ -22,8 +22,8 @@ pub(super) fn check_dir(dir: &Path) -> Result<(), String> {
 }
 
 /// Check one file of the cache: a regular file (not a symlink), owned by this user, not
-/// group- or other-writable.
-pub(super) fn check_file(path: &Path) -> Result<(), String> {
+/// group- or other-writable. Returns what was inspected.
+pub(super) fn check_file(path: &Path) -> Result<std::fs::Metadata, String> {
     let meta = std::fs::symlink_metadata(path)
         .map_err(|e| format!("cannot inspect {}: {e}", path.display()))?;
     if !meta.file_type().is_file() {
@@ -31,7 +31,7 @@ pub(super) fn check_file(path: &Path) -> Result<(), String> {
     }
     #[cfg(unix)]
     owned_safely(path, &meta, false)?;
-    Ok(())
+    Ok(meta)
 }
 
 /// Create the cache directory (and missing parents) readable and writable by this user only.
@@ -106,7 +106,7 @@ mod tests {
         let file = root.path().join("a.cwasm");
         std::fs::write(&file, b"x").unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-        assert_eq!(check_file(&file), Ok(()));
+        assert!(check_file(&file).is_ok());
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
         assert!(check_file(&file).is_err());
         let link = root.path().join("b.cwasm");

@@ -34,7 +34,7 @@ impl Identity {
     }
 
     #[cfg(unix)]
-    fn from_metadata(meta: &std::fs::Metadata) -> Identity {
+    pub(super) fn from_metadata(meta: &std::fs::Metadata) -> Identity {
         use std::os::unix::fs::MetadataExt;
         let mut bytes = Vec::with_capacity(64);
         for value in [
@@ -52,7 +52,7 @@ impl Identity {
     }
 
     #[cfg(not(unix))]
-    fn from_metadata(meta: &std::fs::Metadata) -> Identity {
+    pub(super) fn from_metadata(meta: &std::fs::Metadata) -> Identity {
         let modified = meta
             .modified()
             .ok()
@@ -84,33 +84,28 @@ impl SealKey {
         SealKey(hmac::Key::new(hmac::HMAC_SHA256, bytes))
     }
 
-    fn tag(&self, name: &str, identity: &Identity) -> hmac::Tag {
-        let mut context = hmac::Context::with_key(&self.0);
-        context.update(DOMAIN);
-        context.update(name.as_bytes());
-        context.update(b"\0");
-        context.update(&identity.0);
-        context.sign()
-    }
-
-    /// The seal of the file called `name` with this identity, as stored (hex).
-    pub(super) fn seal(&self, name: &str, identity: &Identity) -> String {
-        hex(self.tag(name, identity).as_ref())
+    /// The seal of the file called `name` with this identity, as stored (the raw tag).
+    pub(super) fn seal(&self, name: &str, identity: &Identity) -> Vec<u8> {
+        hmac::sign(&self.0, &sealed_message(name, identity))
+            .as_ref()
+            .to_vec()
     }
 
     /// Whether `seal` (as stored) is this key's seal of `name` with this identity; compared
     /// in constant time.
-    pub(super) fn verify(&self, name: &str, identity: &Identity, seal: &str) -> bool {
-        let Some(tag) = unhex(seal.trim()) else {
-            return false;
-        };
-        let mut message = Vec::with_capacity(DOMAIN.len() + name.len() + 1 + identity.0.len());
-        message.extend_from_slice(DOMAIN);
-        message.extend_from_slice(name.as_bytes());
-        message.push(0);
-        message.extend_from_slice(&identity.0);
-        hmac::verify(&self.0, &message, &tag).is_ok()
+    pub(super) fn verify(&self, name: &str, identity: &Identity, seal: &[u8]) -> bool {
+        hmac::verify(&self.0, &sealed_message(name, identity), seal).is_ok()
     }
+}
+
+/// What a seal signs: the domain, the file name, its identity.
+fn sealed_message(name: &str, identity: &Identity) -> Vec<u8> {
+    let mut message = Vec::with_capacity(DOMAIN.len() + name.len() + 1 + identity.0.len());
+    message.extend_from_slice(DOMAIN);
+    message.extend_from_slice(name.as_bytes());
+    message.push(0);
+    message.extend_from_slice(&identity.0);
+    message
 }
 
 /// The key's bytes, if `path` is a regular file of ours that nobody else can read or write.
@@ -143,24 +138,6 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        use std::fmt::Write as _;
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
-        .collect()
 }
 
 #[cfg(test)]
@@ -223,8 +200,8 @@ mod tests {
         assert!(!key.verify("a.cwasm", &Identity::of(&file).unwrap(), &seal));
         // Garbage and foreign seals.
         let id = Identity::of(&file).unwrap();
-        assert!(!key.verify("a.cwasm", &id, "zz"));
-        assert!(!key.verify("a.cwasm", &id, ""));
+        assert!(!key.verify("a.cwasm", &id, b"zz"));
+        assert!(!key.verify("a.cwasm", &id, b""));
         let other_key = SealKey::load_or_create(&dir.path().join("other.key")).unwrap();
         assert!(!key.verify("a.cwasm", &id, &other_key.seal("a.cwasm", &id)));
     }
