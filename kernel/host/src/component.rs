@@ -172,12 +172,12 @@ pub fn describe(
 }
 
 /// [`describe`] for a built-in: its artifact and description come from the build
-/// ([`crate::registry::Precompiled`]) when the cache does not have them yet, so nothing is
+/// ([`crate::builtin::Precompiled`]) when the cache does not have them yet, so nothing is
 /// compiled or instantiated.
 pub fn describe_builtin(
     host: &ComponentHost,
     origin: Origin,
-    builtin: &crate::registry::BuiltinComponent,
+    builtin: &crate::builtin::BuiltinComponent,
 ) -> Result<Described, LoadError> {
     describe_from(
         host,
@@ -193,7 +193,7 @@ fn describe_from(
     origin: Origin,
     bytes: &[u8],
     sha256: String,
-    precompiled: Option<&crate::registry::Precompiled>,
+    precompiled: Option<&crate::builtin::Precompiled>,
 ) -> Result<Described, LoadError> {
     if let Some(message) = host.cache().load_failure(&sha256) {
         return Err(LoadError::RememberedFailure {
@@ -230,7 +230,7 @@ fn describe_now(
     origin: Origin,
     bytes: &[u8],
     sha256: &str,
-    precompiled: Option<&crate::registry::Precompiled>,
+    precompiled: Option<&crate::builtin::Precompiled>,
 ) -> Result<Described, LoadError> {
     let sha256 = sha256.to_string();
     let label = origin.to_string();

@@ -5,6 +5,7 @@
 //! agent that drives them (the compiler enforces it: this crate does not depend on it).
 #![deny(unsafe_code)]
 
+pub mod builtin;
 pub mod cache;
 pub mod component;
 mod convert;
@@ -23,8 +24,9 @@ pub use reasonix_core::{
     CallError, PluginError, cancel, capability, sandbox, settings, state_file, terminal, types,
 };
 
+pub use builtin::{BuiltinComponent, Precompiled};
 pub use error::LoadError;
-pub use registry::{BuiltinComponent, Precompiled, Registry};
+pub use registry::Registry;
 
 /// The WIT package versions this kernel can load.
 pub const SUPPORTED_WIT_VERSIONS: &[&str] = &["0.2.0"];
