@@ -586,3 +586,28 @@ fn compact_and_the_status_line_agree_on_the_context() {
     };
     pty.wait_for(&format!("ctx {shown} "), WAIT);
 }
+
+/// The folded reasoning line says Ctrl+O shows it: pressed after the turn, it shows that
+/// turn's reasoning, not only the next turn's.
+#[test]
+fn ctrl_o_shows_the_reasoning_the_turn_folded() {
+    let s = Session::new();
+    s.mock.enqueue(
+        Reply::text(&["Answered."])
+            .with_reasoning("first thought\nsecond thought\nthe-hidden-third-line", None),
+    );
+    let mut pty = s.open(&[]);
+    pty.type_text("think");
+    pty.send("\r");
+    let text = pty.wait_for("Answered.", WAIT);
+    assert!(
+        text.contains("3 lines of reasoning, Ctrl+O shows them"),
+        "{text}"
+    );
+    assert!(!text.contains("the-hidden-third-line"), "{text}");
+    pty.send("\x0f");
+    let text = pty.wait_for("the-hidden-third-line", WAIT);
+    assert!(text.contains("reasoning of the latest turn"), "{text}");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

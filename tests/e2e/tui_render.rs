@@ -230,3 +230,49 @@ fn bang_output_is_shown_whole() {
         leave(pty);
     }
 }
+
+/// Narrowing the terminal keeps every line already on screen (ratatui's own resize clears the
+/// whole screen on a horizontal shrink, erasing the visible part of the transcript) and leaves
+/// no copy of the live area behind, while an answer streams and after it.
+#[test]
+fn resizing_keeps_the_transcript_and_leaves_no_fragments() {
+    for (cols, rows) in SIZES {
+        let s = Session::new();
+        let filler: String = (1..rows).map(|i| format!("kept line {i:02}\n")).collect();
+        s.mock.enqueue(Reply::text(&[&filler]));
+        s.mock.enqueue(
+            Reply::text(&["streaming ", "while ", "the terminal ", "changes size."])
+                .with_chunk_delay_ms(150),
+        );
+        let pty = s.open_at(&[], cols, rows);
+        pty.type_text("fill the screen");
+        pty.send("\r");
+        pty.wait_for(&format!("kept line {:02}", rows - 1), WAIT);
+        std::thread::sleep(Duration::from_millis(300));
+        pty.type_text("then stream");
+        pty.send("\r");
+        pty.wait_for("streaming", WAIT);
+        pty.resize(cols - 20, rows - 5);
+        std::thread::sleep(Duration::from_millis(200));
+        pty.resize(cols - 30, rows);
+        std::thread::sleep(Duration::from_millis(200));
+        pty.resize(cols, rows);
+        pty.wait_for("changes size.", WAIT);
+        std::thread::sleep(Duration::from_millis(400));
+        let text = pty.transcript();
+        for i in 1..rows {
+            let line = format!("kept line {i:02}");
+            assert_eq!(
+                text.matches(&line).count(),
+                1,
+                "`{line}` at {cols}x{rows}:\n{text}"
+            );
+        }
+        let status = text
+            .lines()
+            .filter(|l| l.contains("mock-model") && l.contains("ctx"))
+            .count();
+        assert_eq!(status, 1, "stale status lines at {cols}x{rows}:\n{text}");
+        leave(pty);
+    }
+}

@@ -60,6 +60,8 @@ pub struct App {
     pub reasoning: String,
     /// Show reasoning in full (Ctrl+O) instead of a one-line summary.
     pub verbose: bool,
+    /// Reasoning of the latest turn that went into the scrollback folded: Ctrl+O shows it.
+    folded: Vec<String>,
     /// Tool calls of this turn that have not finished.
     pub running: Vec<Running>,
     /// Finished tool calls of the session, oldest first (at most `calls::KEPT`): Ctrl+E shows
@@ -117,6 +119,7 @@ impl App {
             answer: LiveAnswer::new(theme, 80),
             reasoning: String::new(),
             verbose: false,
+            folded: Vec::new(),
             running: Vec::new(),
             finished: std::collections::VecDeque::new(),
             width: 80,
@@ -270,12 +273,7 @@ impl App {
                 self.overlay = Some(Overlay::Calls(super::calls::CallPicker::new()));
                 return;
             }
-            KeyCode::Char('o') if ctrl => {
-                self.verbose = !self.verbose;
-                let state = if self.verbose { "shown" } else { "folded" };
-                self.notice(&format!("reasoning {state} (Ctrl+O)"));
-                return;
-            }
+            KeyCode::Char('o') if ctrl => return self.toggle_reasoning(),
             _ => {}
         }
         self.quit_armed = None;
@@ -545,6 +543,7 @@ impl App {
         }
         self.commit(transcript::user_lines(&prompt.text, self.theme));
         self.has_messages = true;
+        self.folded.clear();
         let cancel = CancelToken::new();
         if let Ok(mut shared) = self.turn_token.lock() {
             *shared = cancel.clone();
@@ -760,6 +759,30 @@ impl App {
         let reasoning = std::mem::take(&mut self.reasoning);
         let lines = transcript::reasoning_lines(&reasoning, self.verbose, self.theme);
         self.commit(lines);
+        if !self.verbose {
+            self.folded.push(reasoning);
+        }
+    }
+
+    /// Ctrl+O: reasoning in full from now on, and the latest turn's folded reasoning shown
+    /// now (what the folded line promised); pressed again, folded from now on.
+    fn toggle_reasoning(&mut self) {
+        self.verbose = !self.verbose;
+        if !self.verbose {
+            return self.notice("reasoning folded from now on (Ctrl+O shows it)");
+        }
+        let folded = std::mem::take(&mut self.folded);
+        if !folded.is_empty() {
+            let mut lines = vec![Line::from(Span::styled(
+                "  ∴ reasoning of the latest turn",
+                self.theme.dim(),
+            ))];
+            for text in &folded {
+                lines.extend(transcript::reasoning_lines(text, true, self.theme));
+            }
+            self.commit(lines);
+        }
+        self.notice("reasoning shown in full from now on (Ctrl+O folds it)");
     }
 
     /// A `!cmd` the user typed to see its output: shown in full (up to the rows Ctrl+E shows),

@@ -332,11 +332,12 @@ fn event_loop(
         if drawable {
             app.set_width(size.width);
             screen.begin_frame()?;
+            screen.follow_resize()?;
             let commits =
                 wrap::wrap_lines(std::mem::take(&mut app.commits), usize::from(size.width));
             screen.fit(draw::height(app, size.width), commits.len())?;
             screen.commit(commits)?;
-            screen.terminal().draw(|frame| draw::draw(frame, app))?;
+            screen.draw(|frame| draw::draw(frame, app))?;
             screen.end_frame()?;
             last_frame = std::time::Instant::now();
             app.drawn(last_frame);
@@ -352,9 +353,6 @@ fn event_loop(
         };
         match inbox.recv_timeout(timeout) {
             Ok(msg) => {
-                if matches!(msg, Msg::Input(crossterm::event::Event::Resize(..), _)) {
-                    screen.forget_cursor();
-                }
                 let mut typed = matches!(msg, Msg::Input(..));
                 app.handle(msg);
                 // Take what else has arrived (a burst of deltas) before the next frame, but

@@ -30,6 +30,8 @@ pub type Term = Terminal<InlineBackend>;
 pub struct InlineBackend {
     inner: CrosstermBackend<Stdout>,
     known_cursor: Option<Position>,
+    /// The cursor is hidden: a frame left it after its last cell, not where it was last set.
+    hidden: bool,
 }
 
 impl Backend for InlineBackend {
@@ -45,9 +47,11 @@ impl Backend for InlineBackend {
         self.inner.append_lines(n)
     }
     fn hide_cursor(&mut self) -> std::io::Result<()> {
+        self.hidden = true;
         self.inner.hide_cursor()
     }
     fn show_cursor(&mut self) -> std::io::Result<()> {
+        self.hidden = false;
         self.inner.show_cursor()
     }
     fn get_cursor_position(&mut self) -> std::io::Result<Position> {
@@ -112,6 +116,8 @@ pub struct Screen {
     terminal: Term,
     height: u16,
     enhanced: bool,
+    /// The terminal's size when the viewport was last placed.
+    size: Size,
 }
 
 impl Screen {
@@ -129,20 +135,60 @@ impl Screen {
             )?;
         }
         let terminal = new_terminal(height, None)?;
+        let size = terminal.size()?;
         Ok(Screen {
             terminal,
             height,
             enhanced,
+            size,
         })
     }
 
-    pub fn terminal(&mut self) -> &mut Term {
-        &mut self.terminal
+    /// Draw the live area. Afterwards the cursor is where the session last put it: a frame
+    /// that hides the cursor leaves it after its last cell, so it is put back on the live
+    /// area's top row, where a resize looks for it.
+    pub fn draw(&mut self, render: impl FnOnce(&mut ratatui::Frame)) -> std::io::Result<()> {
+        self.terminal.draw(render)?;
+        if self.terminal.backend().hidden {
+            let top = self.terminal.get_frame().area().y;
+            self.terminal
+                .backend_mut()
+                .set_cursor_position(Position::new(0, top))?;
+        }
+        Ok(())
     }
 
-    /// The terminal was resized: the cursor is wherever it re-flowed to; ask next time.
-    pub fn forget_cursor(&mut self) {
-        self.terminal.backend_mut().known_cursor = None;
+    /// Follow a change of the terminal's size before the next frame. ratatui's own resize
+    /// clears the whole screen when the width shrinks, erasing the part of the transcript
+    /// still on screen (it is not in the scrollback yet), and puts the live area on the top
+    /// row. Here only the live area is cleared: it is found from where the terminal moved the
+    /// cursor (a terminal that shrinks keeps the cursor's row and pushes rows above into the
+    /// scrollback) and the cursor's row within the live area before the resize.
+    pub fn follow_resize(&mut self) -> std::io::Result<()> {
+        let size = self.terminal.size()?;
+        if size == self.size {
+            return Ok(());
+        }
+        let area = self.terminal.get_frame().area();
+        let backend = self.terminal.backend_mut();
+        let offset = backend
+            .known_cursor
+            .map_or(0, |cursor| cursor.y.saturating_sub(area.y));
+        backend.known_cursor = None;
+        let cursor = backend.get_cursor_position()?;
+        let top = cursor
+            .y
+            .saturating_sub(offset)
+            .min(size.height.saturating_sub(1));
+        execute!(
+            stdout(),
+            cursor::MoveTo(0, top),
+            terminal::Clear(terminal::ClearType::FromCursorDown)
+        )?;
+        self.height = self.height.clamp(1, size.height.saturating_sub(1).max(1));
+        self.terminal = new_terminal(self.height, Some(Position::new(0, top)))?;
+        self.size = self.terminal.size()?;
+        Ok(())
     }
 
     pub fn size(&self) -> std::io::Result<ratatui::layout::Size> {
@@ -243,6 +289,7 @@ fn new_terminal(height: u16, cursor: Option<Position>) -> std::io::Result<Term> 
         InlineBackend {
             inner: CrosstermBackend::new(stdout()),
             known_cursor: cursor,
+            hidden: false,
         },
         TerminalOptions {
             viewport: Viewport::Inline(height),
