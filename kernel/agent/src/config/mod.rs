@@ -288,7 +288,8 @@ impl Config {
             let check = if trust_for_this_run {
                 TrustCheck::Trusted
             } else {
-                TrustStore::load(&paths.home)?.check(project_dir)
+                let sha = reasonix_core::sha256_hex(text.as_bytes());
+                TrustStore::load(&paths.home)?.check_content(project_dir, Some(&sha))
             };
             let trust = match check {
                 TrustCheck::Trusted => ProjectTrust::Trusted,

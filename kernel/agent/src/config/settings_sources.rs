@@ -88,8 +88,29 @@ pub(super) fn apply(
     let claude_user = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(|h| PathBuf::from(h).join(".claude/settings.json"));
+    // The project files are read once, before any is parsed: trust is judged on the very
+    // bytes that are then parsed, not on a second read a swap in between could change.
+    let mut project_texts = Vec::new();
+    for name in PROJECT_SETTINGS {
+        if let Some(text) = read_text(&project_dir.join(name))? {
+            project_texts.push((*name, text));
+        }
+    }
+    let project_sha = super::trust::settings_sha256_of(
+        project_texts
+            .iter()
+            .map(|(name, text)| (*name, text.as_bytes())),
+    );
     for (path, project) in settings_files(paths, project_dir) {
-        let Some(text) = read_text(&path)? else {
+        let text = if project {
+            project_texts
+                .iter()
+                .find(|(name, _)| project_dir.join(name) == path)
+                .map(|(_, text)| text.clone())
+        } else {
+            read_text(&path)?
+        };
+        let Some(text) = text else {
             continue;
         };
         let doc = match settings_json::parse(&path, &text) {
@@ -114,7 +135,8 @@ pub(super) fn apply(
             *settings_trust.get_or_insert_with(|| {
                 trust_for_this_run
                     || TrustStore::load(&paths.home).is_ok_and(|store| {
-                        let check = store.check_settings(project_dir);
+                        let check =
+                            store.check_settings_content(project_dir, project_sha.as_deref());
                         if check == TrustCheck::Changed {
                             config.file_warnings.push(format!(
                                 "{}: the project's settings files changed since you trusted this workspace, so their hooks do not run and their widening permissions do not apply; review them, then run `reasonix trust` again",

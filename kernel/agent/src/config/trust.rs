@@ -117,9 +117,17 @@ impl TrustStore {
     /// Whether `workspace` is listed with the `reasonix.toml` it holds now.
     pub fn check(&self, workspace: &Path) -> TrustCheck {
         let workspace = real_path(workspace);
+        self.check_content(&workspace, config_sha256(&workspace).as_deref())
+    }
+
+    /// [`check`](Self::check) for `reasonix.toml` bytes already read (their sha256, `None`
+    /// without a file): the answer is about the content the caller parses, not about a
+    /// second read that a swap in between could make differ.
+    pub fn check_content(&self, workspace: &Path, config_sha256: Option<&str>) -> TrustCheck {
+        let workspace = real_path(workspace);
         match self.workspaces.iter().find(|w| w.path == workspace) {
             None => TrustCheck::Unknown,
-            Some(entry) if entry.config_sha256 == config_sha256(&workspace) => TrustCheck::Trusted,
+            Some(entry) if entry.config_sha256.as_deref() == config_sha256 => TrustCheck::Trusted,
             Some(_) => TrustCheck::Changed,
         }
     }
@@ -129,9 +137,20 @@ impl TrustStore {
     /// and that must not untrust the TOML file).
     pub fn check_settings(&self, workspace: &Path) -> TrustCheck {
         let workspace = real_path(workspace);
+        self.check_settings_content(&workspace, settings_sha256(&workspace).as_deref())
+    }
+
+    /// [`check_settings`](Self::check_settings) for settings files already read (see
+    /// [`settings_sha256_of`]).
+    pub fn check_settings_content(
+        &self,
+        workspace: &Path,
+        settings_sha256: Option<&str>,
+    ) -> TrustCheck {
+        let workspace = real_path(workspace);
         match self.workspaces.iter().find(|w| w.path == workspace) {
             None => TrustCheck::Unknown,
-            Some(entry) if entry.settings_sha256 == settings_sha256(&workspace) => {
+            Some(entry) if entry.settings_sha256.as_deref() == settings_sha256 => {
                 TrustCheck::Trusted
             }
             Some(_) => TrustCheck::Changed,
@@ -267,15 +286,25 @@ pub const PROJECT_SETTINGS: &[&str] = &[
 /// sha256 over the project settings files (name and content of each present one); `None`
 /// when there is none.
 pub fn settings_sha256(dir: &Path) -> Option<String> {
+    let files: Vec<(&str, Vec<u8>)> = PROJECT_SETTINGS
+        .iter()
+        .filter_map(|name| Some((*name, std::fs::read(dir.join(name)).ok()?)))
+        .collect();
+    settings_sha256_of(files.iter().map(|(name, bytes)| (*name, bytes.as_slice())))
+}
+
+/// [`settings_sha256`] over files already read: (name in [`PROJECT_SETTINGS`], content) of
+/// each present one, in that order.
+pub fn settings_sha256_of<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+) -> Option<String> {
     let mut all = Vec::new();
-    for name in PROJECT_SETTINGS {
-        if let Ok(bytes) = std::fs::read(dir.join(name)) {
-            all.extend_from_slice(name.as_bytes());
-            all.push(0);
-            all.extend_from_slice(format!("{}", bytes.len()).as_bytes());
-            all.push(0);
-            all.extend_from_slice(&bytes);
-        }
+    for (name, bytes) in files {
+        all.extend_from_slice(name.as_bytes());
+        all.push(0);
+        all.extend_from_slice(format!("{}", bytes.len()).as_bytes());
+        all.push(0);
+        all.extend_from_slice(bytes);
     }
     (!all.is_empty()).then(|| reasonix_core::sha256_hex(&all))
 }
@@ -617,6 +646,41 @@ mod tests {
         assert!(store.remove(ws.path()));
         assert_eq!(store.check(ws.path()), TrustCheck::Unknown);
         assert_eq!(store.workspaces.len(), 0);
+    }
+
+    #[test]
+    fn trust_is_judged_on_the_bytes_the_caller_read_not_a_second_read() {
+        let ws = tempfile::tempdir().unwrap();
+        let trusted = "[sandbox]\nnetwork = false\n";
+        std::fs::write(ws.path().join("reasonix.toml"), trusted).unwrap();
+        std::fs::create_dir_all(ws.path().join(".claude")).unwrap();
+        std::fs::write(ws.path().join(".claude/settings.json"), "{}").unwrap();
+        let mut store = TrustStore::default();
+        assert!(store.add(ws.path()));
+        // Swapped after the caller read (and parsed) the trusted bytes: still those bytes.
+        std::fs::write(
+            ws.path().join("reasonix.toml"),
+            "[sandbox]\nbash = \"off\"\n",
+        )
+        .unwrap();
+        std::fs::write(ws.path().join(".claude/settings.json"), "{\"hooks\": {}}").unwrap();
+        let read = reasonix_core::sha256_hex(trusted.as_bytes());
+        assert_eq!(
+            store.check_content(ws.path(), Some(&read)),
+            TrustCheck::Trusted
+        );
+        assert_eq!(store.check(ws.path()), TrustCheck::Changed);
+        let swapped = reasonix_core::sha256_hex(b"[sandbox]\nbash = \"off\"\n");
+        assert_eq!(
+            store.check_content(ws.path(), Some(&swapped)),
+            TrustCheck::Changed
+        );
+        let settings_read = settings_sha256_of([(".claude/settings.json", b"{}".as_slice())]);
+        assert_eq!(
+            store.check_settings_content(ws.path(), settings_read.as_deref()),
+            TrustCheck::Trusted
+        );
+        assert_eq!(store.check_settings(ws.path()), TrustCheck::Changed);
     }
 
     #[test]
