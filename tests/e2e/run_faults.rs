@@ -162,6 +162,39 @@ fn a_cut_off_answer_is_reported_and_exits_3() {
     assert_eq!(result["stop_reason"], "stop");
 }
 
+/// Tool calls of a step the model did not finish (`length`, `content_filter`) never run: the
+/// last call's arguments may be cut short, and a cut that leaves valid JSON would write half a
+/// file. Each call is answered "not run", and the model goes on.
+#[test]
+fn tool_calls_of_a_cut_off_step_do_not_run() {
+    for kind in ["openai", "anthropic", "responses"] {
+        for finish in [Finish::Length, Finish::ContentFilter] {
+            let setup = Setup::new(kind);
+            let args = serde_json::json!({"path": "half.txt", "content": "the first half"});
+            setup.mock.enqueue(
+                Reply::tool_calls(&[("call_1", "write_file", &args.to_string())], 1)
+                    .with_finish(finish),
+            );
+            setup.mock.enqueue(Reply::text(&["gave up"]));
+            let out = setup.run_with(&["--yolo"], "write it");
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{kind} {finish:?}: {stderr}");
+            assert!(
+                !setup.env.workspace().join("half.txt").exists(),
+                "{kind} {finish:?}: a cut-off call ran"
+            );
+            assert!(
+                stderr.contains("tool calls were cut off"),
+                "{kind} {finish:?}: {stderr}"
+            );
+            let requests = setup.mock.requests();
+            assert_eq!(requests.len(), 2, "{kind} {finish:?}");
+            let second = &requests[1].body;
+            assert!(second.contains("not run"), "{kind} {finish:?}: {second}");
+        }
+    }
+}
+
 /// A 200 that is the whole completion as one JSON object (a proxy that ignored
 /// `"stream": true`) is the answer: printed, exit 0, one request — and its finish reason
 /// counts as a stream's does.

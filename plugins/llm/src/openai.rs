@@ -534,10 +534,12 @@ impl ChatDecoder {
         if let Some(usage) = self.usage {
             out.push(Event::Usage(usage));
         }
-        let finish = if had_calls {
-            Finish::ToolCalls
-        } else {
-            self.finish.unwrap_or(Finish::Stop)
+        // A cut (length, content filter) stays a cut with calls too: the host must not run
+        // calls whose arguments may end mid-value.
+        let finish = match self.finish {
+            Some(cut @ (Finish::Length | Finish::ContentFilter)) => cut,
+            _ if had_calls => Finish::ToolCalls,
+            other => other.unwrap_or(Finish::Stop),
         };
         out.push(Event::Done(finish));
         out

@@ -537,6 +537,14 @@ impl Agent {
                 outcome.stop_reason = Some(finish);
                 return outcome;
             }
+            if let Some(finish @ (FinishReason::Length | FinishReason::ContentFilter)) =
+                answer.finish
+            {
+                // The last call's arguments may end mid-value, and a cut that happens to leave
+                // valid JSON would run a partial write: none of the step's calls runs.
+                self.refuse_cut_off_calls(&calls, finish, on_event);
+                continue;
+            }
             let running = || {
                 let names: Vec<String> = calls.iter().map(|c| format!("`{}`", c.name)).collect();
                 format!("running {}", names.join(", "))

@@ -241,6 +241,40 @@ impl Agent {
         }
     }
 
+    /// The calls of a step the model did not finish (its output limit or a content filter
+    /// stopped it): none runs; each is answered with why, so the model can issue it again.
+    pub(super) fn refuse_cut_off_calls(
+        &mut self,
+        calls: &[ToolCall],
+        finish: crate::types::FinishReason,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) {
+        let why = match finish {
+            crate::types::FinishReason::ContentFilter => {
+                "the provider's content filter stopped the model's output (finish_reason: content_filter)"
+            }
+            _ => "the model hit its output limit (finish_reason: length)",
+        };
+        on_event(AgentEvent::Notice(format!(
+            "the model's tool calls were cut off: {why}; none of the {} ran, and the model was told so",
+            calls.len()
+        )));
+        for call in calls {
+            let message = Message {
+                role: Role::Tool,
+                content: format!(
+                    "error: not run: {why} before this call was complete, so its arguments may be cut short. Issue it again; split a long content into smaller calls."
+                ),
+                reasoning: None,
+                reasoning_state: None,
+                tool_calls: vec![],
+                tool_call_id: Some(call.id.clone()),
+                raw_content: None,
+            };
+            self.append(message, on_event);
+        }
+    }
+
     /// Consecutive read-only calls form one group (run together); every other call is a group
     /// of its own.
     fn groups<'c>(&self, calls: &'c [ToolCall]) -> Vec<Vec<&'c ToolCall>> {
