@@ -195,6 +195,32 @@ fn tool_calls_of_a_cut_off_step_do_not_run() {
     }
 }
 
+/// The deadline also stops a tool that runs past it: the command is killed, the run ends with
+/// exit 4 and says it was running that tool; the model is not asked again.
+#[test]
+fn a_tool_running_at_the_deadline_is_stopped() {
+    let setup = Setup::new("openai");
+    let args = serde_json::json!({"command": "sleep 60; echo never > late.txt"});
+    setup.mock.enqueue(Reply::tool_calls(
+        &[("call_1", "bash", &args.to_string())],
+        1,
+    ));
+    setup.mock.enqueue(Reply::text(&["should not be asked"]));
+    let started = Instant::now();
+    let out = setup.run_with(&["--yolo", "--timeout", "3s"], "sleep");
+    let elapsed = started.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}: {stderr}");
+    assert!(
+        stderr.contains("the run's time limit of 3s") && stderr.contains("running `bash`"),
+        "{stderr}"
+    );
+    assert_eq!(setup.mock.requests().len(), 1, "{stderr}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!setup.env.workspace().join("late.txt").exists());
+}
+
 /// A 200 that is the whole completion as one JSON object (a proxy that ignored
 /// `"stream": true`) is the answer: printed, exit 0, one request — and its finish reason
 /// counts as a stream's does.
