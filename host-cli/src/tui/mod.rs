@@ -332,7 +332,7 @@ fn event_loop(
         if drawable {
             app.set_width(size.width);
             screen.begin_frame()?;
-            screen.follow_resize()?;
+            screen.follow_resize(size)?;
             let commits =
                 wrap::wrap_lines(std::mem::take(&mut app.commits), usize::from(size.width));
             screen.fit(draw::height(app, size.width), commits.len())?;

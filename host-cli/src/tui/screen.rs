@@ -164,8 +164,7 @@ impl Screen {
     /// row. Here only the live area is cleared: it is found from where the terminal moved the
     /// cursor (a terminal that shrinks keeps the cursor's row and pushes rows above into the
     /// scrollback) and the cursor's row within the live area before the resize.
-    pub fn follow_resize(&mut self) -> std::io::Result<()> {
-        let size = self.terminal.size()?;
+    pub fn follow_resize(&mut self, size: Size) -> std::io::Result<()> {
         if size == self.size {
             return Ok(());
         }
@@ -187,7 +186,7 @@ impl Screen {
         )?;
         self.height = self.height.clamp(1, size.height.saturating_sub(1).max(1));
         self.terminal = new_terminal(self.height, Some(Position::new(0, top)))?;
-        self.size = self.terminal.size()?;
+        self.size = size;
         Ok(())
     }
 

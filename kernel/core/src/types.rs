@@ -98,6 +98,14 @@ impl Message {
             raw_content: None,
         }
     }
+
+    /// The reply to tool call `call_id`: `content` from the tool role.
+    pub fn tool_result(call_id: impl Into<String>, content: impl Into<String>) -> Message {
+        Message {
+            tool_call_id: Some(call_id.into()),
+            ..Message::text(Role::Tool, content)
+        }
+    }
 }
 
 /// Token usage, normalised across backends.

@@ -39,15 +39,7 @@ pub fn repair_history(history: &mut Vec<Message>) -> Vec<Message> {
 
 fn close(open: &mut Vec<String>, out: &mut Vec<Message>, inserted: &mut Vec<Message>) {
     for id in open.drain(..) {
-        let placeholder = Message {
-            role: Role::Tool,
-            content: INTERRUPTED.to_string(),
-            reasoning: None,
-            reasoning_state: None,
-            tool_calls: vec![],
-            tool_call_id: Some(id),
-            raw_content: None,
-        };
+        let placeholder = Message::tool_result(id, INTERRUPTED);
         inserted.push(placeholder.clone());
         out.push(placeholder);
     }

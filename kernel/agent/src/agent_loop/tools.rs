@@ -16,7 +16,7 @@ use crate::permissions::{
     Approval, ApprovalRequest, Call, Decision, Posture, Preview, Rule, Source, ToolClass, ToolKind,
 };
 use crate::tool::{ProgressSink, Tool};
-use crate::types::{CallContext, Message, Role, ToolCall, canonical_json};
+use crate::types::{CallContext, Message, ToolCall, canonical_json};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -224,13 +224,8 @@ impl Agent {
                     duration_ms,
                 });
                 let message = Message {
-                    role: Role::Tool,
-                    content: output,
-                    reasoning: None,
-                    reasoning_state: None,
-                    tool_calls: vec![],
-                    tool_call_id: Some(call.id.clone()),
                     raw_content: raw,
+                    ..Message::tool_result(&call.id, output)
                 };
                 self.append(message, on_event);
             }
@@ -256,22 +251,14 @@ impl Agent {
             _ => "the model hit its output limit (finish_reason: length)",
         };
         on_event(AgentEvent::Notice(format!(
-            "the model's tool calls were cut off: {why}; none of the {} ran, and the model was told so",
+            "the model's tool calls were cut off: {why}; none of its {} call(s) ran, and the model was told so",
             calls.len()
         )));
         for call in calls {
-            let message = Message {
-                role: Role::Tool,
-                content: format!(
-                    "error: not run: {why} before this call was complete, so its arguments may be cut short. Issue it again; split a long content into smaller calls."
-                ),
-                reasoning: None,
-                reasoning_state: None,
-                tool_calls: vec![],
-                tool_call_id: Some(call.id.clone()),
-                raw_content: None,
-            };
-            self.append(message, on_event);
+            let content = format!(
+                "error: not run: {why} before this call was complete, so its arguments may be cut short. Issue it again; split a long content into smaller calls."
+            );
+            self.append(Message::tool_result(&call.id, content), on_event);
         }
     }
 
