@@ -58,6 +58,7 @@ fn main() {
         call_id: "bench".into(),
         workspace: workspace.clone(),
         may_write_protected: false,
+        approved_local: None,
     };
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),

@@ -181,6 +181,7 @@ fn main() {
         call_id: "bench".into(),
         workspace: workspace.clone(),
         may_write_protected: false,
+        approved_local: None,
     };
     let read_file = registry
         .tools()

@@ -117,6 +117,7 @@ fn main() {
         call_id: "bench".into(),
         workspace: tree.clone(),
         may_write_protected: false,
+        approved_local: None,
     };
     let have_rg = rg(&tree, "warm-up-the-page-cache").is_some();
     if !have_rg {

@@ -107,6 +107,7 @@ fn ctx(env: &Env) -> CallContext {
         call_id: "e2e-1".into(),
         workspace: env.workspace(),
         may_write_protected: false,
+        approved_local: None,
     }
 }
 
@@ -796,6 +797,7 @@ fn editors_write_configuration_files_only_in_an_approved_call() {
     }
     let approved = CallContext {
         may_write_protected: true,
+        approved_local: None,
         ..ctx(&env)
     };
     for (tool, args) in &cases {

@@ -24,6 +24,7 @@ mod first_run;
 mod go_config;
 mod history;
 mod hooks;
+mod local_fetch;
 mod mcp;
 mod mcp_cli;
 mod mcp_pipeline;

@@ -86,10 +86,17 @@ fn install_with_yes_grants_what_is_requested_and_the_tool_works() {
     assert_eq!(entry["granted"]["network"][0], "*");
     assert_eq!(entry["source"], fx("netprobe"));
 
+    // The tool runs with the grant: its request reaches the host's network policy, which
+    // keeps `*` off this machine (ADR 0007), rather than "granted no network access".
     let authority = support::one_shot_server();
     let args = format!(r#"{{"authority":"{authority}","path":"/"}}"#);
     let out = env.call("http_get", &args);
-    assert_eq!(ok(&out).trim_end(), "status 200: ok");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("never through `*`"),
+        "{}",
+        stderr(&out)
+    );
 
     let list = list_json(&env);
     let p = plugin(&list, "netprobe").unwrap();

@@ -34,6 +34,7 @@ fn ctx(env: &Env) -> CallContext {
         call_id: "t-1".into(),
         workspace: env.workspace(),
         may_write_protected: false,
+        approved_local: None,
     }
 }
 

@@ -46,6 +46,7 @@ fn try_call(
         call_id: "t-1".into(),
         workspace: env.workspace(),
         may_write_protected: false,
+        approved_local: None,
     };
     registry
         .tool(tool)

@@ -78,6 +78,11 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
         call_id: "cli-1".to_string(),
         workspace,
         may_write_protected: true,
+        // The user ran the call themselves, so it may fetch the local address it names.
+        approved_local: parsed
+            .get("url")
+            .and_then(|u| u.as_str())
+            .and_then(reasonix_core::origin::Origin::local_of_url),
     };
     match tool.invoke(&parsed.to_string(), &context, None) {
         Ok(text) => {

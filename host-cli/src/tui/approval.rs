@@ -101,6 +101,9 @@ fn reason(request: &ApprovalRequest<'_>) -> String {
         (Source::Protected { path }, _) => {
             format!("{path} is a configuration file: changes to it always ask")
         }
+        (Source::LocalNetwork { origin }, _) => {
+            format!("{origin} is on this machine or a private network: local fetches ask")
+        }
         (Source::Fallback, Decision::Ask) => "writers and commands ask in this posture".into(),
         (Source::Fallback, _) => "no rule allows this call".into(),
     }

@@ -42,6 +42,7 @@ pub fn run(app: &mut App, command: String) {
                 call_id: "bang".into(),
                 workspace,
                 may_write_protected: false,
+                approved_local: None,
             };
             let result = tool.invoke(&arguments, &context, None);
             let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

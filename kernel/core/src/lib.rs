@@ -9,6 +9,7 @@ pub mod capability;
 pub mod catalog;
 pub mod error;
 pub mod interceptor;
+pub mod netrange;
 pub mod origin;
 pub mod provider;
 pub mod sandbox;

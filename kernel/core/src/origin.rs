@@ -77,6 +77,33 @@ impl Origin {
         }
         Ok(Origin { scheme, host, port })
     }
+
+    /// The origin of an absolute `http(s)://` URL, or `None` when it has none.
+    pub fn of_url(url: &str) -> Option<Origin> {
+        let (scheme, rest) = url.trim().split_once("://")?;
+        let authority = rest.split(['/', '?', '#', '\\']).next()?;
+        Origin::new(scheme, authority).ok()
+    }
+
+    /// The origin of `url` when its host names a local address ([`Origin::names_local_address`]).
+    pub fn local_of_url(url: &str) -> Option<Origin> {
+        Origin::of_url(url).filter(Origin::names_local_address)
+    }
+
+    /// Whether the host names a local address by itself: `localhost` (and its subdomains,
+    /// which resolvers answer with loopback), or an address literal in a local range
+    /// ([`crate::netrange`]). A name that merely resolves to one is found only at connect time.
+    pub fn names_local_address(&self) -> bool {
+        match self.host.parse::<IpAddr>() {
+            Ok(ip) => crate::netrange::range_of(ip).is_some_and(|r| r.local),
+            Err(_) => is_localhost(&self.host),
+        }
+    }
+}
+
+fn is_localhost(host: &str) -> bool {
+    let host = host.strip_suffix('.').unwrap_or(host);
+    host == "localhost" || host.ends_with(".localhost")
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,6 +179,23 @@ impl Pattern {
             }
         }
     }
+
+    /// Whether this pattern matches `origin` by naming its host itself as an address literal
+    /// or `localhost`: only such a grant reaches local addresses (never `*`, `*.name` or a
+    /// name, which DNS could point anywhere).
+    pub fn names_local(&self, origin: &Origin) -> bool {
+        match self {
+            Pattern::Origin {
+                host: HostSpec::Exact(name),
+                ..
+            } => {
+                self.matches(origin)
+                    && (name.parse::<IpAddr>().is_ok() || is_localhost(name))
+                    && origin.names_local_address()
+            }
+            _ => false,
+        }
+    }
 }
 
 /// The granted patterns of one plugin. Patterns that do not parse match nothing.
@@ -176,6 +220,11 @@ impl AllowedHosts {
 
     pub fn allows(&self, origin: &Origin) -> bool {
         self.patterns.iter().any(|p| p.matches(origin))
+    }
+
+    /// Whether a granted pattern names `origin`'s local host itself ([`Pattern::names_local`]).
+    pub fn names_local(&self, origin: &Origin) -> bool {
+        self.patterns.iter().any(|p| p.names_local(origin))
     }
 }
 
@@ -240,6 +289,45 @@ mod tests {
     fn origin(url: &str) -> Origin {
         let (scheme, authority) = url.split_once("://").unwrap();
         Origin::new(scheme, authority).unwrap()
+    }
+
+    #[test]
+    fn only_an_address_literal_or_localhost_names_a_local_host() {
+        // (url, names a local address by itself)
+        for (url, local) in [
+            ("http://127.0.0.1:8080/x", true),
+            ("http://LOCALHOST/", true),
+            ("http://api.localhost./", true),
+            ("http://[::1]:9/", true),
+            ("http://10.0.0.1/admin", true),
+            ("http://user@192.168.1.1/", true),
+            ("http://169.254.169.254/", false),
+            ("https://example.com/", false),
+            ("http://2130706433/", false),
+            ("http://localhost.example.com/", false),
+        ] {
+            let found = Origin::local_of_url(url);
+            assert_eq!(found.is_some(), local, "{url}: {found:?}");
+        }
+        // Only a grant that names the local host itself reaches it; `*` and names do not.
+        let loopback = origin("http://127.0.0.1:8080");
+        for (pattern, names) in [
+            ("*", false),
+            ("http://127.0.0.1:*", true),
+            ("http://127.0.0.1:8080", true),
+            ("http://127.0.0.1:9", false),
+            ("https://127.0.0.1:8080", false),
+        ] {
+            let granted = AllowedHosts::new(&[pattern]);
+            assert_eq!(granted.names_local(&loopback), names, "{pattern}");
+        }
+        assert!(
+            AllowedHosts::new(&["http://localhost:*"])
+                .names_local(&origin("http://localhost:3000"))
+        );
+        assert!(
+            !AllowedHosts::new(&["http://*.localhost"]).names_local(&origin("http://a.localhost"))
+        );
     }
 
     #[test]

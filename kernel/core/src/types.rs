@@ -27,6 +27,9 @@ pub struct CallContext {
     /// keeps those files read-only for this call, built-in editors included; third-party
     /// plugins never write them.
     pub may_write_protected: bool,
+    /// The local origin (loopback or private address, `localhost`) the user approved this
+    /// call to fetch; the host lets the call's requests to exactly it through (ADR 0007).
+    pub approved_local: Option<crate::origin::Origin>,
 }
 
 /// Create, modify or delete.

@@ -51,6 +51,9 @@ impl Tool for WasmTool {
             progress,
             context.may_write_protected,
         )?;
+        store
+            .data_mut()
+            .approve_local_origin(context.approved_local.clone());
         let wit_ctx = convert::call_context(context);
         let arguments = arguments.to_string();
         let result = indices

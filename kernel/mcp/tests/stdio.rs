@@ -61,6 +61,7 @@ fn context(dir: &Path) -> CallContext {
         call_id: "call-1".into(),
         workspace: dir.to_path_buf(),
         may_write_protected: false,
+        approved_local: None,
     }
 }
 

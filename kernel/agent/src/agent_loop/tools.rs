@@ -14,9 +14,11 @@ use crate::cancel::CancelToken;
 use crate::error::CallError;
 use crate::permissions::{
     Approval, ApprovalRequest, Call, Decision, Posture, Preview, Rule, Source, ToolClass, ToolKind,
+    local_target,
 };
 use crate::tool::{ProgressSink, Tool};
 use crate::types::{CallContext, Message, ToolCall, canonical_json};
+use reasonix_core::origin::Origin;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -133,6 +135,9 @@ struct Approved {
     arguments: String,
     /// The user explicitly allowed this call's write to a configuration file.
     may_write_protected: bool,
+    /// The local origin this fetch was allowed to reach (by a rule, the posture or an answer;
+    /// not by an interceptor overriding a refusal).
+    approved_local: Option<Origin>,
 }
 
 enum Prepared {
@@ -339,11 +344,22 @@ impl Agent {
             ..class
         };
         let host = self.decide(tool.as_ref(), class, &call.id, &args);
+        let approved_local = match host {
+            Ok(_) => local_target(&Call {
+                tool: &call.name,
+                kind: class.kind,
+                read_only: class.read_only,
+                args: &args,
+                workspace: &self.config.workspace,
+            }),
+            Err(_) => None,
+        };
         let may_write_protected = self.permission_point(call, &arguments, class, host, on_event)?;
         Ok(Approved {
             tool,
             arguments,
             may_write_protected,
+            approved_local,
         })
     }
 
@@ -527,6 +543,7 @@ impl Agent {
             call_id: call_id.to_string(),
             workspace: self.config.workspace.clone(),
             may_write_protected: false,
+            approved_local: None,
         };
         match tool.preview(&args.to_string(), &context) {
             Ok(changes) => Preview::Changes(changes),
@@ -735,6 +752,7 @@ fn invoke(
         call_id: call.id.clone(),
         workspace: workspace.to_path_buf(),
         may_write_protected: approved.may_write_protected,
+        approved_local: approved.approved_local,
     };
     let result = approved
         .tool

@@ -30,6 +30,7 @@ fn context(workspace: &Path) -> CallContext {
         call_id: "bench".into(),
         workspace: workspace.to_path_buf(),
         may_write_protected: false,
+        approved_local: None,
     }
 }
 

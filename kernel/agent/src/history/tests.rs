@@ -9,6 +9,7 @@ fn context(workspace: &Path) -> CallContext {
         call_id: "c1".into(),
         workspace: workspace.to_path_buf(),
         may_write_protected: false,
+        approved_local: None,
     }
 }
 

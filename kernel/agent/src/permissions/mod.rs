@@ -13,8 +13,8 @@ pub mod switch;
 pub use approver::{ApprovalRequest, Preview, ScriptedApprover};
 pub use class::ToolClass;
 pub use policy::{
-    Approval, Approver, Call, Decision, Policy, Posture, Source, Verdict, parse_rules,
-    suggested_scopes,
+    Approval, Approver, Call, Decision, Policy, Posture, Source, Verdict, local_target,
+    parse_rules, suggested_scopes,
 };
 pub use rule::{Rule, RuleError, ToolKind};
 pub use switch::PostureSwitch;

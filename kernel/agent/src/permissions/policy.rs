@@ -4,6 +4,7 @@
 
 use super::rule::{Rule, RuleError, ToolKind, Use};
 use super::shell;
+use reasonix_core::origin::Origin;
 use serde_json::Value;
 use std::path::Path;
 
@@ -26,6 +27,10 @@ pub enum Source {
     /// A writer names a configuration file of the workspace (as the model wrote it): asks
     /// whatever the rules, session grants and posture say, except `bypassPermissions`.
     Protected { path: String },
+    /// No rule matched a fetch of a local address (loopback, a private network, `localhost`):
+    /// it asks like a writer instead of running as a reader, and only an approved call may
+    /// reach the address (ADR 0007).
+    LocalNetwork { origin: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,6 +164,15 @@ impl Policy {
         if let Some(rule) = find(&self.session, call, Use::Grant) {
             return verdict(Decision::Allow, "session", rule);
         }
+        if let Some(origin) = local_target(call) {
+            return Verdict {
+                decision: self.mode.unwrap_or(Decision::Ask),
+                source: Source::LocalNetwork {
+                    origin: origin.to_string(),
+                },
+                exact_literal: false,
+            };
+        }
         Verdict {
             decision: if call.read_only {
                 Decision::Allow
@@ -235,6 +249,14 @@ impl Policy {
     }
 }
 
+/// The local origin a fetcher's call names in its `url` (see [`Source::LocalNetwork`]).
+pub fn local_target(call: &Call<'_>) -> Option<Origin> {
+    if call.kind != ToolKind::Fetcher {
+        return None;
+    }
+    Origin::local_of_url(call.args.get("url")?.as_str()?)
+}
+
 fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
     let why = match &verdict.source {
         Source::Rule { list, rule } => {
@@ -248,6 +270,9 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
             "`scope: \"global\"` searches the saved sessions of every workspace (other projects' conversations), which needs approval".to_string()
         }
         Source::Fallback => "writers and shell commands need approval".to_string(),
+        Source::LocalNetwork { origin } => format!(
+            "`{origin}` is on this machine or a private network, and fetching a local address needs approval"
+        ),
         Source::Protected { path } => {
             return format!(
                 "Permission needed: `{}` was not run because `{path}` is a configuration file of this workspace (it can change what Reasonix and other tools run), and every write to one needs the user's explicit approval, which this headless run cannot ask for. Do not try to change it another way; tell the user what you wanted to change. They can make the change themselves, or rerun with `--permission-mode bypassPermissions`.",
@@ -309,6 +334,9 @@ pub fn suggested_scopes(call: &Call<'_>) -> Vec<String> {
             return vec![format!("Edit({path})")];
         }
         return vec!["Edit".to_string()];
+    }
+    if let Some(origin) = local_target(call) {
+        return vec![format!("WebFetch(domain:{})", origin.host)];
     }
     vec![call.tool.to_string()]
 }

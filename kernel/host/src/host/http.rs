@@ -3,10 +3,13 @@
 //!
 //! 1. the request's `scheme://host:port` must match one of the plugin's granted patterns
 //!    ([`allowed_hosts`]), else it fails with `HTTP-request-denied`;
-//! 2. the host is resolved and only addresses outside the blocked ranges ([`blocked_networks`])
-//!    are dialled — the check is on the address actually connected to, so a name that resolves
-//!    (or re-resolves) to a private or metadata address cannot slip through; when none is left
-//!    the request fails with `destination-IP-prohibited`;
+//! 2. the host is resolved and only public addresses are dialled ([`reasonix_core::netrange`]):
+//!    loopback, private, link-local (metadata) and the other local ranges only when a granted
+//!    pattern names that address (or `localhost`) itself, or the user approved this call's
+//!    fetch of exactly this origin ([`NetworkPolicy::approved_local`]) — never through `*` or a
+//!    host name. The check is on the address actually connected to, so a name that resolves
+//!    (or re-resolves) to a local address cannot slip through; when none is left the request
+//!    fails with `destination-IP-prohibited`;
 //! 3. connecting, the first response byte and each later body chunk have timeouts (the plugin's
 //!    request options can shorten them, never lengthen them), and the whole exchange has a
 //!    deadline: the plugin's call deadline, at most [`REQUEST_DEADLINE`].
@@ -21,11 +24,10 @@
 //! there), the host adds the API key to those requests itself, silences longer than the
 //! provider's stall timeout fail the read, and a [`CancelToken`] aborts the exchange.
 
-mod blocked_networks;
 mod pool;
 mod proxy;
 
-pub use blocked_networks::blocked_reason;
+pub use reasonix_core::netrange::{Range, blocked_reason, range_of};
 pub use reasonix_core::origin::{AllowedHosts, Origin, Pattern};
 pub use reasonix_core::provider::Endpoint;
 
@@ -79,6 +81,7 @@ impl HttpState {
                 endpoint,
                 log,
                 call_deadline: None,
+                approved_local: None,
             },
         }
     }
@@ -93,6 +96,24 @@ pub struct NetworkPolicy {
     log: Option<LogSink>,
     /// When the plugin's call runs out of time; no request outlives it.
     pub call_deadline: Option<std::time::Instant>,
+    /// The local origin the user approved this call to fetch (a `web_fetch` of
+    /// `http://127.0.0.1:8080/…`): requests to exactly it may reach its local address.
+    pub approved_local: Option<Origin>,
+}
+
+/// Why a local address was refused, for the log and the plugin's error.
+const LOCAL_RULE: &str = "plugins may not reach this machine or a private network except through a grant that names the address itself (e.g. `http://127.0.0.1:8080`) or a fetch of it the user approved; never through `*` or a host name";
+const SPECIAL_RULE: &str = "plugins may not reach link-local (cloud metadata), unspecified, multicast or reserved addresses";
+
+/// Which addresses a request may be dialled to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Public addresses only.
+    Public,
+    /// Local ones too: the grant names the address, or the user approved the origin.
+    Local,
+    /// Anything: a provider's own endpoint, which the user configured.
+    Endpoint,
 }
 
 /// Writes refusals to the host log under the plugin's name.
@@ -186,9 +207,18 @@ impl WasiHttpHooks for NetworkPolicy {
             }
             Ok(origin) => Ok(origin),
         };
+        let reach = match &checked {
+            Ok(origin)
+                if self.allowed.names_local(origin)
+                    || self.approved_local.as_ref() == Some(origin) =>
+            {
+                Reach::Local
+            }
+            _ => Reach::Public,
+        };
         Box::new(async move {
             let origin = checked?;
-            send(request, origin, limits, refusals, None).await
+            send(request, origin, limits, refusals, None, reach).await
         })
     }
 }
@@ -309,21 +339,20 @@ impl Limits {
     }
 }
 
-/// Send one request. `cancel` is set for provider endpoints, whose origins the user configured
-/// and may therefore be private addresses.
+/// Send one request. `cancel` is set for provider endpoints.
 async fn send(
     mut request: http::Request<WasiBody>,
     origin: Origin,
     limits: Limits,
     refusals: Refusals,
     cancel: Option<CancelToken>,
+    reach: Reach,
 ) -> SendResult {
     let method = request.method().clone();
     let uri = request.uri().clone();
-    let trusted = cancel.is_some();
     let route = ProxyConfig::global().route(&origin);
     let (mut sender, conn) =
-        open_connection(&origin, &route, &limits, &refusals, &method, &uri, trusted).await?;
+        open_connection(&origin, &route, &limits, &refusals, &method, &uri, reach).await?;
     request_form(&mut request, &origin, &route)?;
 
     let deadline = limits.deadline;
@@ -383,14 +412,14 @@ async fn open_connection(
     refusals: &Refusals,
     method: &http::Method,
     uri: &http::Uri,
-    trusted: bool,
+    reach: Reach,
 ) -> Result<(Sender, Connection), Error> {
     let failed = |why: String| {
         let error = Error::InternalError(Some(why.clone()));
         refusals.refuse(method, uri, &why, error)
     };
     let stream = match route {
-        Route::Direct => connect(origin, limits, refusals, method, uri, trusted).await?,
+        Route::Direct => connect(origin, limits, refusals, method, uri, reach).await?,
         Route::Unusable(why) => return Err(failed(why.to_string())),
         Route::Via(proxy) => {
             let connect_by = Instant::now() + limits.connect;
@@ -398,10 +427,10 @@ async fn open_connection(
             // it to the proxy. An https tunnel is then opened to the checked address itself;
             // a plain-http request names its host in the request line and the proxy resolves
             // it (the proxy's own policy governs that second lookup).
-            let checked = if trusted {
+            let checked = if reach == Reach::Endpoint {
                 None
             } else {
-                permitted_addresses(origin, connect_by, refusals, method, uri, false)
+                permitted_addresses(origin, connect_by, refusals, method, uri, reach)
                     .await?
                     .first()
                     .copied()
@@ -507,8 +536,16 @@ async fn send_pooled(
     let uri = request.uri().clone();
     request_form(&mut request, &origin, &route)?;
     let fresh = || async {
-        let (sender, conn) =
-            open_connection(&origin, &route, &limits, &refusals, &method, &uri, true).await?;
+        let (sender, conn) = open_connection(
+            &origin,
+            &route,
+            &limits,
+            &refusals,
+            &method,
+            &uri,
+            Reach::Endpoint,
+        )
+        .await?;
         tokio::spawn(async move {
             // Ends when the server closes, or when the last sender is dropped.
             let _ = conn.await;
@@ -556,22 +593,22 @@ async fn connect(
     refusals: &Refusals,
     method: &http::Method,
     uri: &http::Uri,
-    trusted: bool,
+    reach: Reach,
 ) -> Result<TcpStream, Error> {
     let connect_by = Instant::now() + limits.connect;
-    let permitted = permitted_addresses(origin, connect_by, refusals, method, uri, trusted).await?;
+    let permitted = permitted_addresses(origin, connect_by, refusals, method, uri, reach).await?;
     dial(permitted, connect_by).await
 }
 
-/// The origin's addresses a request may connect to: all of them when `trusted`, else those
-/// outside the blocked ranges; a refusal when none is left.
+/// The origin's addresses a request may connect to: the public ones, all of them when `reach`
+/// allows local addresses; a refusal when none is left.
 async fn permitted_addresses(
     origin: &Origin,
     connect_by: Instant,
     refusals: &Refusals,
     method: &http::Method,
     uri: &http::Uri,
-    trusted: bool,
+    reach: Reach,
 ) -> Result<Vec<SocketAddr>, Error> {
     let resolved: Vec<SocketAddr> = tokio::time::timeout_at(
         connect_by,
@@ -584,27 +621,41 @@ async fn permitted_addresses(
         info_code: None,
     })?
     .collect();
-    let mut refused = None;
+    let mut refused: Option<(std::net::IpAddr, Range)> = None;
     let permitted: Vec<SocketAddr> = resolved
         .into_iter()
-        .filter(
-            |addr| match blocked_reason(addr.ip()).filter(|_| !trusted) {
-                Some(why) => {
-                    refused.get_or_insert((addr.ip(), why));
-                    false
-                }
-                None => true,
-            },
-        )
+        .filter(|addr| {
+            let Some(range) = range_of(addr.ip()) else {
+                return true;
+            };
+            let reachable = match reach {
+                Reach::Endpoint => true,
+                Reach::Local => range.local,
+                Reach::Public => false,
+            };
+            if !reachable {
+                refused.get_or_insert((addr.ip(), range));
+            }
+            reachable
+        })
         .collect();
     if permitted.is_empty() {
+        let rule = |range: Range| {
+            if range.local {
+                LOCAL_RULE
+            } else {
+                SPECIAL_RULE
+            }
+        };
         let why = match refused {
-            Some((ip, why)) if ip.to_string() == origin.host => format!(
-                "{ip} is {why}; plugins may not reach private, link-local, CGNAT or unspecified addresses"
-            ),
-            Some((ip, why)) => format!(
-                "{} resolves to {ip}, {why}; plugins may not reach private, link-local, CGNAT or unspecified addresses",
-                origin.host
+            Some((ip, range)) if ip.to_string() == origin.host => {
+                format!("{ip} is {}; {}", range.why, rule(range))
+            }
+            Some((ip, range)) => format!(
+                "{} resolves to {ip}, {}; {}",
+                origin.host,
+                range.why,
+                rule(range)
             ),
             None => format!("{} resolves to no address", origin.host),
         };

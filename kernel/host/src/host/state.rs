@@ -236,6 +236,12 @@ impl Drop for PluginState {
 
 impl PluginState {
     /// The last lines the plugin wrote to stderr, trimmed, for crash reports.
+    /// Let this call's requests to exactly `origin` reach its local address: the user approved
+    /// the call's fetch of it.
+    pub fn approve_local_origin(&mut self, origin: Option<reasonix_core::origin::Origin>) {
+        self.http.hooks.approved_local = origin;
+    }
+
     pub fn stderr_tail(&self) -> String {
         let bytes = self.stderr.contents();
         let text = String::from_utf8_lossy(&bytes);

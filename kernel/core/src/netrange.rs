@@ -1,58 +1,87 @@
-//! Which destination addresses no plugin may reach, whatever hosts it was granted: private,
-//! link-local (cloud metadata lives there), shared CGNAT, unique-local, unspecified, multicast
-//! and broadcast ranges. Loopback stays reachable: tests and local model servers use it.
+//! Which destination addresses are not on the public internet, in two kinds:
+//! - **local**: this machine (loopback) and private networks (RFC 1918, shared CGNAT,
+//!   unique-local). A plugin reaches one only through a grant that names the address itself
+//!   (or `localhost`), or in a call whose fetch of it the user approved; never through a `*`
+//!   grant or a host name (ADR 0007).
+//! - **special**: link-local (cloud metadata lives there), unspecified, IETF protocol,
+//!   multicast, broadcast and reserved ranges. No plugin reaches one, whatever it was granted.
+//!
 //! Addresses that embed an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64, 6to4, Teredo)
 //! are judged by that address: a relay or translator on the path would deliver them there.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-/// Why `ip` may not be reached, or `None` when it may.
-pub fn blocked_reason(ip: IpAddr) -> Option<&'static str> {
+/// A non-public range an address lies in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    /// What the range is, for messages: "a private address (10.0.0.0/8)".
+    pub why: &'static str,
+    /// This machine or a private network (see the module docs), rather than a special range.
+    pub local: bool,
+}
+
+/// The non-public range `ip` lies in, or `None` for a public address.
+pub fn range_of(ip: IpAddr) -> Option<Range> {
     match ip {
-        IpAddr::V4(v4) => blocked_v4(v4),
-        IpAddr::V6(v6) => blocked_v6(v6),
+        IpAddr::V4(v4) => range_v4(v4),
+        IpAddr::V6(v6) => range_v6(v6),
     }
 }
 
-fn blocked_v4(ip: Ipv4Addr) -> Option<&'static str> {
+/// Why `ip` is not public, or `None` for a public address.
+pub fn blocked_reason(ip: IpAddr) -> Option<&'static str> {
+    range_of(ip).map(|r| r.why)
+}
+
+const fn local(why: &'static str) -> Option<Range> {
+    Some(Range { why, local: true })
+}
+
+const fn special(why: &'static str) -> Option<Range> {
+    Some(Range { why, local: false })
+}
+
+fn range_v4(ip: Ipv4Addr) -> Option<Range> {
     let [a, b, c, _] = ip.octets();
     match (a, b, c) {
-        (0, _, _) => Some("an unspecified address (0.0.0.0/8)"),
-        (10, _, _) => Some("a private address (10.0.0.0/8)"),
-        (100, 64..=127, _) => Some("a shared CGNAT address (100.64.0.0/10)"),
-        (127, _, _) => None,
-        (169, 254, _) => Some("a link-local address (169.254.0.0/16, where cloud metadata lives)"),
-        (172, 16..=31, _) => Some("a private address (172.16.0.0/12)"),
-        (192, 0, 0) => Some("an IETF protocol address (192.0.0.0/24)"),
-        (192, 168, _) => Some("a private address (192.168.0.0/16)"),
-        (224..=239, _, _) => Some("a multicast address (224.0.0.0/4)"),
-        (255, 255, 255) if ip.is_broadcast() => Some("the broadcast address"),
-        (240..=255, _, _) => Some("a reserved address (240.0.0.0/4)"),
+        (0, _, _) => special("an unspecified address (0.0.0.0/8)"),
+        (10, _, _) => local("a private address (10.0.0.0/8)"),
+        (100, 64..=127, _) => local("a shared CGNAT address (100.64.0.0/10)"),
+        (127, _, _) => local("a loopback address (127.0.0.0/8, this machine)"),
+        (169, 254, _) => {
+            special("a link-local address (169.254.0.0/16, where cloud metadata lives)")
+        }
+        (172, 16..=31, _) => local("a private address (172.16.0.0/12)"),
+        (192, 0, 0) => special("an IETF protocol address (192.0.0.0/24)"),
+        (192, 168, _) => local("a private address (192.168.0.0/16)"),
+        (224..=239, _, _) => special("a multicast address (224.0.0.0/4)"),
+        (255, 255, 255) if ip.is_broadcast() => special("the broadcast address"),
+        (240..=255, _, _) => special("a reserved address (240.0.0.0/4)"),
         _ => None,
     }
 }
 
-fn blocked_v6(ip: Ipv6Addr) -> Option<&'static str> {
+fn range_v6(ip: Ipv6Addr) -> Option<Range> {
     if ip.is_unspecified() {
-        return Some("an unspecified address (::)");
+        return special("an unspecified address (::)");
     }
     if ip.is_loopback() {
-        return None;
+        return local("the loopback address (::1, this machine)");
     }
-    for v4 in embedded_v4(ip) {
-        if let Some(why) = blocked_v4(v4) {
-            return Some(why);
-        }
+    // Of several carried addresses (Teredo), the most restricted one decides.
+    let carried: Vec<Range> = embedded_v4(ip).into_iter().filter_map(range_v4).collect();
+    if let Some(found) = carried.iter().find(|r| !r.local).or(carried.first()) {
+        return Some(*found);
     }
     let first = ip.segments()[0];
     if first & 0xffc0 == 0xfe80 {
-        Some("a link-local address (fe80::/10)")
+        special("a link-local address (fe80::/10)")
     } else if first & 0xffc0 == 0xfec0 {
-        Some("a site-local address (fec0::/10)")
+        special("a site-local address (fec0::/10)")
     } else if first & 0xfe00 == 0xfc00 {
-        Some("a unique-local address (fc00::/7)")
+        local("a unique-local address (fc00::/7)")
     } else if first & 0xff00 == 0xff00 {
-        Some("a multicast address (ff00::/8)")
+        special("a multicast address (ff00::/8)")
     } else {
         None
     }
@@ -102,9 +131,9 @@ mod tests {
     fn classifies_addresses() {
         // (address, reachable)
         let cases = [
-            ("127.0.0.1", true),
-            ("127.255.0.9", true),
-            ("::1", true),
+            ("127.0.0.1", false),
+            ("127.255.0.9", false),
+            ("::1", false),
             ("8.8.8.8", true),
             ("1.1.1.1", true),
             ("2606:4700:4700::1111", true),
@@ -137,7 +166,7 @@ mod tests {
             ("ff02::1", false),
             ("::ffff:10.0.0.1", false),
             ("::ffff:169.254.169.254", false),
-            ("::ffff:127.0.0.1", true),
+            ("::ffff:127.0.0.1", false),
             ("::ffff:8.8.8.8", true),
             ("64:ff9b::a9fe:a9fe", false),
             ("64:ff9b::808:808", true),
@@ -179,7 +208,7 @@ mod tests {
             let base: [u32; 4] = [0x0a00_0000, 0xa9fe_0000, 0xc0a8_0000, 0xac10_0000];
             let mask: [u32; 4] = [0x00ff_ffff, 0x0000_ffff, 0x0000_ffff, 0x000f_ffff];
             let v4 = Ipv4Addr::from(base[range] | (host & mask[range]));
-            proptest::prop_assert!(blocked_v4(v4).is_some());
+            proptest::prop_assert!(range_v4(v4).is_some());
             let [a, b, c, d] = v4.octets();
             let bits = u32::from(v4);
             let (hi, lo) = ((bits >> 16) as u16, bits as u16);
@@ -205,5 +234,34 @@ mod tests {
         assert!(reason("10.1.2.3").contains("10.0.0.0/8"));
         assert!(reason("100.100.0.1").contains("CGNAT"));
         assert!(reason("fd00::1").contains("unique-local"));
+    }
+
+    #[test]
+    fn local_ranges_are_told_from_special_ones() {
+        // (address, local): local ones may be reached by a named grant or an approved fetch.
+        for (text, is_local) in [
+            ("127.0.0.1", true),
+            ("::1", true),
+            ("10.1.2.3", true),
+            ("172.20.0.1", true),
+            ("192.168.0.10", true),
+            ("100.64.0.1", true),
+            ("fd00::1", true),
+            ("::ffff:192.168.0.1", true),
+            ("169.254.169.254", false),
+            ("::ffff:169.254.169.254", false),
+            ("fe80::1", false),
+            ("0.0.0.0", false),
+            ("::", false),
+            ("224.0.0.1", false),
+            ("255.255.255.255", false),
+            // Teredo whose server is private but whose client is link-local: the stricter wins.
+            ("2001:0:c0a8:0101::5601:5601", false),
+        ] {
+            let ip: IpAddr = text.parse().unwrap();
+            let range = range_of(ip).unwrap_or_else(|| panic!("{text} counted as public"));
+            assert_eq!(range.local, is_local, "{text}: {range:?}");
+        }
+        assert_eq!(range_of("8.8.8.8".parse().unwrap()), None);
     }
 }
