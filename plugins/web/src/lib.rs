@@ -50,7 +50,8 @@ impl Tool for WebFetch {
          (scripts and styles dropped, headings as #, links as `text (href)`, preformatted \
          text fenced), JSON and plain text verbatim. The first line gives the status, \
          content type and size. Reads at most 1 MiB, gives up after 15 s, follows up to 5 \
-         redirects. Private, link-local and cloud-metadata addresses are refused."
+         redirects. Addresses on this machine or a private network need the user's approval; \
+         link-local and cloud-metadata addresses are refused."
             .into()
     }
 
