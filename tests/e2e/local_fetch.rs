@@ -7,10 +7,10 @@ use crate::support;
 use reasonix_mock_llm::{MockLlm, Reply};
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use support::{Env, shared_artifact_cache};
+use support::Env;
 
 const PAGE: &str = "local admin page: secret-token-4711";
 
@@ -57,20 +57,11 @@ impl Setup {
     }
 
     fn run(&self, flags: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_reasonix"))
-            .arg("run")
-            .args(flags)
-            .arg("--dir")
-            .arg(self.env.workspace())
-            .arg("read the page")
-            .current_dir(self.env.project())
-            .env("REASONIX_HOME", self.env.home())
-            .env("REASONIX_CACHE_HOME", shared_artifact_cache())
-            .env("REASONIX_STATE_HOME", self.env.root.path().join("state"))
-            .env_remove("REASONIX_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        let workspace = self.env.workspace();
+        let mut args = vec!["run"];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["--dir", workspace.to_str().unwrap(), "read the page"]);
+        self.env.reasonix(&args)
     }
 
     /// What the tool answered the model.
@@ -128,6 +119,10 @@ fn a_disguised_local_address_is_refused_at_connect_time() {
         setup.run(&["--auto"]);
         let result = setup.tool_result();
         assert!(!result.contains("secret-token"), "{url}: {result}");
+        assert!(
+            result.contains("may not reach without the user's approval"),
+            "{url}: {result}"
+        );
     }
     assert_eq!(seen.load(Ordering::SeqCst), 0, "nothing connected");
 }

@@ -196,7 +196,7 @@ fn describe(failure: Failure, requested: &Url, current: &Url) -> Error {
             "{at}: this plugin's network grant does not cover that host; web_fetch can reach only the hosts it was granted"
         )),
         ErrorCode::DestinationIpProhibited => Error::Denied(format!(
-            "{at}: the host is a private, link-local, CGNAT, unspecified or cloud-metadata address, which plugins may not reach; only public addresses and loopback are allowed"
+            "{at}: the address is on this machine or a private network, which web_fetch may not reach without the user's approval of this URL, or it is a link-local, cloud-metadata or other special address, which no plugin may reach"
         )),
         ErrorCode::DnsTimeout
         | ErrorCode::ConnectionTimeout
