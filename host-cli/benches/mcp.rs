@@ -92,6 +92,7 @@ fn spec(name: &str, command: &str, args: &[&str], env: &[(&str, &str)]) -> Serve
         enabled: true,
         concurrency: None,
         trust_read_only_hints: false,
+        sandbox_off_requested: false,
         origin: Origin {
             file: PathBuf::from("bench"),
             kind: SourceKind::UserMcpJson,

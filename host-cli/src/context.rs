@@ -84,6 +84,7 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
         tools: config.tools.clone(),
         always_forbidden: Vec::new(),
         hidden: Vec::new(),
+        executed_files: Vec::new(),
     };
     for warning in sandbox.resolve(&cwd).warnings {
         errln!("warning: {warning}");

@@ -63,6 +63,7 @@ pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<P
             tools: cx.config.tools.clone(),
             always_forbidden: vec![cx.paths.credentials_file()],
             hidden: cx.paths.kernel_dirs(),
+            executed_files: cx.config.executed_files.clone(),
         },
     )?;
     let mcp = crate::mcp::start(&cx, &workspace);

@@ -28,6 +28,7 @@ mod local_fetch;
 mod mcp;
 mod mcp_cli;
 mod mcp_pipeline;
+mod pinned_scripts;
 mod pipeline;
 mod plugin_lifecycle;
 mod plugin_sdk;

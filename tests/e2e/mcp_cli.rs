@@ -24,6 +24,19 @@ fn project_file(env: &Env) -> PathBuf {
     project_dir(env).join(".mcp.json")
 }
 
+/// What the test servers print on stderr when they start.
+const STARTED: &str = "server-started-here";
+
+/// Whether server `name` started when `reasonix mcp get` probed it (its stderr, quoted in the
+/// failure report, says so).
+fn started(env: &Env, name: &str) -> bool {
+    let out = env.reasonix(&["mcp", "get", name, "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    report["status"]["stderr"]
+        .as_str()
+        .is_some_and(|s| s.contains(STARTED))
+}
+
 /// `reasonix mcp list --json`, parsed.
 fn list(env: &Env) -> Value {
     let out = env.reasonix(&["mcp", "list", "--json"]);
@@ -382,10 +395,11 @@ fn get_shows_environment_and_header_names_never_their_values() {
 fn project_servers_start_only_from_the_approved_file_content() {
     let env = Env::new();
     let marker = env.root.path().join("started");
-    // Starting this server at all would leave the marker behind.
+    // Starting this server at all would leave the marker behind, were it not confined, and
+    // says so on stderr, which its failure report quotes.
     let project = json!({"mcpServers": {"p": {
         "command": "sh",
-        "args": ["-c", format!("touch '{}'; exit 3", marker.display())]
+        "args": ["-c", format!("touch '{}'; echo {STARTED} >&2; exit 3", marker.display())]
     }}});
     std::fs::write(project_file(&env), project.to_string()).unwrap();
 
@@ -413,21 +427,27 @@ fn project_servers_start_only_from_the_approved_file_content() {
         project_dir(&env).display().to_string()
     );
     assert_eq!(list(&env)["servers"][0]["approval"], "approved");
-    assert!(marker.exists(), "the approved server was started by `list`");
-    std::fs::remove_file(&marker).unwrap();
+    assert!(started(&env, "p"), "the approved server was started");
+    assert!(
+        !marker.exists(),
+        "a project server wrote outside the OS sandbox"
+    );
 
     // The user's own edit through `mcp add` keeps the approval; anyone else's does not.
     let out = env.reasonix(&["mcp", "add", "--scope", "project", "q", "--", "true"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("stays approved"), "{}", stdout(&out));
     assert_eq!(listed(&list(&env), "q")["approval"], "approved");
-    std::fs::remove_file(&marker).unwrap();
     let mut edited = read_json(&project_file(&env));
     edited["mcpServers"]["p"]["args"][1] = Value::from(format!("touch '{}'", marker.display()));
     std::fs::write(project_file(&env), edited.to_string()).unwrap();
     let p = listed(&list(&env), "p");
     assert_eq!(p["approval"], "changed-since-approved");
     assert_eq!(p["status"]["state"], "not-approved");
+    assert!(
+        !started(&env, "p"),
+        "a changed project file's server started"
+    );
 
     let out = env.reasonix(&["mcp", "untrust"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -470,8 +490,12 @@ fn hostile_strings_from_config_files_reach_the_terminal_escaped() {
             assert!(!stream.contains(&0x07), "{args:?}: raw BEL");
             let text = String::from_utf8_lossy(stream);
             assert!(!text.contains('\u{202e}'), "{args:?}: raw bidi override");
+            // Our lines sit at indents 0 and 2; a server's own stderr (a confined server's
+            // launcher echoes the command it could not run) is quoted at indent 4.
             assert!(
-                !text.lines().any(|l| l.trim_start().starts_with("fake:")),
+                !text
+                    .lines()
+                    .any(|l| l.starts_with("fake:") || l.starts_with("  fake:")),
                 "{args:?}: a newline from the file started a line: {text}"
             );
         }
@@ -594,7 +618,7 @@ fn project_toml_servers_follow_workspace_trust_not_mcp_approval() {
     let env = Env::untrusted();
     let marker = env.root.path().join("started");
     let toml = format!(
-        "[[plugins]]\nname = \"tp\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'; exit 3\"]\n",
+        "[[plugins]]\nname = \"tp\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'; echo {STARTED} >&2; exit 3\"]\n",
         marker.display()
     );
     std::fs::write(env.project().join("reasonix.toml"), toml).unwrap();
@@ -617,8 +641,12 @@ fn project_toml_servers_follow_workspace_trust_not_mcp_approval() {
     assert_eq!(tp["approval"], "workspace-trusted", "{tp}");
     assert_eq!(tp["status"]["state"], "failed", "{tp}");
     assert!(
-        marker.exists(),
+        started(&env, "tp"),
         "the trusted workspace's server was not started"
+    );
+    assert!(
+        !marker.exists(),
+        "a project server wrote outside the OS sandbox"
     );
 }
 

@@ -80,6 +80,14 @@ pub fn run(args: TrustArgs) -> Outcome {
                 "trusted: its reasonix.toml, as it is now, may widen the sandbox, permissions and providers, and the hooks and permissions of its .claude/settings.json, .claude/settings.local.json and .reasonix/settings.json, as they are now, apply"
             };
             outln!("{}: {verb}", dir.display());
+            if !remove {
+                for pin in store.hook_pins(&dir) {
+                    outln!(
+                        "  a hook runs {}, pinned as it is now: when it changes, that hook stops running until you trust again",
+                        pin.path
+                    );
+                }
+            }
         }
     }
     Ok(Code::Success)

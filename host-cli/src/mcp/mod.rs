@@ -3,6 +3,7 @@
 
 pub mod prompt_args;
 pub mod prompt_command;
+pub mod sandbox;
 
 use crate::context::Context;
 use crate::term::errln;
@@ -42,6 +43,7 @@ pub fn start(cx: &Context, workspace: &Path) -> Servers {
         options.call_timeout = Duration::from_secs(s);
     }
     options.project_toml_trusted = cx.config.project_trust == Some(ProjectTrust::Trusted);
+    options.confine = Some(sandbox::confinement(&cx.paths, &cx.config, workspace));
     options.project_mcp_json_approved =
         TRUST_MCP_FOR_THIS_RUN.load(Ordering::Relaxed) || mcp_json_approved(cx, workspace);
     for spec in specs.iter().filter(|s| s.enabled) {
@@ -69,13 +71,26 @@ pub fn start(cx: &Context, workspace: &Path) -> Servers {
     }
 }
 
-/// Whether the user approved the project `.mcp.json` exactly as it was read for this session.
+/// Whether the user approved the project `.mcp.json` exactly as it was read for this session,
+/// its servers executing the workspace files pinned then (ADR 0026). When only those files
+/// changed, say which.
 fn mcp_json_approved(cx: &Context, workspace: &Path) -> bool {
     let Some(sha) = &cx.config.project_mcp_json_sha256 else {
         return false;
     };
+    let pinned = &cx.config.project_mcp_json_pins;
     match TrustStore::load(&cx.paths.home) {
-        Ok(store) => store.mcp_content_approved(workspace, sha),
+        Ok(store) => {
+            let changes = store.mcp_pin_changes(workspace, sha, pinned);
+            if !changes.is_empty() {
+                errln!(
+                    "warning: the MCP servers of {} are not started: {} since you approved it. Review the change, then approve again with `reasonix mcp trust` (or /mcp approve)",
+                    shown(&workspace.join(".mcp.json").display().to_string()),
+                    shown(&changes.join(", "))
+                );
+            }
+            store.mcp_content_approved(workspace, sha, pinned)
+        }
         Err(e) => {
             errln!("warning: {}", shown(&e.to_string()));
             false

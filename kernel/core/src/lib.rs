@@ -15,6 +15,7 @@ pub mod provider;
 pub mod sandbox;
 pub mod settings;
 pub mod slots;
+pub mod spawn;
 pub mod state_file;
 pub mod terminal;
 pub mod tool;

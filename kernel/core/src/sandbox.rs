@@ -37,6 +37,9 @@ pub struct SandboxConfig {
     /// Reasonix's own directories (`<home>`, state, cache): never visible to plugins or jobs,
     /// wherever they lie (also inside the workspace). See [`SandboxPolicy::hidden`].
     pub hidden: Vec<PathBuf>,
+    /// Workspace files the project configuration executes (ADR 0026), absolute: protected
+    /// besides [`PROTECTED_CONFIG`].
+    pub executed_files: Vec<PathBuf>,
 }
 
 /// The resolved policy for one workspace. All paths are absolute and lexically normalised.
@@ -100,7 +103,8 @@ impl SandboxConfig {
             }
         }
         let workspace = normalize(workspace);
-        let protected = protected_paths(&workspace);
+        let mut protected = protected_paths(&workspace);
+        protected.extend(self.executed_files.iter().map(|p| normalize(p)));
         SandboxPolicy {
             workspace,
             allow_write,
@@ -216,6 +220,7 @@ mod tests {
             tools: ToolsSettings::default(),
             always_forbidden: Vec::new(),
             hidden: Vec::new(),
+            executed_files: Vec::new(),
         }
     }
 

@@ -248,6 +248,9 @@ pub struct RegistrySettings {
     /// [`RegistrySettings::plugins`]: a repository must not switch off, reconfigure or strip the
     /// grants of a guard the user installed (a hooks runner, a redactor, a policy interceptor).
     pub untrusted_project: BTreeMap<String, PluginSettings>,
+    /// Set by the host, never read from a file: the workspace files the project configuration
+    /// executes (MCP server and hook scripts), protected as the configuration files are.
+    pub executed_files: Vec<PathBuf>,
 }
 
 /// The environment name under which a built-in receives the known secrets, one per line.

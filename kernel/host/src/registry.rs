@@ -69,6 +69,7 @@ impl Registry {
             tools: settings.tools.clone(),
             always_forbidden: vec![paths.credentials_file()],
             hidden: paths.kernel_dirs(),
+            executed_files: settings.executed_files.clone(),
         });
         let host = Arc::new(
             ComponentHost::new(paths.cache.clone(), paths.cache_key_file(), log)

@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod client;
+pub mod confine;
 mod content;
 pub mod error;
 mod handler;
@@ -20,5 +21,6 @@ mod stdio;
 mod tool;
 
 pub use client::{PromptArgumentInfo, PromptInfo, ResourceInfo, ToolInfo};
+pub use confine::{Confine, Confined, Confinement, Launch};
 pub use error::McpError;
 pub use manager::{ServerState, ServerStatus, Servers, StartOptions};

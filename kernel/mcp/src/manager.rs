@@ -38,6 +38,9 @@ pub struct StartOptions {
     pub project_mcp_json_approved: bool,
     /// The project's `reasonix.toml` is trusted (`reasonix trust`), so its `[[plugins]]` may run.
     pub project_toml_trusted: bool,
+    /// How stdio servers are launched (the OS sandbox for project servers); `None` runs each
+    /// as configured.
+    pub confine: Option<crate::Confinement>,
 }
 
 impl StartOptions {
@@ -48,6 +51,7 @@ impl StartOptions {
             call_timeout: CALL_TIMEOUT,
             project_mcp_json_approved: false,
             project_toml_trusted: false,
+            confine: None,
         }
     }
 }
@@ -820,9 +824,23 @@ impl Inner {
                 env,
                 cwd,
             } => {
-                let spawned =
-                    stdio::spawn(command, args, env, cwd.as_deref(), &self.options.workspace)
-                        .map_err(|e| (e, String::new()))?;
+                // On the runtime's worker thread, never a caller's: a confined server's
+                // bubblewrap dies with the thread that started it (`--die-with-parent`), and
+                // a caller's thread may end long before the session.
+                let (command, args, env, cwd) =
+                    (command.clone(), args.clone(), env.clone(), cwd.clone());
+                let (workspace, confine, spec) = (
+                    self.options.workspace.clone(),
+                    self.options.confine.clone(),
+                    server.spec.clone(),
+                );
+                let spawned = tokio::spawn(async move {
+                    let confine = confine.as_ref().map(|c| (&*c.0, &spec));
+                    stdio::spawn(&command, &args, &env, cwd.as_deref(), &workspace, confine)
+                })
+                .await
+                .map_err(|e| (format!("the start was interrupted: {e}"), String::new()))?
+                .map_err(|e| (e, String::new()))?;
                 let stderr = spawned.stderr.clone();
                 let broken = spawned.broken.clone();
                 let service = match rmcp::serve_client(handler, spawned.transport).await {

@@ -7,11 +7,15 @@
 //! the connection with a reason (the spec: a server writes nothing else to stdout), so calls
 //! in flight fail at once instead of waiting out their timeout.
 
+use crate::confine::{Confine, Launch};
 use crate::limits::MAX_FRAME_BYTES;
 use crate::stderr_tail::StderrTail;
+use reasonix_agent::config::mcp::ServerSpec;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -30,6 +34,8 @@ pub struct StdioTransport {
     started: bool,
     /// Its stderr, read to the end before an exit is reported (the reason shows its tail).
     stderr: Arc<StderrTail>,
+    /// What the confinement keeps while the server runs (its temp directory).
+    _keep: Option<Box<dyn Send + Sync>>,
 }
 
 /// What [`spawn`] gives the manager besides the transport.
@@ -80,36 +86,62 @@ pub const PASSED_THROUGH: &[&str] = &[
 ];
 
 /// Start `command` for `server`. Relative `cwd` is relative to the workspace. The environment
-/// is [`PASSED_THROUGH`], `REASONIX_WORKSPACE_ROOT`, then the entry's own `env`.
+/// is [`PASSED_THROUGH`], `REASONIX_WORKSPACE_ROOT`, then the entry's own `env`. With
+/// `confine`, the server is started the way it decides (in the OS sandbox, or refused).
 pub fn spawn(
     command: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
     cwd: Option<&str>,
     workspace: &Path,
+    confine: Option<(&dyn Confine, &ServerSpec)>,
 ) -> Result<Spawned, String> {
-    let mut cmd = Command::new(command);
-    cmd.args(args)
-        .env_clear()
-        .envs(
-            PASSED_THROUGH
-                .iter()
-                .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
-        )
-        .env("REASONIX_WORKSPACE_ROOT", workspace)
-        .envs(env)
-        .current_dir(match cwd {
-            Some(dir) => workspace.join(dir),
-            None => workspace.to_path_buf(),
-        })
-        .stdin(Stdio::piped())
+    let mut vars: Vec<(String, OsString)> = PASSED_THROUGH
+        .iter()
+        .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
+        .collect();
+    vars.push(("REASONIX_WORKSPACE_ROOT".into(), workspace.into()));
+    for (k, v) in env {
+        vars.retain(|(name, _)| name != k);
+        vars.push((k.clone(), v.into()));
+    }
+    let cwd = match cwd {
+        Some(dir) => workspace.join(dir),
+        None => workspace.to_path_buf(),
+    };
+    let launch = Launch {
+        program: command,
+        args,
+        env: &vars,
+        cwd: &cwd,
+    };
+    let confined = match confine {
+        Some((confine, spec)) => confine.confine(spec, &launch)?,
+        None => None,
+    };
+    let (mut cmd, inherit, keep) = match confined {
+        Some(confined) => {
+            let mut cmd = Command::new(&confined.program);
+            // Nothing reaches the launcher itself: the server's variables are set inside.
+            cmd.args(&confined.args).env_clear().current_dir(&cwd);
+            (cmd, confined.inherit, Some(confined.keep))
+        }
+        None => {
+            let mut cmd = Command::new(command);
+            cmd.args(args)
+                .env_clear()
+                .envs(vars.iter().map(|(k, v)| (k, v)))
+                .current_dir(&cwd);
+            (cmd, None, None)
+        }
+    };
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     #[cfg(unix)]
     cmd.process_group(0);
-    let mut child = cmd
-        .spawn()
+    let mut child = spawn_inheriting(&mut cmd, inherit)
         .map_err(|e| format!("`{command}` could not be started: {e}"))?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -128,10 +160,25 @@ pub fn spawn(
             broken: broken.clone(),
             started: false,
             stderr: tail.clone(),
+            _keep: keep,
         },
         stderr: tail,
         broken,
     })
+}
+
+/// Spawn `cmd`, the child inheriting `inherit` under its own number. Spawns that hand over a
+/// descriptor are serialised process-wide (with the host's jobs), and the descriptor is
+/// closed right after, so no other child inherits it.
+fn spawn_inheriting(cmd: &mut Command, inherit: Option<OwnedFd>) -> std::io::Result<Child> {
+    let Some(fd) = inherit else {
+        return cmd.spawn();
+    };
+    let _one = reasonix_core::spawn::inheriting_spawn();
+    rustix::io::fcntl_setfd(&fd, rustix::io::FdFlags::empty())?;
+    let child = cmd.spawn();
+    drop(fd);
+    child
 }
 
 /// Kills the server's whole process group when the connection goes.

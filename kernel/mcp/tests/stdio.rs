@@ -49,6 +49,7 @@ fn stdio_spec(name: &str, command: &str, args: &[&str]) -> ServerSpec {
         enabled: true,
         concurrency: None,
         trust_read_only_hints: false,
+        sandbox_off_requested: false,
         origin: Origin {
             file: PathBuf::from("/home/user/.reasonix/mcp.json"),
             kind: SourceKind::UserMcpJson,

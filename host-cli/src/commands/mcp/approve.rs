@@ -51,11 +51,21 @@ pub fn trust() -> Outcome {
             outln!("      (will not start: {})", shown(&e.to_string()));
         }
     }
+    // The workspace files those commands execute, pinned by content: a change to one (an
+    // edit, a pull) withdraws the approval as a change to the file itself does (ADR 0026).
+    let pinned = file.pins(&workspace, &super::lookup(&workspace));
+    for pin in &pinned {
+        outln!(
+            "  runs {} (sha256 {}), pinned: a change to it asks again",
+            shown(&pin.path),
+            pin.sha256.get(..12).unwrap_or(&pin.sha256)
+        );
+    }
     // The content shown above, not whatever the file holds a moment later.
     let sha = file
         .loaded_sha256()
         .ok_or_else(|| Failure::usage(anyhow!("there is no {} to approve", shown(&shown_path))))?;
-    let changed = store.approve_mcp_content(&workspace, sha.to_string());
+    let changed = store.approve_mcp_content(&workspace, sha.to_string(), pinned);
     if changed {
         store.save(&paths.home).map_err(Failure::runtime)?;
         outln!(

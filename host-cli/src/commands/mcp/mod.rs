@@ -97,12 +97,14 @@ fn save_edit(paths: &Paths, workspace: &Path, scope: Scope, file: &McpFile) -> R
         Scope::Project => {
             let mut store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
             // Approved as read (not as the file may hold by now), and re-approved as written.
+            let pinned = file.pins(workspace, &lookup(workspace));
             let was_approved = file
                 .loaded_sha256()
-                .is_some_and(|sha| store.mcp_content_approved(workspace, sha));
+                .is_some_and(|sha| store.mcp_content_approved(workspace, sha, &pinned));
             file.save(false).map_err(Failure::runtime)?;
             if was_approved {
-                store.approve_mcp_content(workspace, file.text_sha256());
+                let pinned = file.pins(workspace, &lookup(workspace));
+                store.approve_mcp_content(workspace, file.text_sha256(), pinned);
                 store.save(&paths.home).map_err(Failure::runtime)?;
                 outln!(
                     "{} stays approved with this change (see `reasonix mcp untrust`)",

@@ -36,8 +36,11 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
     }
     let store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
     // Approval of the `.mcp.json` bytes the inventory read, not of a later read of the file.
-    let mcp_json =
-        store.check_mcp_content(&workspace, inventory.project_mcp_json_sha256.as_deref());
+    let mcp_json = store.check_mcp_content(
+        &workspace,
+        inventory.project_mcp_json_sha256.as_deref(),
+        &inventory.project_mcp_json_pins,
+    );
     // The merged config gives the `[tools]` MCP timeouts and honours `--trust-workspace`; a
     // config that does not load is reported by the commands that need it, not here.
     let config = crate::context::load_config(&paths, &workspace).ok();
@@ -64,6 +67,15 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
     }
     options.project_mcp_json_approved = mcp_json == TrustCheck::Trusted;
     options.project_toml_trusted = toml_trusted;
+    // Project servers probed here are confined as in a session, even when the config does
+    // not load (then with the defaults).
+    let defaults = reasonix_agent::config::Config::default();
+    let for_sandbox = config.as_ref().unwrap_or(&defaults);
+    options.confine = Some(crate::mcp::sandbox::confinement(
+        &paths,
+        for_sandbox,
+        &workspace,
+    ));
     let probes = status::probe(specs, options);
     Ok(Report {
         inventory,

@@ -393,12 +393,13 @@ fn answer_question(app: &mut App, answer: Answer) {
     }
     if answer == Answer::Always {
         let cx = &app.actions.prepared.cx;
-        let (home, sha) = (
+        let (home, sha, pinned) = (
             cx.paths.home.clone(),
             cx.config.project_mcp_json_sha256.clone(),
+            cx.config.project_mcp_json_pins.clone(),
         );
         let workspace = app.actions.workspace.clone();
-        match remember_approval(&home, &workspace, sha) {
+        match remember_approval(&home, &workspace, sha, pinned) {
             Ok(text) => app.notice(&text),
             Err(e) => app.error(&format!("approved for this session only: {e}")),
         }
@@ -413,17 +414,19 @@ fn answer_question(app: &mut App, answer: Answer) {
 }
 
 /// Record the approval of `<workspace>/.mcp.json` in the trust store: the bytes read when the
-/// session started (the servers the user was shown), not whatever the file holds now.
+/// session started (the servers the user was shown) and the files they execute as pinned
+/// then, not whatever the files hold now.
 fn remember_approval(
     home: &std::path::Path,
     workspace: &std::path::Path,
     sha: Option<String>,
+    pinned: Vec<reasonix_agent::config::PinnedFile>,
 ) -> Result<String, String> {
     let Some(sha) = sha else {
         return Err("the project has no .mcp.json to remember".into());
     };
     let mut store = TrustStore::load(home).map_err(|e| e.to_string())?;
-    store.approve_mcp_content(workspace, sha);
+    store.approve_mcp_content(workspace, sha, pinned);
     store.save(home).map_err(|e| e.to_string())?;
     Ok(format!(
         "approved {} for later sessions (`reasonix mcp untrust` withdraws it)",

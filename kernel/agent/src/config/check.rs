@@ -21,6 +21,7 @@ const TOP: &[&str] = &[
     "agent",
     "permissions",
     "plugins",
+    "mcp",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
 /// not inspected; [`check`] names them in the file's `ignored:` warning.

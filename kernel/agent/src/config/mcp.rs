@@ -85,6 +85,10 @@ pub struct ServerSpec {
     /// under `ask`). Honoured only from the user's own files: a project file cannot declare its
     /// server's tools harmless.
     pub trust_read_only_hints: bool,
+    /// `"sandbox": false` as written in the entry. Never honoured: only the user's
+    /// `[mcp.<server>] sandbox = false` lets a project server run unconfined; a project entry
+    /// saying so gets a warning (ADR 0026).
+    pub sandbox_off_requested: bool,
     pub origin: Origin,
 }
 
@@ -184,6 +188,8 @@ struct RawEntry {
     concurrency: Option<Concurrency>,
     #[serde(default)]
     trust_read_only_hints: Option<bool>,
+    #[serde(default)]
+    sandbox: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -387,6 +393,7 @@ fn spec(
         concurrency: raw.concurrency,
         trust_read_only_hints: raw.trust_read_only_hints.unwrap_or(false)
             && !origin.kind.is_project(),
+        sandbox_off_requested: raw.sandbox == Some(false),
         origin: origin.clone(),
     })
 }
@@ -746,6 +753,7 @@ auto_start = false
             enabled: true,
             concurrency: None,
             trust_read_only_hints: false,
+            sandbox_off_requested: false,
             origin: Origin {
                 file: PathBuf::from("f"),
                 kind,

@@ -210,6 +210,21 @@ impl McpFile {
         Ok(())
     }
 
+    /// The workspace files this file's stdio servers execute, pinned now (ADR 0026): what an
+    /// approval of the file records beside its sha256.
+    pub fn pins(
+        &self,
+        workspace: &Path,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Vec<super::PinnedFile> {
+        let specs: Vec<ServerSpec> = self
+            .specs(SourceKind::ProjectMcpJson, lookup)
+            .into_iter()
+            .filter_map(|(_, _, spec)| spec.ok())
+            .collect();
+        super::pins::pin(workspace, &super::pins::server_files(workspace, &specs))
+    }
+
     /// Each entry parsed as Reasonix will start it, one result per entry (a broken entry does
     /// not hide the others).
     pub fn specs(
@@ -369,6 +384,8 @@ pub struct Inventory {
     /// sha256 of the project `.mcp.json` as read for `servers`: approvals are checked against
     /// these bytes, not a later read of the file.
     pub project_mcp_json_sha256: Option<String>,
+    /// The workspace files the project `.mcp.json` servers execute, pinned as read (ADR 0026).
+    pub project_mcp_json_pins: Vec<super::PinnedFile>,
 }
 
 impl Inventory {
@@ -404,6 +421,12 @@ pub fn inventory(
             SourceKind::ProjectMcpJson => {
                 json_entries(&path, kind, lookup).map(|(sha, entries)| {
                     inventory.project_mcp_json_sha256 = sha;
+                    let specs: Vec<ServerSpec> = entries
+                        .iter()
+                        .filter_map(|s| s.spec.as_ref().ok().cloned())
+                        .collect();
+                    inventory.project_mcp_json_pins =
+                        super::pins::pin(workspace, &super::pins::server_files(workspace, &specs));
                     entries
                 })
             }

@@ -11,16 +11,19 @@ mod compaction_keys;
 pub mod duration;
 pub mod mcp;
 pub mod mcp_files;
+pub mod pins;
 pub mod settings_json;
 mod settings_sources;
 #[cfg(test)]
 mod tests;
 mod trust;
 
+pub use pins::PinnedFile;
 pub use settings_sources::{HookEntry, SettingsSource, settings_files};
 pub use trust::{
     McpApproval, PROJECT_MCP_JSON, PROJECT_SETTINGS, ProjectTrust, TRUST_FILE, TrustCheck,
-    TrustStore, TrustedWorkspace, mcp_json_sha256, settings_sha256,
+    TrustStore, TrustedWorkspace, mcp_json_sha256, project_hook_files, project_mcp_pins,
+    settings_sha256,
 };
 
 pub use reasonix_core::settings::{
@@ -192,6 +195,17 @@ struct ConfigFile {
     permissions: PermissionsFile,
     /// `[[plugins]]`: the original's MCP servers (parsed by [`mcp::from_plugins_toml`]).
     plugins: Vec<toml::Value>,
+    /// `[mcp.<server>]`: the user's settings for one MCP server (honoured from the user file
+    /// only).
+    mcp: BTreeMap<String, McpServerFile>,
+}
+
+/// `[mcp.<server>]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct McpServerFile {
+    /// `false`: a project server of this name runs outside the OS sandbox (ADR 0026).
+    sandbox: Option<bool>,
 }
 
 /// One file, checked: its settings, the resolved `system_prompt_file`, and its warnings.
@@ -239,6 +253,16 @@ pub struct Config {
     /// sha256 of the project `.mcp.json` exactly as it was read for `mcp_servers`: an approval
     /// is checked and recorded against these bytes, never against a later read of the file.
     pub project_mcp_json_sha256: Option<String>,
+    /// The workspace files the project `.mcp.json` servers execute, pinned when read for
+    /// `mcp_servers` (ADR 0026): the approval must name these very files and contents.
+    pub project_mcp_json_pins: Vec<PinnedFile>,
+    /// Workspace files that project configuration executes (the scripts of project MCP
+    /// servers and hooks, trusted or not), real paths: protected for the session, as the
+    /// configuration files are (a tool write to one asks in every posture but bypass).
+    pub executed_files: Vec<PathBuf>,
+    /// Project MCP servers the user lets run outside the OS sandbox (`[mcp.<server>] sandbox =
+    /// false` in `<home>/config.toml`; never from a project file).
+    pub mcp_unconfined: Vec<String>,
 }
 
 impl Config {
@@ -272,6 +296,11 @@ impl Config {
         let user = paths.user_config();
         if let Some(text) = read_text(&user)? {
             let mut parsed = parse_file(&user, &text)?;
+            for (name, settings) in std::mem::take(&mut parsed.file.mcp) {
+                if settings.sandbox == Some(false) {
+                    config.mcp_unconfined.push(name);
+                }
+            }
             config.add_plugins(
                 &user,
                 &mut parsed,
@@ -296,6 +325,13 @@ impl Config {
                 TrustCheck::Unknown | TrustCheck::Changed => ProjectTrust::Untrusted,
             };
             let mut parsed = parse_file(&project, &text)?;
+            for name in std::mem::take(&mut parsed.file.mcp).into_keys() {
+                parsed.warnings.push(format!(
+                    "{}: [mcp.{name}] is ignored: only your own {} can let an MCP server run outside the OS sandbox, never a project file",
+                    project.display(),
+                    paths.user_config().display()
+                ));
+            }
             config.add_plugins(
                 &project,
                 &mut parsed,
@@ -333,6 +369,8 @@ impl Config {
         let project_mcp = project_dir.join(".mcp.json");
         if let Some(text) = read_text(&project_mcp)? {
             config.project_mcp_json_sha256 = Some(reasonix_core::sha256_hex(text.as_bytes()));
+            let files = pins::mcp_json_files(project_dir, &project_mcp, &text, &lookup);
+            config.project_mcp_json_pins = pins::pin(project_dir, &files);
             config.add_mcp_json(
                 &project_mcp,
                 &text,
@@ -341,8 +379,18 @@ impl Config {
                 &mut servers,
             );
         }
+        let project_servers: Vec<mcp::ServerSpec> = servers
+            .iter()
+            .filter(|s| s.origin.kind.is_project())
+            .cloned()
+            .collect();
         config.mcp_servers = mcp::merge(servers);
         settings_sources::apply(&mut config, paths, project_dir, trust_for_this_run)?;
+        config
+            .executed_files
+            .extend(pins::server_files(project_dir, &project_servers));
+        config.executed_files.sort();
+        config.executed_files.dedup();
         Ok(config)
     }
 
@@ -567,6 +615,7 @@ impl Config {
             deny: rules("deny", &p.deny)?,
             session: Vec::new(),
             allow_dynamic_bash: p.allow_dynamic_bash.unwrap_or(false),
+            protected: self.executed_files.clone(),
         })
     }
 
@@ -663,6 +712,7 @@ impl Config {
             known_secrets: Vec::new(),
             user_instruction_dirs: Vec::new(),
             untrusted_project: self.plugins_without_untrusted_project.clone(),
+            executed_files: self.executed_files.clone(),
         }
     }
 }

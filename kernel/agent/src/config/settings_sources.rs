@@ -149,19 +149,67 @@ pub(super) fn apply(
         } else {
             true
         };
-        merge(config, &path, project, trusted, toml_mode, doc);
+        let pinned = if project && trusted && !trust_for_this_run {
+            let store = TrustStore::load(&paths.home).unwrap_or_default();
+            Some(store.hook_pins(project_dir).to_vec())
+        } else {
+            None
+        };
+        let scope = Scope {
+            project_dir,
+            project,
+            trusted,
+            pinned: pinned.as_deref(),
+        };
+        merge(config, &path, &scope, toml_mode, doc);
     }
     Ok(())
 }
 
-fn merge(
-    config: &mut Config,
-    path: &Path,
+/// Where a settings file sits and what its hooks may run.
+struct Scope<'a> {
+    project_dir: &'a Path,
     project: bool,
     trusted: bool,
-    toml_mode: bool,
-    doc: SettingsDoc,
-) {
+    /// For a project file trusted through `<home>/trust.json`: the hook files pinned then.
+    /// A hook runs only while every workspace file it executes is among them, unchanged.
+    pinned: Option<&'a [super::PinnedFile]>,
+}
+
+impl Scope<'_> {
+    /// Whether a hook of this file with `command` (in `cwd`) runs: a warning naming the
+    /// script when its pin no longer holds.
+    fn hook_runs(&self, config: &mut Config, command: &str, cwd: Option<&str>, at: &str) -> bool {
+        if !self.project {
+            return self.trusted;
+        }
+        let files = super::pins::hook_files(self.project_dir, cwd, command);
+        config.executed_files.extend(files.iter().cloned());
+        if !self.trusted {
+            return false;
+        }
+        let Some(pinned) = self.pinned else {
+            return true;
+        };
+        let now = super::pins::pin(self.project_dir, &files);
+        let changed: Vec<String> = now
+            .iter()
+            .filter(|pin| !pinned.contains(pin))
+            .map(|pin| pin.path.clone())
+            .collect();
+        if changed.is_empty() {
+            return true;
+        }
+        config.file_warnings.push(format!(
+            "{at}: this hook does not run: {} changed since you trusted this workspace (or was not pinned then); review it, then run `reasonix trust` again",
+            changed.join(", ")
+        ));
+        false
+    }
+}
+
+fn merge(config: &mut Config, path: &Path, place: &Scope<'_>, toml_mode: bool, doc: SettingsDoc) {
+    let (project, trusted) = (place.project, place.trusted);
     let scope = if project { "project" } else { "user" };
     let file = path.display().to_string();
     config.file_warnings.extend(doc.warnings);
@@ -185,6 +233,8 @@ fn merge(
         ));
     }
     for hook in doc.hooks {
+        let source = format!("{file}:{}", hook.line);
+        let trusted = place.hook_runs(config, &hook.command, hook.cwd.as_deref(), &source);
         config.hooks.push(HookEntry {
             event: hook.event,
             matcher: hook.matcher,
@@ -194,7 +244,7 @@ fn merge(
             cwd: hook.cwd,
             env: hook.env,
             description: hook.description,
-            source: format!("{file}:{}", hook.line),
+            source,
             scope,
             trusted,
         });
@@ -292,11 +342,16 @@ mod tests {
 
     fn apply_doc(config: &mut Config, project: bool, trusted: bool, text: &str) {
         let toml_mode = config.permissions.mode.is_some();
+        let place = Scope {
+            project_dir: Path::new("/p"),
+            project,
+            trusted,
+            pinned: None,
+        };
         merge(
             config,
             Path::new("/p/.claude/settings.json"),
-            project,
-            trusted,
+            &place,
             toml_mode,
             doc(text),
         );

@@ -8,6 +8,7 @@
 //! the project file the user trusted) or for one run with `--trust-workspace`. See
 //! docs/SECURITY.md and ADR 0011.
 
+use super::pins::{self, PinnedFile};
 use super::{ConfigFile, PermissionsFile, check};
 use crate::config::ShellSandbox;
 use crate::error::StateError;
@@ -54,6 +55,11 @@ pub struct TrustedWorkspace {
     /// while these files are the ones the user trusted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings_sha256: Option<String>,
+    /// The workspace files the project hooks execute when trusted (ADR 0026): a hook whose
+    /// script is not among them with this content does not run. Absent in files written
+    /// before: then a hook that runs a workspace file does not run until trusted again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hook_files: Vec<PinnedFile>,
 }
 
 /// `<home>/trust.json`: workspaces the user trusts, each with the project file it trusted.
@@ -79,6 +85,11 @@ pub struct McpApproval {
     pub path: PathBuf,
     /// sha256 of the `.mcp.json` the user approved.
     pub mcp_json_sha256: String,
+    /// The workspace files its stdio servers execute, pinned when approved (ADR 0026): the
+    /// approval holds only while they are these. Absent in files written before: then it
+    /// holds only while the servers execute no workspace file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<PinnedFile>,
 }
 
 impl TrustStore {
@@ -164,6 +175,7 @@ impl TrustStore {
         let entry = TrustedWorkspace {
             config_sha256: config_sha256(&path),
             settings_sha256: settings_sha256(&path),
+            hook_files: pins::pin(&path, &project_hook_files(&path)),
             path,
         };
         if self.workspaces.contains(&entry) {
@@ -174,6 +186,15 @@ impl TrustStore {
         self.workspaces.push(entry);
         self.workspaces.sort_by(|a, b| a.path.cmp(&b.path));
         true
+    }
+
+    /// The hook files pinned when `workspace` was trusted (empty when it is not listed).
+    pub fn hook_pins(&self, workspace: &Path) -> &[PinnedFile] {
+        let workspace = real_path(workspace);
+        self.workspaces
+            .iter()
+            .find(|w| w.path == workspace)
+            .map_or(&[], |w| w.hook_files.as_slice())
     }
 
     /// Remove `dir`; `false` when it was not listed.
@@ -189,21 +210,49 @@ impl TrustStore {
     /// content (or the file is gone); `Unknown` when this workspace was never approved.
     pub fn check_mcp(&self, workspace: &Path) -> TrustCheck {
         let workspace = real_path(workspace);
-        let sha = mcp_json_sha256(&workspace);
-        self.check_mcp_content(&workspace, sha.as_deref())
+        let text = std::fs::read(workspace.join(PROJECT_MCP_JSON)).ok();
+        let sha = text.as_deref().map(reasonix_core::sha256_hex);
+        let pinned = project_mcp_pins(&workspace, text.as_deref());
+        self.check_mcp_content(&workspace, sha.as_deref(), &pinned)
     }
 
     /// [`check_mcp`](Self::check_mcp) for `.mcp.json` bytes already read (their sha256,
-    /// `None` without a file), so the answer is about the content the caller acts on.
-    pub fn check_mcp_content(&self, workspace: &Path, mcp_json_sha256: Option<&str>) -> TrustCheck {
+    /// `None` without a file), so the answer is about the content the caller acts on, and the
+    /// workspace files its servers execute as the caller pinned them ([`pins::pin`]).
+    pub fn check_mcp_content(
+        &self,
+        workspace: &Path,
+        mcp_json_sha256: Option<&str>,
+        pinned: &[PinnedFile],
+    ) -> TrustCheck {
         let workspace = real_path(workspace);
         match self.mcp_approvals.iter().find(|a| a.path == workspace) {
             None => TrustCheck::Unknown,
-            Some(approval) if Some(approval.mcp_json_sha256.as_str()) == mcp_json_sha256 => {
+            Some(approval)
+                if Some(approval.mcp_json_sha256.as_str()) == mcp_json_sha256
+                    && approval.pinned == pinned =>
+            {
                 TrustCheck::Trusted
             }
             Some(_) => TrustCheck::Changed,
         }
+    }
+
+    /// Why the approval of `workspace`'s `.mcp.json` (with this content) no longer holds
+    /// although the file is the one approved: the executed files that changed, one phrase
+    /// each. Empty when there is no approval, the file itself changed, or nothing did.
+    pub fn mcp_pin_changes(
+        &self,
+        workspace: &Path,
+        mcp_json_sha256: &str,
+        pinned: &[PinnedFile],
+    ) -> Vec<String> {
+        let workspace = real_path(workspace);
+        self.mcp_approvals
+            .iter()
+            .find(|a| a.path == workspace && a.mcp_json_sha256 == mcp_json_sha256)
+            .map(|a| pins::changes(&a.pinned, pinned))
+            .unwrap_or_default()
     }
 
     /// Whether the servers of `<workspace>/.mcp.json` may start: the user approved this very
@@ -216,19 +265,26 @@ impl TrustStore {
     /// approved. Without the file there is nothing to approve (`Err` with its path).
     pub fn approve_mcp(&mut self, workspace: &Path) -> Result<bool, PathBuf> {
         let path = real_path(workspace);
-        match mcp_json_sha256(&path) {
-            Some(sha) => Ok(self.approve_mcp_content(&path, sha)),
-            None => Err(path.join(PROJECT_MCP_JSON)),
-        }
+        let Ok(text) = std::fs::read(path.join(PROJECT_MCP_JSON)) else {
+            return Err(path.join(PROJECT_MCP_JSON));
+        };
+        let pinned = project_mcp_pins(&path, Some(&text));
+        Ok(self.approve_mcp_content(&path, reasonix_core::sha256_hex(&text), pinned))
     }
 
     /// Approve the `.mcp.json` content with this sha256 (the bytes the user was shown, or the
-    /// bytes just written, not whatever the file holds a moment later); `false` when exactly
-    /// that was already approved.
-    pub fn approve_mcp_content(&mut self, workspace: &Path, mcp_json_sha256: String) -> bool {
+    /// bytes just written, not whatever the file holds a moment later) and the workspace files
+    /// its servers execute as pinned then; `false` when exactly that was already approved.
+    pub fn approve_mcp_content(
+        &mut self,
+        workspace: &Path,
+        mcp_json_sha256: String,
+        pinned: Vec<PinnedFile>,
+    ) -> bool {
         let approval = McpApproval {
             path: real_path(workspace),
             mcp_json_sha256,
+            pinned,
         };
         if self.mcp_approvals.contains(&approval) {
             return false;
@@ -240,12 +296,15 @@ impl TrustStore {
         true
     }
 
-    /// Whether the `.mcp.json` content with this sha256 is the approved one of `workspace`.
-    pub fn mcp_content_approved(&self, workspace: &Path, mcp_json_sha256: &str) -> bool {
-        let workspace = real_path(workspace);
-        self.mcp_approvals
-            .iter()
-            .any(|a| a.path == workspace && a.mcp_json_sha256 == mcp_json_sha256)
+    /// Whether the `.mcp.json` content with this sha256, its servers executing these pinned
+    /// files, is the approved one of `workspace`.
+    pub fn mcp_content_approved(
+        &self,
+        workspace: &Path,
+        mcp_json_sha256: &str,
+        pinned: &[PinnedFile],
+    ) -> bool {
+        self.check_mcp_content(workspace, Some(mcp_json_sha256), pinned) == TrustCheck::Trusted
     }
 
     /// Withdraw the approval of `<workspace>/.mcp.json`; `false` when there was none.
@@ -259,6 +318,38 @@ impl TrustStore {
 
 /// A project's MCP server file (Claude Code's convention), relative to the workspace.
 pub const PROJECT_MCP_JSON: &str = ".mcp.json";
+
+/// The workspace files the servers of a project `.mcp.json` (these bytes; `None` without a
+/// file) execute, pinned ([`pins`]). `${VAR}` expands as for a session.
+pub fn project_mcp_pins(workspace: &Path, text: Option<&[u8]>) -> Vec<PinnedFile> {
+    let Some(text) = text.and_then(|t| std::str::from_utf8(t).ok()) else {
+        return Vec::new();
+    };
+    let lookup = super::mcp_lookup(workspace);
+    let file = workspace.join(PROJECT_MCP_JSON);
+    pins::pin(
+        workspace,
+        &pins::mcp_json_files(workspace, &file, text, &lookup),
+    )
+}
+
+/// The workspace files the hooks of the project settings files execute (the files read now;
+/// one that does not parse runs no hook).
+pub fn project_hook_files(workspace: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = PROJECT_SETTINGS
+        .iter()
+        .filter_map(|name| {
+            let path = workspace.join(name);
+            let text = std::fs::read_to_string(&path).ok()?;
+            super::settings_json::parse(&path, &text).ok()
+        })
+        .flat_map(|doc| doc.hooks)
+        .flat_map(|hook| pins::hook_files(workspace, hook.cwd.as_deref(), &hook.command))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
 
 /// sha256 of `<dir>/.mcp.json`, `None` when there is none (or it cannot be read).
 pub fn mcp_json_sha256(dir: &Path) -> Option<String> {
@@ -717,9 +808,9 @@ mod tests {
         let shown = br#"{"mcpServers": {"a": {"command": "x"}}}"#;
         std::fs::write(ws.path().join(PROJECT_MCP_JSON), b"{\"swapped\": 1}").unwrap();
         let mut store = TrustStore::default();
-        assert!(store.approve_mcp_content(ws.path(), reasonix_core::sha256_hex(shown)));
+        assert!(store.approve_mcp_content(ws.path(), reasonix_core::sha256_hex(shown), Vec::new()));
         assert!(!store.mcp_approved(ws.path()));
-        assert!(store.mcp_content_approved(ws.path(), &reasonix_core::sha256_hex(shown)));
+        assert!(store.mcp_content_approved(ws.path(), &reasonix_core::sha256_hex(shown), &[]));
         std::fs::write(ws.path().join(PROJECT_MCP_JSON), shown).unwrap();
         assert!(store.mcp_approved(ws.path()));
     }

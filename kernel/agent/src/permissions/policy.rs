@@ -6,7 +6,7 @@ use super::rule::{Rule, RuleError, ToolKind, Use};
 use super::shell;
 use reasonix_core::origin::Origin;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What the rules say about one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +111,9 @@ pub struct Policy {
     /// Let grants cover commands that build code at run time (`[permissions]
     /// allow_dynamic_bash`).
     pub allow_dynamic_bash: bool,
+    /// Workspace files the project configuration executes (MCP server and hook scripts,
+    /// absolute): protected like the configuration files themselves (ADR 0026).
+    pub protected: Vec<PathBuf>,
 }
 
 /// Parse rule texts, naming the list and position of a bad one.
@@ -147,7 +150,8 @@ impl Policy {
             return verdict(Decision::Deny, "deny", rule);
         }
         if call.kind == ToolKind::FileWriter
-            && let Some(path) = super::protected::protected_target(call.args, call.workspace)
+            && let Some(path) =
+                super::protected::protected_target(call.args, call.workspace, &self.protected)
         {
             return Verdict {
                 decision: Decision::Ask,
@@ -275,7 +279,7 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
         ),
         Source::Protected { path } => {
             return format!(
-                "Permission needed: `{}` was not run because `{path}` is a configuration file of this workspace (it can change what Reasonix and other tools run), and every write to one needs the user's explicit approval, which this headless run cannot ask for. Do not try to change it another way; tell the user what you wanted to change. They can make the change themselves, or rerun with `--permission-mode bypassPermissions`.",
+                "Permission needed: `{}` was not run because `{path}` is a configuration file of this workspace or a script its configuration runs (either can change what Reasonix and other tools run), and every write to one needs the user's explicit approval, which this headless run cannot ask for. Do not try to change it another way; tell the user what you wanted to change. They can make the change themselves, or rerun with `--permission-mode bypassPermissions`.",
                 call.tool
             );
         }

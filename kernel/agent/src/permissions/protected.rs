@@ -3,8 +3,14 @@
 //! MCP servers), so a tool write to one always needs an explicit approval — no `allow` rule,
 //! session grant, `acceptEdits` or `auto` posture covers it; only `bypassPermissions` does.
 //!
+//! Besides the fixed list, the workspace files the project configuration executes (a project
+//! MCP server's `tool_server.py`, a hook's `.claude/hooks/fmt.sh`: see ADR 0026) are protected
+//! for the session, passed in as `executed`.
+//!
 //! Unlike the rest of the policy this looks at the filesystem: a path is judged by where it
-//! really leads, so `notes.md -> reasonix.toml` is a write to `reasonix.toml`.
+//! really leads, so `notes.md -> reasonix.toml` is a write to `reasonix.toml`. Names are
+//! compared case-folded: on a case-insensitive disk (macOS, Windows) `Reasonix.toml` is
+//! `reasonix.toml`, and on a case-sensitive one asking about it costs one question.
 
 use crate::sandbox::{normalize, protected_paths};
 use serde_json::Value;
@@ -15,33 +21,44 @@ fn is_path_key(key: &str) -> bool {
     key == "path" || key.ends_with("_path")
 }
 
-/// The first path among the call's path arguments that is protected, lies inside a protected
-/// path, or is a directory that holds one, as the model wrote it.
-pub fn protected_target(args: &Value, workspace: &Path) -> Option<String> {
+/// The first path among the call's path arguments that is protected (a configuration path,
+/// or one of the `executed` files), lies inside a protected path, or is a directory that
+/// holds one, as the model wrote it.
+pub fn protected_target(args: &Value, workspace: &Path, executed: &[PathBuf]) -> Option<String> {
     let object = args.as_object()?;
+    let workspace_unfolded = workspace;
     let workspace_real = std::fs::canonicalize(workspace).unwrap_or_else(|_| normalize(workspace));
     let protected: Vec<PathBuf> = protected_paths(&workspace_real)
         .into_iter()
         .chain(protected_paths(&normalize(workspace)))
+        .chain(executed.iter().map(|p| normalize(p)))
+        .map(|p| fold(&p))
         .collect();
+    let workspace_real = fold(&workspace_real);
+    let workspace = fold(workspace);
     object
         .iter()
         .filter(|(key, _)| is_path_key(key))
         .filter_map(|(_, value)| value.as_str())
         .find(|text| {
-            let lexical = normalize(&workspace.join(text));
+            let lexical = normalize(&workspace_unfolded.join(text));
             let real = real_path(&lexical);
-            [lexical, real].iter().any(|p| {
+            [fold(&lexical), fold(&real)].iter().any(|p| {
                 protected.iter().any(|root| {
                     // Inside a protected path, or a directory holding one (moving a directory
                     // to `.claude` creates `.claude/settings.json`); the workspace itself is
                     // no writer's target.
                     p.starts_with(root)
-                        || (root.starts_with(p) && *p != workspace_real && p != workspace)
+                        || (root.starts_with(p) && *p != workspace_real && *p != workspace)
                 })
             })
         })
         .map(str::to_string)
+}
+
+/// `path` case-folded, for comparing names as a case-insensitive disk does.
+fn fold(path: &Path) -> PathBuf {
+    PathBuf::from(path.to_string_lossy().to_lowercase())
 }
 
 /// `path` with every symlink along it replaced by its target (dangling ones included, since a
@@ -112,11 +129,34 @@ mod tests {
             ),
             (json!({"path": "."}), false),
             (json!({"path": "src/reasonix.toml"}), false),
+            // Case-folded, as a case-insensitive disk reads them.
+            (json!({"path": "Reasonix.toml"}), true),
+            (json!({"path": ".MCP.json"}), true),
+            (json!({"path": ".Claude/Settings.json"}), true),
             (json!({"content": "reasonix.toml"}), false),
         ] {
-            assert_eq!(protected_target(&args, ws).is_some(), hit, "{args}");
+            assert_eq!(protected_target(&args, ws, &[]).is_some(), hit, "{args}");
         }
+        // The files the project configuration executes, given for the session.
+        std::fs::write(ws.join("tool_server.py"), "x").unwrap();
+        std::os::unix::fs::symlink("tool_server.py", ws.join("alias.py")).unwrap();
+        let executed = [ws.join("tool_server.py")];
+        for (path, hit) in [
+            ("tool_server.py", true),
+            ("./Tool_Server.py", true),
+            ("alias.py", true),
+            ("other.py", false),
+        ] {
+            let args = json!({ "path": path });
+            assert_eq!(
+                protected_target(&args, ws, &executed).is_some(),
+                hit,
+                "{path}"
+            );
+            assert!(protected_target(&args, ws, &[]).is_none() || path != "other.py");
+        }
+        assert!(protected_target(&json!({"path": "tool_server.py"}), ws, &[]).is_none());
         let abs = ws.join("reasonix.toml").display().to_string();
-        assert!(protected_target(&json!({ "path": abs }), ws).is_some());
+        assert!(protected_target(&json!({ "path": abs }), ws, &[]).is_some());
     }
 }

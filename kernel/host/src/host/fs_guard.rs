@@ -178,7 +178,11 @@ impl Plan {
         }
         let protected = if protected_read_only {
             let workspace = real_path(&policy.workspace);
-            crate::sandbox::protected_paths(&workspace)
+            let mut protected = crate::sandbox::protected_paths(&workspace);
+            protected.extend(policy.protected.iter().map(|p| real_path(p)));
+            protected.sort();
+            protected.dedup();
+            protected
         } else {
             Vec::new()
         };

@@ -213,6 +213,65 @@ pub fn args(
     args
 }
 
+/// Arguments for `bwrap` running a project's stdio MCP server (ADR 0026): the layout of a
+/// read-only plugin's job (the workspace and everything else read-only, Reasonix's own
+/// directories and the `forbid_read` paths masked, `temp` writable), and besides the user's
+/// home directory `home` hidden under an empty tmpfs (no `~/.ssh`, no `~/.aws`, no
+/// `<home>/.env`) with the workspace and the `toolchains` inside it bound back read-only.
+#[allow(clippy::too_many_arguments)]
+pub fn server_args(
+    policy: &SandboxPolicy,
+    temp: &Path,
+    home: Option<&Path>,
+    toolchains: &[PathBuf],
+    cwd: &Path,
+    env_fd: RawFd,
+    program: &str,
+    program_args: &[String],
+) -> Vec<OsString> {
+    let layout = Layout::resolve(policy, temp, false);
+    let home = home
+        .and_then(|h| std::fs::canonicalize(h).ok())
+        .filter(|h| h.is_dir() && h.parent().is_some());
+    let workspace = std::fs::canonicalize(&policy.workspace).ok();
+    let mut args = base_args(policy.network);
+    if let Some(home) = &home {
+        args.extend(["--tmpfs".into(), home.into()]);
+        for dir in toolchains.iter().filter(|d| d.starts_with(home)) {
+            args.extend(["--ro-bind".into(), dir.into(), dir.into()]);
+        }
+    }
+    for path in &layout.writable {
+        args.extend(["--bind".into(), path.into(), path.into()]);
+    }
+    if let (Some(home), Some(workspace)) = (&home, &workspace)
+        && workspace.starts_with(home)
+    {
+        args.extend(["--ro-bind".into(), workspace.into(), workspace.into()]);
+    }
+    for path in &layout.read_only {
+        args.extend(["--ro-bind".into(), path.into(), path.into()]);
+    }
+    let visible = |path: &Path| {
+        home.as_ref().is_none_or(|h| !path.starts_with(h))
+            || workspace.as_ref().is_some_and(|w| path.starts_with(w))
+            || toolchains.iter().any(|t| path.starts_with(t))
+            || layout.writable.iter().any(|w| path.starts_with(w))
+    };
+    for path in layout.masked.iter().filter(|p| visible(p)) {
+        if path.is_dir() {
+            args.extend(["--tmpfs".into(), path.into()]);
+            args.extend(["--remount-ro".into(), path.into()]);
+        } else {
+            args.extend(["--ro-bind".into(), "/dev/null".into(), path.into()]);
+        }
+    }
+    args.extend(["--args".into(), env_fd.to_string().into()]);
+    args.extend(["--chdir".into(), cwd.into(), "--".into(), program.into()]);
+    args.extend(program_args.iter().map(OsString::from));
+    args
+}
+
 /// An unnamed file holding `--setenv NAME VALUE` for every variable of `env`, NUL-separated
 /// (what `bwrap --args FD` reads), positioned at its start; close-on-exec.
 pub fn env_file(env: &JobEnv) -> std::io::Result<OwnedFd> {

@@ -14,8 +14,10 @@ mod bwrap;
 mod jobs;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
+mod server;
 
 pub use jobs::OUTPUT_KEEP_BYTES;
+pub use server::{ConfinedServer, ServerLaunch, confine_server};
 
 /// Whether the OS sandbox works here (`reasonix doctor`); `Err` says why not.
 pub fn os_sandbox_check() -> Result<(), String> {
@@ -225,7 +227,12 @@ impl ProcessHost {
                         .spawn(move || {
                             for request in receiver {
                                 let mut command = request.command;
-                                // Spawns are serial here, so no other job inherits it.
+                                // Spawns are serial here, and with every other spawn
+                                // that hands over a descriptor, so no other child inherits it.
+                                let _one = request
+                                    .inherit
+                                    .is_some()
+                                    .then(reasonix_core::spawn::inheriting_spawn);
                                 let inheritable = match &request.inherit {
                                     Some(fd) => {
                                         rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())
@@ -240,6 +247,7 @@ impl ProcessHost {
                                 // descriptor before replying.
                                 drop(command);
                                 drop(request.inherit);
+                                drop(_one);
                                 if let Err(mpsc::SendError(Ok(mut child))) =
                                     request.reply.send(child)
                                 {
