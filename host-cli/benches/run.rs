@@ -3,7 +3,8 @@
 //! `wait4`'s rusage), and the time from spawning the process to the mock receiving its first
 //! request.
 //!
-//! Turns: `read_file` → `write_file` → `ls` (or `bash` in the second row) → the answer, with
+//! Turns: `read_file` → `write_file` → `ls` (or `bash` in the second row) → the answer (in the
+//! third row streamed in 2000 deltas, each passing `frontend.event`), with
 //! `--yolo` so nothing is refused. Every run uses a warm compiled-artifact cache (one warm-up
 //! run first) and a fresh session.
 //!
@@ -34,7 +35,37 @@ struct Sample {
     first_request: Duration,
 }
 
-fn script(mock: &MockLlm, with_bash: bool) {
+/// Deltas of the long answer: every streamed piece passes `frontend.event` when an
+/// interceptor listens there (the built-in redactor does).
+const LONG_ANSWER_DELTAS: usize = 2000;
+
+/// Which script a run follows.
+#[derive(Clone, Copy)]
+enum Turns {
+    /// read, write, ls, a one-line answer.
+    Ls,
+    /// read, write, bash, a one-line answer.
+    Bash,
+    /// read, write, ls, an answer streamed in [`LONG_ANSWER_DELTAS`] pieces.
+    LongAnswer,
+}
+
+fn script(mock: &MockLlm, turns: Turns) {
+    let with_bash = matches!(turns, Turns::Bash);
+    let long: Vec<String> = (0..LONG_ANSWER_DELTAS)
+        .map(|i| {
+            if i % 40 == 39 {
+                "line.\n".to_string()
+            } else {
+                format!("word{i} ")
+            }
+        })
+        .collect();
+    let long: Vec<&str> = long.iter().map(String::as_str).collect();
+    let answer = match turns {
+        Turns::LongAnswer => Reply::text(&long),
+        _ => Reply::text(&["Wrote upper.txt."]),
+    };
     let third = if with_bash {
         Reply::tool_calls(&[("c3", "bash", r#"{"command":"wc -c < upper.txt"}"#)], 1)
     } else {
@@ -51,7 +82,7 @@ fn script(mock: &MockLlm, with_bash: bool) {
             1,
         ),
         third,
-        Reply::text(&["Wrote upper.txt."]),
+        answer,
     ]);
 }
 
@@ -107,12 +138,12 @@ impl Bench {
 
     // The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
     #[allow(clippy::zombie_processes)]
-    fn once(&self, variant: &Variant, with_bash: bool) -> Sample {
+    fn once(&self, variant: &Variant, turns: Turns) -> Sample {
         self.select(variant);
         let ws = self.path("workspace");
         std::fs::write(ws.join("notes.txt"), "hello bench\n").unwrap();
         let _ = std::fs::remove_file(ws.join("upper.txt"));
-        script(&self.mock, with_bash);
+        script(&self.mock, turns);
         let seen = self.mock.requests().len();
         let out = std::fs::File::create(self.path("stdout")).unwrap();
         let err = std::fs::File::create(self.path("stderr")).unwrap();
@@ -197,19 +228,20 @@ fn main() {
     let variants = variants();
     // Warm-up: compiles each binary's built-ins into the artifact cache.
     for variant in &variants {
-        bench.once(variant, false);
-        bench.once(variant, true);
+        bench.once(variant, Turns::Ls);
+        bench.once(variant, Turns::Bash);
     }
     println!("| run | variant | measurement | median | max |");
     println!("|---|---|---|---|---|");
-    for (label, with_bash) in [
-        ("read, write, ls, answer", false),
-        ("read, write, bash, answer", true),
+    for (label, turns) in [
+        ("read, write, ls, answer", Turns::Ls),
+        ("read, write, bash, answer", Turns::Bash),
+        ("read, write, ls, 2000-delta answer", Turns::LongAnswer),
     ] {
         let mut samples: Vec<Vec<Sample>> = variants.iter().map(|_| Vec::new()).collect();
         for _ in 0..RUNS {
             for (variant, out) in variants.iter().zip(samples.iter_mut()) {
-                out.push(bench.once(variant, with_bash));
+                out.push(bench.once(variant, turns));
             }
         }
         for (variant, out) in variants.iter().zip(&samples) {

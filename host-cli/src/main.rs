@@ -242,6 +242,11 @@ fn with_print_shorthand(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
 }
 
 fn main() -> ExitCode {
+    // Before anything is started: keys the user exported must not be readable from
+    // /proc/<pid>/environ by the programs Reasonix runs with the user's rights.
+    if let Err(e) = reasonix_host::host::process::keep_environment_private() {
+        errln!("warning: {e}");
+    }
     let cli = Cli::parse_from(with_print_shorthand(std::env::args_os().collect()));
     context::trust_workspace_for_this_run(cli.trust_workspace);
     mcp::trust_mcp_for_this_run(cli.trust_mcp);

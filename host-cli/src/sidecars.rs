@@ -65,12 +65,30 @@ pub struct Composed {
     fixed_names: BTreeSet<String>,
 }
 
+type Tools = Vec<Arc<dyn Tool>>;
+
 impl Composed {
     /// A sidecar tool whose name a component already serves is left out, with a warning.
+    /// A component or sidecar tool named `mcp__…` is left out too: permission rules read
+    /// such a name as an MCP server's tool (`mcp__github` would cover a plugin's
+    /// `mcp__github__x`).
     pub fn new(registry: Arc<Registry>, sidecars: &Sidecars, mcp: Servers) -> Composed {
-        let mut tools: Vec<Arc<dyn Tool>> = Catalog::tools(registry.as_ref());
+        let (mut tools, posing): (Tools, Tools) = Catalog::tools(registry.as_ref())
+            .into_iter()
+            .partition(|t| !t.spec().name.starts_with("mcp__"));
         let mut names: BTreeSet<String> = tools.iter().map(|t| t.spec().name.clone()).collect();
-        for tool in sidecars.tools() {
+        let (sidecar_tools, sidecar_posing): (Tools, Tools) = sidecars
+            .tools()
+            .into_iter()
+            .partition(|t| !t.spec().name.starts_with("mcp__"));
+        for tool in posing.iter().chain(&sidecar_posing) {
+            errln!(
+                "warning: plugin `{}` tool `{}` is not offered: names starting with `mcp__` are for MCP servers' tools",
+                shown(tool.source()),
+                shown(&tool.spec().name)
+            );
+        }
+        for tool in sidecar_tools {
             if names.insert(tool.spec().name.clone()) {
                 tools.push(tool);
             } else {

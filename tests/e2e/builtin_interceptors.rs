@@ -325,3 +325,94 @@ fn a_key_in_the_answer_is_redacted_in_what_the_user_is_shown() {
     // The session keeps the model's words as they were.
     assert!(s.transcript().contains(FAKE_KEY));
 }
+
+/// What the user is shown of the streamed answer passes the redactor too (issue #32 item 6),
+/// in lines, so a key split across two deltas is still found: the text output, and the
+/// `result` of `--output-format json`.
+#[test]
+fn a_key_streamed_in_pieces_is_redacted_in_the_text_output_and_the_result() {
+    let (head, tail) = FAKE_KEY.split_at(12);
+    for format in ["text", "json"] {
+        let s = Setup::new("");
+        s.mock.enqueue(Reply::text(&[
+            "The key is ",
+            head,
+            &format!("{tail}, keep it safe.\nNothing else."),
+        ]));
+        let ws = s.env.workspace();
+        let out = s
+            .env
+            .command(&[
+                "run",
+                "--dir",
+                ws.to_str().unwrap(),
+                "--output-format",
+                format,
+                "what is the key?",
+            ])
+            .env("HOME", &s.user_home)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let shown = support::stdout(&out) + &stderr(&out);
+        assert!(!shown.contains(FAKE_KEY), "{format}: {shown}");
+        assert!(!shown.contains(tail), "{format}: half the key: {shown}");
+        assert!(
+            shown.contains("The key is [REDACTED], keep it safe.")
+                && shown.contains("Nothing else."),
+            "{format}: {shown}"
+        );
+    }
+}
+
+/// The transcript keeps the original of a result an interceptor replaced, for the user to
+/// read (`raw_content`): that is something the user is shown, so the redactor sees it first,
+/// and a key in a file the model read is in neither the transcript nor an export.
+#[test]
+fn a_replaced_results_original_is_kept_redacted_and_exported_redacted() {
+    let s = Setup::new("");
+    let ws = s.env.workspace();
+    write(&ws.join("config.txt"), &format!("api = {FAKE_KEY}\n"));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "read_file", r#"{"path":"config.txt"}"#)], 1),
+        Reply::text(&["done"]),
+    ]);
+    let out = s
+        .env
+        .command(&[
+            "run",
+            "--dir",
+            ws.to_str().unwrap(),
+            "--output-format",
+            "json",
+            "read config.txt",
+        ])
+        .env("HOME", &s.user_home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(s.result(1, "c1").contains("[REDACTED]"));
+    let transcript = s.transcript();
+    assert!(transcript.contains("read_file"), "no transcript found");
+    assert!(!transcript.contains(FAKE_KEY), "{transcript}");
+    let result: Value = serde_json::from_str(support::stdout(&out).trim()).unwrap();
+    let session = result["session_id"].as_str().unwrap();
+    let export = s
+        .env
+        .command(&[
+            "sessions",
+            "export",
+            session,
+            "--format",
+            "jsonl",
+            "--dir",
+            ws.to_str().unwrap(),
+        ])
+        .env("HOME", &s.user_home)
+        .output()
+        .unwrap();
+    assert_eq!(export.status.code(), Some(0), "{}", stderr(&export));
+    let exported = support::stdout(&export);
+    assert!(exported.contains("config.txt"), "{exported}");
+    assert!(!exported.contains(FAKE_KEY), "{exported}");
+}

@@ -997,3 +997,82 @@ fn an_untrusted_project_tomls_server_is_named_not_started() {
         "an untrusted project's server was started"
     );
 }
+
+/// Two servers' tools never share a name (issue #32 item 4): server `x__y`'s tool `z` would be
+/// `mcp__x__y__z` like server `x`'s tool `y__z`, and a rule `mcp__x` would cover both. A server
+/// name with `__` is refused, naming why; two tools of one server that come out the same are
+/// both left out; two entries of one file with the same name are both refused.
+#[test]
+fn mcp_names_never_collide() {
+    let Some((fault, x_args)) = mcp::fault_server("named", &["y__z,a.b,a_b,plain"]) else {
+        return;
+    };
+    let Some((_, xy_args)) = mcp::fault_server("named", &["z"]) else {
+        return;
+    };
+    let s = Setup::new();
+    s.user_plugins(&format!(
+        "{}{}",
+        mcp::plugin_stdio("x", &fault, &x_args, ""),
+        mcp::plugin_stdio("x__y", &fault, &xy_args, "")
+    ));
+    let twice = format!(
+        r#"{{"mcpServers": {{"d": {{"command": "{fault}", "args": ["a"]}}, "d": {{"command": "{fault}", "args": ["b"]}}}}}}"#
+    );
+    std::fs::write(s.env.home().join("mcp.json"), twice).unwrap();
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__x__y__z", "{}")], 1),
+        Reply::text(&["done"]),
+    ]);
+    let out = s.run(&["--allowed-tools", "mcp__x", "call it"]);
+    assert_success(&out);
+    let names = tool_names(&s.request(0));
+    let mcp_names: Vec<&String> = names.iter().filter(|n| n.starts_with("mcp__")).collect();
+    assert_eq!(
+        mcp_names,
+        ["mcp__x__plain", "mcp__x__y__z"],
+        "offered: {names:?}"
+    );
+    // The one tool of that name is server `x`'s, and the rule `mcp__x` covered it.
+    assert_eq!(tool_result(&s.request(1), "c1"), "called y__z");
+    let err = stderr(&out);
+    for said in [
+        "cannot contain `__`",
+        "would all be named `mcp__x__a_b`",
+        "2 entries of this file name the server `d`",
+    ] {
+        assert!(err.contains(said), "no word `{said}` in: {err}");
+    }
+}
+
+/// A stdio line that does not end (issue #32 item 5): the call it answers fails once the line
+/// passes the 16 MiB limit for one message, not at the call timeout, and the server's next
+/// answer is read normally.
+#[test]
+fn a_line_past_the_frame_limit_fails_its_call_at_the_limit() {
+    let Some((fault, args)) = mcp::fault_server("endless-line", &["20"]) else {
+        return;
+    };
+    let s = Setup::new();
+    // A call timeout the test would hit, were the line read to its end.
+    s.user_plugins(&mcp::plugin_stdio(
+        "endless",
+        &fault,
+        &args,
+        "call_timeout_seconds = 90\n",
+    ));
+    s.mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__endless__endless", "{}")], 1),
+        Reply::tool_calls(&[("c2", "mcp__endless__after", "{}")], 2),
+        Reply::text(&["done"]),
+    ]);
+    let out = s.run(&["--allowed-tools", "mcp__endless", "call it"]);
+    assert_success(&out);
+    let first = tool_result(&s.request(1), "c1");
+    assert!(
+        first.contains("larger than the 16 MiB limit"),
+        "the oversized answer did not fail at the limit: {}",
+        first.chars().take(300).collect::<String>()
+    );
+    assert_eq!(tool_result(&s.request(2), "c2"), "after");
+}

@@ -317,3 +317,106 @@ fn a_trusted_hooks_script_is_pinned_and_stops_running_when_changed() {
         stderr(&out)
     );
 }
+
+/// A server of the user's own files runs with the user's rights, but Reasonix's environment
+/// is not among what it can read (issue #32 item 7): a key the user exported stays out of
+/// `/proc/<reasonix>/environ` for programs of the same user. Run as an unprivileged user,
+/// since root reads any process's environment.
+#[test]
+#[allow(clippy::disallowed_macros)] // the skip note, fixed text
+fn a_users_server_cannot_read_the_key_from_reasonixs_environment() {
+    const NOBODY: u32 = 65534;
+    let env = Env::new();
+    let probe = r#"if tr '\0' '\n' < /proc/$PPID/environ 2>/dev/null | grep -q EXPORTED_PROVIDER_KEY; then echo "environ: readable" >&2; else echo "environ: hidden" >&2; fi
+echo probe-ran >&2
+exit 3"#;
+    std::fs::write(
+        env.home().join("mcp.json"),
+        json!({"mcpServers": {"probe": {"command": "sh", "args": ["-c", probe]}}}).to_string(),
+    )
+    .unwrap();
+    let cache = env.root.path().join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut owned = vec![env.root.path().to_path_buf()];
+    while let Some(dir) = owned.pop() {
+        if std::os::unix::fs::chown(&dir, Some(NOBODY), Some(NOBODY)).is_err() {
+            eprintln!("note: skipped, cannot hand the test's files to an unprivileged user");
+            return;
+        }
+        if dir.is_dir() {
+            owned.extend(std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    let reasonix = env!("CARGO_BIN_EXE_reasonix");
+    let out = std::process::Command::new("setpriv")
+        .args([
+            "--reuid",
+            &NOBODY.to_string(),
+            "--regid",
+            &NOBODY.to_string(),
+            "--clear-groups",
+            reasonix,
+            "mcp",
+            "get",
+            "probe",
+            "--json",
+        ])
+        .current_dir(env.project())
+        .env_clear()
+        .env("REASONIX_HOME", env.home())
+        .env("HOME", env.user_home())
+        .env("REASONIX_CACHE_HOME", &cache)
+        .env("PATH", "/usr/bin:/bin")
+        .env("EXPORTED_PROVIDER_KEY", "sk-exported-by-the-user")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let said = report["status"]["stderr"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("probe-ran"),
+        "the probe did not run: {report} {}",
+        stderr(&out)
+    );
+    assert!(said.contains("environ: hidden"), "{said}");
+}
+
+/// A server of the user's own files runs with the user's rights, unless the user puts it in
+/// the OS sandbox too (`[mcp.<server>] sandbox = true`): then it reads neither the home nor
+/// Reasonix's credentials.
+#[test]
+fn a_users_own_server_runs_confined_when_the_user_asks() {
+    let env = Env::new();
+    let secret = env.user_home().join(".ssh/id_ed25519");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, "PRIVATE KEY").unwrap();
+    std::fs::write(env.home().join(".env"), "SOME_API_KEY=sk-secret\n").unwrap();
+    let script = env.root.path().join("probe.sh");
+    std::fs::write(&script, PROBE).unwrap();
+    std::fs::write(
+        env.home().join("mcp.json"),
+        json!({"mcpServers": {"probe": {"command": "sh", "args": [script], "env": {
+            "SECRET": secret,
+            "CREDENTIALS": env.home().join(".env"),
+            "REASONIX_WORKSPACE_ROOT": project(&env),
+        }}}})
+        .to_string(),
+    )
+    .unwrap();
+    let report = probe_report(&env);
+    assert!(
+        report.contains("read secret: yes\nread credentials: yes\nwrite workspace: yes\n"),
+        "{report}"
+    );
+    std::fs::remove_file(project(&env).join("written")).unwrap();
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[mcp.probe]\nsandbox = true\n",
+    )
+    .unwrap();
+    let report = probe_report(&env);
+    assert!(
+        report.contains("read secret: no\nread credentials: no\nwrite workspace: no\n"),
+        "{report}"
+    );
+}

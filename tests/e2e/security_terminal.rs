@@ -490,3 +490,26 @@ trait EnvExt {
     /// Any program with the test's Reasonix environment.
     fn plain_command(&self, program: &str) -> Command;
 }
+
+/// A grant of the variable that holds a provider's key is a grant of the key: the install
+/// question says so (issue #32 item 7).
+#[test]
+fn the_install_question_says_when_a_variable_holds_a_provider_key() {
+    let env = Env::new();
+    std::fs::write(
+        env.home().join("config.toml"),
+        "[[providers]]\nname = \"mine\"\nkind = \"openai\"\nbase_url = \"https://api.example.com/v1\"\nmodel = \"m\"\napi_key_env = \"ENV_PLACEHOLDER_AAAAAAAAAAAAAAAA\"\n",
+    )
+    .unwrap();
+    let out = install(&env, &fixture("hostile_term"), &["--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(
+        text.contains("  ! ENV_PLACEHOLDER_AAAAAAAAAAAAAAAA holds the API key of provider `mine`"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("HOSTILE_TERM_TOKEN holds"),
+        "a variable no provider reads was called a key: {text}"
+    );
+}

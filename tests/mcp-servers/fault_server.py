@@ -14,6 +14,10 @@ Modes:
                       `wrong_shape` with a response whose `content` is not a list
   list-changed        tool `switch` answers, then sends notifications/tools/list_changed, and
                       `tools/list` offers `after_switch` instead of `before_switch` from then on
+  named NAMES         tools with these comma-separated names; each answers `called <name>`
+  endless-line MB     tool `endless` starts an answer and writes MB megabytes of it without
+                      ending the line until the client sends something else; tool `after`
+                      answers `after`
   cancel-log FILE     tool `wait` appends `started <id>` to FILE and waits (up to 120 s) for a
                       notifications/cancelled naming it, then appends `cancelled <id> <reason>`
                       and never answers (as the protocol asks)
@@ -36,6 +40,7 @@ out_lock = threading.Lock()
 flooded = 0
 switched = False
 cancelled = {}  # request id -> threading.Event
+line_may_end = threading.Event()
 
 
 def log(line):
@@ -78,6 +83,10 @@ def tools():
         ]
     if MODE == "cancel-log":
         return [tool("wait", "Waits until the call is cancelled.")]
+    if MODE == "named":
+        return [tool(name, "Named " + name + ".") for name in ARG.split(",") if name]
+    if MODE == "endless-line":
+        return [tool("endless", "Answers with a line that does not end."), tool("after", "Answers.")]
     if MODE == "list-changed":
         name = "after_switch" if switched else "before_switch"
         return [tool("switch", "Changes the tool list."), tool(name, "Present " + name.replace("_", " ") + ".")]
@@ -119,6 +128,21 @@ def call(request_id, name, arguments):
         send_raw("this is {not json at all\n")
     elif MODE == "malformed" and name == "wrong_shape":
         send({"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list", "isError": "maybe"}})
+    elif MODE == "named" and name in ARG.split(","):
+        text_result(request_id, "called " + name)
+    elif MODE == "endless-line" and name == "endless":
+        chunk = "x" * (1024 * 1024)
+        with out_lock:
+            sys.stdout.write('{"jsonrpc": "2.0", "id": %s, "result": {"content": [{"type": "text", "text": "' % json.dumps(request_id))
+            for _ in range(int(ARG)):
+                sys.stdout.write(chunk)
+            sys.stdout.flush()
+            # The line ends only once the client said something else (its next request).
+            line_may_end.wait(120)
+            sys.stdout.write('"}], "isError": false}}\n')
+            sys.stdout.flush()
+    elif MODE == "endless-line" and name == "after":
+        text_result(request_id, "after")
     elif MODE == "cancel-log" and name == "wait":
         event = cancelled.setdefault(json.dumps(request_id), threading.Event())
         log(f"started {json.dumps(request_id)}")
@@ -183,7 +207,10 @@ def main():
     for line in sys.stdin:
         line = line.strip()
         if line:
-            handle(json.loads(line))
+            message = json.loads(line)
+            if MODE == "endless-line" and message.get("method") == "tools/call":
+                line_may_end.set()
+            handle(message)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ use reasonix_host::component::{LoadedPlugin, Origin};
 use reasonix_host::index::{IndexEntry, PluginIndex};
 use reasonix_host::install::{self, Grant, InstallError};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
 
 /// `reasonix plugin install`.
@@ -163,6 +164,7 @@ fn install_from(
         &Grant::requested_by(info),
         current.as_ref().map(entry_grant).as_ref(),
         grant,
+        &provider_key_variables(&cx.config),
     )?;
     let entry = install::commit(&cx.paths, &checked, granted).map_err(install_failure)?;
     let verb = match &current {
@@ -223,6 +225,7 @@ fn decide_grant(
     requested: &Grant,
     current: Option<&Grant>,
     args: &GrantArgs,
+    key_variables: &BTreeMap<String, Vec<String>>,
 ) -> Result<Grant, Failure> {
     if let Some(current) = current
         && !args.yes
@@ -243,6 +246,19 @@ fn decide_grant(
     errln!("plugin `{}` {why}:", shown(name));
     for line in requested.describe() {
         errln!("  - {line}");
+    }
+    for variable in &requested.capabilities.env {
+        if let Some(providers) = key_variables.get(variable) {
+            errln!(
+                "  ! {} holds the API key of provider {}: with it the plugin could send that key to any host it may connect to",
+                shown(variable),
+                providers
+                    .iter()
+                    .map(|p| format!("`{}`", shown(p)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
     if args.yes {
         return Ok(requested.clone());
@@ -273,6 +289,32 @@ fn decide_grant(
     Err(Failure::usage(anyhow::anyhow!(
         "cannot ask for the grant: stdin is not a terminal; pass --yes to grant everything `{name}` requests, or --grant CAP for each capability to grant (workspace=read|read-write, network=PATTERN, env=NAME, process, memory_mib=MiB, call_timeout_ms=MS)"
     )))
+}
+
+/// The variables that hold a provider's API key (the configured providers' and the presets'
+/// `api_key_env`), each with the providers that read it: a grant of one is a grant of a key.
+fn provider_key_variables(
+    config: &reasonix_agent::config::Config,
+) -> BTreeMap<String, Vec<String>> {
+    let mut variables: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut add = |variable: &str, provider: &str| {
+        let providers = variables.entry(variable.to_string()).or_default();
+        if !providers.iter().any(|p| p == provider) {
+            providers.push(provider.to_string());
+        }
+    };
+    // A config whose providers do not resolve still has the presets' variables.
+    for provider in reasonix_agent::providers::resolve_providers(config).unwrap_or_default() {
+        if let Some(variable) = &provider.api_key_env {
+            add(variable, &provider.name);
+        }
+    }
+    for preset in reasonix_agent::providers::presets() {
+        if let Some(variable) = &preset.api_key_env {
+            add(variable, &preset.id);
+        }
+    }
+    variables
 }
 
 /// The requested capabilities and limits, in words, that `granted` leaves out.

@@ -100,6 +100,9 @@ fn mcp_json_approved(cx: &Context, workspace: &Path) -> bool {
 
 /// Print one warning per server that failed to start (with the end of its stderr).
 pub fn report_failures(servers: &Servers) {
+    for conflict in servers.name_conflicts() {
+        errln!("warning: MCP: {}", shown(&conflict));
+    }
     for status in servers.statuses() {
         if let ServerState::Failed { reason, stderr } = &status.state {
             errln!(

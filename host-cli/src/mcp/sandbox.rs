@@ -1,8 +1,9 @@
 //! Project stdio MCP servers run in the OS sandbox (ADR 0026): whoever can change the
 //! repository chose their command, and an approval covers what runs, not what it may reach.
-//! Servers of the user's own files run as configured. Only the user can let a project server
-//! run unconfined (`[mcp.<server>] sandbox = false` in `<home>/config.toml`); an entry of a
-//! project file asking for it is ignored with a warning.
+//! Servers of the user's own files run as configured, or confined too when the user asks
+//! (`[mcp.<server>] sandbox = true`). Only the user can let a project server run unconfined
+//! (`[mcp.<server>] sandbox = false` in `<home>/config.toml`); an entry of a project file
+//! asking for it is ignored with a warning.
 
 use crate::term::errln;
 use reasonix_agent::config::Config;
@@ -19,6 +20,7 @@ struct ProjectSandbox {
     policy: SandboxPolicy,
     home: Option<PathBuf>,
     unconfined: Vec<String>,
+    confined: Vec<String>,
     user_config: PathBuf,
 }
 
@@ -52,13 +54,20 @@ pub fn confinement(paths: &Paths, config: &Config, workspace: &Path) -> Confinem
             .filter(|h| !h.is_empty())
             .map(PathBuf::from),
         unconfined: config.mcp_unconfined.clone(),
+        confined: config.mcp_confined.clone(),
         user_config: paths.user_config(),
     }))
 }
 
 impl Confine for ProjectSandbox {
     fn confine(&self, spec: &ServerSpec, launch: &Launch<'_>) -> Result<Option<Confined>, String> {
-        if !spec.origin.kind.is_project() || self.unconfined.contains(&spec.name) {
+        let project = spec.origin.kind.is_project();
+        let sandboxed = if project {
+            !self.unconfined.contains(&spec.name)
+        } else {
+            self.confined.contains(&spec.name)
+        };
+        if !sandboxed {
             return Ok(None);
         }
         let confined = confine_server(&ServerLaunch {
@@ -70,6 +79,15 @@ impl Confine for ProjectSandbox {
             args: launch.args,
         })
         .map_err(|reason| {
+            if !project {
+                return format!(
+                    "`[mcp.{}] sandbox = true` in {} asks for the OS sandbox ({}), but {reason}. To get it, {}",
+                    spec.name,
+                    self.user_config.display(),
+                    OS_SANDBOX.0,
+                    OS_SANDBOX.1
+                );
+            }
             format!(
                 "project MCP servers run in the OS sandbox ({}), but {reason}. To get it, {}; or, if you trust this server with your user's rights, let it run unconfined with `[mcp.{}] sandbox = false` in {}",
                 OS_SANDBOX.0,

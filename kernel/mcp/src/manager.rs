@@ -420,26 +420,61 @@ impl Servers {
             .collect()
     }
 
-    /// Every tool of every server that listed its tools, as kernel tools.
+    /// Every tool of every server that listed its tools, as kernel tools. Tools whose names
+    /// come out the same (`a.b` and `a_b` are both `mcp__s__a_b`) are all left out: the model
+    /// could call only one of them by that name, and which one would be a guess (see
+    /// [`Servers::name_conflicts`]).
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.named_tools().0
+    }
+
+    /// Why tools are left out of [`Servers::tools`]: one line per name that several tools
+    /// share, naming them.
+    pub fn name_conflicts(&self) -> Vec<String> {
+        self.named_tools().1
+    }
+
+    fn named_tools(&self) -> (Vec<Arc<dyn Tool>>, Vec<String>) {
         let Some(inner) = &self.inner else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
-        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut by_name: BTreeMap<String, Vec<McpTool>> = BTreeMap::new();
         for server in inner.servers.values() {
             let infos = lock(&server.slot).tools.clone();
             for info in infos {
-                tools.push(Arc::new(McpTool::new(
+                let tool = McpTool::new(
                     Servers {
                         inner: Some(inner.clone()),
                     },
                     server.spec.name.clone(),
                     info,
                     server.spec.trust_read_only_hints,
-                )));
+                );
+                by_name
+                    .entry(tool.spec().name.clone())
+                    .or_default()
+                    .push(tool);
             }
         }
-        tools
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut conflicts = Vec::new();
+        for (name, mut same) in by_name {
+            if same.len() == 1
+                && let Some(tool) = same.pop()
+            {
+                tools.push(Arc::new(tool));
+                continue;
+            }
+            let listed = same
+                .iter()
+                .map(|t| format!("`{}` of server `{}`", t.raw_name(), t.source()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            conflicts.push(format!(
+                "the tools {listed} would all be named `{name}`; none of them is offered"
+            ));
+        }
+        (tools, conflicts)
     }
 
     pub fn prompts(&self) -> Vec<PromptInfo> {

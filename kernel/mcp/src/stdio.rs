@@ -27,7 +27,7 @@ pub type Broken = Arc<Mutex<Option<String>>>;
 
 pub struct StdioTransport {
     stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
-    stdout: BufReader<ChildStdout>,
+    stdout: Frames<BufReader<ChildStdout>>,
     child: ChildGuard,
     broken: Broken,
     /// A message was read: from now on stdout carries only JSON-RPC.
@@ -155,7 +155,7 @@ pub fn spawn(
     Ok(Spawned {
         transport: StdioTransport {
             stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
-            stdout: BufReader::with_capacity(64 * 1024, stdout),
+            stdout: Frames::new(BufReader::with_capacity(64 * 1024, stdout), MAX_FRAME_BYTES),
             child: ChildGuard(child),
             broken: broken.clone(),
             started: false,
@@ -207,44 +207,74 @@ impl Drop for ChildGuard {
 
 enum Frame {
     Line(Vec<u8>),
-    /// Longer than the limit: its first bytes, for the request id.
+    /// Longer than the limit: its first bytes, for the request id. Given as soon as the limit
+    /// is crossed; the rest of the line is skipped by the reads that follow.
     Oversized(Vec<u8>),
     End,
 }
 
 const PREFIX: usize = 4096;
 
-async fn read_frame(reader: &mut BufReader<ChildStdout>, max: usize) -> std::io::Result<Frame> {
-    let mut line = Vec::new();
-    let mut oversized = false;
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(match (oversized, line.is_empty()) {
-                (true, _) => Frame::Oversized(line),
-                (false, true) => Frame::End,
-                (false, false) => Frame::Line(line),
-            });
+/// Newline-delimited frames of a stream, at most `max` bytes each.
+///
+/// Its state lives here, not in the future that reads: the SDK's loop drops a pending
+/// `receive` whenever it has something to send, and a line half read must survive that. An
+/// oversized line is answered the moment it crosses the limit, not at its newline, which a
+/// server need never write: the call it answers fails at once, and the skipping of the rest
+/// goes on in later reads (holding nothing).
+struct Frames<R> {
+    reader: R,
+    max: usize,
+    line: Vec<u8>,
+    /// Inside an oversized line already reported: skip to its newline.
+    skipping: bool,
+}
+
+impl<R: tokio::io::AsyncBufRead + Unpin> Frames<R> {
+    fn new(reader: R, max: usize) -> Frames<R> {
+        Frames {
+            reader,
+            max,
+            line: Vec::new(),
+            skipping: false,
         }
-        let newline = buf.iter().position(|b| *b == b'\n');
-        let chunk = &buf[..newline.unwrap_or(buf.len())];
-        if !oversized {
-            if line.len() + chunk.len() > max {
-                oversized = true;
-                let room = PREFIX.saturating_sub(line.len());
-                line.extend_from_slice(&chunk[..room.min(chunk.len())]);
-            } else {
-                line.extend_from_slice(chunk);
+    }
+
+    /// The next frame. Cancel-safe: what was read stays in `self` when the future is dropped.
+    async fn next(&mut self) -> std::io::Result<Frame> {
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                self.skipping = false;
+                let line = std::mem::take(&mut self.line);
+                return Ok(if line.is_empty() {
+                    Frame::End
+                } else {
+                    Frame::Line(line)
+                });
             }
-        }
-        let used = chunk.len() + usize::from(newline.is_some());
-        reader.consume(used);
-        if newline.is_some() {
-            return Ok(if oversized {
-                Frame::Oversized(line)
-            } else {
-                Frame::Line(line)
-            });
+            let newline = buf.iter().position(|b| *b == b'\n');
+            let chunk = &buf[..newline.unwrap_or(buf.len())];
+            let used = chunk.len() + usize::from(newline.is_some());
+            if self.skipping {
+                self.skipping = newline.is_none();
+                self.reader.consume(used);
+                continue;
+            }
+            if self.line.len() + chunk.len() > self.max {
+                let room = PREFIX.saturating_sub(self.line.len()).min(chunk.len());
+                let mut prefix = std::mem::take(&mut self.line);
+                prefix.truncate(PREFIX);
+                prefix.extend_from_slice(&chunk[..room]);
+                self.skipping = newline.is_none();
+                self.reader.consume(used);
+                return Ok(Frame::Oversized(prefix));
+            }
+            self.line.extend_from_slice(chunk);
+            self.reader.consume(used);
+            if newline.is_some() {
+                return Ok(Frame::Line(std::mem::take(&mut self.line)));
+            }
         }
     }
 }
@@ -299,7 +329,7 @@ impl StdioTransport {
 
     async fn next_message(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
-            let frame = match read_frame(&mut self.stdout, MAX_FRAME_BYTES).await {
+            let frame = match self.stdout.next().await {
                 Ok(frame) => frame,
                 Err(e) => return self.end(format!("reading its stdout failed: {e}")),
             };
@@ -410,6 +440,65 @@ mod tests {
         );
         // An `id` inside the result is not the response's.
         assert_eq!(response_id(br#"{"jsonrpc":"2.0","result":{"id":3"#), None);
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// An oversized line is reported before its end arrives (here: it never does), and a line
+    /// after one that does end is read whole.
+    #[test]
+    fn an_oversized_line_is_reported_at_the_limit_and_skipped_to_its_end() {
+        runtime().block_on(async {
+            let (mut writer, reader) = tokio::io::duplex(1024);
+            let mut frames = Frames::new(BufReader::new(reader), 100);
+            let (reported, wait_for_report) = tokio::sync::oneshot::channel::<()>();
+            let feed = tokio::spawn(async move {
+                writer.write_all(br#"{"id":7,"result":""#).await.unwrap();
+                writer.write_all(&[b'x'; 300]).await.unwrap();
+                // The line stays open until the frame was reported.
+                let _ = wait_for_report.await;
+                writer.write_all(&[b'x'; 300]).await.unwrap();
+                writer.write_all(b"\"}\n{\"id\":8}\n").await.unwrap();
+            });
+            // Bounded only so that a reader waiting for the newline fails instead of hanging.
+            let first = tokio::time::timeout(std::time::Duration::from_secs(30), frames.next())
+                .await
+                .expect("the oversized line was not reported before its end");
+            let Frame::Oversized(prefix) = first.unwrap() else {
+                panic!("not oversized");
+            };
+            reported.send(()).unwrap();
+            assert_eq!(response_id(&prefix), Some(serde_json::json!(7)));
+            let Frame::Line(next) = frames.next().await.unwrap() else {
+                panic!("no next line");
+            };
+            assert_eq!(next, br#"{"id":8}"#);
+            feed.await.unwrap();
+        });
+    }
+
+    /// A read dropped in the middle of a line (the SDK's loop does that whenever it sends)
+    /// loses nothing of it.
+    #[test]
+    fn a_dropped_read_keeps_the_half_read_line() {
+        runtime().block_on(async {
+            let (mut writer, reader) = tokio::io::duplex(1024);
+            let mut frames = Frames::new(BufReader::new(reader), 1 << 20);
+            writer.write_all(br#"{"jsonrpc":"2.0","#).await.unwrap();
+            let early =
+                tokio::time::timeout(std::time::Duration::from_millis(50), frames.next()).await;
+            assert!(early.is_err(), "a frame before the line ended");
+            writer.write_all(b"\"id\":1}\n").await.unwrap();
+            let Frame::Line(line) = frames.next().await.unwrap() else {
+                panic!("no line");
+            };
+            assert_eq!(line, br#"{"jsonrpc":"2.0","id":1}"#);
+        });
     }
 
     proptest! {

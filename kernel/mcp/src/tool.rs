@@ -39,6 +39,13 @@ impl McpTool {
     }
 }
 
+impl McpTool {
+    /// The server's own name for the tool.
+    pub fn raw_name(&self) -> &str {
+        &self.raw_name
+    }
+}
+
 fn failed(code: &str, message: String, retryable: bool) -> CallError {
     CallError::Plugin(PluginError::Other {
         code: code.into(),

@@ -86,10 +86,8 @@ pub fn run(args: ImportArgs) -> Outcome {
 
 /// Why an entry is not imported, or `None` when it is.
 fn why_not(file: &McpFile, name: &str, entry: &Value, force: bool) -> Option<String> {
-    if !mcp_files::valid_server_name(name) {
-        return Some(
-            "the name is not letters, digits, `-` and `_` (rename it in the source first)".into(),
-        );
+    if let Some(problem) = reasonix_agent::config::mcp::server_name_problem(name) {
+        return Some(format!("{problem} (rename it in the source first)"));
     }
     if let Some(kind) = entry.get("type").and_then(Value::as_str)
         && !matches!(

@@ -415,9 +415,15 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> RunOutcome {
         let interceptors = self.interceptors.clone();
-        let mut shown = |event: AgentEvent| frontend::show(&interceptors, event, on_event);
-        let outcome = self.run_task(task, cancel, &mut shown);
-        let _ = self.session_phase(points::SESSION_SAVE, "save", &mut shown);
+        let mut display = frontend::Display::new(&interceptors);
+        let mut outcome = self.run_task(task, cancel, &mut |event| display.show(event, on_event));
+        let _ = self.session_phase(points::SESSION_SAVE, "save", &mut |event| {
+            display.show(event, on_event)
+        });
+        display.flush(on_event);
+        // The result is what a front end prints as the answer (`-p`, the result object).
+        outcome.result =
+            frontend::for_user(&interceptors, "result", "", outcome.result).unwrap_or_default();
         outcome
     }
 

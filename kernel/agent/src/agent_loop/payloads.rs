@@ -356,17 +356,22 @@ impl CompactionComplete {
 }
 
 /// `frontend.event`: something about to be shown to the user. A replacement changes what is
-/// shown (never what the model reads or what is saved); a block hides it.
+/// shown (never what the model reads; of what is saved only the original of a replaced tool
+/// result, which is kept for the user); a block hides it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FrontendEvent {
-    /// `message` (an assistant answer), `tool_result` (what the model read, in the
-    /// transcript), `tool_output` (the finished call's card), `notice` or `permission_denied`.
+    /// `message` (an assistant answer), `message_text` / `reasoning_text` (whole lines of
+    /// the answer / reasoning as it streams), `reasoning` (an answer's reasoning), `result`
+    /// (the run's final answer or error, as printed), `tool_result` (what the model read, in
+    /// the transcript), `raw_result` (the original of a replaced result, kept in the
+    /// transcript; hidden, it is not kept), `tool_output` (the finished call's card), `notice`
+    /// or `permission_denied`.
     pub kind: String,
     pub text: String,
-    /// The tool name (`tool_output`, `permission_denied`), the call id (`tool_result`), else
-    /// empty.
+    /// The tool name (`tool_output`, `permission_denied`), the call id (`tool_result`,
+    /// `raw_result`), else empty.
     pub detail: String,
 }
 

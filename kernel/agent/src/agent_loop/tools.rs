@@ -676,11 +676,16 @@ impl Agent {
                     "an interceptor replaced the result of `{}`",
                     call.name
                 )));
-                let raw = (replaced.result != original.result).then(|| {
-                    let mut raw = original.result;
-                    bound_to(&mut raw, MAX_RAW_BYTES);
-                    raw
-                });
+                // The original is kept for the user to read, so it is what the user may be
+                // shown of it: through `frontend.event` (the redactor), none when hidden.
+                let raw = (replaced.result != original.result)
+                    .then(|| {
+                        let mut raw = original.result;
+                        bound_to(&mut raw, MAX_RAW_BYTES);
+                        super::frontend::for_user(&self.interceptors, "raw_result", &call.id, raw)
+                    })
+                    .flatten()
+                    .filter(|raw| *raw != replaced.result);
                 (replaced.result, replaced.is_error, raw)
             }
             Intercepted::Blocked(stop) => {

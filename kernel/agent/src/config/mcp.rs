@@ -195,7 +195,36 @@ struct RawEntry {
 #[derive(Debug, Deserialize)]
 struct McpJson {
     #[serde(rename = "mcpServers", default)]
-    servers: BTreeMap<String, serde_json::Value>,
+    servers: Entries,
+}
+
+/// The entries of `mcpServers` by name, a name written twice kept twice (a map would silently
+/// keep the last one), sorted by name.
+#[derive(Debug, Default)]
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Entries, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of MCP servers by name")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+                    entries.push(entry);
+                }
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
 }
 
 /// The servers of a Claude Code `mcpServers` file; the first entry that cannot be used fails
@@ -231,19 +260,22 @@ pub fn mcp_json_entries(
         file: file.to_path_buf(),
         kind,
     };
-    Ok(doc
+    let entries = doc
         .servers
+        .0
         .into_iter()
         .map(|(name, value)| {
-            let raw: RawEntry =
-                serde_json::from_value(value).map_err(|e| McpConfigError::Entry {
+            let parsed = serde_json::from_value(value)
+                .map_err(|e| McpConfigError::Entry {
                     file: shown.clone(),
                     server: name.clone(),
                     message: e.to_string(),
-                })?;
-            spec(name, raw, &origin, lookup)
+                })
+                .and_then(|raw: RawEntry| spec(name.clone(), raw, &origin, lookup));
+            (name, parsed)
         })
-        .collect())
+        .collect();
+    Ok(refuse_duplicates(file, entries))
 }
 
 /// A configured number of seconds; `None` for none or 0 (the default applies).
@@ -258,11 +290,32 @@ pub fn from_plugins_toml(
     kind: SourceKind,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<ServerSpec>, McpConfigError> {
-    entries
+    plugins_entries(file, entries, kind, lookup)
+        .into_iter()
+        .collect()
+}
+
+/// Each `[[plugins]]` entry of one file on its own (see [`from_plugins_entry`]), entries that
+/// name the same server refused.
+pub fn plugins_entries(
+    file: &Path,
+    entries: &[toml::Value],
+    kind: SourceKind,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Result<ServerSpec, McpConfigError>> {
+    let parsed = entries
         .iter()
         .enumerate()
-        .map(|(i, entry)| from_plugins_entry(file, i, entry, kind, lookup))
-        .collect()
+        .map(|(i, entry)| {
+            let written = entry
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or_default()
+                .to_string();
+            (written, from_plugins_entry(file, i, entry, kind, lookup))
+        })
+        .collect();
+    refuse_duplicates(file, parsed)
 }
 
 /// Entry `index` (0-based) of a file's `[[plugins]]`.
@@ -299,16 +352,107 @@ pub fn from_plugins_entry(
     spec(name, raw, &origin, lookup)
 }
 
-/// A server name becomes part of tool names (`mcp__<server>__<tool>`): letters, digits, `-`
-/// and `_`; spaces become `_`, as in the original.
-fn server_name(name: &str) -> Option<String> {
+/// The longest server name: `mcp__<server>__` must survive whole in every tool name, which
+/// providers cap at 64 characters (see `reasonix_mcp::names`), with room left for the tool.
+pub const MAX_SERVER_NAME: usize = 40;
+
+/// Why `name` cannot name a server, or `None`. A server name becomes part of tool names
+/// (`mcp__<server>__<tool>`) and rules name servers the same way (`mcp__<server>`), so the
+/// server must be readable back out of a tool name: letters, digits, `-` and `_`, starting
+/// with a letter or digit (the original's convention), never `__` (the separator: server
+/// `x__y`'s tool `z` would read as server `x`'s tool `y__z`) and never ending in `_` (server
+/// `x_`'s tool `y` and server `x`'s tool `_y` would both be `mcp__x___y`).
+pub fn server_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() || name.len() > MAX_SERVER_NAME {
+        return Some(format!(
+            "a server name is 1 to {MAX_SERVER_NAME} characters (it starts every tool name, `mcp__<server>__<tool>`, which providers cap at 64)"
+        ));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Some("a server name is letters, digits, `-` and `_`".into());
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Some("a server name starts with a letter or a digit".into());
+    }
+    if name.contains("__") {
+        return Some(format!(
+            "a server name cannot contain `__`: it separates the server from the tool in `mcp__<server>__<tool>`, so `{name}` would read as server `{}`; use `-` or a single `_`",
+            name.split("__").next().unwrap_or_default()
+        ));
+    }
+    if name.ends_with('_') {
+        return Some(format!(
+            "a server name cannot end with `_`: `mcp__{name}__<tool>` would read as another server's tool"
+        ));
+    }
+    None
+}
+
+/// The server and the tool part of an MCP tool name (`mcp__<server>__<tool>`), as
+/// [`server_name_problem`] makes it unambiguous: the server ends at the first `__`. `None` for
+/// a name that is not one.
+pub fn split_tool_name(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("mcp__")?;
+    let (server, tool) = rest.split_once("__")?;
+    (valid_server_name(server) && !tool.is_empty()).then_some((server, tool))
+}
+
+/// Whether `name` may name a server (see [`server_name_problem`]).
+pub fn valid_server_name(name: &str) -> bool {
+    server_name_problem(name).is_none()
+}
+
+/// The server name an entry's name stands for (spaces become `_`, as in the original), or why
+/// it cannot be one.
+fn server_name(name: &str) -> Result<String, String> {
     let name = name.trim().replace(' ', "_");
-    let valid = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    valid.then_some(name)
+    match server_name_problem(&name) {
+        None => Ok(name),
+        Some(problem) => Err(problem),
+    }
+}
+
+/// Entries of one file that stand for the same server name are all refused, each naming the
+/// others: which one the user meant cannot be told, and starting either would be a guess.
+/// (The same name in several files is the precedence of [`merge`], not a duplicate.)
+fn refuse_duplicates(
+    file: &Path,
+    entries: Vec<(String, Result<ServerSpec, McpConfigError>)>,
+) -> Vec<Result<ServerSpec, McpConfigError>> {
+    let mut spellings: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (written, _) in &entries {
+        if let Ok(name) = server_name(written) {
+            spellings.entry(name).or_default().push(written.clone());
+        }
+    }
+    entries
+        .into_iter()
+        .map(|(written, entry)| {
+            let Some((name, all)) = server_name(&written)
+                .ok()
+                .and_then(|name| spellings.get(&name).map(|all| (name, all)))
+                .filter(|(_, all)| all.len() > 1)
+            else {
+                return entry;
+            };
+            let listed = all
+                .iter()
+                .map(|w| format!("`{w}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Err(McpConfigError::Entry {
+                file: file.display().to_string(),
+                server: written,
+                message: format!(
+                    "{} entries of this file name the server `{name}` ({listed}); rename or remove all but one (none of them is started)",
+                    all.len()
+                ),
+            })
+        })
+        .collect()
 }
 
 fn spec(
@@ -323,9 +467,7 @@ fn spec(
         server: name.clone(),
         message,
     };
-    let server = server_name(&name).ok_or_else(|| {
-        fail("a server name is letters, digits, `-` and `_` (at most 64)".to_string())
-    })?;
+    let server = server_name(&name).map_err(fail)?;
     let x =
         |key: &str, value: &str| expand(value, lookup).map_err(|e| fail(format!("`{key}`: {e}")));
     let kind = raw.kind.as_deref().map(str::to_ascii_lowercase);

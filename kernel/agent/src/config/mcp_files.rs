@@ -55,10 +55,8 @@ pub enum McpFileError {
         file: String,
         source: std::io::Error,
     },
-    #[error(
-        "`{name}` is not a valid MCP server name: use letters, digits, `-` and `_` (at most 64), as it becomes part of tool names (mcp__{name}__<tool>)"
-    )]
-    Name { name: String },
+    #[error("`{name}` is not a valid MCP server name: {reason}")]
+    Name { name: String, reason: String },
     #[error(
         "an MCP server named `{name}` is already in {file}; pass --force to replace it, or `reasonix mcp remove {name}` first"
     )]
@@ -67,15 +65,9 @@ pub enum McpFileError {
     Entry(#[from] McpConfigError),
 }
 
-/// Whether `name` may name a server: letters, digits, `-` and `_`, 1 to 64 of them (what
-/// [`super::mcp`] accepts, without its `space → _` leniency for old files).
-pub fn valid_server_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
+/// Whether `name` may name a server (what [`super::mcp`] accepts, without its `space → _`
+/// leniency for old files).
+pub use super::mcp::valid_server_name;
 
 /// One `mcpServers` file, parsed, with everything in it kept for writing back.
 #[derive(Debug, Clone)]
@@ -149,8 +141,11 @@ impl McpFile {
         entry: Value,
         replace: bool,
     ) -> Result<Option<Value>, McpFileError> {
-        if !valid_server_name(name) {
-            return Err(McpFileError::Name { name: name.into() });
+        if let Some(reason) = super::mcp::server_name_problem(name) {
+            return Err(McpFileError::Name {
+                name: name.into(),
+                reason,
+            });
         }
         check_entry(&self.path, name, &entry)?;
         if self.get(name).is_some() && !replace {
@@ -785,7 +780,8 @@ mod tests {
             prop_assert_eq!(result.is_ok(), valid_server_name(&name));
             prop_assert_eq!(
                 result.is_ok(),
-                !name.is_empty() && name.len() <= 64 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                !name.is_empty() && name.len() <= 40 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                    && name.starts_with(|c: char| c.is_ascii_alphanumeric()) && !name.contains("__") && !name.ends_with('_')
             );
         }
 

@@ -204,7 +204,8 @@ struct ConfigFile {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct McpServerFile {
-    /// `false`: a project server of this name runs outside the OS sandbox (ADR 0026).
+    /// `false`: a project server of this name runs outside the OS sandbox; `true`: a server
+    /// of the user's own files runs in it (ADR 0026).
     sandbox: Option<bool>,
 }
 
@@ -263,6 +264,9 @@ pub struct Config {
     /// Project MCP servers the user lets run outside the OS sandbox (`[mcp.<server>] sandbox =
     /// false` in `<home>/config.toml`; never from a project file).
     pub mcp_unconfined: Vec<String>,
+    /// Servers of the user's own files the user wants in the OS sandbox as a project's are
+    /// (`[mcp.<server>] sandbox = true` in `<home>/config.toml`).
+    pub mcp_confined: Vec<String>,
 }
 
 impl Config {
@@ -297,8 +301,10 @@ impl Config {
         if let Some(text) = read_text(&user)? {
             let mut parsed = parse_file(&user, &text)?;
             for (name, settings) in std::mem::take(&mut parsed.file.mcp) {
-                if settings.sandbox == Some(false) {
-                    config.mcp_unconfined.push(name);
+                match settings.sandbox {
+                    Some(false) => config.mcp_unconfined.push(name),
+                    Some(true) => config.mcp_confined.push(name),
+                    None => {}
                 }
             }
             config.add_plugins(
@@ -430,8 +436,8 @@ impl Config {
         servers: &mut Vec<mcp::ServerSpec>,
     ) {
         let entries = std::mem::take(&mut parsed.file.plugins);
-        for (index, entry) in entries.iter().enumerate() {
-            match mcp::from_plugins_entry(path, index, entry, kind, lookup) {
+        for entry in mcp::plugins_entries(path, &entries, kind, lookup) {
+            match entry {
                 Ok(found) => servers.push(found),
                 Err(e) => parsed
                     .warnings

@@ -16,6 +16,7 @@
 //!   `todo_write`), and `mcp__server` covers all tools of that server.
 
 use super::shell;
+use crate::config::mcp;
 use crate::types::ToolSpec;
 use globset::{GlobBuilder, GlobMatcher};
 use std::fmt;
@@ -78,6 +79,8 @@ enum Family {
     Tool(String),
     /// Every tool of one MCP server (`mcp__server`).
     McpServer(String),
+    /// One tool of one MCP server (`mcp__server__tool`): the server and the tool part.
+    McpTool(String, String),
 }
 
 impl Family {
@@ -88,20 +91,32 @@ impl Family {
             "Read" | "LS" | "Grep" | "Glob" => Family::Kind(ToolKind::FileReader),
             "WebFetch" => Family::Kind(ToolKind::Fetcher),
             other => {
-                let parts: Vec<&str> = other.split("__").collect();
-                if parts.len() == 2 && parts[0] == "mcp" {
-                    return Family::McpServer(format!("{other}__"));
+                if let Some(server) = other
+                    .strip_prefix("mcp__")
+                    .filter(|s| mcp::valid_server_name(s))
+                {
+                    return Family::McpServer(server.to_string());
+                }
+                if let Some((server, tool)) = mcp::split_tool_name(other) {
+                    return Family::McpTool(server.to_string(), tool.to_string());
                 }
                 Family::Tool(other.to_string())
             }
         }
     }
 
+    /// MCP rules are matched on the (server, tool) pair read out of the tool's name, never on
+    /// a prefix of it: `mcp__x` is server `x`'s tools and nothing of a server `x_` or `x__y`.
     fn covers(&self, tool: &str, kind: ToolKind) -> bool {
         match self {
             Family::Kind(k) => *k == kind,
             Family::Tool(name) => name == tool,
-            Family::McpServer(prefix) => tool.starts_with(prefix.as_str()),
+            Family::McpServer(server) => {
+                mcp::split_tool_name(tool).is_some_and(|(s, _)| s == server)
+            }
+            Family::McpTool(server, name) => {
+                mcp::split_tool_name(tool).is_some_and(|(s, t)| s == server && t == name)
+            }
         }
     }
 }
@@ -218,6 +233,7 @@ impl Rule {
     pub fn names_known_tool(&self, tools: &[String]) -> bool {
         match &self.family {
             Family::Kind(_) | Family::McpServer(_) => true,
+            Family::McpTool(..) => tools.iter().any(|t| self.family.covers(t, ToolKind::Other)),
             Family::Tool(name) => tools.iter().any(|t| t == name),
         }
     }
@@ -704,6 +720,25 @@ pub(crate) mod tests {
         ));
         assert!(grant("mcp__github", "mcp__github__close_issue", json!({})));
         assert!(!grant("mcp__github", "mcp__githubx__a", json!({})));
+    }
+
+    /// A server rule covers its server's tools, read as the (server, tool) pair (server names
+    /// never hold `__` nor end with `_`, so the server ends at the first `__`), and a tool rule
+    /// only its own tool.
+    #[test]
+    fn mcp_rules_match_the_server_and_tool_pair() {
+        // Server `x`'s tool `_y`: no server `x_` can exist.
+        assert!(grant("mcp__x", "mcp__x___y", json!({})));
+        assert!(!grant("mcp__x_", "mcp__x___y", json!({})));
+        assert!(!grant("mcp__x__y", "mcp__x__y_z", json!({})));
+        assert!(!grant("mcp__x", "mcp__x__", json!({})));
+        assert!(!grant("mcp__x", "mcp_x__y", json!({})));
+        assert!(grant("mcp__x", "mcp__x__y__z", json!({})));
+        assert!(grant("mcp__x__y__z", "mcp__x__y__z", json!({})));
+        assert!(!grant("mcp__x__y", "mcp__x__y__z", json!({})));
+        let rule = Rule::parse("mcp__x__y").unwrap();
+        assert!(rule.names_known_tool(&["mcp__x__y".to_string()]));
+        assert!(!rule.names_known_tool(&["mcp__x__z".to_string()]));
     }
 
     #[test]

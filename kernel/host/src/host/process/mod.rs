@@ -12,11 +12,13 @@
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod bwrap;
 mod jobs;
+mod private_environ;
 #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
 mod seatbelt;
 mod server;
 
 pub use jobs::OUTPUT_KEEP_BYTES;
+pub use private_environ::keep_environment_private;
 pub use server::{ConfinedServer, ServerLaunch, confine_server};
 
 /// Whether the OS sandbox works here (`reasonix doctor`); `Err` says why not.
