@@ -197,6 +197,13 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         max_output_tokens,
         enabled_tools,
         compaction,
+        mcp_schema_budget: cx
+            .config
+            .tools
+            .mcp_schema_budget
+            .map_or(reasonix_agent::agent_loop::deferred::DEFAULT_BUDGET, |b| {
+                usize::try_from(b).unwrap_or(usize::MAX)
+            }),
     };
     let mut agent = Agent::new(prepared.catalog.clone(), client, config.clone())
         .map_err(|e| Failure::usage(anyhow!("{e}")))?

@@ -120,6 +120,7 @@ impl Setup {
             max_output_tokens: None,
             enabled_tools: None,
             compaction: Default::default(),
+            mcp_schema_budget: reasonix_agent::agent_loop::deferred::DEFAULT_BUDGET,
         }
     }
 

@@ -1076,3 +1076,98 @@ fn a_line_past_the_frame_limit_fails_its_call_at_the_limit() {
     );
     assert_eq!(tool_result(&s.request(2), "c2"), "after");
 }
+
+/// Past `[tools] mcp_schema_budget` (8 KiB by default) the MCP tools are not offered one by
+/// one but through `mcp_tools` (issue #24 §3): the first request stays small however many
+/// servers are connected, a search brings a tool's schema when the model needs it, and a call
+/// through it is judged as the tool it names (an allow rule for that server lets it run, a
+/// deny rule for the tool refuses it).
+#[test]
+fn past_the_schema_budget_mcp_tools_are_reached_through_one_tool() {
+    let Some((command, args)) = mcp::everything_stdio() else {
+        return;
+    };
+    let servers = |n: usize| -> String {
+        (0..n)
+            .map(|i| {
+                mcp::plugin_stdio(
+                    &format!("every{i}"),
+                    &command,
+                    &args,
+                    "startup_timeout_seconds = 60\n",
+                )
+            })
+            .collect()
+    };
+    let mut sizes = Vec::new();
+    for n in [0, 1, 2, 5] {
+        let s = Setup::new();
+        s.user_plugins(&servers(n));
+        s.mock.enqueue(Reply::text(&["ok"]));
+        assert_success(&s.run(&["--yolo", "hi"]));
+        let body = s.request(0);
+        let names = tool_names(&body);
+        let direct = names.iter().filter(|t| t.starts_with("mcp__")).count();
+        match n {
+            0 => assert!(direct == 0 && !names.contains(&"mcp_tools".to_string())),
+            1 => assert!(
+                direct > 5 && !names.contains(&"mcp_tools".to_string()),
+                "{names:?}"
+            ),
+            _ => assert!(
+                direct == 0 && names.contains(&"mcp_tools".to_string()),
+                "{names:?}"
+            ),
+        }
+        sizes.push((n, body["tools"].to_string().len(), body.to_string().len()));
+    }
+    println!("servers, tools bytes, request bytes: {sizes:?}");
+    let tools_bytes = |n: usize| sizes.iter().find(|s| s.0 == n).unwrap().1;
+    // The index of names grows with the servers; their schemas do not ride along.
+    assert!(tools_bytes(5) < tools_bytes(1), "{sizes:?}");
+    assert!(tools_bytes(5) - tools_bytes(0) < 6 * 1024, "{sizes:?}");
+
+    let s = Setup::new();
+    s.user_plugins(&servers(2));
+    s.mock.enqueue_all([
+        Reply::tool_calls(
+            &[("c1", "mcp_tools", r#"{"action":"search","query":"echo"}"#)],
+            1,
+        ),
+        Reply::tool_calls(
+            &[
+                (
+                    "c2",
+                    "mcp_tools",
+                    r#"{"action":"call","name":"mcp__every1__echo","arguments":{"message":"via the index"}}"#,
+                ),
+                (
+                    "c3",
+                    "mcp_tools",
+                    r#"{"action":"call","name":"mcp__every0__echo","arguments":{"message":"denied"}}"#,
+                ),
+            ],
+            2,
+        ),
+        Reply::text(&["done"]),
+    ]);
+    let out = s.run(&[
+        "--allowed-tools",
+        "mcp__every1",
+        "--disallowed-tools",
+        "mcp__every0__echo",
+        "echo something",
+    ]);
+    assert_success(&out);
+    let found = tool_result(&s.request(1), "c1");
+    assert!(
+        found.contains("mcp__every0__echo") && found.contains("\"message\""),
+        "the search did not bring the schema: {found}"
+    );
+    assert_eq!(tool_result(&s.request(2), "c2"), "Echo: via the index");
+    let denied = tool_result(&s.request(2), "c3");
+    assert!(
+        denied.contains("mcp__every0__echo") && !denied.contains("Echo: denied"),
+        "the deny rule did not hold through mcp_tools: {denied}"
+    );
+}

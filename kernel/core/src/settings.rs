@@ -220,6 +220,9 @@ pub struct ToolsSettings {
     pub mcp_startup_timeout_seconds: Option<u64>,
     /// MCP tool calls, for servers without their own `call_timeout_seconds` (default 300).
     pub mcp_call_timeout_seconds: Option<u64>,
+    /// Bytes of MCP tool specs offered to the model directly (default 8192); past it they are
+    /// reached through one `mcp_tools` tool. 0: always through it.
+    pub mcp_schema_budget: Option<u64>,
 }
 
 impl ToolsSettings {

@@ -12,6 +12,7 @@
 mod checkpoints;
 mod compact;
 pub mod cost;
+pub mod deferred;
 mod events;
 mod frontend;
 mod history;
@@ -22,6 +23,7 @@ mod replayed;
 #[cfg(test)]
 mod tests;
 mod tools;
+mod unchanged;
 
 pub use checkpoints::Rewound;
 pub use compact::ASSUMED_WINDOW as ASSUMED_CONTEXT_WINDOW;
@@ -87,6 +89,9 @@ pub struct AgentConfig {
     pub enabled_tools: Option<Vec<String>>,
     /// When to compact, against the model's context window (docs/COMPACTION.md).
     pub compaction: crate::compaction::Ratios,
+    /// Bytes of MCP tool specs offered directly; past it they are reached through one tool
+    /// (`[tools] mcp_schema_budget`, see [`deferred`]).
+    pub mcp_schema_budget: usize,
 }
 
 /// Why an agent could not be set up.
@@ -158,6 +163,7 @@ pub struct RunDeadline {
 fn offered(
     catalog: &dyn Catalog,
     enabled: Option<&[String]>,
+    mcp_schema_budget: usize,
 ) -> (
     Vec<Arc<dyn Tool>>,
     Vec<ToolSpec>,
@@ -173,8 +179,16 @@ fn offered(
             name.starts_with("mcp__") || enabled.is_none_or(|names| names.iter().any(|n| n == name))
         })
         .collect();
+    // Past the budget the MCP tools stay callable (by the proxy's `call`) but are not offered.
+    let proxy = deferred::proxy_for(&tools, mcp_schema_budget);
+    tools.extend(proxy.iter().cloned());
     tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
-    let specs: Vec<ToolSpec> = tools.iter().map(|t| t.spec().clone()).collect();
+    let specs: Vec<ToolSpec> = tools
+        .iter()
+        .map(|t| t.spec())
+        .filter(|s| proxy.is_none() || !deferred::is_deferred(&s.name))
+        .cloned()
+        .collect();
     let classes = tools
         .iter()
         .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
@@ -200,7 +214,11 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Agent, StartError> {
         let tools_revision = registry.tools_revision();
-        let (tools, specs, classes) = offered(registry.as_ref(), config.enabled_tools.as_deref());
+        let (tools, specs, classes) = offered(
+            registry.as_ref(),
+            config.enabled_tools.as_deref(),
+            config.mcp_schema_budget,
+        );
         let interceptors = Arc::new(Interceptors::new(
             registry.interceptors_for(&config.workspace),
         )?);
@@ -241,8 +259,11 @@ impl Agent {
             return;
         }
         self.tools_revision = revision;
-        let (tools, specs, classes) =
-            offered(self.registry.as_ref(), self.config.enabled_tools.as_deref());
+        let (tools, specs, classes) = offered(
+            self.registry.as_ref(),
+            self.config.enabled_tools.as_deref(),
+            self.config.mcp_schema_budget,
+        );
         let names =
             |specs: &[ToolSpec]| -> Vec<String> { specs.iter().map(|s| s.name.clone()).collect() };
         let (old, new) = (names(&self.specs), names(&specs));

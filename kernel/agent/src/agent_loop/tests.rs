@@ -351,6 +351,7 @@ impl Harness {
             max_output_tokens: None,
             enabled_tools: None,
             compaction: Default::default(),
+            mcp_schema_budget: crate::agent_loop::deferred::DEFAULT_BUDGET,
         }
     }
 

@@ -161,6 +161,12 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Result<(), RunStop> {
         let mut stop = None;
+        // A call through the deferred-tools proxy is judged and run as the tool it names.
+        let calls: Vec<ToolCall> = calls
+            .iter()
+            .map(|call| super::deferred::unwrap(call).unwrap_or_else(|| call.clone()))
+            .collect();
+        let calls = calls.as_slice();
         for group in self.groups(calls) {
             let prepared: Vec<Prepared> = group
                 .iter()
@@ -216,10 +222,18 @@ impl Agent {
             let outcomes = self.execute(&group, prepared, cancel, on_event);
             for (call, outcome) in group.iter().zip(outcomes) {
                 let duration_ms = outcome.duration_ms;
-                let (mut output, is_error, raw) = self.after(call, outcome, on_event);
+                let (mut output, is_error, mut raw) = self.after(call, outcome, on_event);
                 bound(&mut output);
                 if let Some(s) = self.guard(call, is_error, &mut output) {
                     stop.get_or_insert(s);
+                }
+                if !is_error
+                    && self.class(&call.name).map(|c| c.kind) == Some(ToolKind::FileReader)
+                    && let Some(earlier) =
+                        super::unchanged::earlier_identical_result(&self.history, call, &output)
+                {
+                    output = super::unchanged::note(&call.name, &earlier, output.len());
+                    raw = None;
                 }
                 on_event(AgentEvent::ToolFinished {
                     id: call.id.clone(),

@@ -95,6 +95,7 @@ const SECTIONS: &[Section] = &[
             "bash_timeout_seconds",
             "mcp_startup_timeout_seconds",
             "mcp_call_timeout_seconds",
+            "mcp_schema_budget",
         ],
         original: &[
             "protect_changed_files",

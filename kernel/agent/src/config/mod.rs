@@ -512,7 +512,8 @@ impl Config {
             bash_timeout_seconds,
             enabled,
             mcp_startup_timeout_seconds,
-            mcp_call_timeout_seconds
+            mcp_call_timeout_seconds,
+            mcp_schema_budget
         );
         if file.default_model.is_some() {
             self.default_model = file.default_model;
