@@ -111,7 +111,7 @@ pub struct Launched {
 /// Build the agent for `prepared` as `options` say.
 pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failure> {
     let cx = &prepared.cx;
-    let resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    let mut resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
     let store = SessionStore::new(&cx.paths.state, &prepared.workspace);
 
     // The session to continue decides the default model.
@@ -130,13 +130,23 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     .then(|| crate::tui::setup::fallback_model(&cx.paths))
     .flatten();
     let model = options.model.as_deref().or(implicit.as_deref());
-    let client = client_for(
+    let mut client = client_for(
         prepared,
         &resolved,
         model,
         resume.as_ref(),
         options.effort.as_deref(),
     )?;
+    // No window configured: the endpoint's model list may say it (asked once a week).
+    if crate::model_window::fill_in(&client, &mut resolved, &cx.paths.state) {
+        client = client_for(
+            prepared,
+            &resolved,
+            model,
+            resume.as_ref(),
+            options.effort.as_deref(),
+        )?;
+    }
     let fallback = match options.fallback_model.as_deref() {
         Some(reference) => Some(fallback_client(
             prepared,

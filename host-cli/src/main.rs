@@ -10,6 +10,7 @@ mod exit;
 mod hooks;
 mod launch;
 mod mcp;
+mod model_window;
 mod sidecars;
 mod term;
 mod tui;

@@ -611,3 +611,58 @@ fn a_model_without_a_known_window_is_compacted_and_says_so_once() {
         );
     }
 }
+
+/// A model with no configured window whose endpoint's model list says it (OpenRouter's
+/// `context_length` here): compacted at that window, not the assumed one, without the
+/// "not known" notice; the list is asked once, with the provider's key, and the answer kept.
+#[test]
+fn a_window_the_endpoints_model_list_gives_is_used_and_asked_once() {
+    let setup = Setup::new();
+    setup.configure_without_window();
+    setup.mock.serve_models(serde_json::json!({"data": [
+        {"id": "other-model", "context_length": 1_000_000},
+        {"id": "mock-model", "context_length": 16_000}
+    ]}));
+    let mut compacted = 0;
+    let mut notices = 0;
+    for turn in 1..=30 {
+        setup.script_turn(turn);
+        setup
+            .mock
+            .enqueue_tool_free(Reply::text(&["digest: big.txt was read before."]));
+        let mut args = vec!["--yolo", "--output-format", "stream-json"];
+        if turn > 1 {
+            args.push("-c");
+        }
+        let prompt = user_text(turn);
+        args.push(&prompt);
+        let out = setup.run(&args);
+        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
+        compacted += compactions(&out).len();
+        notices += String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("is not known"))
+            .count();
+        if compacted > 0 && turn > 2 {
+            break;
+        }
+    }
+    assert!(compacted > 0, "never compacted");
+    assert_eq!(notices, 0, "the window was still called unknown");
+    let requests = setup.mock.requests();
+    let asked = setup.mock.model_lists();
+    assert_eq!(asked.len(), 1, "the list was not asked exactly once");
+    assert_eq!(
+        asked[0].header("authorization"),
+        Some("Bearer sk-test"),
+        "the list was not asked with the provider's key"
+    );
+    // Compacted well before the 32k assumed window: every request fits the list's 16k.
+    for request in requests.iter().filter(|r| r.method == "POST") {
+        assert!(
+            request.body.len() / 4 < 16_000,
+            "{} bytes: compacted at the assumed window, not the endpoint's",
+            request.body.len()
+        );
+    }
+}

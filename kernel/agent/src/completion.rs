@@ -323,6 +323,12 @@ impl ProviderClient {
         &self.model
     }
 
+    /// The header that carries the API key to this provider's endpoint, when it has one:
+    /// also what the host sends when it asks the same endpoint for its model list.
+    pub fn credential(&self) -> Option<&(http::HeaderName, http::HeaderValue)> {
+        self.credential.as_ref()
+    }
+
     /// Which plugin serves this provider's kind.
     pub fn served_by(&self) -> &str {
         self.kind.source()

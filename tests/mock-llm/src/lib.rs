@@ -93,6 +93,11 @@ struct State {
     /// Replies for requests that offer no tools (a summary request), taken before `queue`.
     tool_free: VecDeque<Reply>,
     requests: Vec<RecordedRequest>,
+    /// The body of `GET …/models`, when set ([`MockLlm::serve_models`]).
+    models: Option<String>,
+    /// `GET …/models` requests, kept apart from [`State::requests`] (a model list is not a
+    /// completion; scripts count those).
+    model_lists: Vec<RecordedRequest>,
 }
 
 impl Shared {
@@ -167,6 +172,18 @@ impl MockLlm {
     /// first, so a script need not know when it comes. Other requests never take from it.
     pub fn enqueue_tool_free(&self, reply: Reply) {
         self.shared.state().tool_free.push_back(reply);
+    }
+
+    /// Answer `GET <any path ending in /models>` with this JSON (a model list), 200; without
+    /// it such a request gets a 404. Either way it is recorded in [`MockLlm::model_lists`],
+    /// not [`MockLlm::requests`].
+    pub fn serve_models(&self, list: serde_json::Value) {
+        self.shared.state().models = Some(list.to_string());
+    }
+
+    /// Every `GET …/models` received so far.
+    pub fn model_lists(&self) -> Vec<RecordedRequest> {
+        self.shared.state().model_lists.clone()
     }
 
     /// Replies not consumed yet.
@@ -356,6 +373,23 @@ async fn handle(
     let tool_free = parsed
         .as_ref()
         .is_some_and(|json| json["tools"].as_array().is_none_or(Vec::is_empty));
+
+    if method == Method::GET && path.ends_with("/models") {
+        let mut state = shared.state();
+        state.model_lists.push(RecordedRequest {
+            method: method.to_string(),
+            path: path.clone(),
+            headers,
+            body,
+            wire,
+            at,
+            connection,
+        });
+        return Ok(match state.models.clone() {
+            Some(list) => json_response(200, list, None),
+            None => json_response(404, render::error_body(None, 404, "no model list"), None),
+        });
+    }
 
     // Record first, then take the reply, under one lock so request n gets reply n.
     let (seq, reply) = {

@@ -892,10 +892,23 @@ async fn requests_are_recorded_in_order_with_headers_and_body() {
     )
     .await;
     read_body(response).await.unwrap();
-    let response = send(&mock, "GET", "/v1/models", "").await;
+    let response = send(&mock, "GET", "/v1/files", "").await;
     assert_eq!(response.status(), 404);
     let body = read_body(response).await.unwrap();
-    assert!(body.contains("unknown path /v1/models"), "{body}");
+    assert!(body.contains("unknown path /v1/files"), "{body}");
+    // A model list is answered (404 until one is set) and kept apart from the completions.
+    let response = send(&mock, "GET", "/v1/models", "").await;
+    assert_eq!(response.status(), 404);
+    mock.serve_models(serde_json::json!({"data": [{"id": "m", "context_length": 8}]}));
+    let response = send(&mock, "GET", "/v1/models", "").await;
+    assert_eq!(response.status(), 200);
+    assert!(
+        read_body(response)
+            .await
+            .unwrap()
+            .contains("context_length")
+    );
+    assert_eq!(mock.model_lists().len(), 2);
 
     let requests = mock.requests();
     assert_eq!(requests.len(), 2);

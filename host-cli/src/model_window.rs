@@ -1,0 +1,205 @@
+//! The context window of a model nobody configured, as its endpoint's model list says
+//! (issue #24 §3).
+//!
+//! Without a window compaction assumes a conservative one. Many endpoints say the real one in
+//! their model list (`GET <base_url>/models`, or the provider's `models_url`): OpenRouter and
+//! Together (`context_length`), vLLM (`max_model_len`), LM Studio (`max_context_length`),
+//! Gemini (`inputTokenLimit`). The list is asked once per endpoint and model, with the key
+//! requests to that endpoint carry, bounded in time and size, and the answer (a window or "not
+//! said") is kept in `<state>/model-windows.json` for a week, so a start costs no request.
+
+use reasonix_agent::completion::ProviderClient;
+use reasonix_agent::providers::{ModelOverride, ResolvedProvider};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The whole exchange: connect, send, read.
+const TIMEOUT: Duration = Duration::from_secs(3);
+/// The most of a model list read.
+const MAX_BYTES: u64 = 4 * 1024 * 1024;
+/// How long an answer is kept.
+const KEEP_SECS: u64 = 7 * 24 * 3600;
+const CACHE_FILE: &str = "model-windows.json";
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Cache {
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    url: String,
+    model: String,
+    /// `None`: the list did not say (asked again after [`KEEP_SECS`] too).
+    window: Option<u64>,
+    asked_unix: u64,
+}
+
+/// When `client`'s model has no configured window: the one its endpoint's model list gives,
+/// set as that model's override in `resolved` (so a client built from it again knows it).
+/// `true` when it was set.
+pub fn fill_in(client: &ProviderClient, resolved: &mut [ResolvedProvider], state: &Path) -> bool {
+    let provider = client.provider();
+    let model = client.model();
+    if provider.context_window_for(model).is_some() {
+        return false;
+    }
+    let url = provider
+        .models_url
+        .clone()
+        .unwrap_or_else(|| format!("{}/models", provider.base_url));
+    let Some(window) = cached_or_asked(&url, model, client, state) else {
+        return false;
+    };
+    let Some(entry) = resolved.iter_mut().find(|p| p.name == provider.name) else {
+        return false;
+    };
+    entry
+        .model_overrides
+        .entry(model.to_string())
+        .or_insert_with(ModelOverride::default)
+        .context_window = Some(window);
+    true
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn cached_or_asked(url: &str, model: &str, client: &ProviderClient, state: &Path) -> Option<u64> {
+    let path = state.join(CACHE_FILE);
+    let mut cache: Cache = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    if let Some(entry) = cache.entries.iter().find(|e| {
+        e.url == url && e.model == model && now().saturating_sub(e.asked_unix) < KEEP_SECS
+    }) {
+        return entry.window;
+    }
+    // An endpoint without a readable list (404, a timeout) is common and not the user's
+    // problem: the session's "window not known" notice says what to set.
+    let window = ask(url, client)
+        .ok()
+        .and_then(|list| window_in(&list, model));
+    cache
+        .entries
+        .retain(|e| !(e.url == url && e.model == model));
+    cache.entries.push(Entry {
+        url: url.to_string(),
+        model: model.to_string(),
+        window,
+        asked_unix: now(),
+    });
+    // Only a cache: a failed write costs one more request next time.
+    let _ = reasonix_core::state_file::write_json(&path, &cache);
+    window
+}
+
+/// `GET url` with the provider's credential header; no redirects (the key must not follow
+/// one), proxies from the environment as for every other request.
+fn ask(url: &str, client: &ProviderClient) -> Result<Value, String> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.into(),
+    };
+    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| format!("TLS setup failed: {e}"))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let http = reqwest::Client::builder()
+        .use_preconfigured_tls(tls)
+        .timeout(TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut request = http.get(url);
+    if let Some((name, value)) = client.credential() {
+        request = request.header(name, value);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| e.without_url().to_string())?;
+        if !response.status().is_success() {
+            return Err(format!("HTTP {}", response.status().as_u16()));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| e.without_url().to_string())?
+        {
+            body.extend_from_slice(&chunk);
+            if body.len() as u64 > MAX_BYTES {
+                return Err(format!("larger than {} MiB", MAX_BYTES >> 20));
+            }
+        }
+        serde_json::from_slice(&body).map_err(|e| format!("not JSON: {e}"))
+    })
+}
+
+/// The window the list gives `model`: the entry whose `id`/`name`/`model` is the model (or
+/// ends in `/<model>`), its first positive window field.
+fn window_in(list: &Value, model: &str) -> Option<u64> {
+    const IDS: [&str; 3] = ["id", "name", "model"];
+    const WINDOWS: [&str; 7] = [
+        "context_length",
+        "context_window",
+        "max_model_len",
+        "max_context_length",
+        "inputTokenLimit",
+        "input_token_limit",
+        "max_input_tokens",
+    ];
+    let entries = [&list["data"], &list["models"], list]
+        .into_iter()
+        .find_map(Value::as_array)?;
+    let entry = entries.iter().find(|e| {
+        IDS.iter().any(|key| {
+            e[*key]
+                .as_str()
+                .is_some_and(|id| id == model || id.ends_with(&format!("/{model}")))
+        })
+    })?;
+    WINDOWS
+        .iter()
+        .find_map(|key| entry[*key].as_u64().filter(|n| *n > 0))
+        .or_else(|| {
+            entry["top_provider"]["context_length"]
+                .as_u64()
+                .filter(|n| *n > 0)
+        })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::window_in;
+    use serde_json::json;
+
+    #[test]
+    fn the_window_fields_of_the_usual_model_lists() {
+        let openrouter = json!({"data": [{"id": "a/b", "context_length": 131072}]});
+        assert_eq!(window_in(&openrouter, "a/b"), Some(131072));
+        let vllm = json!({"object": "list", "data": [{"id": "m", "max_model_len": 32768}]});
+        assert_eq!(window_in(&vllm, "m"), Some(32768));
+        let gemini = json!({"models": [{"name": "models/gemini-x", "inputTokenLimit": 1048576}]});
+        assert_eq!(window_in(&gemini, "gemini-x"), Some(1048576));
+        let openai = json!({"data": [{"id": "gpt-x", "owned_by": "openai"}]});
+        assert_eq!(window_in(&openai, "gpt-x"), None);
+        assert_eq!(window_in(&openrouter, "other"), None);
+        assert_eq!(window_in(&json!("nonsense"), "m"), None);
+    }
+}
