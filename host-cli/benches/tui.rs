@@ -58,32 +58,18 @@ fn main() {
     }
     launches.sort();
 
-    // Keystrokes while a 2,000-token answer streams (a token every millisecond or so).
-    let tokens: Vec<String> = (0..2000).map(|i| format!("tok{i} ")).collect();
-    let chunks: Vec<&str> = tokens.iter().map(String::as_str).collect();
-    mock.enqueue(Reply::text(&chunks).with_chunk_delay_ms(1));
-    let term = Term::spawn(&home, &project, &cache, &[]);
-    term.wait(ready);
-    term.send("stream please\r");
-    term.wait(|s| s.contains("tok10 "));
-    let mut latencies = Vec::new();
-    for i in 1..=KEYSTROKES {
-        let typed = "q".repeat(i);
-        let start = Instant::now();
-        term.send("q");
-        term.wait(|s| s.contains(&typed));
-        latencies.push(start.elapsed());
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let streaming_still = !term
-        .parser
-        .lock()
-        .unwrap()
-        .screen()
-        .contents()
-        .contains("tok1999");
-    latencies.sort();
-    term.quit();
+    // Keystrokes while a 2,000-token answer streams (a token every millisecond or so): as
+    // shipped, and with the redactor off, whose `frontend.event` pass each streamed piece
+    // takes (issue #32 item 6).
+    let config = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    let (latencies, streaming_still) = keystrokes(&mock, &home, &project, &cache);
+    std::fs::write(
+        home.join("config.toml"),
+        format!("{config}[plugin.redact]\nenabled = false\n"),
+    )
+    .unwrap();
+    let (unredacted, _) = keystrokes(&mock, &home, &project, &cache);
+    std::fs::write(home.join("config.toml"), &config).unwrap();
 
     // RSS: a new session against one with 1,000 messages.
     let fresh = Term::spawn(&home, &project, &cache, &[]);
@@ -123,6 +109,11 @@ fn main() {
         ms(p90(&latencies))
     );
     println!(
+        "| the same with the redactor off (ms) | {} | {} |",
+        ms(median(&unredacted)),
+        ms(p90(&unredacted))
+    );
+    println!(
         "| RSS, new session (MiB) | {:.1} | |",
         rss_fresh as f64 / 1024.0
     );
@@ -130,4 +121,40 @@ fn main() {
         "| RSS, 1,000-message session loaded with -c (MiB) | {:.1} | |",
         rss_loaded as f64 / 1024.0
     );
+}
+
+/// Keystroke-to-frame latencies (sorted) while a 2,000-token answer streams, and whether it
+/// still streamed when the last key was drawn.
+fn keystrokes(
+    mock: &MockLlm,
+    home: &std::path::Path,
+    project: &std::path::Path,
+    cache: &std::path::Path,
+) -> (Vec<Duration>, bool) {
+    let tokens: Vec<String> = (0..2000).map(|i| format!("tok{i} ")).collect();
+    let chunks: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    mock.enqueue(Reply::text(&chunks).with_chunk_delay_ms(1));
+    let term = Term::spawn(home, project, cache, &[]);
+    term.wait(ready);
+    term.send("stream please\r");
+    term.wait(|s| s.contains("tok10 "));
+    let mut latencies = Vec::new();
+    for i in 1..=KEYSTROKES {
+        let typed = "q".repeat(i);
+        let start = Instant::now();
+        term.send("q");
+        term.wait(|s| s.contains(&typed));
+        latencies.push(start.elapsed());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let streaming_still = !term
+        .parser
+        .lock()
+        .unwrap()
+        .screen()
+        .contents()
+        .contains("tok1999");
+    latencies.sort();
+    term.quit();
+    (latencies, streaming_still)
 }

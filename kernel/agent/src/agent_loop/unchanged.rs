@@ -16,6 +16,8 @@ const MIN_BYTES: usize = 512;
 
 /// The id of an earlier call of the same tool with the same arguments whose result, as it
 /// stands in `history`, is exactly `output`; `None` when there is none (or `output` is short).
+/// Positions, not ids, tell calls apart: some servers number calls afresh every turn
+/// (`call_0` each time), so an earlier call may share the current one's id.
 pub(super) fn earlier_identical_result(
     history: &[Message],
     call: &ToolCall,
@@ -25,24 +27,29 @@ pub(super) fn earlier_identical_result(
         return None;
     }
     let arguments = parse(&call.arguments);
-    history
+    // The step that asked for this call: the last assistant message holding its id.
+    let current = history
         .iter()
-        .rev()
-        .filter(|m| m.role == Role::Assistant)
-        .flat_map(|m| m.tool_calls.iter().rev())
-        .filter(|earlier| {
-            earlier.id != call.id
-                && earlier.name == call.name
-                && parse(&earlier.arguments) == arguments
-        })
-        .find(|earlier| {
-            history.iter().any(|m| {
-                m.role == Role::Tool
-                    && m.tool_call_id.as_deref() == Some(earlier.id.as_str())
-                    && m.content == output
-            })
-        })
-        .map(|earlier| earlier.id.clone())
+        .rposition(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call.id))
+        .unwrap_or(history.len());
+    for (at, message) in history[..current].iter().enumerate().rev() {
+        if message.role != Role::Assistant {
+            continue;
+        }
+        for earlier in message.tool_calls.iter().rev() {
+            if earlier.name != call.name || parse(&earlier.arguments) != arguments {
+                continue;
+            }
+            // Its result: the first tool message after it that answers its id.
+            let result = history[at + 1..].iter().find(|m| {
+                m.role == Role::Tool && m.tool_call_id.as_deref() == Some(earlier.id.as_str())
+            });
+            if result.is_some_and(|m| m.content == output) {
+                return Some(earlier.id.clone());
+            }
+        }
+    }
+    None
 }
 
 /// What the model reads instead of the repeated text.
@@ -100,5 +107,22 @@ mod tests {
         // Compaction shortened the earlier result: it is not what the model sees any more.
         history[1].content = "[result snipped]".into();
         assert_eq!(earlier_identical_result(&history, &again, &text), None);
+    }
+
+    #[test]
+    fn calls_that_reuse_an_id_every_turn_are_told_apart_by_position() {
+        let text = "x".repeat(600);
+        let history = vec![
+            asked(vec![call("call_0", r#"{"path":"f.txt"}"#)]),
+            Message::tool_result("call_0", text.clone()),
+            asked(vec![call("call_0", r#"{"path":"f.txt"}"#)]),
+        ];
+        let again = call("call_0", r#"{"path":"f.txt"}"#);
+        assert_eq!(
+            earlier_identical_result(&history, &again, &text),
+            Some("call_0".to_string())
+        );
+        // The first call of all has nothing before it.
+        assert_eq!(earlier_identical_result(&history[..1], &again, &text), None);
     }
 }
