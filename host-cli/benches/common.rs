@@ -75,3 +75,18 @@ pub fn wait4_with_peak_rss(pid: u32) -> (i32, libc::rusage, u64) {
         std::thread::sleep(Duration::from_millis(1));
     }
 }
+
+/// Copy a directory tree of regular files.
+#[allow(clippy::unwrap_used)]
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

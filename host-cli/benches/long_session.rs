@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{median, ms, timeval, wait4};
+use common::{copy_dir, median, ms, timeval, wait4};
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role, ToolCall};
 use reasonix_mock_llm::{MockLlm, Reply};
@@ -158,18 +158,6 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// The compactions a turn's stream-json output reports, by tier.

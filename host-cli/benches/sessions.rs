@@ -20,7 +20,7 @@
 mod common;
 mod pty;
 
-use common::{median, ms, timeval, wait4_with_peak_rss};
+use common::{copy_dir, median, ms, timeval, wait4_with_peak_rss};
 use pty::Term;
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role, ToolCall};
@@ -261,20 +261,6 @@ fn interactive(bench: &Bench, extra_config: &str) -> (Duration, f64, usize) {
         .map_or(0, |r| r.body.len());
     term.quit();
     (per_turn, rss, last)
-}
-
-/// Copy a directory tree of regular files.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 fn main() {

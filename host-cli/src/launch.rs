@@ -130,22 +130,19 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     .then(|| crate::tui::setup::fallback_model(&cx.paths))
     .flatten();
     let model = options.model.as_deref().or(implicit.as_deref());
-    let mut client = client_for(
-        prepared,
-        &resolved,
-        model,
-        resume.as_ref(),
-        options.effort.as_deref(),
-    )?;
-    // No window configured: the endpoint's model list may say it (asked once a week).
-    if crate::model_window::fill_in(&client, &mut resolved, &cx.paths.state) {
-        client = client_for(
+    let build = |resolved: &[ResolvedProvider]| {
+        client_for(
             prepared,
-            &resolved,
+            resolved,
             model,
             resume.as_ref(),
             options.effort.as_deref(),
-        )?;
+        )
+    };
+    let mut client = build(&resolved)?;
+    // No window configured: the endpoint's model list may say it (asked once a week).
+    if crate::model_window::fill_in(&client, &mut resolved, &cx.paths.state) {
+        client = build(&resolved)?;
     }
     let fallback = match options.fallback_model.as_deref() {
         Some(reference) => Some(fallback_client(

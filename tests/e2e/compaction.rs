@@ -106,6 +106,36 @@ fn user_text(turn: usize) -> String {
     )
 }
 
+/// Turns of big.txt reads (at most 30) until a compaction happened and at least `min_turns`
+/// ran: the compactions seen, and how many times the window was said to be unknown.
+fn turns_until_compacted(setup: &Setup, min_turns: usize) -> (usize, usize) {
+    let mut compacted = 0;
+    let mut notices = 0;
+    for turn in 1..=30 {
+        setup.script_turn(turn);
+        setup
+            .mock
+            .enqueue_tool_free(Reply::text(&["digest: big.txt was read before."]));
+        let mut args = vec!["--yolo", "--output-format", "stream-json"];
+        if turn > 1 {
+            args.push("-c");
+        }
+        let prompt = user_text(turn);
+        args.push(&prompt);
+        let out = setup.run(&args);
+        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
+        compacted += compactions(&out).len();
+        notices += String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("is not known: compacting as if it were 32768 tokens"))
+            .count();
+        if compacted > 0 && turn >= min_turns {
+            break;
+        }
+    }
+    (compacted, notices)
+}
+
 /// Requests that offer tools (the agent's own) and those that do not (summaries).
 fn offers_tools(body: &Value) -> bool {
     body["tools"].as_array().is_some_and(|t| !t.is_empty())
@@ -575,30 +605,7 @@ fn a_growing_session_compacts_every_few_turns_and_records_only_edits() {
 fn a_model_without_a_known_window_is_compacted_and_says_so_once() {
     let setup = Setup::new();
     setup.configure_without_window();
-    let mut compacted = 0;
-    let mut notices = 0;
-    for turn in 1..=30 {
-        setup.script_turn(turn);
-        setup
-            .mock
-            .enqueue_tool_free(Reply::text(&["digest: big.txt was read before."]));
-        let mut args = vec!["--yolo", "--output-format", "stream-json"];
-        if turn > 1 {
-            args.push("-c");
-        }
-        let prompt = user_text(turn);
-        args.push(&prompt);
-        let out = setup.run(&args);
-        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
-        compacted += compactions(&out).len();
-        notices += String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| l.contains("is not known: compacting as if it were 32768 tokens"))
-            .count();
-        if compacted > 0 {
-            break;
-        }
-    }
+    let (compacted, notices) = turns_until_compacted(&setup, 1);
     assert!(compacted > 0, "never compacted in 30 turns");
     // Once for the run that reached the threshold (each run is its own process).
     assert_eq!(notices, 1);
@@ -623,30 +630,7 @@ fn a_window_the_endpoints_model_list_gives_is_used_and_asked_once() {
         {"id": "other-model", "context_length": 1_000_000},
         {"id": "mock-model", "context_length": 16_000}
     ]}));
-    let mut compacted = 0;
-    let mut notices = 0;
-    for turn in 1..=30 {
-        setup.script_turn(turn);
-        setup
-            .mock
-            .enqueue_tool_free(Reply::text(&["digest: big.txt was read before."]));
-        let mut args = vec!["--yolo", "--output-format", "stream-json"];
-        if turn > 1 {
-            args.push("-c");
-        }
-        let prompt = user_text(turn);
-        args.push(&prompt);
-        let out = setup.run(&args);
-        assert!(out.status.success(), "turn {turn}: {}", stderr(&out));
-        compacted += compactions(&out).len();
-        notices += String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| l.contains("is not known"))
-            .count();
-        if compacted > 0 && turn > 2 {
-            break;
-        }
-    }
+    let (compacted, notices) = turns_until_compacted(&setup, 3);
     assert!(compacted > 0, "never compacted");
     assert_eq!(notices, 0, "the window was still called unknown");
     let requests = setup.mock.requests();
