@@ -22,6 +22,8 @@ const MAX_BYTES: u64 = 4 * 1024 * 1024;
 /// How long an answer is kept.
 const KEEP_SECS: u64 = 7 * 24 * 3600;
 const CACHE_FILE: &str = "model-windows.json";
+/// The largest window believed (tokens).
+const MAX_WINDOW: u64 = 100_000_000;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Cache {
@@ -173,13 +175,15 @@ fn window_in(list: &Value, model: &str) -> Option<u64> {
                 .is_some_and(|id| id == model || id.ends_with(&format!("/{model}")))
         })
     })?;
+    // A list saying more than any model has would switch compaction off in effect.
+    let plausible = |n: &u64| (1..=MAX_WINDOW).contains(n);
     WINDOWS
         .iter()
-        .find_map(|key| entry[*key].as_u64().filter(|n| *n > 0))
+        .find_map(|key| entry[*key].as_u64().filter(plausible))
         .or_else(|| {
             entry["top_provider"]["context_length"]
                 .as_u64()
-                .filter(|n| *n > 0)
+                .filter(plausible)
         })
 }
 
@@ -201,5 +205,7 @@ mod tests {
         assert_eq!(window_in(&openai, "gpt-x"), None);
         assert_eq!(window_in(&openrouter, "other"), None);
         assert_eq!(window_in(&json!("nonsense"), "m"), None);
+        let absurd = json!({"data": [{"id": "m", "context_length": u64::MAX}]});
+        assert_eq!(window_in(&absurd, "m"), None);
     }
 }
