@@ -95,6 +95,9 @@ pub struct Options {
     pub append_system_prompt: Option<String>,
     pub max_steps: Option<u32>,
     pub resume: Option<Resume>,
+    /// Ask an endpoint's model list for an unknown window before starting (headless), rather
+    /// than in the background for the next start (the interactive session: no blank wait).
+    pub wait_for_model_list: bool,
 }
 
 /// A ready agent and what a front end shows about it.
@@ -141,7 +144,12 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     };
     let mut client = build(&resolved)?;
     // No window configured: the endpoint's model list may say it (asked once a week).
-    if crate::model_window::fill_in(&client, &mut resolved, &cx.paths.state) {
+    if crate::model_window::fill_in(
+        &client,
+        &mut resolved,
+        &cx.paths.state,
+        options.wait_for_model_list,
+    ) {
         client = build(&resolved)?;
     }
     let fallback = match options.fallback_model.as_deref() {

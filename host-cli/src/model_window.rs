@@ -41,8 +41,16 @@ struct Entry {
 
 /// When `client`'s model has no configured window: the one its endpoint's model list gives,
 /// set as that model's override in `resolved` (so a client built from it again knows it).
-/// `true` when it was set.
-pub fn fill_in(client: &ProviderClient, resolved: &mut [ResolvedProvider], state: &Path) -> bool {
+/// `true` when it was set. Without an answer in the cache, `wait` asks now (a headless run,
+/// which shows nothing meanwhile); otherwise the list is asked on a thread of its own and
+/// the answer serves the next start, so the interactive session never waits for it on a
+/// blank screen.
+pub fn fill_in(
+    client: &ProviderClient,
+    resolved: &mut [ResolvedProvider],
+    state: &Path,
+    wait: bool,
+) -> bool {
     let provider = client.provider();
     let model = client.model();
     if provider.context_window_for(model).is_some() {
@@ -52,7 +60,20 @@ pub fn fill_in(client: &ProviderClient, resolved: &mut [ResolvedProvider], state
         .models_url
         .clone()
         .unwrap_or_else(|| format!("{}/models", provider.base_url));
-    let Some(window) = cached_or_asked(&url, model, client, state) else {
+    let path = state.join(CACHE_FILE);
+    let credential = client.credential().cloned();
+    let window = match cached(&path, &url, model) {
+        Some(known) => known,
+        None if wait => ask_and_keep(&path, &url, model, credential),
+        None => {
+            let model = model.to_string();
+            let _ = std::thread::Builder::new()
+                .name("reasonix-model-list".into())
+                .spawn(move || ask_and_keep(&path, &url, &model, credential));
+            None
+        }
+    };
+    let Some(window) = window else {
         return false;
     };
     let Some(entry) = resolved.iter_mut().find(|p| p.name == provider.name) else {
@@ -72,22 +93,34 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-fn cached_or_asked(url: &str, model: &str, client: &ProviderClient, state: &Path) -> Option<u64> {
-    let path = state.join(CACHE_FILE);
-    let mut cache: Cache = std::fs::read(&path)
+type Credential = Option<(reqwest::header::HeaderName, reqwest::header::HeaderValue)>;
+
+fn read_cache(path: &Path) -> Cache {
+    std::fs::read(path)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default();
-    if let Some(entry) = cache.entries.iter().find(|e| {
-        e.url == url && e.model == model && now().saturating_sub(e.asked_unix) < KEEP_SECS
-    }) {
-        return entry.window;
-    }
+        .unwrap_or_default()
+}
+
+/// What the cache says, when it has a fresh answer: `Some(None)` for "the list did not say".
+fn cached(path: &Path, url: &str, model: &str) -> Option<Option<u64>> {
+    read_cache(path)
+        .entries
+        .into_iter()
+        .find(|e| {
+            e.url == url && e.model == model && now().saturating_sub(e.asked_unix) < KEEP_SECS
+        })
+        .map(|e| e.window)
+}
+
+/// Ask the list and keep the answer, "not said" included.
+fn ask_and_keep(path: &Path, url: &str, model: &str, credential: Credential) -> Option<u64> {
     // An endpoint without a readable list (404, a timeout) is common and not the user's
     // problem: the session's "window not known" notice says what to set.
-    let window = ask(url, client)
+    let window = ask(url, credential)
         .ok()
         .and_then(|list| window_in(&list, model));
+    let mut cache = read_cache(path);
     cache
         .entries
         .retain(|e| !(e.url == url && e.model == model));
@@ -98,13 +131,13 @@ fn cached_or_asked(url: &str, model: &str, client: &ProviderClient, state: &Path
         asked_unix: now(),
     });
     // Only a cache: a failed write costs one more request next time.
-    let _ = reasonix_core::state_file::write_json(&path, &cache);
+    let _ = reasonix_core::state_file::write_json(path, &cache);
     window
 }
 
 /// `GET url` with the provider's credential header; no redirects (the key must not follow
 /// one), proxies from the environment as for every other request.
-fn ask(url: &str, client: &ProviderClient) -> Result<Value, String> {
+fn ask(url: &str, credential: Credential) -> Result<Value, String> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.into(),
     };
@@ -122,7 +155,7 @@ fn ask(url: &str, client: &ProviderClient) -> Result<Value, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let mut request = http.get(url);
-    if let Some((name, value)) = client.credential() {
+    if let Some((name, value)) = credential {
         request = request.header(name, value);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -143,6 +143,7 @@ pub fn run(args: RunArgs) -> Outcome {
             append_system_prompt: args.append_system_prompt.clone(),
             max_steps: args.max_steps,
             resume,
+            wait_for_model_list: true,
         },
     )?;
     let resumed_messages = launched.resumed_messages;
