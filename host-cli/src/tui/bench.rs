@@ -61,7 +61,7 @@ fn bench_frames() {
     let open_line = time(200, || {
         terminal
             .draw(|f| {
-                let lines = wrap_lines(stream.pending(), usize::from(w));
+                let lines = wrap_lines(stream.pending_within(12 * usize::from(w)), usize::from(w));
                 let skip = lines.len().saturating_sub(usize::from(h) - 2);
                 let lines: Vec<_> = lines.into_iter().skip(skip).collect();
                 f.render_widget(Paragraph::new(lines), f.area());
@@ -87,7 +87,8 @@ fn bench_frames() {
             std::hint::black_box(committed);
             terminal
                 .draw(|f| {
-                    let lines = wrap_lines(stream.pending(), usize::from(w));
+                    let lines =
+                        wrap_lines(stream.pending_within(12 * usize::from(w)), usize::from(w));
                     f.render_widget(Paragraph::new(lines), f.area());
                 })
                 .unwrap();

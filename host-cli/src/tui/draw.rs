@@ -12,6 +12,9 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 /// Rows of the open answer or reasoning shown live (the rest is in the scrollback already
 /// or will be when it is complete).
 const LIVE_TAIL: usize = 6;
+/// Rows of the open answer shown live at most: a long paragraph shows its tail (the whole of
+/// it reaches the scrollback when it is complete).
+const LIVE_ROWS: usize = 12;
 /// After this long without a word from the agent while no tool runs, the live line says the
 /// provider is silent (a stalled stream is otherwise only a spinner for minutes).
 const PROVIDER_SILENCE: std::time::Duration = std::time::Duration::from_secs(10);
@@ -44,8 +47,13 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             )));
         }
     }
-    let pending = app.answer.pending();
-    lines.extend(pending.into_iter().rev().take(LIVE_TAIL).rev());
+    let pending = app
+        .answer
+        .pending_within(LIVE_ROWS * usize::from(width.max(1)));
+    let pending: Vec<Line<'static>> = pending.into_iter().rev().take(LIVE_TAIL).rev().collect();
+    let rows = super::wrap::wrap_lines(pending, usize::from(width.max(1)));
+    let skip = rows.len().saturating_sub(LIVE_ROWS);
+    lines.extend(rows.into_iter().skip(skip));
     for running in &app.running {
         let mut card = running.card.clone();
         card.duration_ms =
@@ -108,21 +116,35 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     lines
 }
 
-/// Rows the live area needs at `width`.
-pub fn height(app: &App, width: u16) -> u16 {
-    let upper = super::wrap::wrap_lines(upper_lines(app, width), usize::from(width.max(1))).len();
-    let composer = if app.overlay.is_some() {
-        0
-    } else {
-        usize::from(app.composer.height(width)) + usize::from(app.composer.popup_height())
-    };
-    u16::try_from(upper + composer + 1).unwrap_or(u16::MAX)
+/// What a frame shows above the composer, wrapped once and used both to size the live area
+/// and to draw it.
+pub struct View {
+    upper: Vec<Line<'static>>,
+    width: u16,
 }
 
-pub fn draw(frame: &mut Frame<'_>, app: &App) {
+impl View {
+    pub fn new(app: &App, width: u16) -> View {
+        View {
+            upper: super::wrap::wrap_lines(upper_lines(app, width), usize::from(width.max(1))),
+            width,
+        }
+    }
+
+    /// Rows the live area needs.
+    pub fn height(&self, app: &App) -> u16 {
+        let composer = if app.overlay.is_some() {
+            0
+        } else {
+            usize::from(app.composer.height(self.width)) + usize::from(app.composer.popup_height())
+        };
+        u16::try_from(self.upper.len() + composer + 1).unwrap_or(u16::MAX)
+    }
+}
+
+pub fn draw(frame: &mut Frame<'_>, app: &App, view: View) {
     let area = frame.area();
-    let upper =
-        super::wrap::wrap_lines(upper_lines(app, area.width), usize::from(area.width.max(1)));
+    let upper = view.upper;
     let (composer_h, popup_h) = if app.overlay.is_some() {
         (0, 0)
     } else {

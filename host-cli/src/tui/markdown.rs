@@ -146,8 +146,20 @@ impl MarkdownStream {
     }
 
     /// The held-back tail (partial line, held line, open table), rendered provisionally.
+    #[cfg(test)]
     pub fn pending(&self) -> Vec<Line<'static>> {
+        self.pending_within(usize::MAX)
+    }
+
+    /// [`pending`](Self::pending), with a partial line wider than `columns` display columns
+    /// shortened to its start (which decides what it is: a quote, a list item, a heading),
+    /// `…` and its last `columns` columns. The live area shows only the tail of an open
+    /// paragraph; rendering all of it every frame made a frame's cost grow with the paragraph.
+    pub fn pending_within(&self, columns: usize) -> Vec<Line<'static>> {
         let mut scratch = self.clone();
+        if let Some(short) = shortened(&self.partial, columns) {
+            scratch.partial = short;
+        }
         let mut out = Vec::new();
         scratch.flush(&mut out, false);
         out
@@ -403,6 +415,42 @@ impl MarkdownStream {
         self.started = true;
         out.push(line);
     }
+}
+
+/// Characters kept from the start of a shortened partial line: enough for indentation, nested
+/// quote bars and a list marker.
+const LEAD_CHARS: usize = 24;
+
+/// `partial` cut to its lead, ` … ` and its last `columns` display columns (starting after a
+/// space when one is near), or None when it is not wider than that.
+fn shortened(partial: &str, columns: usize) -> Option<String> {
+    use unicode_width::UnicodeWidthChar;
+    if partial.len() <= columns {
+        return None;
+    }
+    let mut used = 0;
+    let mut cut = None;
+    for (i, c) in partial.char_indices().rev() {
+        used += c.width().unwrap_or(0);
+        if used >= columns {
+            cut = Some(i);
+            break;
+        }
+    }
+    let cut = cut?;
+    let lead_end = partial
+        .char_indices()
+        .nth(LEAD_CHARS)
+        .map_or(partial.len(), |(i, _)| i);
+    if cut <= lead_end {
+        return None;
+    }
+    let tail = &partial[cut..];
+    let tail = match tail.char_indices().take(32).find(|(_, c)| *c == ' ') {
+        Some((i, _)) => &tail[i + 1..],
+        None => tail,
+    };
+    Some(format!("{} … {tail}", &partial[..lead_end]))
 }
 
 /// A complete document (a resumed transcript): the same lines a stream commits in total.

@@ -322,7 +322,10 @@ fn event_loop(
     app: &mut App,
     inbox: &std::sync::mpsc::Receiver<Msg>,
 ) -> std::io::Result<()> {
-    let mut last_frame = std::time::Instant::now();
+    // Messages from the agent side, held until their paced frame is due.
+    let mut held: Vec<Msg> = Vec::new();
+    // The last frame that showed what the agent side had sent.
+    let mut last_paced = std::time::Instant::now();
     loop {
         mcp::poll(app);
         let size = screen.size()?;
@@ -335,58 +338,100 @@ fn event_loop(
             screen.follow_resize(size)?;
             let commits =
                 wrap::wrap_lines(std::mem::take(&mut app.commits), usize::from(size.width));
-            screen.fit(draw::height(app, size.width), commits.len())?;
+            let view = draw::View::new(app, size.width);
+            screen.fit(view.height(app), commits.len())?;
             screen.commit(commits)?;
-            screen.draw(|frame| draw::draw(frame, app))?;
+            screen.draw(|frame| draw::draw(frame, app, view))?;
             screen.end_frame()?;
-            last_frame = std::time::Instant::now();
-            app.drawn(last_frame);
+            app.drawn(std::time::Instant::now());
         }
         if app.quit {
             return Ok(());
         }
-        let busy = app.turn.is_some() || !app.running.is_empty() || app.mcp.watching();
-        let timeout = if busy {
-            Duration::from_millis(100)
+        let typed = wait_for_frame(app, inbox, &mut held, last_paced);
+        // A key is drawn at once, with only what keys changed: the agent's news since the last
+        // paced frame waits for the next one (at most FRAME away), so a keystroke's frame is
+        // a few cells, not a repaint of the streamed answer.
+        let due = std::time::Instant::now() >= last_paced + FRAME;
+        if !typed || due {
+            for msg in held.drain(..) {
+                app.handle(msg);
+            }
+            last_paced = std::time::Instant::now();
+        }
+    }
+}
+
+/// Messages held at most before a frame takes them, whatever the pace.
+const HELD_AT_MOST: usize = 4096;
+
+/// Wait for a reason to draw: a key (at once), the agent side (its messages are held in
+/// `held` until `last_paced + FRAME`), or a tick. True when a key arrived. A closed inbox
+/// quits.
+fn wait_for_frame(
+    app: &mut App,
+    inbox: &std::sync::mpsc::Receiver<Msg>,
+    held: &mut Vec<Msg>,
+    last_paced: std::time::Instant,
+) -> bool {
+    let due = last_paced + FRAME;
+    let mut typed = false;
+    // Keys are handled at once; the rest is held. True for a key.
+    let take = |app: &mut App, held: &mut Vec<Msg>, msg: Msg| match msg {
+        Msg::Input(..) | Msg::InputClosed => {
+            app.handle(msg);
+            true
+        }
+        other => {
+            held.push(other);
+            false
+        }
+    };
+    loop {
+        let timeout = if held.is_empty() {
+            let busy = app.turn.is_some() || !app.running.is_empty() || app.mcp.watching();
+            if busy {
+                Duration::from_millis(100)
+            } else {
+                Duration::from_secs(1)
+            }
         } else {
-            Duration::from_secs(1)
+            due.saturating_duration_since(std::time::Instant::now())
         };
         match inbox.recv_timeout(timeout) {
             Ok(msg) => {
-                let mut typed = matches!(msg, Msg::Input(..));
-                app.handle(msg);
-                // Take what else has arrived (a burst of deltas) before the next frame, but
-                // not unboundedly, so a keystroke is never stuck behind a flood.
+                typed |= take(app, held, msg);
+                // Take what else has arrived (a burst of deltas), but not unboundedly, so a
+                // keystroke is never stuck behind a flood.
                 for _ in 0..256 {
                     match inbox.try_recv() {
-                        Ok(msg) => {
-                            typed |= matches!(msg, Msg::Input(..));
-                            app.handle(msg);
-                        }
-                        Err(_) => break,
-                    }
-                }
-                // Only the agent spoke: gather more until a frame is due.
-                while !typed && !app.quit {
-                    let Some(left) = (last_frame + FRAME)
-                        .checked_duration_since(std::time::Instant::now())
-                        .filter(|d| !d.is_zero())
-                    else {
-                        break;
-                    };
-                    match inbox.recv_timeout(left) {
-                        Ok(msg) => {
-                            typed = matches!(msg, Msg::Input(..));
-                            app.handle(msg);
-                        }
+                        Ok(msg) => typed |= take(app, held, msg),
                         Err(_) => break,
                     }
                 }
             }
-            Err(RecvTimeoutError::Timeout) => app.tick(),
-            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            Err(RecvTimeoutError::Timeout) => {
+                if held.is_empty() {
+                    app.tick();
+                }
+                break;
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                for msg in held.drain(..) {
+                    app.handle(msg);
+                }
+                app.quit = true;
+                break;
+            }
+        }
+        if typed || app.quit || held.len() >= HELD_AT_MOST {
+            break;
+        }
+        if std::time::Instant::now() >= due {
+            break;
         }
     }
+    typed
 }
 
 /// Terminal input on its own thread, into the one inbox. It polls rather than blocking in

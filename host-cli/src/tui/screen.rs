@@ -9,7 +9,7 @@ use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
-use crossterm::{cursor, execute, terminal};
+use crossterm::{cursor, execute, queue, terminal};
 use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
 use ratatui::buffer::Cell;
 use ratatui::layout::Rect;
@@ -17,9 +17,12 @@ use ratatui::layout::{Position, Size};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use std::io::{Stdout, stdout};
+use std::io::{BufWriter, Stdout, stdout};
 
 pub type Term = Terminal<InlineBackend>;
+
+/// Bytes of output held before a write: a full 120×40 repaint with colours fits.
+const FRAME_BUFFER: usize = 64 * 1024;
 
 /// The crossterm backend, except that the cursor position is not asked of the terminal when
 /// the session already knows it. ratatui asks (`ESC[6n`) to save and restore the cursor around
@@ -27,8 +30,14 @@ pub type Term = Terminal<InlineBackend>;
 /// travels through the input stream the reader thread polls, and waiting for it cost 25 ms a
 /// time. The position last set is what ratatui restores to and what the session's own moves
 /// leave; only a resize (when the terminal may have moved things) asks again.
+///
+/// Output is buffered and, inside a frame, written only at its end: a frame reaches the
+/// terminal in one write instead of one per flush of ratatui (each insert into the scrollback,
+/// the draw) and per 1 KiB of the standard output's own buffer.
 pub struct InlineBackend {
-    inner: CrosstermBackend<Stdout>,
+    inner: CrosstermBackend<BufWriter<Stdout>>,
+    /// Inside a frame: flushes wait for its end.
+    in_frame: bool,
     known_cursor: Option<Position>,
     /// The cursor is hidden: a frame left it after its last cell, not where it was last set.
     hidden: bool,
@@ -58,6 +67,8 @@ impl Backend for InlineBackend {
         match self.known_cursor {
             Some(position) => Ok(position),
             None => {
+                // The terminal answers for what it has been sent: send what is held first.
+                Backend::flush(&mut self.inner)?;
                 let position = self.inner.get_cursor_position()?;
                 self.known_cursor = Some(position);
                 Ok(position)
@@ -83,7 +94,17 @@ impl Backend for InlineBackend {
         self.inner.window_size()
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
+        if self.in_frame {
+            return Ok(());
+        }
+        Backend::flush(&mut self.inner)
+    }
+}
+
+impl InlineBackend {
+    /// Where the session's own commands go, in order with ratatui's output.
+    fn out(&mut self) -> &mut impl std::io::Write {
+        &mut self.inner
     }
 }
 
@@ -179,13 +200,13 @@ impl Screen {
             .y
             .saturating_sub(offset)
             .min(size.height.saturating_sub(1));
-        execute!(
-            stdout(),
+        queue!(
+            backend.out(),
             cursor::MoveTo(0, top),
             terminal::Clear(terminal::ClearType::FromCursorDown)
         )?;
         self.height = self.height.clamp(1, size.height.saturating_sub(1).max(1));
-        self.terminal = new_terminal(self.height, Some(Position::new(0, top)))?;
+        self.replace_terminal(self.height, Position::new(0, top))?;
         self.size = size;
         Ok(())
     }
@@ -198,11 +219,27 @@ impl Screen {
     /// update, CSI ?2026; terminals without it ignore the brackets), so committing lines and
     /// redrawing the live area never flickers half-done.
     pub fn begin_frame(&mut self) -> std::io::Result<()> {
-        execute!(stdout(), terminal::BeginSynchronizedUpdate)
+        let backend = self.terminal.backend_mut();
+        backend.in_frame = true;
+        queue!(backend.out(), terminal::BeginSynchronizedUpdate)
     }
 
+    /// End the frame and write all of it.
     pub fn end_frame(&mut self) -> std::io::Result<()> {
-        execute!(stdout(), terminal::EndSynchronizedUpdate)
+        let backend = self.terminal.backend_mut();
+        backend.in_frame = false;
+        queue!(backend.out(), terminal::EndSynchronizedUpdate)?;
+        Backend::flush(backend)
+    }
+
+    /// A new viewport of `height` rows at `top`, taking over the old one's writer (and what it
+    /// holds of this frame).
+    fn replace_terminal(&mut self, height: u16, top: Position) -> std::io::Result<()> {
+        let in_frame = self.terminal.backend().in_frame;
+        Backend::flush(&mut self.terminal.backend_mut().inner)?;
+        self.terminal = new_terminal(height, Some(top))?;
+        self.terminal.backend_mut().in_frame = in_frame;
+        Ok(())
     }
 
     /// Make the live area `height` rows, keeping its top row. It is kept a row shorter than
@@ -215,13 +252,12 @@ impl Screen {
             return Ok(());
         }
         let area = self.terminal.get_frame().area();
-        let mut out = stdout();
-        execute!(
-            out,
+        queue!(
+            self.terminal.backend_mut().out(),
             cursor::MoveTo(0, area.y),
             terminal::Clear(terminal::ClearType::FromCursorDown)
         )?;
-        self.terminal = new_terminal(height, Some(Position::new(0, area.y)))?;
+        self.replace_terminal(height, Position::new(0, area.y))?;
         self.height = height;
         Ok(())
     }
@@ -267,12 +303,14 @@ impl Screen {
     /// Give the terminal back: the cursor below the live area, modes off.
     pub fn leave(mut self) -> std::io::Result<()> {
         let area = self.terminal.get_frame().area();
-        let mut out = stdout();
-        let _ = execute!(
-            out,
+        let backend = self.terminal.backend_mut();
+        backend.in_frame = false;
+        let _ = queue!(
+            backend.out(),
             cursor::MoveTo(0, area.y),
             terminal::Clear(terminal::ClearType::FromCursorDown)
         );
+        let _ = Backend::flush(backend);
         self.restore()
     }
 
@@ -286,7 +324,8 @@ impl Screen {
 fn new_terminal(height: u16, cursor: Option<Position>) -> std::io::Result<Term> {
     Terminal::with_options(
         InlineBackend {
-            inner: CrosstermBackend::new(stdout()),
+            inner: CrosstermBackend::new(BufWriter::with_capacity(FRAME_BUFFER, stdout())),
+            in_frame: false,
             known_cursor: cursor,
             hidden: false,
         },

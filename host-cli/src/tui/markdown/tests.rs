@@ -312,3 +312,46 @@ fn a_cut_off_last_line_is_rendered_like_any_other() {
     let out = texts(&stream.finish());
     assert!(!out.iter().any(|l| l.contains("**")), "{out:?}");
 }
+
+#[test]
+fn a_long_open_line_is_shown_by_its_lead_and_its_tail() {
+    let mut stream = MarkdownStream::new(plain(), 80);
+    let words: String = (0..2000).map(|i| format!("w{i} ")).collect();
+    stream.push(&format!("> - {words}"));
+    let shown = texts(&stream.pending_within(400));
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    let line = &shown[0];
+    // The quote bar and the list marker survive; the end is the end.
+    assert!(line.starts_with("│ • w0 w1 "), "{line}");
+    assert!(line.contains(" … "), "{line}");
+    assert!(line.trim_end().ends_with("w1999"), "{line}");
+    assert!(line.chars().count() < 460, "{}", line.chars().count());
+    // Short enough: as it is.
+    assert_eq!(
+        texts(&stream.pending_within(usize::MAX)),
+        texts(&stream.pending())
+    );
+    let mut short = MarkdownStream::new(plain(), 80);
+    short.push("just this");
+    assert_eq!(texts(&short.pending_within(20)), ["just this"]);
+}
+
+#[test]
+fn a_long_open_line_of_wide_glyphs_is_cut_by_columns() {
+    let mut stream = MarkdownStream::new(plain(), 80);
+    stream.push(&"中文字符".repeat(500));
+    let line = texts(&stream.pending_within(100)).join("");
+    use unicode_width::UnicodeWidthStr;
+    let width = line.width();
+    assert!((100..=160).contains(&width), "{width}: {line}");
+    assert!(line.ends_with("中文字符"), "{line}");
+}
+
+proptest! {
+    #[test]
+    fn shortening_never_panics(text in "\\PC{0,300}", columns in 1usize..120) {
+        let mut stream = MarkdownStream::new(plain(), 80);
+        stream.push(&text);
+        let _ = stream.pending_within(columns);
+    }
+}
