@@ -27,9 +27,14 @@ const TOOL_NAMES: &[&str] = &[
 /// Literals that are the same word but not the tool, with the reason.
 const NOT_A_TOOL: &[(&str, &str, &str)] = &[
     (
-        "permissions/shell.rs",
+        "permissions/shell/mod.rs",
         "\"bash\"",
         "the shell program in the list of interpreters that take inline code",
+    ),
+    (
+        "permissions/shell/unwrap.rs",
+        "\"bash\"",
+        "the shell program in the list of shells whose `-c` code a deny rule reads",
     ),
     (
         "config/check.rs",

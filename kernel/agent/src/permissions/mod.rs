@@ -9,6 +9,8 @@ pub mod protected;
 pub mod rule;
 pub mod shell;
 pub mod switch;
+#[cfg(test)]
+mod tests;
 
 pub use approver::{ApprovalRequest, Preview, ScriptedApprover};
 pub use class::ToolClass;

@@ -5,7 +5,9 @@
 //!   legacy `Bash(go test *)`) commands starting with `go test`; `Bash(rm -rf*)` a glob.
 //!   Prefix and glob grants never cover a command with shell operators, so
 //!   `Bash(go test:*)` does not allow `go test ./... && rm -rf x`. A deny rule matches if any
-//!   command of the line matches.
+//!   command the line may run matches, read as the shell would read it (quotes, wrappers like
+//!   `env` or `sudo`, `bash -c` and `eval` code; see [`shell::may_run`]), and where that
+//!   cannot be known (`$X push`) it matches.
 //! - The families cover tools by what they are, read from their spec (see [`ToolKind`]), not
 //!   by name: `Bash` every shell tool; `Edit(docs/**)` (also `Write`, `MultiEdit`,
 //!   `NotebookEdit`) every file writer, the glob relative to the workspace unless it starts
@@ -295,10 +297,13 @@ impl Rule {
                 let command = args.get("command").and_then(|c| c.as_str());
                 let command_hit = command.is_some_and(|c| match purpose {
                     Use::Grant => shell::normalize(c) == *literal,
-                    Use::Deny => shell::segments(c)
-                        .iter()
-                        .chain([&shell::normalize(c)])
-                        .any(|s| s == literal),
+                    Use::Deny => {
+                        shell::segments(c)
+                            .iter()
+                            .chain([&shell::normalize(c)])
+                            .any(|s| s == literal)
+                            || shell::may_run(c, shell::Pattern::Exact(literal))
+                    }
                 });
                 command_hit
                     || PATH_KEYS
@@ -417,14 +422,22 @@ fn command_matches(spec: &Spec, command: &str, purpose: Use) -> bool {
             _ => false,
         },
         Use::Deny => {
+            // The plain split is kept under the shell reading: a deny never matches less
+            // than it did.
             let mut candidates = shell::segments(command);
             candidates.push(whole);
+            let pattern = match spec {
+                Spec::CommandExact(exact) => shell::Pattern::Exact(exact),
+                Spec::CommandPrefix(prefix) => shell::Pattern::Prefix(prefix),
+                Spec::CommandGlob(glob) => shell::Pattern::Glob(glob),
+                _ => return false,
+            };
             candidates.iter().any(|c| match spec {
                 Spec::CommandExact(exact) => c == exact,
                 Spec::CommandPrefix(prefix) => prefix_hit(c, prefix),
                 Spec::CommandGlob(glob) => glob.is_match(c),
                 _ => false,
-            })
+            }) || shell::may_run(command, pattern)
         }
     }
 }

@@ -2,6 +2,17 @@
 //! redirects (so a prefix grant cannot be stretched over a second command), its separate
 //! commands (so a deny rule catches one hidden after `&&`), and whether it builds code at run
 //! time (`$(…)`, `eval`, `sh -c`), which no prefix grant covers.
+//!
+//! Grants use the plain, conservative checks of this file. Deny rules also read the line the
+//! way the shell would ([`lex`]), see through wrappers and inline shell code ([`unwrap`]) and
+//! fail closed where that is not possible ([`deny`], [`glob`]).
+
+mod deny;
+mod glob;
+mod lex;
+mod unwrap;
+
+pub use deny::{Pattern, may_run};
 
 /// Operators that start another command, redirect, or substitute. Their presence anywhere
 /// (even quoted — being conservative costs only a prompt) disqualifies a prefix or glob grant.
