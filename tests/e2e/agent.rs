@@ -843,6 +843,64 @@ fn yolo_still_obeys_deny_rules() {
     assert!(results[0].1.contains("Edit(secret/**)"), "{results:?}");
 }
 
+/// Issue #26 item 3: the spellings of `git push` that slipped past a `Bash(git push:*)` deny
+/// copied from Claude Code, each a real bash call under --yolo.
+#[test]
+fn a_git_push_deny_holds_for_every_spelling_under_yolo() {
+    let spellings = [
+        "git push origin main",
+        "git  push",
+        "\"git\" push",
+        "FOO=1 git push",
+        "command git push",
+        "g\\it push",
+        "ls && git push",
+        "bash -c 'git push'",
+        "env -i nice -n 5 /usr/bin/git push",
+        "(git push)",
+        "$G push",
+    ];
+    let setup = Setup::new("openai");
+    let calls: Vec<(String, String)> = spellings
+        .iter()
+        .enumerate()
+        .map(|(i, cmd)| {
+            (
+                format!("call_{i}"),
+                serde_json::json!({ "command": cmd }).to_string(),
+            )
+        })
+        .chain([(
+            "call_status".to_string(),
+            r#"{"command":"git status"}"#.to_string(),
+        )])
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, args)| (id.as_str(), "bash", args.as_str()))
+        .collect();
+    setup
+        .mock
+        .enqueue_all([Reply::tool_calls(&refs, 1), Reply::text(&["ok"])]);
+    let mut agent = setup.agent(Posture::Yolo, policy(&[], &["Bash(git push:*)"]));
+    let (outcome, _) = run(&mut agent, "Push it");
+    assert_eq!(outcome.status, RunStatus::Success, "{outcome:?}");
+    let results = setup.tool_results(1);
+    assert_eq!(results.len(), spellings.len() + 1, "{results:?}");
+    for (i, spelling) in spellings.iter().enumerate() {
+        let (_, text) = results
+            .iter()
+            .find(|(id, _)| *id == format!("call_{i}"))
+            .unwrap();
+        assert!(
+            text.starts_with("Blocked") && text.contains("Bash(git push:*)"),
+            "`{spelling}` was not refused under --yolo: {text}"
+        );
+    }
+    let (_, status) = results.iter().find(|(id, _)| id == "call_status").unwrap();
+    assert!(!status.starts_with("Blocked"), "git status was refused: {status}");
+}
+
 #[test]
 fn a_prefix_allow_rule_does_not_cover_a_command_with_shell_operators() {
     let setup = Setup::new("openai");
