@@ -898,7 +898,10 @@ fn a_git_push_deny_holds_for_every_spelling_under_yolo() {
         );
     }
     let (_, status) = results.iter().find(|(id, _)| id == "call_status").unwrap();
-    assert!(!status.starts_with("Blocked"), "git status was refused: {status}");
+    assert!(
+        !status.starts_with("Blocked"),
+        "git status was refused: {status}"
+    );
 }
 
 #[test]

@@ -429,6 +429,73 @@ fn the_task_can_come_from_stdin() {
     assert_eq!(messages(&body)[1]["content"], "summarise\nthe repo");
 }
 
+/// Issue #26 item 4: `printf 'E1\n' | reasonix -p "explain"` sends the piped text after the
+/// task, as Claude Code does; past the cap it is cut with a note.
+#[test]
+fn piped_text_follows_a_task_given_as_arguments() {
+    let s = Setup::new();
+    s.mock.enqueue(Reply::text(&["explained"]));
+    s.mock.enqueue(Reply::text(&["cut"]));
+    let ws = s.env.workspace();
+    let send = |input: Vec<u8>| {
+        let mut child = s
+            .command(&["-p", "--dir", ws.to_str().unwrap(), "explain"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Past the cap the rest is never read: the write ends with a broken pipe.
+        let _ = child.stdin.take().unwrap().write_all(&input);
+        child.wait_with_output().unwrap()
+    };
+    let out = send(b"E1\n".to_vec());
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(messages(&s.request_body(0))[1]["content"], "explain\n\nE1");
+
+    let big = "x".repeat(600 * 1024);
+    let out = send(big.into_bytes());
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let body = s.request_body(1);
+    let sent = messages(&body)[1]["content"].as_str().unwrap().to_string();
+    assert!(sent.starts_with("explain\n\nxxx"), "{}", &sent[..40]);
+    assert!(
+        sent.ends_with("[stdin was cut at 512 KiB; the rest was not read]"),
+        "{}",
+        &sent[sent.len() - 80..]
+    );
+    assert!(sent.len() < 512 * 1024 + 200, "{}", sent.len());
+}
+
+/// A stdin that stays open and silent (a parent that never writes nor closes it) does not
+/// hang the run: after a bounded wait it runs without it, and says so.
+#[test]
+fn a_silent_open_stdin_is_not_waited_for_forever() {
+    let s = Setup::new();
+    s.mock.enqueue(Reply::text(&["fine"]));
+    let ws = s.env.workspace();
+    let mut child = s
+        .command(&["run", "--dir", ws.to_str().unwrap(), "hello"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Held open, never written, until the run is over.
+    let stdin = child.stdin.take().unwrap();
+    let started = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing arrived on stdin in 3 s; running without it"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    assert_eq!(messages(&s.request_body(0))[1]["content"], "hello");
+}
+
 #[test]
 fn runtime_failures_exit_1_with_the_subtype() {
     // The step budget runs out while the model still wants tools.

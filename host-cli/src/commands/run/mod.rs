@@ -3,6 +3,7 @@
 //! (docs/RUN.md).
 
 pub mod output;
+mod piped;
 mod signals;
 
 use crate::exit::{Code, Failure, Outcome};
@@ -232,23 +233,32 @@ pub fn mode_name(posture: Posture) -> &'static str {
     }
 }
 
-/// The task from the arguments, else from stdin when it is not a terminal.
+/// The task from the arguments (with what was piped on stdin after it), else from stdin when
+/// it is not a terminal.
 fn task(words: &[String]) -> Result<String, Failure> {
-    let text = if words.is_empty() {
-        let mut stdin = std::io::stdin();
-        if stdin.is_terminal() {
+    if !words.is_empty() {
+        let task = words.join(" ");
+        let task = task.trim();
+        if task.is_empty() {
             return Err(Failure::usage(anyhow!(
-                "no task: give it as arguments (`reasonix run \"fix the failing test\"`) or pipe it on stdin"
+                "the task is empty: give it as arguments or pipe it on stdin"
             )));
         }
-        let mut text = String::new();
-        stdin
-            .read_to_string(&mut text)
-            .map_err(|e| Failure::usage(anyhow!("cannot read the task from stdin: {e}")))?;
-        text
-    } else {
-        words.join(" ")
-    };
+        return Ok(match piped::read() {
+            Some(piped) => piped.append_to(task),
+            None => task.to_string(),
+        });
+    }
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(Failure::usage(anyhow!(
+            "no task: give it as arguments (`reasonix run \"fix the failing test\"`) or pipe it on stdin"
+        )));
+    }
+    let mut text = String::new();
+    stdin
+        .read_to_string(&mut text)
+        .map_err(|e| Failure::usage(anyhow!("cannot read the task from stdin: {e}")))?;
     let text = text.trim();
     if text.is_empty() {
         return Err(Failure::usage(anyhow!(
