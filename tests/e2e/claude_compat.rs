@@ -170,7 +170,9 @@ fn a_cost_in_yuan_has_no_usd_field() {
     let r: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(r["currency"], "CNY");
     assert!(r["total_cost"].is_number(), "{r}");
-    assert!(r.get("total_cost_usd").is_none(), "{r}");
+    // Always a number (a consumer's `printf "%.4f"` must not break), flagged as no cost.
+    assert_eq!(r["total_cost_usd"], 0.0, "{r}");
+    assert_eq!(r["total_cost_usd_unpriced"], true, "{r}");
 }
 
 #[test]

@@ -203,6 +203,17 @@ fn exercise_everything(s: &Setup) {
         task.contains("Resource 3: This is a plaintext resource"),
         "the resource named beside the prompt was not read: {task}"
     );
+    // The init line names the servers and their status, as Claude Code's does.
+    let init = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "system" && v["subtype"] == "init")
+        .expect("an init line");
+    assert_eq!(
+        init["mcp_servers"],
+        serde_json::json!([{"name": "everything", "status": "connected"}]),
+        "{init}"
+    );
     let progress: Vec<Value> = stdout(&out)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())

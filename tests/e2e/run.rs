@@ -890,5 +890,6 @@ fn after_a_fallback_each_model_is_priced_at_its_own_rates() {
     assert_eq!(models["mock/other-model"]["costUSD"], 1.0, "{r}");
     // Two currencies: no single total is made up.
     assert!(r.get("total_cost").is_none(), "{r}");
-    assert!(r.get("total_cost_usd").is_none(), "{r}");
+    assert_eq!(r["total_cost_usd"], 0.0, "{r}");
+    assert_eq!(r["total_cost_usd_unpriced"], true, "{r}");
 }

@@ -107,6 +107,12 @@ pub fn run(args: RunArgs) -> Outcome {
         .mcp
         .wait_ready(prepared.mcp.longest_startup() + std::time::Duration::from_secs(1));
     crate::mcp::report_failures(&prepared.mcp);
+    let mcp_servers: Vec<output::McpServerLine> = prepared
+        .mcp
+        .statuses()
+        .iter()
+        .map(output::McpServerLine::of)
+        .collect();
     // Sidecar tools count as known tools for the rule flags too.
     let known: Vec<String> = prepared
         .catalog
@@ -188,6 +194,7 @@ pub fn run(args: RunArgs) -> Outcome {
         tools: agent.tool_specs().iter().map(|t| t.name.clone()).collect(),
         permission_mode: mode_name(posture).to_string(),
         resumed_messages,
+        mcp_servers,
     });
     let outcome = agent.run(&task, &cancel, &mut |event| printer.event(&event));
     agent.end_session(&mut |event| printer.event(&event));

@@ -44,6 +44,32 @@ pub struct Init {
     pub permission_mode: String,
     /// The session already held this many messages (`--continue` / `--resume`).
     pub resumed_messages: usize,
+    /// The MCP servers and how they stand when the run starts (Claude Code's field).
+    pub mcp_servers: Vec<McpServerLine>,
+}
+
+/// One MCP server in the `init` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct McpServerLine {
+    pub name: String,
+    /// `connected`, `failed`, `pending`, `disabled` or `not-approved`.
+    pub status: &'static str,
+}
+
+impl McpServerLine {
+    pub fn of(status: &reasonix_mcp::ServerStatus) -> McpServerLine {
+        use reasonix_mcp::ServerState;
+        McpServerLine {
+            name: status.name.clone(),
+            status: match status.state {
+                ServerState::Ready { .. } => "connected",
+                ServerState::Failed { .. } => "failed",
+                ServerState::Starting => "pending",
+                ServerState::Disabled => "disabled",
+                ServerState::NotApproved => "not-approved",
+            },
+        }
+    }
 }
 
 /// Token counts with Anthropic's meaning, as Claude Code–style consumers expect:
@@ -95,9 +121,12 @@ pub struct ResultObject {
     pub result: String,
     pub session_id: Option<String>,
     pub usage: PublicUsage,
-    /// The cost when it is in US dollars (Claude Code's field).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_cost_usd: Option<f64>,
+    /// The cost in US dollars (Claude Code's field, always a number: consumers format it).
+    /// `0` when there is no price in dollars, with `total_cost_usd_unpriced`.
+    pub total_cost_usd: f64,
+    /// `total_cost_usd` is not a cost: no price, or prices in another currency.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub total_cost_usd_unpriced: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost: Option<f64>,
     /// ISO 4217 code of `total_cost` (`USD`, `CNY` …).
@@ -170,6 +199,7 @@ impl ResultObject {
     ) -> ResultObject {
         let currency = outcome.cost.as_ref().map(|c| currency_code(&c.currency));
         let total_cost = outcome.cost.as_ref().map(|c| c.total);
+        let usd = total_cost.filter(|_| currency.as_deref() == Some("USD"));
         ResultObject {
             subtype: subtype(&outcome.status),
             // A cut-off answer is an error unless `[agent] accept_cut_off_answer` (see
@@ -180,7 +210,8 @@ impl ResultObject {
             result: outcome.result.clone(),
             session_id: outcome.session_id.clone(),
             usage: PublicUsage::of_run(&outcome.usage),
-            total_cost_usd: total_cost.filter(|_| currency.as_deref() == Some("USD")),
+            total_cost_usd: usd.unwrap_or(0.0),
+            total_cost_usd_unpriced: usd.is_none(),
             total_cost,
             currency,
             stop_reason: outcome.stop_reason.map(stop_reason),
@@ -1018,6 +1049,10 @@ mod tests {
                 tools: vec!["ls".into()],
                 permission_mode: "ask".into(),
                 resumed_messages: 0,
+                mcp_servers: vec![McpServerLine {
+                    name: "docs".into(),
+                    status: "connected",
+                }],
             },
         })
         .unwrap();
@@ -1025,6 +1060,8 @@ mod tests {
         assert_eq!(value["subtype"], "init");
         assert_eq!(value["schema_version"], 1);
         assert_eq!(value["tools"][0], "ls");
+        assert_eq!(value["mcp_servers"][0]["name"], "docs");
+        assert_eq!(value["mcp_servers"][0]["status"], "connected");
     }
 
     #[test]
