@@ -3,6 +3,7 @@
 //! a pipe that never says anything is bounded in time: a parent that leaves stdin open
 //! without writing (some CI runners, `subprocess.Popen(stdin=PIPE)`) must not hang the run.
 
+use crate::term::errln;
 use std::io::{IsTerminal, Read};
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ pub fn read() -> Option<Piped> {
         return None;
     }
     if !speaks_within(FIRST_BYTE_WAIT) {
-        eprintln!(
+        errln!(
             "reasonix: nothing arrived on stdin in {} s; running without it (redirect stdin from /dev/null to skip this wait)",
             FIRST_BYTE_WAIT.as_secs()
         );
@@ -27,7 +28,7 @@ pub fn read() -> Option<Piped> {
     let mut bytes = Vec::new();
     let limit = u64::try_from(PIPED_AT_MOST).unwrap_or(u64::MAX) + 1;
     if let Err(e) = stdin.lock().take(limit).read_to_end(&mut bytes) {
-        eprintln!("reasonix: cannot read stdin: {e}; running without it");
+        errln!("reasonix: cannot read stdin: {e}; running without it");
         return None;
     }
     let cut = bytes.len() > PIPED_AT_MOST;
