@@ -233,6 +233,54 @@ case "$input" in *password*) echo '{"decision":"block","reason":"prompts must no
     assert_eq!(s.mock.requests().len(), 1);
 }
 
+/// Issue #26 item 2: Claude Code's top-level `"disableAllHooks": true` switches every hook
+/// off, from the user's own settings; an untrusted workspace cannot switch off the user's
+/// hooks. Keys that would change what runs and are not read are named, not ignored.
+#[test]
+fn disable_all_hooks_is_obeyed_from_the_user_and_not_from_an_untrusted_workspace() {
+    let s = Setup::new("");
+    let hook = s.script("block.sh", "echo 'blocked by the guard' >&2; exit 2");
+    let mut settings = claude_hook("UserPromptSubmit", "", &hook, None);
+    // A condition that is not read yet: said, with file, line and key.
+    settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["if"] = "Bash(git commit*)".into();
+    s.user_settings(&settings);
+
+    // An untrusted project asking to switch hooks off: the user's hook still runs.
+    s.project_settings(&serde_json::json!({"disableAllHooks": true}));
+    s.mock.enqueue(Reply::text(&["never"]));
+    let out = s.run("hello");
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("blocked by the guard"), "{err}");
+    assert!(
+        err.contains("disableAllHooks: ignored: this workspace's settings files are not trusted"),
+        "{err}"
+    );
+    assert!(
+        err.contains("settings.json:")
+            && err.contains(".hooks[0].if: conditions are not supported yet"),
+        "{err}"
+    );
+    assert!(s.mock.requests().is_empty());
+
+    // The user's own `disableAllHooks`: no hook runs, and that is said.
+    std::fs::remove_file(s.env.project().join(".claude/settings.json")).unwrap();
+    settings["disableAllHooks"] = true.into();
+    s.user_settings(&settings);
+    let out = s.run("hello");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("disableAllHooks: 1 hook(s) switched off"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        s.mock.requests().len(),
+        1,
+        "the prompt did not reach the model"
+    );
+}
+
 #[test]
 fn a_hanging_hook_is_killed_at_its_timeout_and_the_call_is_blocked() {
     let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");

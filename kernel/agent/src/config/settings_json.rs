@@ -79,6 +79,8 @@ pub struct SettingsPermissions {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SettingsDoc {
     pub hooks: Vec<HookDef>,
+    /// `"disableAllHooks": true`, at this line.
+    pub disable_all_hooks: Option<usize>,
     pub permissions: SettingsPermissions,
     pub warnings: Vec<String>,
 }
@@ -178,6 +180,17 @@ pub fn parse(path: &Path, text: &str) -> Result<SettingsDoc, SettingsError> {
         return Err(r.error(1, "(file)", "must be a JSON object"));
     };
     let mut doc = SettingsDoc::default();
+    match root.get("disableAllHooks") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => doc.disable_all_hooks = Some(r.line_of("disableAllHooks", 1)),
+        Some(other) => {
+            return Err(r.error(
+                r.line_of("disableAllHooks", 1),
+                "disableAllHooks",
+                format!("must be true or false, not {}", kind(other)),
+            ));
+        }
+    }
     if let Some(hooks) = root.get("hooks") {
         doc.hooks = parse_hooks(&mut r, hooks)?;
     }
@@ -231,6 +244,7 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
             };
             if let Some(inner) = entry.get("hooks") {
                 // Claude Code's group: a matcher and its commands.
+                warn_unknown(r, entry, GROUP_KEYS, &key, cursor);
                 let matcher = match entry.get("matcher") {
                     None | Some(Value::Null) => None,
                     Some(m) => Some(r.string(m, cursor, &format!("{key}.matcher"))?),
@@ -274,6 +288,7 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
                         cursor = hook_line + 1;
                         continue;
                     }
+                    warn_unknown(r, hook, HOOK_KEYS, &key, hook_line);
                     let def = command_hook(r, event, hook, &key, hook_line, 1000)?;
                     out.push(HookDef {
                         matcher: matcher.clone(),
@@ -300,6 +315,36 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
         }
     }
     Ok(out)
+}
+
+/// Keys of a Claude Code hook group that Reasonix reads.
+const GROUP_KEYS: &[&str] = &["matcher", "hooks"];
+/// Keys of one Claude Code hook that Reasonix reads.
+const HOOK_KEYS: &[&str] = &["type", "command", "timeout", "cwd", "env", "description"];
+
+/// A key Reasonix does not read may change what runs or when (`if`, `async`): said, naming
+/// the file, line and key, instead of ignored.
+fn warn_unknown(
+    r: &mut Reader<'_>,
+    object: &serde_json::Map<String, Value>,
+    known: &[&str],
+    key: &str,
+    from: usize,
+) {
+    for name in object.keys().filter(|k| !known.contains(&k.as_str())) {
+        let line = r.line_of(name, from);
+        let what = match name.as_str() {
+            "if" => {
+                "conditions are not supported yet: this hook runs for every call its matcher covers"
+            }
+            "async" => {
+                "background hooks are not supported yet: this hook runs before the call and can block it"
+            }
+            "statusMessage" => "not shown by Reasonix (ignored)",
+            _ => "unknown key, ignored",
+        };
+        r.warn(line, &format!("{key}.{name}"), what);
+    }
 }
 
 /// The command, timeout (`unit_ms` milliseconds per unit), cwd, env and description of one hook.
@@ -481,6 +526,49 @@ mod tests {
         let err = p("{\n\n  \"hooks\": [1,").unwrap_err();
         assert_eq!(err.line, 3);
         assert!(err.message.contains("not valid JSON"));
+    }
+
+    #[test]
+    fn disable_all_hooks_and_keys_that_are_not_read() {
+        let doc = p("{\n  \"disableAllHooks\": true\n}").unwrap();
+        assert_eq!(doc.disable_all_hooks, Some(2));
+        assert_eq!(
+            p(r#"{"disableAllHooks": false}"#)
+                .unwrap()
+                .disable_all_hooks,
+            None
+        );
+        let err = p(r#"{"disableAllHooks": "yes"}"#).unwrap_err();
+        assert_eq!(err.key, "disableAllHooks");
+        assert!(err.message.contains("true or false"), "{err}");
+
+        let doc = p(r#"{"hooks": {"PreToolUse": [{
+  "matcher": "Bash",
+  "when": "always",
+  "hooks": [{
+    "type": "command",
+    "command": "./check.sh",
+    "if": "Bash(git commit*)",
+    "async": true
+  }]
+}]}}"#)
+        .unwrap();
+        assert_eq!(doc.hooks.len(), 1, "the hook is still read");
+        let warnings = doc.warnings.join("\n");
+        assert!(
+            warnings.contains("settings.json:3: hooks.PreToolUse[0].when: unknown key"),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains(
+                "settings.json:7: hooks.PreToolUse[0].hooks[0].if: conditions are not supported yet"
+            ),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains("settings.json:8: hooks.PreToolUse[0].hooks[0].async:"),
+            "{warnings}"
+        );
     }
 
     #[test]

@@ -101,6 +101,8 @@ pub(super) fn apply(
             .iter()
             .map(|(name, text)| (*name, text.as_bytes())),
     );
+    // The first trusted file with `disableAllHooks`.
+    let mut disabled_by: Option<String> = None;
     for (path, project) in settings_files(paths, project_dir) {
         let text = if project {
             project_texts
@@ -161,7 +163,28 @@ pub(super) fn apply(
             trusted,
             pinned: pinned.as_deref(),
         };
+        if let Some(line) = doc.disable_all_hooks {
+            let at = format!("{}:{line}", path.display());
+            // A narrowing, but an untrusted workspace must not switch off the user's own
+            // guard hooks either.
+            if trusted {
+                disabled_by.get_or_insert(at);
+            } else {
+                config.file_warnings.push(format!(
+                    "{at}: disableAllHooks: ignored: this workspace's settings files are not trusted"
+                ));
+            }
+        }
         merge(config, &path, &scope, toml_mode, doc);
+    }
+    if let Some(at) = disabled_by {
+        if !config.hooks.is_empty() {
+            config.file_warnings.push(format!(
+                "{at}: disableAllHooks: {} hook(s) switched off",
+                config.hooks.len()
+            ));
+        }
+        config.hooks.clear();
     }
     Ok(())
 }
