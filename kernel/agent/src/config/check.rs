@@ -42,6 +42,9 @@ const TOP_ORIGINAL: &[&str] = &[
     "bot",
     "serve",
     "remote",
+    // Written by the original's own setup: not spelling mistakes.
+    "network",
+    "vision_models",
 ];
 
 /// A section whose keys are checked: the keys read here, then the original's keys accepted as

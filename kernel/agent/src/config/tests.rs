@@ -1058,6 +1058,14 @@ bogus = 1
     let names: Vec<&str> = cfg.mcp_servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["fs"]);
     assert!(cfg.plugins.is_empty());
+    // `[network]` and `vision_models`, which the original writes, are its keys, not typos.
+    let go = parse("vision_models = [\"a\"]\n[network]\nproxy = \"\"\n").unwrap();
+    let warnings = go.warnings().join("\n");
+    assert!(
+        warnings.contains("ignored: `vision_models` (line 1), [network] (line 2)"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("unknown"), "{warnings}");
     // A file with only what this build reads has no `ignored:` warning.
     assert!(
         parse("default_model = \"deepseek-flash\"\n[agent]\nmax_steps = 3\n")
