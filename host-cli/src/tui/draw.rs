@@ -47,13 +47,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             )));
         }
     }
-    let pending = app
-        .answer
-        .pending_within(LIVE_ROWS * usize::from(width.max(1)));
-    let pending: Vec<Line<'static>> = pending.into_iter().rev().take(LIVE_TAIL).rev().collect();
-    let rows = super::wrap::wrap_lines(pending, usize::from(width.max(1)));
-    let skip = rows.len().saturating_sub(LIVE_ROWS);
-    lines.extend(rows.into_iter().skip(skip));
+    lines.extend(app.answer.live_rows(width, LIVE_TAIL, LIVE_ROWS));
     for running in &app.running {
         let mut card = running.card.clone();
         card.duration_ms =

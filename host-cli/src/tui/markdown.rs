@@ -55,7 +55,12 @@ pub struct MarkdownStream {
     /// Something was committed (no blank line before the first content).
     started: bool,
     prev: Prev,
+    /// [`live_rows`](Self::live_rows) as last computed, with its arguments: a frame drawn
+    /// for a key while the stream has not moved reuses it.
+    live: std::cell::RefCell<Option<(LiveArgs, Vec<Line<'static>>)>>,
 }
+
+type LiveArgs = (u16, usize, usize);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Prev {
@@ -117,17 +122,22 @@ impl MarkdownStream {
             blank_pending: false,
             started: false,
             prev: Prev::Start,
+            live: std::cell::RefCell::new(None),
         }
     }
 
     /// For lines committed from now on (after a terminal resize).
     pub fn set_width(&mut self, width: u16) {
         self.width = if width == 0 { DEFAULT_WIDTH } else { width };
+        self.live.take();
     }
 
     /// Adds a delta of the answer; returns the lines it completes, which are final.
     /// Cost: the delta, plus the open block when a line completes.
     pub fn push(&mut self, delta: &str) -> Vec<Line<'static>> {
+        if !delta.is_empty() {
+            self.live.take();
+        }
         let mut out = Vec::new();
         let mut rest = delta;
         while let Some(nl) = rest.find('\n') {
@@ -163,6 +173,25 @@ impl MarkdownStream {
         let mut out = Vec::new();
         scratch.flush(&mut out, false);
         out
+    }
+
+    /// The rows the live area shows of the held tail at `width`: its last `lines` source lines,
+    /// wrapped, at most the last `rows` of them. Computed once per change of the stream.
+    pub fn live_rows(&self, width: u16, lines: usize, rows: usize) -> Vec<Line<'static>> {
+        let args = (width, lines, rows);
+        if let Some((cached, shown)) = &*self.live.borrow()
+            && *cached == args
+        {
+            return shown.clone();
+        }
+        let columns = usize::from(width.max(1));
+        let pending = self.pending_within(rows.saturating_mul(columns));
+        let skip = pending.len().saturating_sub(lines);
+        let wrapped = super::wrap::wrap_lines(pending.into_iter().skip(skip).collect(), columns);
+        let skip = wrapped.len().saturating_sub(rows);
+        let shown: Vec<Line<'static>> = wrapped.into_iter().skip(skip).collect();
+        *self.live.borrow_mut() = Some((args, shown.clone()));
+        shown
     }
 
     /// Everything still held, as final lines; the stream is then empty, ready for another answer.

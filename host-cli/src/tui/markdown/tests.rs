@@ -355,3 +355,25 @@ proptest! {
         let _ = stream.pending_within(columns);
     }
 }
+
+#[test]
+fn live_rows_follow_every_change_of_the_stream() {
+    let mut stream = MarkdownStream::new(plain(), 80);
+    stream.push("one two");
+    assert_eq!(texts(&stream.live_rows(80, 6, 12)), ["one two"]);
+    // Asked again without a change: the same rows (from the cache).
+    assert_eq!(texts(&stream.live_rows(80, 6, 12)), ["one two"]);
+    stream.push(" three");
+    assert_eq!(texts(&stream.live_rows(80, 6, 12)), ["one two three"]);
+    // Another width, or fewer rows: computed again.
+    assert_eq!(texts(&stream.live_rows(8, 6, 12)), ["one two ", "three"]);
+    assert_eq!(texts(&stream.live_rows(8, 6, 1)), ["three"]);
+    stream.push("\n");
+    assert!(stream.live_rows(8, 6, 12).is_empty());
+    stream.push("four");
+    let _ = stream.finish();
+    assert!(
+        stream.live_rows(8, 6, 12).is_empty(),
+        "finish empties the live rows"
+    );
+}
