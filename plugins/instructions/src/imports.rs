@@ -1,5 +1,7 @@
 //! `@path` imports: a line holding only `@relative/path` (after trimming) is replaced by that
-//! file's text, itself expanded, up to [`MAX_DEPTH`] levels deep.
+//! file's text, itself expanded, up to [`MAX_DEPTH`] levels deep; an `@path` inside a line of
+//! prose keeps the line and puts the file after it (an `@word` naming no file is prose there).
+//! Code spans and fenced code blocks hold no imports.
 //!
 //! Nothing imported is trusted blindly. The path must be relative and stay in the importing
 //! file's directory: absolute paths, `..`, symlinks on the way (which could lead anywhere),
@@ -43,12 +45,53 @@ impl Expander {
         stack: &mut Vec<PathBuf>,
     ) -> String {
         let mut out = String::with_capacity(text.len());
+        let mut fence: Option<&str> = None;
         for (i, line) in text.split_inclusive('\n').enumerate() {
-            let Some(target) = import_target(line) else {
+            // Nothing inside a fenced code block is an import.
+            let trimmed = line.trim_start();
+            if let Some(open) = fence {
+                if trimmed.starts_with(open) {
+                    fence = None;
+                }
                 out.push_str(line);
                 continue;
-            };
+            }
+            if let Some(open) = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f)) {
+                fence = Some(open);
+                out.push_str(line);
+                continue;
+            }
             let newline = if line.ends_with('\n') { "\n" } else { "" };
+            let Some(target) = import_target(line) else {
+                // Imports inside a line of prose (`See @README for …`): the line stays, and
+                // what it imports follows it.
+                out.push_str(line);
+                for target in inline_targets(line) {
+                    match self.resolve(target, file, depth, stack) {
+                        Ok(Some((path, imported))) => {
+                            stack.push(path.clone());
+                            let expanded = self.expand(&imported, &path, depth + 1, stack);
+                            stack.pop();
+                            if !out.ends_with('\n') {
+                                out.push('\n');
+                            }
+                            out.push_str(expanded.trim_end_matches('\n'));
+                            out.push('\n');
+                        }
+                        Ok(None) => {}
+                        // `@name` in prose that names no file is prose (a mention, a handle).
+                        Err(Refusal::Missing(_)) => {}
+                        Err(why) => {
+                            if !out.ends_with('\n') {
+                                out.push('\n');
+                            }
+                            out.push_str(&refusal_line(target, file, i, &why));
+                            out.push('\n');
+                        }
+                    }
+                }
+                continue;
+            };
             match self.resolve(target, file, depth, stack) {
                 Ok(Some((path, imported))) => {
                     stack.push(path.clone());
@@ -59,16 +102,13 @@ impl Expander {
                 }
                 Ok(None) => {}
                 Err(why) => {
-                    let name = file
-                        .file_name()
-                        .map(|n| n.to_string_lossy())
-                        .unwrap_or_default();
-                    out.push_str(&format!(
-                        "[Reasonix did not import @{target} ({name}, line {}): {why}]{newline}",
-                        i + 1
-                    ));
+                    out.push_str(&refusal_line(target, file, i, &why));
+                    out.push_str(newline);
                 }
             }
+        }
+        if !text.ends_with('\n') && out.ends_with('\n') && !text.is_empty() {
+            out.pop();
         }
         out
     }
@@ -80,22 +120,30 @@ impl Expander {
         file: &Path,
         depth: usize,
         stack: &[PathBuf],
-    ) -> Result<Option<(PathBuf, String)>, String> {
+    ) -> Result<Option<(PathBuf, String)>, Refusal> {
         if depth > MAX_DEPTH {
-            return Err(format!("imports nest at most {MAX_DEPTH} levels deep"));
+            return Err(Refusal::Refused(format!(
+                "imports nest at most {MAX_DEPTH} levels deep"
+            )));
         }
         let relative = Path::new(target);
         if relative.is_absolute() || target.starts_with('~') {
-            return Err("only paths relative to the importing file are imported".into());
+            return Err(Refusal::Refused(
+                "only paths relative to the importing file are imported".into(),
+            ));
         }
         if !relative
             .components()
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
         {
-            return Err("the path leaves the importing file's directory".into());
+            return Err(Refusal::Refused(
+                "the path leaves the importing file's directory".into(),
+            ));
         }
         let Some(dir) = file.parent() else {
-            return Err("the importing file has no directory".into());
+            return Err(Refusal::Refused(
+                "the importing file has no directory".into(),
+            ));
         };
         // Every step below the importing file's directory must be a real directory or file:
         // a symlink could point anywhere.
@@ -105,26 +153,86 @@ impl Expander {
                 path.push(name);
                 match std::fs::symlink_metadata(&path) {
                     Ok(meta) if meta.file_type().is_symlink() => {
-                        return Err("the path goes through a symlink".into());
+                        return Err(Refusal::Refused("the path goes through a symlink".into()));
                     }
                     Ok(_) => {}
-                    Err(_) => return Err("the file cannot be read".into()),
+                    Err(_) => return Err(Refusal::Missing("the file cannot be read".into())),
                 }
             }
         }
         if stack.contains(&path) {
-            return Err("it imports itself (a cycle)".into());
+            return Err(Refusal::Refused("it imports itself (a cycle)".into()));
         }
         if self.included.contains(&path) {
             return Ok(None);
         }
         if !path.is_file() {
-            return Err("it is not a file".into());
+            return Err(Refusal::Missing("it is not a file".into()));
         }
-        let text = read_bounded(&path).ok_or("the file cannot be read")?;
+        let text = read_bounded(&path)
+            .ok_or_else(|| Refusal::Refused("the file cannot be read".into()))?;
         self.included.push(path.clone());
         Ok(Some((path, text)))
     }
+}
+
+/// Why an import was not made. `Missing`: nothing by that name (in prose, a mention).
+#[derive(Debug)]
+enum Refusal {
+    Missing(String),
+    Refused(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Missing(why) | Refusal::Refused(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The diagnostic that takes a refused import's place.
+fn refusal_line(target: &str, file: &Path, index: usize, why: &Refusal) -> String {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    format!(
+        "[Reasonix did not import @{target} ({name}, line {}): {why}]",
+        index + 1
+    )
+}
+
+/// `@path` words inside a line, as Claude Code finds them: after the start or a space, outside
+/// `code spans`, without trailing punctuation.
+fn inline_targets(line: &str) -> Vec<&str> {
+    let mut targets = Vec::new();
+    let mut in_code = false;
+    let mut word_start = true;
+    for (i, c) in line.char_indices() {
+        if c == '`' {
+            in_code = !in_code;
+            word_start = false;
+            continue;
+        }
+        if c.is_whitespace() {
+            word_start = true;
+            continue;
+        }
+        if word_start && c == '@' && !in_code {
+            let rest = &line[i + 1..];
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '`')
+                .unwrap_or(rest.len());
+            let target =
+                rest[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '"', '\'']);
+            if !target.is_empty() {
+                targets.push(target);
+            }
+        }
+        word_start = false;
+    }
+    targets
 }
 
 /// The target of an import line: the line is `@` and a path, nothing else.

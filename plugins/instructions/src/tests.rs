@@ -169,3 +169,68 @@ fn the_interceptor_appends_and_stays_quiet_without_files() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Claude Code's own example (its memory guide): imports inside prose, a home import, and
+/// `@` words that are not imports.
+#[test]
+fn inline_imports_as_in_claude_codes_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    write(
+        &ws.join("CLAUDE.md"),
+        "See @README for project overview and @package.json for available npm commands for this project.\n\
+         \n\
+         # Additional Instructions\n\
+         - git workflow @docs/git-instructions.md\n\
+         - @~/.claude/my-project-instructions.md\n\
+         \n\
+         Ask @alice, mail bob@example.com, see `@not-an-import.md`.\n\
+         ```\n\
+         @README\n\
+         ```\n\
+         Also (@docs/git-instructions.md).\n",
+    );
+    write(&ws.join("README"), "README BODY");
+    write(&ws.join("package.json"), "{\"scripts\": {}}");
+    write(&ws.join("docs/git-instructions.md"), "GIT BODY");
+    write(&ws.join("not-an-import.md"), "NOPE");
+    let found = collect(&[], ws);
+    let text = &found[0].text;
+    assert!(
+        text.starts_with("See @README for project overview"),
+        "{text}"
+    );
+    // Each imported once, right after the line that names it.
+    let readme = text.find("README BODY").expect(text);
+    let package = text.find("{\"scripts\": {}}").expect(text);
+    let git = text.find("GIT BODY").expect(text);
+    assert!(
+        readme < package && package < text.find("# Additional").unwrap(),
+        "{text}"
+    );
+    assert!(git > text.find("- git workflow").unwrap(), "{text}");
+    assert_eq!(text.matches("GIT BODY").count(), 1, "{text}");
+    assert_eq!(text.matches("README BODY").count(), 1, "{text}");
+    // A home import from the workspace is refused, visibly; mentions and code are left alone.
+    assert!(
+        text.contains("[Reasonix did not import @~/.claude/my-project-instructions.md (CLAUDE.md, line 5): only paths relative"),
+        "{text}"
+    );
+    assert!(!text.contains("NOPE"), "{text}");
+    assert!(!text.contains("did not import @alice"), "{text}");
+    assert!(text.contains("```\n@README\n```"), "{text}");
+}
+
+proptest::proptest! {
+    /// Any text expands without panicking, and text without `@` comes back unchanged.
+    #[test]
+    fn expansion_never_panics(text in "[ -~\n`@./a-z~]{0,200}") {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("AGENTS.md"), &text);
+        write(&dir.path().join("a.md"), "A");
+        let found = collect(&[], dir.path());
+        if !text.contains('@') && !text.trim().is_empty() {
+            proptest::prop_assert_eq!(found[0].text.trim(), text.trim());
+        }
+    }
+}
