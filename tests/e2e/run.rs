@@ -569,9 +569,22 @@ fn sessions_list_shows_the_run_and_continue_appends_to_it() {
         s.request_body(1)["tools"].to_string()
     );
 
-    // --resume by title text.
+    // --resume by title text, spelled `-r` as in Claude Code's `claude -p -r …` (issue #26
+    // item 7), through the top-level `reasonix -p` form scripts use.
     s.mock.enqueue(Reply::text(&["third answer"]));
-    let out = s.run(&["--resume", "FIRST", "-p", "third task"]);
+    let ws = s.env.workspace();
+    let out = s
+        .command(&[
+            "-p",
+            "-r",
+            "FIRST",
+            "--dir",
+            ws.to_str().unwrap(),
+            "third task",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
     assert_eq!(stdout(&out), "third answer\n");
 

@@ -92,7 +92,7 @@ pub struct RunArgs {
     #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
     pub continue_latest: bool,
     /// Continue a session: its id, an id prefix, or text from its title.
-    #[arg(long, value_name = "ID|TEXT")]
+    #[arg(long, short = 'r', value_name = "ID|TEXT")]
     pub resume: Option<String>,
 }
 
