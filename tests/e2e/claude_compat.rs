@@ -351,6 +351,43 @@ fn prompt_and_budget_flags() {
     assert!(system.ends_with("\n\nAlways end with DONE."), "{system}");
 }
 
+/// Issue #26 item 7: `--system-prompt-file` and `--append-system-prompt-file`, as Claude Code
+/// reads them; a missing file is a usage error naming the flag and the file.
+#[test]
+fn prompt_file_flags() {
+    let s = Setup::new();
+    let dir = tempfile::tempdir().unwrap();
+    let persona = dir.path().join("persona.md");
+    let tail = dir.path().join("tail.md");
+    std::fs::write(&persona, "You are a file persona.\n").unwrap();
+    std::fs::write(&tail, "End with FILE-DONE.\n\n").unwrap();
+    s.mock.enqueue(Reply::text(&["ok"]));
+    let out = s.run(&[
+        "--system-prompt-file",
+        persona.to_str().unwrap(),
+        "--append-system-prompt-file",
+        tail.to_str().unwrap(),
+        "look",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let system = s.system_sent(0);
+    assert!(system.starts_with("You are a file persona.\n"), "{system}");
+    assert!(system.ends_with("\n\nEnd with FILE-DONE."), "{system}");
+
+    let missing = dir.path().join("nope.md");
+    let out = s.run(&[
+        "--append-system-prompt-file",
+        missing.to_str().unwrap(),
+        "look",
+    ]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--append-system-prompt-file") && stderr(&out).contains("nope.md"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn model_flag_and_print_shorthand() {
     let s = Setup::with_extra("models = [\"mock-model\", \"other-model\"]");

@@ -65,9 +65,15 @@ pub struct RunArgs {
     /// Replace the Reasonix guidance part of the system prompt (like `[agent] system_prompt`).
     #[arg(long, value_name = "TEXT")]
     pub system_prompt: Option<String>,
+    /// `--system-prompt` read from a file.
+    #[arg(long, value_name = "FILE", conflicts_with = "system_prompt")]
+    pub system_prompt_file: Option<std::path::PathBuf>,
     /// Text added at the end of the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,
+    /// `--append-system-prompt` read from a file.
+    #[arg(long, value_name = "FILE", conflicts_with = "append_system_prompt")]
+    pub append_system_prompt_file: Option<std::path::PathBuf>,
     /// An extra writable directory for this run, like `[sandbox] allow_write`. Repeatable.
     #[arg(long, value_name = "DIR")]
     pub add_dir: Vec<PathBuf>,
@@ -146,8 +152,16 @@ pub fn run(args: RunArgs) -> Outcome {
             posture,
             extra_allow,
             extra_deny,
-            system_prompt: args.system_prompt.clone(),
-            append_system_prompt: args.append_system_prompt.clone(),
+            system_prompt: prompt_text(
+                args.system_prompt.as_ref(),
+                args.system_prompt_file.as_deref(),
+                "--system-prompt-file",
+            )?,
+            append_system_prompt: prompt_text(
+                args.append_system_prompt.as_ref(),
+                args.append_system_prompt_file.as_deref(),
+                "--append-system-prompt-file",
+            )?,
             max_steps: args.max_steps,
             resume,
             wait_for_model_list: true,
@@ -238,6 +252,31 @@ pub fn mode_name(posture: Posture) -> &'static str {
         Posture::DontAsk => "dontAsk",
         Posture::Yolo => "bypassPermissions",
     }
+}
+
+/// A prompt flag's text, given inline or (`flag`) as a file of at most 256 KiB.
+fn prompt_text(
+    text: Option<&String>,
+    file: Option<&std::path::Path>,
+    flag: &str,
+) -> Result<Option<String>, Failure> {
+    const AT_MOST: u64 = 256 * 1024;
+    let Some(path) = file else {
+        return Ok(text.cloned());
+    };
+    let shown = reasonix_core::terminal::shown(&path.display().to_string()).to_string();
+    let size = std::fs::metadata(path)
+        .map_err(|e| Failure::usage(anyhow!("{flag} {shown}: cannot read it: {e}")))?
+        .len();
+    if size > AT_MOST {
+        return Err(Failure::usage(anyhow!(
+            "{flag} {shown}: {size} bytes, more than the {} KiB a prompt file may have",
+            AT_MOST / 1024
+        )));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(anyhow!("{flag} {shown}: cannot read it: {e}")))?;
+    Ok(Some(text.trim_end().to_string()))
 }
 
 /// The task from the arguments (with what was piped on stdin after it), else from stdin when
