@@ -354,6 +354,18 @@ proptest! {
         stream.push(&text);
         let _ = stream.pending_within(columns);
     }
+
+    /// A long open line is cut to about `columns`: its lead (24 characters, at most two
+    /// columns each), ` … `, and its tail (which starts at most 32 characters later).
+    #[test]
+    fn a_shortened_line_is_bounded_by_its_budget(text in "[ -~中文]{0,400}", columns in 1usize..120) {
+        use unicode_width::UnicodeWidthStr;
+        let mut stream = MarkdownStream::new(plain(), 80);
+        stream.push(&text);
+        let shown: usize = texts(&stream.pending_within(columns)).iter().map(|l| l.width()).sum();
+        // Lead 48, ` … ` 3, a wide glyph straddling the cut 2, and slack for markers.
+        prop_assert!(shown <= columns + 60, "{shown} columns for a budget of {columns}");
+    }
 }
 
 #[test]
