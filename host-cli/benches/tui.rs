@@ -4,6 +4,10 @@
 //! - keystroke-to-frame latency while a 2,000-token answer streams;
 //! - resident memory with a 1,000-message session loaded (`-c`), against a new session.
 //!
+//! - with `REASONIX_BENCH_BASELINE=<path to another build's reasonix>`: only the keystroke
+//!   measurement, for both builds in alternating rounds within this one run (the machines are
+//!   noisy; a comparison across runs is not fair).
+//!
 //! Frame time with a 10,000-line tool result in view is measured in-process by the
 //! `tui::bench_frames` test (`cargo test --release -p reasonix --bin reasonix -- --ignored bench_frames --nocapture`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -45,6 +49,17 @@ fn main() {
         ),
     )
     .unwrap();
+
+    if let Some(baseline) = std::env::var_os("REASONIX_BENCH_BASELINE") {
+        compare(
+            std::path::Path::new(&baseline),
+            &mock,
+            &home,
+            &project,
+            dir.path(),
+        );
+        return;
+    }
 
     // Warm the artifact cache, then launch to a ready prompt.
     Term::spawn(&home, &project, &cache, &[]).quit();
@@ -123,6 +138,60 @@ fn main() {
     );
 }
 
+/// Rounds of the before/after comparison; each round runs both builds, in alternating order.
+const ROUNDS: usize = 8;
+
+/// Keystroke-to-frame latencies of this build against `baseline`, in alternating rounds.
+fn compare(
+    baseline: &std::path::Path,
+    mock: &MockLlm,
+    home: &std::path::Path,
+    project: &std::path::Path,
+    dir: &std::path::Path,
+) {
+    let this = std::path::PathBuf::from(env!("CARGO_BIN_EXE_reasonix"));
+    // Each build keeps its own artifact cache, warmed by one launch to a ready prompt.
+    let builds = [("baseline", baseline.to_path_buf()), ("this build", this)];
+    let caches: Vec<_> = builds
+        .iter()
+        .enumerate()
+        .map(|(i, (_, bin))| {
+            let cache = dir.join(format!("cache-{i}"));
+            let term = Term::spawn_bin(bin, home, project, &cache, &[]);
+            term.wait(ready);
+            term.quit();
+            cache
+        })
+        .collect();
+    let mut all: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    let mut rounds: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..ROUNDS {
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for i in order {
+            let (latencies, _) = keystrokes_with(&builds[i].1, mock, home, project, &caches[i]);
+            rounds[i].push(median(&latencies));
+            all[i].extend(latencies);
+        }
+    }
+    println!("baseline: {}", baseline.display());
+    println!(
+        "| build | keystroke to frame, median of {} keys | p90 | round medians (ms) |",
+        ROUNDS * KEYSTROKES
+    );
+    println!("|---|---:|---:|---|");
+    for (i, (name, _)) in builds.iter().enumerate() {
+        all[i].sort();
+        let p90 = all[i][(all[i].len() * 9 / 10).min(all[i].len() - 1)];
+        let shown: Vec<String> = rounds[i].iter().map(|d| ms(*d)).collect();
+        println!(
+            "| {name} | {} | {} | {} |",
+            ms(median(&all[i])),
+            ms(p90),
+            shown.join(", ")
+        );
+    }
+}
+
 /// Keystroke-to-frame latencies (sorted) while a 2,000-token answer streams, and whether it
 /// still streamed when the last key was drawn.
 fn keystrokes(
@@ -131,10 +200,22 @@ fn keystrokes(
     project: &std::path::Path,
     cache: &std::path::Path,
 ) -> (Vec<Duration>, bool) {
+    let this = std::path::PathBuf::from(env!("CARGO_BIN_EXE_reasonix"));
+    keystrokes_with(&this, mock, home, project, cache)
+}
+
+/// [`keystrokes`] with the given build of `reasonix`.
+fn keystrokes_with(
+    binary: &std::path::Path,
+    mock: &MockLlm,
+    home: &std::path::Path,
+    project: &std::path::Path,
+    cache: &std::path::Path,
+) -> (Vec<Duration>, bool) {
     let tokens: Vec<String> = (0..2000).map(|i| format!("tok{i} ")).collect();
     let chunks: Vec<&str> = tokens.iter().map(String::as_str).collect();
     mock.enqueue(Reply::text(&chunks).with_chunk_delay_ms(1));
-    let term = Term::spawn(home, project, cache, &[]);
+    let term = Term::spawn_bin(binary, home, project, cache, &[]);
     term.wait(ready);
     term.send("stream please\r");
     term.wait(|s| s.contains("tok10 "));

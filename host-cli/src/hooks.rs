@@ -11,6 +11,7 @@ use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use reasonix_agent::config::{Config, HookEntry, RegistrySettings};
 use reasonix_core::terminal::shown;
+use reasonix_core::user_commands::UserCommands;
 use serde_json::json;
 
 /// The built-in component that runs hooks.
@@ -52,6 +53,7 @@ pub fn registry_settings(config: &Config) -> (RegistrySettings, Option<String>) 
         .filter(|h| h.trusted && never_fires(&h.event).is_none())
         .collect();
     let list = serde_json::to_string(&active).unwrap_or_else(|_| "[]".to_string());
+    settings.user_commands = user_commands(&active);
     let mut quiet = None;
     // Both layers: an untrusted project's `[plugin.hooks]` is set aside for an interceptor.
     let layers = std::iter::once(settings.plugins.entry(PLUGIN.to_string()).or_default());
@@ -64,6 +66,22 @@ pub fn registry_settings(config: &Config) -> (RegistrySettings, Option<String>) 
         }
     }
     (settings, quiet)
+}
+
+/// The command lines of the user's own hooks (user-scope settings files), which run with the
+/// user's confinement: the network and a writable `~/.claude` (ADR 0028, docs/HOOKS.md).
+fn user_commands(active: &[&HookEntry]) -> UserCommands {
+    let of_scope = |scope: &str| {
+        active
+            .iter()
+            .filter(|h| h.scope == scope)
+            .map(|h| h.command.clone())
+            .collect::<Vec<_>>()
+    };
+    let claude_dir = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| std::path::PathBuf::from(h).join(".claude"));
+    UserCommands::new(of_scope("user"), &of_scope("project"), claude_dir)
 }
 
 /// `reasonix hooks list [--json]`.

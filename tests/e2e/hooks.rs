@@ -241,8 +241,8 @@ fn disable_all_hooks_is_obeyed_from_the_user_and_not_from_an_untrusted_workspace
     let s = Setup::new("");
     let hook = s.script("block.sh", "echo 'blocked by the guard' >&2; exit 2");
     let mut settings = claude_hook("UserPromptSubmit", "", &hook, None);
-    // A condition that is not read yet: said, with file, line and key.
-    settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["if"] = "Bash(git commit*)".into();
+    // A key that is not read: said, with file, line and key.
+    settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["async"] = true.into();
     s.user_settings(&settings);
 
     // An untrusted project asking to switch hooks off: the user's hook still runs.
@@ -257,8 +257,7 @@ fn disable_all_hooks_is_obeyed_from_the_user_and_not_from_an_untrusted_workspace
         "{err}"
     );
     assert!(
-        err.contains("settings.json:")
-            && err.contains(".hooks[0].if: conditions are not supported yet"),
+        err.contains("settings.json:") && err.contains(".hooks[0].async: background hooks"),
         "{err}"
     );
     assert!(s.mock.requests().is_empty());
@@ -278,6 +277,209 @@ fn disable_all_hooks_is_obeyed_from_the_user_and_not_from_an_untrusted_workspace
         s.mock.requests().len(),
         1,
         "the prompt did not reach the model"
+    );
+}
+
+/// Claude Code's guide, "log each Bash command": verbatim.
+const GUIDE_COMMAND_LOG: &str = r#"jq -r '"\(.tool_input.command) - \(.tool_input.description // "No description")"' >> ~/.claude/bash-command-log.txt"#;
+
+#[test]
+fn the_guides_command_log_hook_works_from_the_users_settings_and_stays_confined_in_a_project() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let claude_dir = s.user_home().join(".claude");
+    let log = claude_dir.join("bash-command-log.txt");
+    let settings = claude_hook("PreToolUse", "Bash", GUIDE_COMMAND_LOG, None);
+    s.write(&claude_dir.join("settings.json"), &settings);
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c1", "bash", r#"{"command":"echo first-call"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::tool_calls(
+        &[(
+            "c2",
+            "bash",
+            r#"{"command":"echo second-call","description":"Say hi"}"#,
+        )],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("log these");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        s.result(1, "c1").contains("first-call"),
+        "{}",
+        s.result(1, "c1")
+    );
+    assert!(
+        s.result(2, "c2").contains("second-call"),
+        "{}",
+        s.result(2, "c2")
+    );
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(
+        logged, "echo first-call - No description\necho second-call - Say hi\n",
+        "the user's hook appends to ~/.claude as in Claude Code"
+    );
+    // What decides what runs stays read-only, even for the user's own hook.
+    let sneaky = r#"echo '{}' > ~/.claude/settings.json"#;
+    s.write(
+        &claude_dir.join("settings.json"),
+        &claude_hook("PreToolUse", "Bash", sneaky, None),
+    );
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c3", "bash", r#"{"command":"echo x"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("again");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kept = std::fs::read_to_string(claude_dir.join("settings.json")).unwrap();
+    assert!(
+        kept.contains("PreToolUse"),
+        "a hook rewrote ~/.claude/settings.json: {kept}"
+    );
+    let failed = s.result(4, "c3");
+    assert!(failed.contains("failed to run"), "{failed}");
+
+    // The same hook from a (trusted) project file keeps the workspace's sandbox: the write to
+    // the home fails, and that is reported as the hook failing, not as its verdict.
+    std::fs::remove_file(claude_dir.join("settings.json")).unwrap();
+    s.project_settings(&settings);
+    let trust = s.reasonix(&["trust", s.env.project().to_str().unwrap()]);
+    assert!(trust.status.success(), "{}", stderr(&trust));
+    s.mock.enqueue(Reply::tool_calls(
+        &[("c4", "bash", r#"{"command":"echo third-call"}"#)],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("log this too");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = s.result(6, "c4");
+    assert!(result.contains("failed to run"), "{result}");
+    assert!(result.contains("not a decision"), "{result}");
+    assert!(
+        !result.contains("third-call"),
+        "the guarded call still does not run: {result}"
+    );
+    assert!(stderr(&out).contains("failed to run"), "{}", stderr(&out));
+    assert!(
+        !std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("third-call"),
+        "a project hook wrote the home"
+    );
+}
+
+#[test]
+fn a_users_stop_hook_reaches_a_local_listener_and_a_projects_does_not() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (sender, received) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+                if request.windows(4).any(|w| w == b"}\n\r\n") || request.ends_with(b"}\n") {
+                    break;
+                }
+            }
+            let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n");
+            let _ = sender.send(String::from_utf8_lossy(&request).into_owned());
+        }
+    });
+    let notify = format!(
+        "curl -s -m 5 -X POST -H 'Content-Type: application/json' --data-binary @- http://127.0.0.1:{port}/notify"
+    );
+    let s = Setup::new("");
+    s.user_settings(&claude_hook("Stop", "", &notify, None));
+    s.mock.enqueue(Reply::text(&["all done"]));
+    let out = s.run("finish");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let request = received
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| panic!("the Stop hook's curl never arrived: {}", stderr(&out)));
+    assert!(request.starts_with("POST /notify"), "{request}");
+    assert!(request.contains(r#""hook_event_name":"Stop""#), "{request}");
+
+    // A project's hook has no network unless the user's `[sandbox] network` says so.
+    std::fs::remove_file(s.env.home().join("settings.json")).unwrap();
+    s.project_settings(&claude_hook("Stop", "", &notify, None));
+    let trust = s.reasonix(&["trust", s.env.project().to_str().unwrap()]);
+    assert!(trust.status.success(), "{}", stderr(&trust));
+    s.mock.enqueue(Reply::text(&["all done"]));
+    let out = s.run("finish");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        received.recv_timeout(Duration::from_secs(3)).is_err(),
+        "a project hook reached the network"
+    );
+}
+
+#[test]
+fn an_if_condition_runs_the_commit_guard_for_commits_only() {
+    let s = Setup::new("[permissions]\nallow = [\"Bash\"]\n");
+    let counter = s.env.workspace().join("guard-runs");
+    let guard = s.script(
+        "commit-guard.sh",
+        &format!(
+            "cat >/dev/null; echo ran >> {}; echo 'run the tests before committing' >&2; exit 2",
+            counter.display()
+        ),
+    );
+    let mut settings = claude_hook("PreToolUse", "Bash", &guard, None);
+    settings["hooks"]["PreToolUse"][0]["hooks"][0]["if"] = "Bash(git commit*)".into();
+    s.user_settings(&settings);
+    s.mock.enqueue(Reply::tool_calls(
+        &[
+            ("c1", "bash", r#"{"command":"echo git status"}"#),
+            ("c2", "bash", r#"{"command":"echo hi"}"#),
+            ("c3", "bash", r#"{"command":"true && git commit -m wip"}"#),
+            ("c4", "bash", r#"{"command":"FOO=1 \"git\" commit -m wip"}"#),
+        ],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("commit");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        s.result(1, "c1").contains("git status"),
+        "{}",
+        s.result(1, "c1")
+    );
+    assert!(s.result(1, "c2").contains("hi"), "{}", s.result(1, "c2"));
+    for id in ["c3", "c4"] {
+        assert!(
+            s.result(1, id).contains("run the tests before committing"),
+            "{id}: {}",
+            s.result(1, id)
+        );
+    }
+    let runs = std::fs::read_to_string(&counter).unwrap_or_default();
+    assert_eq!(
+        runs.lines().count(),
+        2,
+        "the guard ran for the two commits only"
+    );
+
+    // An `if` that is not a rule stops the run, naming file, line and key.
+    settings["hooks"]["PreToolUse"][0]["hooks"][0]["if"] = "Bash(git commit*".into();
+    s.user_settings(&settings);
+    let out = s.run("commit");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("settings.json") && err.contains("hooks.PreToolUse[0].hooks[0].if"),
+        "{err}"
     );
 }
 

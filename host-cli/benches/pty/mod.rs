@@ -18,6 +18,23 @@ pub struct Term {
 
 impl Term {
     pub fn spawn(home: &Path, project: &Path, cache: &Path, args: &[&str]) -> Term {
+        Term::spawn_bin(
+            Path::new(env!("CARGO_BIN_EXE_reasonix")),
+            home,
+            project,
+            cache,
+            args,
+        )
+    }
+
+    /// Like [`Term::spawn`], with another build of `reasonix` (a before/after comparison).
+    pub fn spawn_bin(
+        binary: &Path,
+        home: &Path,
+        project: &Path,
+        cache: &Path,
+        args: &[&str],
+    ) -> Term {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 40,
@@ -26,7 +43,7 @@ impl Term {
                 pixel_height: 0,
             })
             .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_reasonix"));
+        let mut cmd = CommandBuilder::new(binary);
         cmd.args(args);
         cmd.cwd(project);
         cmd.env("TERM", "xterm-256color");

@@ -27,12 +27,12 @@ const TOOL_NAMES: &[&str] = &[
 /// Literals that are the same word but not the tool, with the reason.
 const NOT_A_TOOL: &[(&str, &str, &str)] = &[
     (
-        "permissions/shell/mod.rs",
+        "rules/src/shell/mod.rs",
         "\"bash\"",
         "the shell program in the list of interpreters that take inline code",
     ),
     (
-        "permissions/shell/unwrap.rs",
+        "rules/src/shell/unwrap.rs",
         "\"bash\"",
         "the shell program in the list of shells whose `-c` code a deny rule reads",
     ),
@@ -56,7 +56,7 @@ const NOT_A_TOOL: &[(&str, &str, &str)] = &[
 fn kernel_sources() -> Vec<PathBuf> {
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
-    for krate in ["core", "host", "agent"] {
+    for krate in ["core", "host", "agent", "rules"] {
         collect(&kernel.join(krate).join("src"), &mut out);
     }
     assert!(out.len() > 20, "found the kernel's sources");

@@ -20,6 +20,7 @@ pub mod state_file;
 pub mod terminal;
 pub mod tool;
 pub mod types;
+pub mod user_commands;
 
 pub use error::{CallError, PluginError};
 

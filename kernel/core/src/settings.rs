@@ -254,6 +254,10 @@ pub struct RegistrySettings {
     /// Set by the host, never read from a file: the workspace files the project configuration
     /// executes (MCP server and hook scripts), protected as the configuration files are.
     pub executed_files: Vec<PathBuf>,
+    /// Set by the host, never read from a file: the command lines of the user's own hooks,
+    /// which a built-in that requests [`USER_COMMANDS_ENV`] (the hooks runner) runs with the
+    /// user's confinement instead of the workspace's (ADR 0028).
+    pub user_commands: crate::user_commands::UserCommands,
 }
 
 /// The environment name under which a built-in receives the known secrets, one per line.
@@ -261,6 +265,10 @@ pub const KNOWN_SECRETS_ENV: &str = "REASONIX_KNOWN_SECRETS";
 /// The environment name under which a built-in receives the user's instruction directories,
 /// one per line; requesting it is asking to read them (Markdown only).
 pub const USER_DIRS_ENV: &str = "REASONIX_USER_DIRS";
+
+/// The environment name a built-in requests to have its `sh -c <line>` jobs of the user's own
+/// command lines run with the user's confinement; its value is how many lines there are.
+pub const USER_COMMANDS_ENV: &str = "REASONIX_USER_COMMANDS";
 
 impl RegistrySettings {
     /// The settings of one plugin (defaults when it has no section).

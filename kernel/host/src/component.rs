@@ -148,6 +148,9 @@ pub struct LoadedPlugin {
     /// Built-ins only: directories outside the workspace its interceptor calls may read,
     /// read-only and Markdown files only (see ADR 0019).
     markdown_roots: Vec<PathBuf>,
+    /// Built-ins only: the user's own command lines, run with the user's confinement when
+    /// this plugin starts them (ADR 0028).
+    user_commands: Option<Arc<reasonix_core::user_commands::UserCommands>>,
 }
 
 impl fmt::Debug for LoadedPlugin {
@@ -394,6 +397,7 @@ fn call_describe(
         protected_read_only: !origin.is_builtin(),
         host_env: &[],
         markdown_roots: &[],
+        user_commands: None,
     })
     .map_err(|e| describe_err(CallError::Unknown(format!("{e:#}"))))?;
     let mut store = host.new_store(state, DESCRIBE_LIMITS.call_timeout_ms);
@@ -583,7 +587,18 @@ impl LoadedPlugin {
             last_policy: std::sync::Mutex::new(None),
             host_env: Vec::new(),
             markdown_roots: Vec::new(),
+            user_commands: None,
         }
+    }
+
+    /// The user's own command lines this plugin's jobs run with the user's confinement
+    /// (built-ins only).
+    pub fn with_user_commands(
+        mut self,
+        commands: Arc<reasonix_core::user_commands::UserCommands>,
+    ) -> LoadedPlugin {
+        self.user_commands = Some(commands);
+        self
     }
 
     /// Host-provided values for requested environment names (built-ins only).
@@ -709,6 +724,7 @@ impl LoadedPlugin {
             protected_read_only: !(self.described.origin.is_builtin() && parts.may_write_protected),
             host_env: &self.host_env,
             markdown_roots: parts.markdown_roots,
+            user_commands: self.user_commands.clone(),
         })
         .map_err(|e| CallError::Crashed {
             plugin: self.name().to_string(),

@@ -234,6 +234,15 @@ impl Registry {
         if is_builtin {
             let (host_env, roots) = builtin_extras(&plugin.granted, config);
             plugin = plugin.with_host_env(host_env).with_markdown_roots(roots);
+            if plugin
+                .granted
+                .env
+                .iter()
+                .any(|n| n == crate::settings::USER_COMMANDS_ENV)
+                && !config.user_commands.is_empty()
+            {
+                plugin = plugin.with_user_commands(Arc::new(config.user_commands.clone()));
+            }
         }
         let plugin = Arc::new(plugin);
         if prefer {
@@ -398,7 +407,7 @@ fn builtin_extras(
     granted: &Capabilities,
     config: &RegistrySettings,
 ) -> (Vec<(String, String)>, Vec<PathBuf>) {
-    use crate::settings::{KNOWN_SECRETS_ENV, USER_DIRS_ENV};
+    use crate::settings::{KNOWN_SECRETS_ENV, USER_COMMANDS_ENV, USER_DIRS_ENV};
     let mut env = Vec::new();
     let mut roots = Vec::new();
     if granted.env.iter().any(|n| n == KNOWN_SECRETS_ENV) {
@@ -409,6 +418,12 @@ fn builtin_extras(
             .filter(|s| !s.is_empty() && !s.contains('\n'))
             .collect();
         env.push((KNOWN_SECRETS_ENV.to_string(), secrets.join("\n")));
+    }
+    if granted.env.iter().any(|n| n == USER_COMMANDS_ENV) {
+        env.push((
+            USER_COMMANDS_ENV.to_string(),
+            config.user_commands.len().to_string(),
+        ));
     }
     if granted.env.iter().any(|n| n == USER_DIRS_ENV) {
         roots = config

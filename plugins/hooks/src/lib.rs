@@ -21,6 +21,7 @@
 //! host marks the first input of a session. See docs/HOOKS.md.
 #![forbid(unsafe_code)]
 
+pub mod condition;
 pub mod outcome;
 pub mod spec;
 
@@ -28,6 +29,10 @@ use outcome::{Ended, Run};
 use reasonix_sdk::{Decision, Error, Plugin, PluginInfo, Subscription, WorkspaceAccess};
 use serde_json::{Value, json};
 use spec::HookSpec;
+
+/// The reserved environment name (`reasonix_core::settings::USER_COMMANDS_ENV`) under which
+/// the host runs the user's own hook commands with the user's confinement.
+pub const USER_COMMANDS_ENV: &str = "REASONIX_USER_COMMANDS";
 
 /// The most read from a hook's stdout, and from its stderr.
 pub const MAX_STREAM: usize = 256 * 1024;
@@ -140,7 +145,7 @@ impl Hooks<'_> {
             if let Some(w) = warning {
                 self.runner.warn(&w);
             }
-            if !matched {
+            if !matched || !self.condition_holds(hook, event, &input) {
                 continue;
             }
             let name = hook_name(hook);
@@ -159,6 +164,30 @@ impl Hooks<'_> {
             }
         }
         fired
+    }
+
+    /// Whether the hook's `if` condition (if any) holds for the tool call in `input`.
+    fn condition_holds(&self, hook: &HookSpec, event: &str, input: &Value) -> bool {
+        let Some(rule) = hook.condition.as_deref() else {
+            return true;
+        };
+        let name = input.get("reasonix_tool_name").and_then(Value::as_str);
+        let call = name.map(|name| condition::ToolCall {
+            name,
+            arguments: input.get("tool_input").unwrap_or(&Value::Null),
+        });
+        match condition::holds(rule, event, call.as_ref(), self.workspace.as_deref()) {
+            Ok(holds) => holds,
+            Err(e) => {
+                // The host refuses such a file at load; should one get here, the hook runs:
+                // a guard that runs once too often beats one that is skipped.
+                self.runner.warn(&format!(
+                    "the `if` condition of the hook at {} cannot be read ({e}); the hook runs",
+                    hook.source
+                ));
+                true
+            }
+        }
     }
 
     /// Handle one interception.
@@ -389,6 +418,9 @@ impl Plugin for HooksPlugin {
         // sandbox with the workspace writable, as `bash` commands do.
         info.capabilities.workspace = WorkspaceAccess::ReadWrite;
         info.capabilities.process = true;
+        // The host runs the user's own hooks (from the user's settings files, never a
+        // workspace's) with the user's confinement: the network and `~/.claude` (ADR 0028).
+        info.capabilities.env = vec![USER_COMMANDS_ENV.to_string()];
         info.limits.call_timeout_ms = Some(CALL_TIMEOUT_MS);
         info
     }

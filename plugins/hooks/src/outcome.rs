@@ -7,6 +7,10 @@
 //! - exit 2: block with stderr as the reason, at the blocking events (`PreToolUse`,
 //!   `UserPromptSubmit`, `PermissionRequest` = deny); at `PostToolUse*` stderr goes to the
 //!   model as feedback; elsewhere a warning.
+//!   When that exit 2 comes from the shell itself (`sh: 1: cannot create …`, a syntax error),
+//!   the hook did not decide anything: it failed. The call is still stopped (a guard that
+//!   cannot run must not let things through), but the reason and the user's warning say the
+//!   hook failed and why, instead of presenting the shell's complaint as the hook's verdict.
 //! - any other exit: a warning (stderr).
 //! - killed (its timeout), or not started: block at the gating events (`PreToolUse`,
 //!   `UserPromptSubmit`): a guard that cannot answer must not let things through; elsewhere a
@@ -68,6 +72,17 @@ pub fn interpret(event: &str, name: &str, run: &Run) -> Effect {
     let mut effect = Effect::default();
     match &run.ended {
         Ended::Exited(0) => read_stdout(event, name, &run.stdout, &mut effect),
+        Ended::Exited(2) if blocking(event) && shell_error(&run.stderr).is_some() => {
+            let error = shell_error(&run.stderr).unwrap_or_default();
+            effect.block = Some(format!(
+                "{event} hook {name} failed to run: `{error}`. That is the shell's error, not a \
+                 decision of the hook; this was stopped because a {event} hook that fails stops \
+                 what it guards"
+            ));
+            effect.warning = Some(format!(
+                "{event} hook {name} failed to run (`{error}`), so the call it guards was stopped; fix the hook's command"
+            ));
+        }
         Ended::Exited(2) if blocking(event) => {
             effect.block = Some(
                 trimmed(&run.stderr)
@@ -99,6 +114,34 @@ pub fn interpret(event: &str, name: &str, run: &Run) -> Effect {
         }
     }
     effect
+}
+
+/// The shell's own complaint in a hook's stderr, if it made one: the `sh -c` that runs the
+/// hook could not run its command line (`sh: 1: cannot create /x: Read-only file system`,
+/// `sh: 1: Syntax error: …` from dash; `sh: line 1: …` from bash).
+fn shell_error(stderr: &str) -> Option<&str> {
+    const COMPLAINTS: &[&str] = &[
+        "cannot create",
+        "cannot open",
+        "not found",
+        "Permission denied",
+        "Read-only file system",
+        "No such file or directory",
+        "Syntax error",
+        "syntax error",
+        "Directory nonexistent",
+    ];
+    stderr.lines().map(str::trim).find(|line| {
+        let Some(rest) = line.strip_prefix("sh: ") else {
+            return false;
+        };
+        let rest = rest.strip_prefix("-c: ").unwrap_or(rest);
+        let rest = rest.strip_prefix("line ").unwrap_or(rest);
+        let numbered = rest
+            .split_once(": ")
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        numbered || COMPLAINTS.iter().any(|c| rest.contains(c))
+    })
 }
 
 fn read_stdout(event: &str, name: &str, stdout: &str, effect: &mut Effect) {
@@ -203,6 +246,36 @@ mod tests {
         let e = interpret("PreToolUse", "`g`", &run(1, "", "oops"));
         assert!(e.block.is_none());
         assert!(e.warning.unwrap().contains("exited with code 1: oops"));
+    }
+
+    #[test]
+    fn a_shell_error_is_a_failed_hook_not_a_verdict() {
+        for stderr in [
+            "sh: 1: cannot create /home/u/.claude/bash-command-log.txt: Read-only file system\n",
+            "sh: 1: Syntax error: \"(\" unexpected\n",
+            "sh: line 1: /home/u/.claude/log: Read-only file system\n",
+            "sh: -c: line 1: syntax error near unexpected token `('\n",
+        ] {
+            let e = interpret("PreToolUse", "`g` (f:1)", &run(2, "", stderr));
+            let block = e.block.unwrap();
+            assert!(block.contains("failed to run"), "{block}");
+            assert!(block.contains("not a decision"), "{block}");
+            assert!(e.warning.unwrap().contains("failed to run"), "{stderr}");
+        }
+        // A guard's own reason is its verdict, whatever it mentions.
+        let e = interpret(
+            "PreToolUse",
+            "`g`",
+            &run(2, "", "rm is not found here: denied\n"),
+        );
+        assert_eq!(e.block.as_deref(), Some("rm is not found here: denied"));
+        assert!(e.warning.is_none());
+        let e = interpret(
+            "PermissionRequest",
+            "`g`",
+            &run(2, "", "sh: 1: jq: not found\n"),
+        );
+        assert!(e.block.unwrap().contains("failed to run"));
     }
 
     #[test]

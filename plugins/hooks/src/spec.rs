@@ -24,6 +24,9 @@ pub struct HookSpec {
     pub env: BTreeMap<String, String>,
     /// `file:line`, for messages.
     pub source: String,
+    /// Claude Code's `if`: a permission rule the tool call must match (tool events only).
+    #[serde(default, rename = "if")]
+    pub condition: Option<String>,
 }
 
 impl HookSpec {
@@ -115,6 +118,7 @@ mod tests {
             cwd: None,
             env: BTreeMap::new(),
             source: "f:1".into(),
+            condition: None,
         }
     }
 

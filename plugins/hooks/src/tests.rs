@@ -54,6 +54,7 @@ fn hook(event: &str, matcher: Option<&str>, command: &str) -> HookSpec {
         cwd: None,
         env: BTreeMap::new(),
         source: "s.json:1".into(),
+        condition: None,
     }
 }
 
@@ -235,4 +236,35 @@ fn observers_never_block() {
         2,
         "messages fire no Notification"
     );
+}
+
+#[test]
+fn an_if_condition_decides_whether_the_hook_runs() {
+    let fake = Fake::default();
+    let mut commit = hook("PreToolUse", Some("Bash"), "exit 2; err commit guard");
+    commit.condition = Some("Bash(git commit*)".into());
+    let mut on_prompt = hook("UserPromptSubmit", None, "out never");
+    on_prompt.condition = Some("Bash".into());
+    let h = with(&fake, vec![commit, on_prompt]);
+    let call = |command: &str| {
+        let payload = json!({
+            "name": "bash",
+            "arguments": json!({ "command": command }).to_string(),
+            "callId": "c1",
+        });
+        h.intercept("tool.before", &payload.to_string()).unwrap()
+    };
+    assert_eq!(call("git status"), Decision::Proceed);
+    assert_eq!(call("echo hi"), Decision::Proceed);
+    assert!(fake.inputs.borrow().is_empty(), "the hook never ran");
+    assert!(matches!(
+        call("git add . && git commit -m x"),
+        Decision::Block(_)
+    ));
+    assert_eq!(fake.inputs.borrow().len(), 1);
+    let d = h
+        .intercept("input.receive", r#"{"text":"hi","sessionId":"s"}"#)
+        .unwrap();
+    assert_eq!(d, Decision::Proceed, "`if` outside tool events: never runs");
+    assert_eq!(fake.inputs.borrow().len(), 1);
 }

@@ -720,6 +720,7 @@ impl Config {
             user_instruction_dirs: Vec::new(),
             untrusted_project: self.plugins_without_untrusted_project.clone(),
             executed_files: self.executed_files.clone(),
+            user_commands: Default::default(),
         }
     }
 }

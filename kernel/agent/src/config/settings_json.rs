@@ -60,6 +60,8 @@ pub struct HookDef {
     pub cwd: Option<String>,
     pub env: BTreeMap<String, String>,
     pub description: Option<String>,
+    /// Claude Code's `if`: a permission rule the tool call must match (checked at load).
+    pub condition: Option<String>,
     /// 1-based line of the hook's command in the file.
     pub line: usize,
 }
@@ -290,6 +292,7 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
                     }
                     warn_unknown(r, hook, HOOK_KEYS, &key, hook_line);
                     let def = command_hook(r, event, hook, &key, hook_line, 1000)?;
+                    warn_condition_off_tool_events(r, &def, &key);
                     out.push(HookDef {
                         matcher: matcher.clone(),
                         style: MatcherStyle::Claude,
@@ -305,6 +308,7 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
                     Some(m) => Some(r.string(m, hook_line, &format!("{key}.match"))?),
                 };
                 let def = command_hook(r, event, entry, &key, hook_line, 1)?;
+                warn_condition_off_tool_events(r, &def, &key);
                 out.push(HookDef {
                     matcher,
                     style: MatcherStyle::Reasonix,
@@ -320,10 +324,18 @@ fn parse_hooks(r: &mut Reader<'_>, hooks: &Value) -> Result<Vec<HookDef>, Settin
 /// Keys of a Claude Code hook group that Reasonix reads.
 const GROUP_KEYS: &[&str] = &["matcher", "hooks"];
 /// Keys of one Claude Code hook that Reasonix reads.
-const HOOK_KEYS: &[&str] = &["type", "command", "timeout", "cwd", "env", "description"];
+const HOOK_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "timeout",
+    "cwd",
+    "env",
+    "description",
+    "if",
+];
 
-/// A key Reasonix does not read may change what runs or when (`if`, `async`): said, naming
-/// the file, line and key, instead of ignored.
+/// A key Reasonix does not read may change what runs or when (`async`): said, naming the
+/// file, line and key, instead of ignored.
 fn warn_unknown(
     r: &mut Reader<'_>,
     object: &serde_json::Map<String, Value>,
@@ -334,9 +346,6 @@ fn warn_unknown(
     for name in object.keys().filter(|k| !known.contains(&k.as_str())) {
         let line = r.line_of(name, from);
         let what = match name.as_str() {
-            "if" => {
-                "conditions are not supported yet: this hook runs for every call its matcher covers"
-            }
             "async" => {
                 "background hooks are not supported yet: this hook runs before the call and can block it"
             }
@@ -344,6 +353,31 @@ fn warn_unknown(
             _ => "unknown key, ignored",
         };
         r.warn(line, &format!("{key}.{name}"), what);
+    }
+}
+
+/// Events whose subject is a tool call: the only ones where `if` is evaluated.
+const TOOL_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+];
+
+/// As in Claude Code, a hook with `if` at an event that is not about a tool call never runs:
+/// said, so the user is not left wondering.
+fn warn_condition_off_tool_events(r: &mut Reader<'_>, def: &HookDef, key: &str) {
+    if def.condition.is_some() && !TOOL_EVENTS.contains(&def.event.as_str()) {
+        let line = r.line_of("if", def.line);
+        r.warn(
+            line,
+            &format!("{key}.if"),
+            &format!(
+                "`if` is evaluated only at tool events ({}); at `{}` this hook never runs",
+                TOOL_EVENTS.join(", "),
+                def.event
+            ),
+        );
     }
 }
 
@@ -394,6 +428,25 @@ fn command_hook(
         None | Some(Value::Null) => None,
         Some(d) => Some(r.string(d, line, &format!("{key}.description"))?),
     };
+    let condition = match hook.get("if") {
+        None | Some(Value::Null) => None,
+        Some(c) => {
+            let at = r.line_of("if", line);
+            let key = format!("{key}.if");
+            let rule = r.string(c, at, &key)?;
+            if let Err(e) = crate::permissions::Rule::parse(&rule) {
+                return Err(r.error(
+                    at,
+                    &key,
+                    format!(
+                        "is not a permission rule ({}), so it cannot say when this hook runs",
+                        e.reason
+                    ),
+                ));
+            }
+            Some(rule)
+        }
+    };
     let mut env = BTreeMap::new();
     if let Some(vars) = hook.get("env") {
         let Some(vars) = vars.as_object() else {
@@ -419,6 +472,7 @@ fn command_hook(
         cwd,
         env,
         description,
+        condition,
         line,
     })
 }
@@ -559,15 +613,39 @@ mod tests {
             warnings.contains("settings.json:3: hooks.PreToolUse[0].when: unknown key"),
             "{warnings}"
         );
-        assert!(
-            warnings.contains(
-                "settings.json:7: hooks.PreToolUse[0].hooks[0].if: conditions are not supported yet"
-            ),
-            "{warnings}"
+        assert_eq!(
+            doc.hooks[0].condition.as_deref(),
+            Some("Bash(git commit*)"),
+            "`if` is read"
         );
+        assert!(!warnings.contains(".if"), "{warnings}");
         assert!(
             warnings.contains("settings.json:8: hooks.PreToolUse[0].hooks[0].async:"),
             "{warnings}"
+        );
+    }
+
+    #[test]
+    fn an_if_that_is_not_a_rule_is_an_error_and_off_tool_events_a_warning() {
+        let err = p(r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command",
+   "command": "./check.sh",
+   "if": "Bash(git commit*"}
+]}]}}"#)
+        .unwrap_err();
+        assert_eq!(err.key, "hooks.PreToolUse[0].hooks[0].if");
+        assert_eq!(err.line, 4);
+        assert!(err.message.contains("not a permission rule"), "{err}");
+        let err = p(r#"{"hooks": {"PreToolUse": [{"hooks": [{"command": "x", "if": 3}]}]}}"#)
+            .unwrap_err();
+        assert_eq!(err.key, "hooks.PreToolUse[0].hooks[0].if");
+        let doc =
+            p(r#"{"hooks": {"Stop": [{"hooks": [{"command": "x", "if": "Bash"}]}]}}"#).unwrap();
+        assert_eq!(doc.hooks.len(), 1);
+        assert!(
+            doc.warnings[0].contains("at `Stop` this hook never runs"),
+            "{:?}",
+            doc.warnings
         );
     }
 

@@ -43,6 +43,9 @@ pub struct HookEntry {
     pub env: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Claude Code's `if`: a permission rule the tool call must match.
+    #[serde(rename = "if", skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
     /// `file:line`.
     pub source: String,
     /// `user` or `project`.
@@ -267,6 +270,7 @@ fn merge(config: &mut Config, path: &Path, place: &Scope<'_>, toml_mode: bool, d
             cwd: hook.cwd,
             env: hook.env,
             description: hook.description,
+            condition: hook.condition,
             source,
             scope,
             trusted,

@@ -20,7 +20,7 @@ pub struct ToolClass {
 impl ToolClass {
     pub fn of(spec: &ToolSpec, effects: Effects) -> ToolClass {
         let read_only = spec.read_only && effects.backs_read_only();
-        let described = ToolKind::described(spec, read_only);
+        let described = ToolKind::described(&spec.parameters, read_only);
         let kind = if effects.own_rules_only {
             ToolKind::Other
         } else if effects.runs_commands {

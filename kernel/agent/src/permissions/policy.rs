@@ -91,7 +91,7 @@ impl Posture {
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
     pub tool: &'a str,
-    /// [`ToolKind::of`] the tool's spec; computed once per tool, not per call.
+    /// [`ToolKind::described`] by the tool's spec; computed once per tool, not per call.
     pub kind: ToolKind,
     pub read_only: bool,
     pub args: &'a Value,
@@ -367,7 +367,7 @@ pub trait Approver: Send + Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permissions::rule::tests::kind;
+    use crate::permissions::test_kind as kind;
     use serde_json::json;
     use std::path::PathBuf;
 

@@ -78,6 +78,9 @@ pub struct PluginState {
     /// When the call's deadline runs out (set by `ComponentHost::new_store`); blocking host
     /// calls return before it.
     pub call_deadline: Option<std::time::Instant>,
+    /// Built-ins only: the user's own command lines, whose jobs run with the user's
+    /// confinement (ADR 0028).
+    pub user_commands: Option<Arc<reasonix_core::user_commands::UserCommands>>,
     /// What the plugin's filesystem calls may touch inside its preopened directories (none
     /// without a workspace).
     pub fs_guard: Option<Arc<FsGuard>>,
@@ -112,6 +115,8 @@ pub struct StoreSpec<'a> {
     /// Built-ins only: extra directories preopened read-only in which only Markdown files
     /// (and directories) can be seen.
     pub markdown_roots: &'a [PathBuf],
+    /// Built-ins only: see [`PluginState::user_commands`].
+    pub user_commands: Option<Arc<reasonix_core::user_commands::UserCommands>>,
 }
 
 impl PluginState {
@@ -196,6 +201,7 @@ impl PluginState {
             sandbox: spec.sandbox,
             processes: None,
             call_deadline: None,
+            user_commands: spec.user_commands,
             fs_guard,
             limiter: MemoryLimiter::new(spec.memory_mib),
             usage: super::limits::Usage::new(spec.host_limits),

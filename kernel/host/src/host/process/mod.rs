@@ -693,6 +693,16 @@ impl process::Host for PluginState {
             )
         })?;
         let (plugin, sink) = (self.plugin.clone(), self.log.clone());
+        // One of the user's own command lines, started by the built-in that runs them: the
+        // user's confinement, not the workspace's (ADR 0028).
+        let policy = match self
+            .user_commands
+            .as_ref()
+            .and_then(|user| user.widen(&policy, &command.program, &command.args))
+        {
+            Some(widened) => Arc::new(widened),
+            None => policy,
+        };
         let job = JobRequest {
             policy: &policy,
             workspace: self.capabilities.workspace,

@@ -17,9 +17,8 @@
 //! - Any other name is matched against the tool name exactly (`mcp__github__create_issue`,
 //!   `todo_write`), and `mcp__server` covers all tools of that server.
 
-use super::shell;
-use crate::config::mcp;
-use crate::types::ToolSpec;
+use crate::mcp_name as mcp;
+use crate::shell;
 use globset::{GlobBuilder, GlobMatcher};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -50,16 +49,11 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
-    /// The kind the spec describes, taking its `read_only` claim at its word. The agent uses
-    /// [`super::ToolClass`], which believes the claim only when the plugin's grant backs it.
-    pub fn of(spec: &ToolSpec) -> ToolKind {
-        ToolKind::described(spec, spec.read_only)
-    }
-
-    /// The kind of a tool with `spec`'s arguments that is (or is not) read-only.
-    pub fn described(spec: &ToolSpec, read_only: bool) -> ToolKind {
+    /// The kind of a tool whose parameters are the JSON schema `parameters` and that is (or is
+    /// not) read-only. The agent passes a read-only claim only when the plugin's grant backs it.
+    pub fn described(parameters: &str, read_only: bool) -> ToolKind {
         let schema: serde_json::Value =
-            serde_json::from_str(&spec.parameters).unwrap_or(serde_json::Value::Null);
+            serde_json::from_str(parameters).unwrap_or(serde_json::Value::Null);
         let has = |key: &str| schema.get("properties").and_then(|p| p.get(key)).is_some();
         let has_path = PATH_KEYS.iter().any(|k| has(k));
         match read_only {
@@ -484,13 +478,10 @@ pub(crate) mod tests {
             t if WRITERS.contains(&t) => (false, r#"{"path":{"type":"string"}}"#),
             _ => (false, "{}"),
         };
-        ToolKind::of(&ToolSpec {
-            name: tool.into(),
-            description: String::new(),
-            parameters: format!(r#"{{"properties":{props},"type":"object"}}"#),
+        ToolKind::described(
+            &format!(r#"{{"properties":{props},"type":"object"}}"#),
             read_only,
-            guidance: None,
-        })
+        )
     }
 
     fn grant(rule: &str, tool: &str, args: serde_json::Value) -> bool {
@@ -513,23 +504,12 @@ pub(crate) mod tests {
         assert_eq!(kind("web_fetch"), ToolKind::Fetcher);
         assert_eq!(kind("todo_write"), ToolKind::Other);
         // An installed plugin's shell tool is a shell tool, whatever its name.
-        let spec = ToolSpec {
-            name: "run_in_container".into(),
-            description: String::new(),
-            parameters: r#"{"properties":{"command":{"type":"string"}}}"#.into(),
-            read_only: false,
-            guidance: None,
-        };
-        assert_eq!(ToolKind::of(&spec), ToolKind::Shell);
+        let container =
+            ToolKind::described(r#"{"properties":{"command":{"type":"string"}}}"#, false);
+        assert_eq!(container, ToolKind::Shell);
         let bash = Rule::parse("Bash(ls:*)").unwrap();
         let args = json!({"command": "ls -l"});
-        assert!(bash.matches(
-            "run_in_container",
-            ToolKind::of(&spec),
-            &args,
-            &ws(),
-            Use::Grant
-        ));
+        assert!(bash.matches("run_in_container", container, &args, &ws(), Use::Grant));
         assert!(!bash.matches("todo_write", ToolKind::Other, &args, &ws(), Use::Grant));
     }
 
