@@ -94,6 +94,12 @@ pub fn list(json_out: bool) -> Outcome {
         .plugins
         .get(PLUGIN)
         .is_some_and(|p| p.enabled == Some(false));
+    let runs: Vec<&HookEntry> = config
+        .hooks
+        .iter()
+        .filter(|h| h.trusted && never_fires(&h.event).is_none())
+        .collect();
+    let widened = user_commands(&runs);
     let state = |h: &HookEntry| -> String {
         if let Some(why) = never_fires(&h.event) {
             why.to_string()
@@ -104,8 +110,11 @@ pub fn list(json_out: bool) -> Outcome {
             "does not run: `[plugin.hooks] enabled = false`".to_string()
         } else if h.event == "PreCompact" {
             "active (fires once Reasonix compacts conversations)".to_string()
+        } else if widened.contains(&h.command) {
+            "active (your own hook: in the sandbox with the network and `~/.claude` writable)"
+                .to_string()
         } else {
-            "active".to_string()
+            "active (in the workspace's sandbox)".to_string()
         }
     };
     if json_out {

@@ -54,6 +54,11 @@ impl UserCommands {
         UserCommands { lines, writable }
     }
 
+    /// Whether `line` is one of the user's own command lines.
+    pub fn contains(&self, line: &str) -> bool {
+        self.lines.contains(line)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
