@@ -115,10 +115,42 @@ fn host_extras(settings: &mut RegistrySettings, config: &Config, paths: &Paths, 
     }
     let home = reasonix_core::sandbox::normalize(&cwd.join(&paths.home));
     settings.user_instruction_dirs.push(home);
+    // The project directory the user trusted: its instruction files may import
+    // `@~/.claude/…` as the user's own may. Always set here, so no file can say it.
+    let trusted = workspace_trusted(config, paths, cwd)
+        .then(|| reasonix_core::sandbox::real_path(cwd).display().to_string())
+        .unwrap_or_default();
+    let layers = std::iter::once(
+        settings
+            .plugins
+            .entry(INSTRUCTIONS.to_string())
+            .or_default(),
+    );
+    let untrusted = settings.untrusted_project.get_mut(INSTRUCTIONS);
+    for entry in layers.chain(untrusted) {
+        entry.set_config_string(INSTRUCTIONS_TRUSTED_KEY, trusted.clone());
+    }
     if let Some(user) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
         settings
             .user_instruction_dirs
             .push(PathBuf::from(user).join(".claude"));
+    }
+}
+
+/// The built-in that puts instruction files in the prompt, and its host-set key.
+const INSTRUCTIONS: &str = "instructions";
+const INSTRUCTIONS_TRUSTED_KEY: &str = "trusted_project";
+
+/// Whether the user trusted the project in `cwd`: its `reasonix.toml` (as loaded), or the
+/// directory itself when it has none (`reasonix trust`, `--trust-workspace`).
+fn workspace_trusted(config: &Config, paths: &Paths, cwd: &Path) -> bool {
+    use reasonix_agent::config::{ProjectTrust, TrustCheck, TrustStore};
+    match config.project_trust {
+        Some(trust) => trust == ProjectTrust::Trusted,
+        None => {
+            TRUST_FOR_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed)
+                || TrustStore::load(&paths.home).is_ok_and(|s| s.check(cwd) == TrustCheck::Trusted)
+        }
     }
 }
 

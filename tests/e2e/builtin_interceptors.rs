@@ -174,6 +174,81 @@ fn instruction_files_from_every_source_in_order_with_imports() {
     assert!(!prompt.contains("CREDENTIAL-VALUE"));
 }
 
+/// Claude Code's own CLAUDE.md import example, 4 of 4 in a workspace the user trusted; the home
+/// import is refused, visibly, in one the user did not.
+#[test]
+fn claude_codes_import_example_imports_four_of_four_in_a_trusted_workspace() {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    // The provider in the user's own config: Reasonix runs in the workspace itself.
+    let config = env.mock_provider("openai", &mock.base_url(), PROVIDER_KEY, "");
+    std::fs::write(env.home().join("config.toml"), config).unwrap();
+    let ws = env.workspace();
+    let user_home = env.root.path().join("user");
+    write(
+        &ws.join("CLAUDE.md"),
+        "See @README for project overview and @package.json for available npm commands for this project.\n\
+         \n\
+         # Additional Instructions\n\
+         - git workflow @docs/git-instructions.md\n\
+         - @~/.claude/my-project-instructions.md\n",
+    );
+    write(&ws.join("README"), "README-BODY");
+    write(
+        &ws.join("package.json"),
+        "{\"scripts\": {\"test\": \"PACKAGE-BODY\"}}",
+    );
+    write(&ws.join("docs/git-instructions.md"), "GIT-BODY");
+    write(
+        &user_home.join(".claude/my-project-instructions.md"),
+        "MY-OWN-PREFERENCES",
+    );
+    let run = || {
+        env.command(&["run", "--yolo", "hi"])
+            .current_dir(&ws)
+            .env("HOME", &user_home)
+            .output()
+            .unwrap()
+    };
+    let prompt = |i: usize| -> String {
+        let body: Value = mock.requests()[i].json();
+        body["messages"][0]["content"].as_str().unwrap().to_string()
+    };
+
+    mock.enqueue(Reply::text(&["ok"]));
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let untrusted = prompt(0);
+    for body in ["README-BODY", "PACKAGE-BODY", "GIT-BODY"] {
+        assert!(untrusted.contains(body), "{body}\n{untrusted}");
+    }
+    assert!(!untrusted.contains("MY-OWN-PREFERENCES"), "{untrusted}");
+    assert!(
+        untrusted.contains("[Reasonix did not import @~/.claude/my-project-instructions.md (CLAUDE.md, line 5): a workspace's file imports from your home only once you trust the workspace"),
+        "{untrusted}"
+    );
+
+    let trust = env
+        .command(&["trust", ws.to_str().unwrap()])
+        .env("HOME", &user_home)
+        .output()
+        .unwrap();
+    assert!(trust.status.success(), "{}", stderr(&trust));
+    mock.enqueue(Reply::text(&["ok"]));
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let trusted = prompt(1);
+    for body in [
+        "README-BODY",
+        "PACKAGE-BODY",
+        "GIT-BODY",
+        "MY-OWN-PREFERENCES",
+    ] {
+        assert!(trusted.contains(body), "{body}\n{trusted}");
+    }
+    assert!(!trusted.contains("did not import"), "{trusted}");
+}
+
 #[test]
 fn a_key_in_a_tool_result_reaches_the_model_redacted_and_the_file_stays() {
     let s = Setup::new("");

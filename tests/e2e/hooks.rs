@@ -741,7 +741,9 @@ fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
     assert!(text.contains("SubagentStop"), "{text}");
     assert!(text.contains("never fires"), "{text}");
     assert!(
-        text.contains("active (your own hook: in the sandbox with the network and `~/.claude` writable)"),
+        text.contains(
+            "active (your own hook: in the sandbox with the network and `~/.claude` writable)"
+        ),
         "{text}"
     );
 }

@@ -8,6 +8,11 @@
 //! files that cannot be read, cycles and imports nested too deep are refused, each with a
 //! diagnostic line in place of the import so the user (and the model) see what was left out.
 //! A file already included (directly or by an earlier import) is not included again.
+//!
+//! One import leaves the importing file's directory, as in Claude Code's own example:
+//! `@~/.claude/<path>.md`, a Markdown file of the user's `~/.claude` ([`HomeImports`]), from
+//! the user's own files always and from a workspace's files only once the user trusted that
+//! workspace: a hostile repository must not pull the user's notes into its prompt.
 
 use crate::MAX_TOTAL_BYTES;
 use std::io::Read;
@@ -21,6 +26,26 @@ pub const MAX_DEPTH: usize = 5;
 pub struct Expander {
     /// Files already included, as their lexical absolute paths.
     included: Vec<PathBuf>,
+    home: HomeImports,
+}
+
+/// Where `@~/.claude/…` imports may come from.
+#[derive(Debug, Default, Clone)]
+pub struct HomeImports {
+    /// The user's `~/.claude` (absolute), if the host lists it.
+    pub claude_dir: Option<PathBuf>,
+    /// Files under these directories may import from it: the user's own directories, and the
+    /// workspace once the user trusted it.
+    pub allowed_from: Vec<PathBuf>,
+}
+
+impl Expander {
+    pub fn new(home: HomeImports) -> Expander {
+        Expander {
+            included: Vec::new(),
+            home,
+        }
+    }
 }
 
 impl Expander {
@@ -126,10 +151,21 @@ impl Expander {
                 "imports nest at most {MAX_DEPTH} levels deep"
             )));
         }
+        let (dir, target) = match target.strip_prefix("~/.claude/") {
+            Some(rest) => (self.home_dir(file)?, rest),
+            None => match file.parent() {
+                Some(dir) => (dir.to_path_buf(), target),
+                None => {
+                    return Err(Refusal::Refused(
+                        "the importing file has no directory".into(),
+                    ));
+                }
+            },
+        };
         let relative = Path::new(target);
         if relative.is_absolute() || target.starts_with('~') {
             return Err(Refusal::Refused(
-                "only paths relative to the importing file are imported".into(),
+                "only paths relative to the importing file, and `~/.claude/…` Markdown files, are imported".into(),
             ));
         }
         if !relative
@@ -140,14 +176,9 @@ impl Expander {
                 "the path leaves the importing file's directory".into(),
             ));
         }
-        let Some(dir) = file.parent() else {
-            return Err(Refusal::Refused(
-                "the importing file has no directory".into(),
-            ));
-        };
         // Every step below the importing file's directory must be a real directory or file:
         // a symlink could point anywhere.
-        let mut path = dir.to_path_buf();
+        let mut path = dir;
         for part in relative.components() {
             if let Component::Normal(name) = part {
                 path.push(name);
@@ -159,6 +190,17 @@ impl Expander {
                     Err(_) => return Err(Refusal::Missing("the file cannot be read".into())),
                 }
             }
+        }
+        if self
+            .home
+            .claude_dir
+            .as_ref()
+            .is_some_and(|c| path.starts_with(c))
+            && path.extension().is_none_or(|e| e != "md")
+        {
+            return Err(Refusal::Refused(
+                "only Markdown files (`.md`) are imported from `~/.claude`".into(),
+            ));
         }
         if stack.contains(&path) {
             return Err(Refusal::Refused("it imports itself (a cycle)".into()));
@@ -173,6 +215,23 @@ impl Expander {
             .ok_or_else(|| Refusal::Refused("the file cannot be read".into()))?;
         self.included.push(path.clone());
         Ok(Some((path, text)))
+    }
+}
+
+impl Expander {
+    /// `~/.claude` for an import from `file`, or why `file` may not import from it.
+    fn home_dir(&self, file: &Path) -> Result<PathBuf, Refusal> {
+        let Some(claude) = &self.home.claude_dir else {
+            return Err(Refusal::Refused(
+                "there is no `~/.claude` directory to import from".into(),
+            ));
+        };
+        if !self.home.allowed_from.iter().any(|d| file.starts_with(d)) {
+            return Err(Refusal::Refused(
+                "a workspace's file imports from your home only once you trust the workspace (`reasonix trust`)".into(),
+            ));
+        }
+        Ok(claude.clone())
     }
 }
 

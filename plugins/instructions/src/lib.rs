@@ -28,6 +28,9 @@ pub const MAX_TOTAL_BYTES: usize = 64 * 1024;
 /// is what asks the host for read access to them (Markdown files only; see ADR 0019).
 pub const USER_DIRS_ENV: &str = "REASONIX_USER_DIRS";
 
+/// The config key under which the host names the trusted project directory, if any.
+pub const TRUSTED_KEY: &str = "trusted_project";
+
 /// The project-instructions plugin.
 pub struct Instructions;
 
@@ -66,7 +69,12 @@ impl Plugin for Instructions {
             .filter(|l| !l.is_empty())
             .map(PathBuf::from)
             .collect();
-        let found = sources::collect(&user_dirs, Path::new(&workspace));
+        // Set by the host (never a file): the project directory the user trusted, whose
+        // instruction files may import from `~/.claude`.
+        let trusted = reasonix_sdk::host::config_value(TRUSTED_KEY)
+            .and_then(|v| v.as_str().map(PathBuf::from))
+            .filter(|p| p.is_absolute());
+        let found = sources::collect(&user_dirs, Path::new(&workspace), trusted.as_deref());
         if found.is_empty() {
             return Ok(Decision::Proceed);
         }

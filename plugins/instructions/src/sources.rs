@@ -1,6 +1,6 @@
 //! Which instruction files exist, in which order, and what of them enters the prompt.
 
-use crate::imports::Expander;
+use crate::imports::{Expander, HomeImports};
 use crate::{MAX_FILE_BYTES, MAX_TOTAL_BYTES};
 use std::path::{Path, PathBuf};
 
@@ -36,8 +36,9 @@ struct Candidate {
 
 /// Every instruction file present, in order, expanded and bounded. `user_dirs` are the user's
 /// own directories as the host listed them (Reasonix's home, then `~/.claude`); unreadable
-/// files are skipped: they are notes, not configuration.
-pub fn collect(user_dirs: &[PathBuf], workspace: &Path) -> Vec<Found> {
+/// files are skipped: they are notes, not configuration. `trusted` is the project directory
+/// the user trusted, if any: its files may import from `~/.claude`, as the user's own may.
+pub fn collect(user_dirs: &[PathBuf], workspace: &Path, trusted: Option<&Path>) -> Vec<Found> {
     let mut candidates = Vec::new();
     for dir in user_dirs {
         // `~/.claude` holds Claude Code's `CLAUDE.md`; Reasonix's home holds all the names.
@@ -68,7 +69,17 @@ pub fn collect(user_dirs: &[PathBuf], workspace: &Path) -> Vec<Found> {
         in_workspace_root: false,
     });
 
-    let mut expander = Expander::default();
+    let mut expander = Expander::new(HomeImports {
+        claude_dir: user_dirs
+            .iter()
+            .find(|d| d.file_name().is_some_and(|n| n == ".claude"))
+            .cloned(),
+        allowed_from: user_dirs
+            .iter()
+            .cloned()
+            .chain(trusted.map(Path::to_path_buf))
+            .collect(),
+    });
     let mut out = Vec::new();
     let mut budget = MAX_TOTAL_BYTES;
     for candidate in candidates {

@@ -19,7 +19,7 @@ fn root_files_render_as_they_always_did() {
     write(&ws.join("REASONIX.md"), "reasonix rules\n");
     write(&ws.join("AGENTS.md"), "   \n");
     write(&ws.join("sub/AGENTS.md"), "nested");
-    let found = collect(&[], ws);
+    let found = collect(&[], ws, None);
     assert_eq!(headings(&found), ["REASONIX.md", "CLAUDE.md"]);
     let prompt = append("Guidance.\n\n# Environment\n\n- x\n", &found);
     assert_eq!(
@@ -42,7 +42,7 @@ fn every_source_in_order() {
     write(&ws.join("AGENTS.md"), "agents");
     write(&ws.join("AGENTS.local.md"), "agents local");
     write(&ws.join(".claude/CLAUDE.md"), "dot claude");
-    let found = collect(&[home.clone(), claude.clone()], &ws);
+    let found = collect(&[home.clone(), claude.clone()], &ws, None);
     assert_eq!(
         headings(&found),
         [
@@ -61,7 +61,7 @@ fn files_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let line = "x".repeat(99) + "\n";
     write(&dir.path().join("AGENTS.md"), &line.repeat(1000));
-    let found = collect(&[], dir.path());
+    let found = collect(&[], dir.path(), None);
     assert!(found[0].truncated);
     assert!(found[0].text.len() <= MAX_FILE_BYTES);
     assert!(found[0].text.ends_with('x'), "cut at a line end");
@@ -69,7 +69,10 @@ fn files_are_bounded() {
     for name in ["REASONIX.md", "CLAUDE.md", "CLAUDE.local.md"] {
         write(&dir.path().join(name), &line.repeat(1000));
     }
-    let total: usize = collect(&[], dir.path()).iter().map(|f| f.text.len()).sum();
+    let total: usize = collect(&[], dir.path(), None)
+        .iter()
+        .map(|f| f.text.len())
+        .sum();
     assert!(total <= MAX_TOTAL_BYTES);
 }
 
@@ -89,7 +92,7 @@ fn imports_expand_in_place_once() {
     );
     write(&ws.join("docs/style.md"), "style\n@more.md\n");
     write(&ws.join("docs/more.md"), "more");
-    let found = collect(&[], ws);
+    let found = collect(&[], ws, None);
     assert_eq!(found[0].text, "top\nstyle\nmore\nmid\nend");
 }
 
@@ -105,7 +108,7 @@ fn escaping_imports_are_refused_with_a_diagnostic() {
     write(&ws.join("self.md"), "@self.md");
     fs::create_dir_all(ws.join("sub")).unwrap();
     std::os::unix::fs::symlink(dir.path().join("secret.md"), ws.join("link.md")).unwrap();
-    let found = collect(&[], &ws);
+    let found = collect(&[], &ws, None);
     let text = &found[0].text;
     assert!(!text.contains("SECRET"), "{text}");
     for why in [
@@ -135,7 +138,7 @@ fn imports_nest_five_levels() {
             &format!("level {i}\n@l{}.md", i + 1),
         );
     }
-    let text = &collect(&[], ws)[0].text;
+    let text = &collect(&[], ws, None)[0].text;
     assert!(text.contains("level 5"), "{text}");
     assert!(!text.contains("level 6"), "{text}");
     assert!(text.contains("nest at most 5 levels"), "{text}");
@@ -194,7 +197,7 @@ fn inline_imports_as_in_claude_codes_example() {
     write(&ws.join("package.json"), "{\"scripts\": {}}");
     write(&ws.join("docs/git-instructions.md"), "GIT BODY");
     write(&ws.join("not-an-import.md"), "NOPE");
-    let found = collect(&[], ws);
+    let found = collect(&[], ws, None);
     let text = &found[0].text;
     assert!(
         text.starts_with("See @README for project overview"),
@@ -211,14 +214,83 @@ fn inline_imports_as_in_claude_codes_example() {
     assert!(git > text.find("- git workflow").unwrap(), "{text}");
     assert_eq!(text.matches("GIT BODY").count(), 1, "{text}");
     assert_eq!(text.matches("README BODY").count(), 1, "{text}");
-    // A home import from the workspace is refused, visibly; mentions and code are left alone.
+    // Without a `~/.claude`, the home import is refused, visibly; mentions and code are left
+    // alone.
     assert!(
-        text.contains("[Reasonix did not import @~/.claude/my-project-instructions.md (CLAUDE.md, line 5): only paths relative"),
+        text.contains("[Reasonix did not import @~/.claude/my-project-instructions.md (CLAUDE.md, line 5): there is no `~/.claude`"),
         "{text}"
     );
     assert!(!text.contains("NOPE"), "{text}");
     assert!(!text.contains("did not import @alice"), "{text}");
     assert!(text.contains("```\n@README\n```"), "{text}");
+}
+
+#[test]
+fn home_imports_come_from_the_users_files_and_a_trusted_workspace_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("user/.claude");
+    let ws = dir.path().join("ws");
+    write(&claude.join("my-project-instructions.md"), "MY PREFERENCES");
+    write(&claude.join("notes/deep.md"), "DEEP NOTE");
+    write(&claude.join(".credentials.json"), "CREDENTIAL");
+    write(&dir.path().join("user/secret.md"), "HOME SECRET");
+    std::os::unix::fs::symlink(dir.path().join("user/secret.md"), claude.join("link.md")).unwrap();
+    write(
+        &ws.join("CLAUDE.md"),
+        "- @~/.claude/my-project-instructions.md
+         @~/.claude/notes/deep.md
+         @~/.claude/.credentials.json
+         @~/.claude/link.md
+         @~/.claude/../secret.md
+         @~/secret.md
+",
+    );
+    let users = [claude.clone()];
+
+    // An untrusted workspace: every home import refused, visibly.
+    let text = &collect(&users, &ws, None)[0].text;
+    assert!(
+        !text.contains("MY PREFERENCES") && !text.contains("DEEP NOTE"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[Reasonix did not import @~/.claude/my-project-instructions.md (CLAUDE.md, line 1): a workspace's file imports from your home only once you trust the workspace"),
+        "{text}"
+    );
+
+    // Trusted: Markdown files of `~/.claude` come in; nothing else of the home does.
+    let text = &collect(&users, &ws, Some(&ws))[0].text;
+    assert!(
+        text.contains("- @~/.claude/my-project-instructions.md\nMY PREFERENCES"),
+        "{text}"
+    );
+    assert!(text.contains("DEEP NOTE"), "{text}");
+    for (line, why) in [
+        (
+            3,
+            "only Markdown files (`.md`) are imported from `~/.claude`",
+        ),
+        (4, "the path goes through a symlink"),
+        (5, "the path leaves the importing file's directory"),
+        (
+            6,
+            "only paths relative to the importing file, and `~/.claude/…` Markdown files",
+        ),
+    ] {
+        assert!(
+            text.contains(&format!("(CLAUDE.md, line {line}): {why}")),
+            "{line}: {text}"
+        );
+    }
+    assert!(
+        !text.contains("CREDENTIAL") && !text.contains("HOME SECRET"),
+        "{text}"
+    );
+
+    // The user's own files may always import from `~/.claude`.
+    write(&claude.join("CLAUDE.md"), "@~/.claude/notes/deep.md\nUSER");
+    let found = collect(&users, &dir.path().join("empty"), None);
+    assert!(found[0].text.contains("DEEP NOTE"), "{}", found[0].text);
 }
 
 proptest::proptest! {
@@ -228,7 +300,7 @@ proptest::proptest! {
         let dir = tempfile::tempdir().unwrap();
         write(&dir.path().join("AGENTS.md"), &text);
         write(&dir.path().join("a.md"), "A");
-        let found = collect(&[], dir.path());
+        let found = collect(&[], dir.path(), None);
         if !text.contains('@') && !text.trim().is_empty() {
             proptest::prop_assert_eq!(found[0].text.trim(), text.trim());
         }
