@@ -117,9 +117,11 @@ fn host_extras(settings: &mut RegistrySettings, config: &Config, paths: &Paths, 
     settings.user_instruction_dirs.push(home);
     // The project directory the user trusted: its instruction files may import
     // `@~/.claude/…` as the user's own may. Always set here, so no file can say it.
-    let trusted = workspace_trusted(config, paths, cwd)
-        .then(|| reasonix_core::sandbox::real_path(cwd).display().to_string())
-        .unwrap_or_default();
+    let trusted = if workspace_trusted(config, paths, cwd) {
+        reasonix_core::sandbox::real_path(cwd).display().to_string()
+    } else {
+        String::new()
+    };
     let layers = std::iter::once(
         settings
             .plugins
