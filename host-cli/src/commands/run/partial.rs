@@ -121,7 +121,7 @@ mod tests {
         all.extend(p.events(&AgentEvent::TextDelta("Hel".into()), "m"));
         all.extend(p.events(&AgentEvent::TextDelta("lo".into()), "m"));
         all.extend(p.events(
-            &AgentEvent::Message(Message::text(Role::Assistant, "Hello".into())),
+            &AgentEvent::Message(Message::text(Role::Assistant, "Hello")),
             "m",
         ));
         let types: Vec<&str> = all.iter().map(|e| e["type"].as_str().unwrap()).collect();
