@@ -555,6 +555,13 @@ fn tools_restricts_what_the_model_is_offered() {
         stderr(&out)
     );
 
+    // Several values after the flag, then the task (as Claude Code's list flags).
+    s.mock.enqueue(Reply::text(&["ok"]));
+    let out = s.run(&["--tools", "Bash", "LS", "list the files"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(offered(&s, 4), ["bash", "ls"]);
+    assert_eq!(last_user(&s, 4), "list the files");
+
     let out = s.run(&["--tools", "Nope", "hi"]);
     assert_eq!(code(&out), 2);
     assert!(

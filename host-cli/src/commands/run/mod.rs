@@ -142,8 +142,8 @@ pub struct RunArgs {
     pub name: Option<String>,
     /// The built-in tools offered to the model, comma- or space-separated, in Claude Code's
     /// names (`Bash,Read,Edit`) or ours; `""` for none, `default` for all. MCP tools are
-    /// still offered. Repeatable.
-    #[arg(long, value_name = "TOOLS")]
+    /// still offered. Takes the following arguments while they are tool names.
+    #[arg(long, value_name = "TOOLS", num_args = 1..)]
     pub tools: Option<Vec<String>>,
     /// MCP servers for this run, in Claude Code's `{"mcpServers": {…}}` shape: a file or the
     /// JSON itself. Takes the following arguments while they are such; repeatable. They win
@@ -244,6 +244,15 @@ pub fn run(args: RunArgs) -> Outcome {
         .iter()
         .map(|t| t.spec().name.clone())
         .collect();
+    let tool_values = args.tools.as_ref().map(|values| {
+        let cut = values
+            .iter()
+            .enumerate()
+            .position(|(i, v)| i > 0 && !tool_names::is_tool_list(v, &known))
+            .unwrap_or(values.len());
+        words.extend(values[cut..].iter().cloned());
+        values[..cut].to_vec()
+    });
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
     let task = if streaming_input {
@@ -260,7 +269,7 @@ pub fn run(args: RunArgs) -> Outcome {
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?,
         )
     };
-    let enabled_tools = match &args.tools {
+    let enabled_tools = match &tool_values {
         Some(values) => {
             let chosen = tool_names::choose(values, &known).map_err(Failure::usage)?;
             for warning in &chosen.warnings {

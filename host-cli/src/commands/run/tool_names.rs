@@ -45,13 +45,35 @@ pub struct Chosen {
     pub warnings: Vec<String>,
 }
 
-/// The `--tools` values against the tools this run has (`known`).
-pub fn choose(values: &[String], known: &[String]) -> anyhow::Result<Chosen> {
-    let names: Vec<&str> = values
+/// Whether a value after the first can be `--tools`'s: every name in it is a tool (Claude
+/// Code's or this run's) or `default`. The flag takes several values, as in Claude Code; the
+/// first that is not goes back to the task.
+pub fn is_tool_list(value: &str, known: &[String]) -> bool {
+    let mut names = split(std::slice::from_ref(&value.to_string()))
+        .into_iter()
+        .peekable();
+    names.peek().is_some()
+        && names.all(|n| {
+            n == "default"
+                || CLAUDE_NAMES.iter().any(|(c, _)| *c == n)
+                || CLAUDE_ONLY.contains(&n.as_str())
+                || known.contains(&n)
+        })
+}
+
+fn split(values: &[String]) -> Vec<String> {
+    values
         .iter()
         .flat_map(|v| v.split(|c: char| c == ',' || c.is_whitespace()))
         .filter(|n| !n.is_empty())
-        .collect();
+        .map(str::to_string)
+        .collect()
+}
+
+/// The `--tools` values against the tools this run has (`known`).
+pub fn choose(values: &[String], known: &[String]) -> anyhow::Result<Chosen> {
+    let names = split(values);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     if names == ["default"] {
         return Ok(Chosen {
             enabled: None,
@@ -125,5 +147,8 @@ mod tests {
         assert_eq!(chosen.warnings.len(), 2);
         let e = choose(&strings(&["Bsh"]), &known).unwrap_err().to_string();
         assert!(e.contains("`Bsh` is not a tool"), "{e}");
+        assert!(is_tool_list("Read, WebSearch ls", &known));
+        assert!(!is_tool_list("fix the bug", &known));
+        assert!(!is_tool_list("", &known));
     }
 }
