@@ -3,7 +3,7 @@
 use crate::builtins::BUILTINS;
 use crate::exit::Failure;
 use crate::term::errln;
-use reasonix_agent::config::{Config, Paths};
+use reasonix_agent::config::{Config, Paths, SettingsChoice};
 use reasonix_core::settings::RegistrySettings;
 use reasonix_core::terminal::shown;
 use reasonix_host::Registry;
@@ -27,8 +27,18 @@ pub fn trust_workspace_for_this_run(trust: bool) {
 
 /// The merged config for `project_dir`, honouring `--trust-workspace`.
 pub fn load_config(paths: &Paths, project_dir: &Path) -> Result<Config, Failure> {
+    load_config_choosing(paths, project_dir, &SettingsChoice::default())
+}
+
+/// [`load_config`], reading the settings files `settings` chooses (`run --setting-sources`,
+/// `--settings`).
+fn load_config_choosing(
+    paths: &Paths,
+    project_dir: &Path,
+    settings: &SettingsChoice,
+) -> Result<Config, Failure> {
     let trust = TRUST_FOR_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed);
-    Config::load_trusting(paths, project_dir, trust).map_err(Failure::usage)
+    Config::load_choosing(paths, project_dir, trust, settings).map_err(Failure::usage)
 }
 
 /// Load config and registry; print load problems and notices on stderr.
@@ -54,10 +64,18 @@ fn compile_notice() -> Option<reasonix_host::host::CompileNotice> {
 }
 
 pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failure> {
+    load_adjusted_choosing(&SettingsChoice::default(), adjust)
+}
+
+/// [`load_adjusted`], reading the settings files `settings` chooses.
+pub fn load_adjusted_choosing(
+    settings: &SettingsChoice,
+    adjust: impl FnOnce(&mut Config),
+) -> Result<Context, Failure> {
     let paths = Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
-    let mut config = load_config(&paths, &cwd)?;
+    let mut config = load_config_choosing(&paths, &cwd, settings)?;
     adjust(&mut config);
     let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
     host_extras(&mut settings, &config, &paths, &cwd);

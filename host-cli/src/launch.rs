@@ -6,12 +6,15 @@ use crate::context::{self, Context};
 use crate::exit::Failure;
 use crate::sidecars;
 use anyhow::anyhow;
-use reasonix_agent::agent_loop::{Agent, AgentConfig, prompt};
+use reasonix_agent::agent_loop::Spend;
+use reasonix_agent::agent_loop::{Agent, AgentConfig, budget, prompt};
 use reasonix_agent::completion::ProviderClient;
+use reasonix_agent::fork;
 use reasonix_agent::permissions::{Posture, Rule};
 use reasonix_agent::providers::{self, ResolvedProvider};
-use reasonix_agent::session::{SessionError, SessionStore, Summary};
+use reasonix_agent::session::{self, SessionError, SessionStore, SessionWriter, Summary};
 use reasonix_core::catalog::Catalog;
+use reasonix_core::types::Message;
 use reasonix_core::types::ToolSpec;
 use reasonix_sidecar::Sidecars;
 use std::path::PathBuf;
@@ -41,9 +44,34 @@ pub struct Prepared {
     pub catalog: Arc<dyn Catalog>,
 }
 
+/// What `reasonix run`'s flags change in the configuration before the runtime starts.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--mcp-config` servers.
+    pub mcp_servers: Vec<reasonix_agent::config::mcp::ServerSpec>,
+    /// `--strict-mcp-config`: only those servers, none of the configured ones.
+    pub strict_mcp: bool,
+    /// `--setting-sources`, `--settings`.
+    pub settings: reasonix_agent::config::SettingsChoice,
+}
+
 /// Load the configuration (with `--add-dir` directories writable) and start the runtime.
 pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<Prepared, Failure> {
-    let cx = context::load_adjusted(|config| {
+    prepare_with(dir, add_dirs, &Overrides::default())
+}
+
+/// [`prepare`], with the command line's MCP servers.
+pub fn prepare_with(
+    dir: Option<&std::path::Path>,
+    add_dirs: Vec<String>,
+    overrides: &Overrides,
+) -> Result<Prepared, Failure> {
+    let cx = context::load_adjusted_choosing(&overrides.settings, |config| {
+        crate::commands::run::mcp_flags::apply(
+            &mut config.mcp_servers,
+            &overrides.mcp_servers,
+            overrides.strict_mcp,
+        );
         if !add_dirs.is_empty() {
             config
                 .sandbox
@@ -94,7 +122,21 @@ pub struct Options {
     pub system_prompt: Option<String>,
     pub append_system_prompt: Option<String>,
     pub max_steps: Option<u32>,
+    /// `--max-budget-usd`: refused unless every model the run may use is priced in dollars.
+    pub budget_usd: Option<f64>,
     pub resume: Option<Resume>,
+    /// `--session-id`: the id of the new session (a new one, or the fork with
+    /// `fork_session`); checked by the caller.
+    pub session_id: Option<String>,
+    /// `--fork-session`: a resumed session goes on in a new session; its own file is untouched.
+    pub fork_session: bool,
+    /// `--tools`: the tools offered (MCP tools come in addition), over `[tools] enabled`.
+    pub enabled_tools: Option<Vec<String>>,
+    /// `--name`: the session's title (checked by the caller).
+    pub title: Option<String>,
+    /// `--no-session-persistence`: nothing is written to the session store (a resumed session
+    /// is only read).
+    pub no_persistence: bool,
     /// Ask an endpoint's model list for an unknown window before starting (headless), rather
     /// than in the background for the next start (the interactive session: no blank wait).
     pub wait_for_model_list: bool,
@@ -163,10 +205,24 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         None => None,
     };
 
+    if let Some(usd) = options.budget_usd {
+        for c in std::iter::once(&client).chain(fallback.as_ref()) {
+            if let Some(why) = budget::not_in_dollars(c.provider(), c.model()) {
+                return Err(Failure::usage(anyhow!(
+                    "--max-budget-usd {usd}: {why}, so the budget could never be reached; \
+                     give the model a price in dollars (`price = {{ input = …, output = …, \
+                     currency = \"USD\" }}` in its [[providers]] entry) or leave the flag out"
+                )));
+            }
+        }
+    }
     let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
     policy.allow.extend(options.extra_allow.iter().cloned());
     policy.deny.extend(options.extra_deny.iter().cloned());
-    let enabled_tools = cx.config.tools.enabled_tools();
+    let enabled_tools = options
+        .enabled_tools
+        .clone()
+        .or_else(|| cx.config.tools.enabled_tools());
     let specs = offered_tools(prepared.catalog.as_ref(), enabled_tools.as_deref());
     let config_prompt = match &options.system_prompt {
         Some(text) => Some(text.clone()),
@@ -187,19 +243,15 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         .compaction_ratios()
         .map_err(|e| Failure::usage(anyhow!(e)))?;
 
-    let (writer, history, spent) = match &resume {
-        Some(summary) => {
-            let (writer, loaded) = store.open(&summary.id).map_err(session_failure)?;
-            (writer, loaded.messages, loaded.spend)
-        }
-        None => (
-            store
-                .create(&client.provider().name, client.model())
-                .map_err(session_failure)?,
-            Vec::new(),
-            Default::default(),
-        ),
-    };
+    let (mut writer, history, spent) = session_for(&store, resume.as_ref(), &client, options)?;
+    if let (Some(writer), Some(title)) = (&mut writer, &options.title) {
+        writer
+            .append(&session::Record::Title {
+                title: title.clone(),
+                at_ms: crate::commands::session_admin::now_ms(),
+            })
+            .map_err(session_failure)?;
+    }
     let resumed_messages = history.len();
     let config = AgentConfig {
         workspace: prepared.workspace.clone(),
@@ -220,12 +272,18 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
                 usize::try_from(b).unwrap_or(usize::MAX)
             }),
     };
-    let mut agent = Agent::new(prepared.catalog.clone(), client, config.clone())
-        .map_err(|e| Failure::usage(anyhow!("{e}")))?
-        .with_session(writer, history)
-        .with_spend(spent);
+    let agent = Agent::new(prepared.catalog.clone(), client, config.clone())
+        .map_err(|e| Failure::usage(anyhow!("{e}")))?;
+    let mut agent = match writer {
+        Some(writer) => agent.with_session(writer, history),
+        None => agent.with_history(history),
+    }
+    .with_spend(spent);
     if let Some(fallback) = fallback {
         agent = agent.with_fallback(fallback);
+    }
+    if let Some(usd) = options.budget_usd {
+        agent = agent.with_budget(budget::Budget { usd });
     }
     Ok(Launched {
         agent,
@@ -234,6 +292,44 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         resumed_messages,
         config,
     })
+}
+
+/// The transcript to write (none with `--no-session-persistence`), the history to go on from
+/// and what it already spent.
+fn session_for(
+    store: &SessionStore,
+    resume: Option<&Summary>,
+    client: &ProviderClient,
+    options: &Options,
+) -> Result<(Option<SessionWriter>, Vec<Message>, Spend), Failure> {
+    let Some(summary) = resume else {
+        if options.no_persistence {
+            return Ok((None, Vec::new(), Spend::default()));
+        }
+        let provider = &client.provider().name;
+        let writer = match &options.session_id {
+            Some(id) => store.create_as(id, provider, client.model(), None),
+            None => store.create(provider, client.model()),
+        }
+        .map_err(session_failure)?;
+        return Ok((Some(writer), Vec::new(), Spend::default()));
+    };
+    if options.no_persistence {
+        let loaded = session::load(&store.transcript(&summary.id)).map_err(session_failure)?;
+        return Ok((None, loaded.messages, loaded.spend));
+    }
+    let id = if options.fork_session {
+        fork::fork_as(store, &summary.id, None, options.session_id.as_deref()).map_err(
+            |e| match e {
+                fork::ForkError::Session(e) => session_failure(e),
+                other => Failure::runtime(anyhow!("--fork-session: {other}")),
+            },
+        )?
+    } else {
+        summary.id.clone()
+    };
+    let (writer, loaded) = store.open(&id).map_err(session_failure)?;
+    Ok((Some(writer), loaded.messages, loaded.spend))
 }
 
 /// The provider client for a model reference (else the resumed session's model, else
@@ -304,7 +400,8 @@ pub fn session_failure(e: SessionError) -> Failure {
     match e {
         SessionError::NotFound(_)
         | SessionError::Ambiguous { .. }
-        | SessionError::NoneToContinue => Failure::usage(e),
+        | SessionError::NoneToContinue
+        | SessionError::Exists(_) => Failure::usage(e),
         _ => Failure::runtime(e),
     }
 }

@@ -17,6 +17,7 @@ include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 mod agent;
 mod builtin_interceptors;
 mod claude_compat;
+mod claude_flags;
 mod cli;
 mod compaction;
 mod edit_tools;

@@ -192,7 +192,9 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn rename(query: &str, title: &str, dir: Option<&Path>) -> Outcome {
+/// A session title as given (`sessions rename`, `run --name`): on one line, not empty, not
+/// too long.
+pub(crate) fn checked_title(title: &str) -> Result<String, Failure> {
     let title = one_line(title);
     if title.is_empty() {
         return Err(Failure::usage(anyhow!("the new title is empty")));
@@ -202,6 +204,11 @@ pub fn rename(query: &str, title: &str, dir: Option<&Path>) -> Outcome {
             "the new title is longer than {MAX_TITLE_CHARS} characters"
         )));
     }
+    Ok(title)
+}
+
+pub fn rename(query: &str, title: &str, dir: Option<&Path>) -> Outcome {
+    let title = checked_title(title)?;
     let (store, _) = workspace_store(dir)?;
     let summary = store.find(query).map_err(Failure::usage)?;
     let (mut writer, _) = store.open(&summary.id).map_err(Failure::runtime)?;
@@ -284,7 +291,7 @@ fn tree_lines(
     }
 }
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

@@ -581,7 +581,9 @@ impl App {
                         "stopped after {} model requests (--max-steps); say \"continue\" to go on",
                         outcome.steps
                     )),
-                    RunStatus::Error | RunStatus::TimedOut => self.error(&outcome.result),
+                    RunStatus::Error | RunStatus::TimedOut | RunStatus::BudgetExceeded => {
+                        self.error(&outcome.result)
+                    }
                 }
                 self.status.last_turn = Some(elapsed);
                 self.approvals.clear();

@@ -24,6 +24,17 @@ pub enum ForkError {
 
 /// Fork session `parent` before turn `turn` (all of it when `None`); the new session's id.
 pub fn fork(store: &SessionStore, parent: &str, turn: Option<u32>) -> Result<String, ForkError> {
+    fork_as(store, parent, turn, None)
+}
+
+/// [`fork`], the new session taking the id `id` when given (`reasonix run --fork-session
+/// --session-id`).
+pub fn fork_as(
+    store: &SessionStore,
+    parent: &str,
+    turn: Option<u32>,
+    id: Option<&str>,
+) -> Result<String, ForkError> {
     let source = store.transcript(parent);
     let loaded = load(&source)?;
     let cut = match turn {
@@ -46,7 +57,10 @@ pub fn fork(store: &SessionStore, parent: &str, turn: Option<u32>) -> Result<Str
     else {
         return Err(SessionError::NotATranscript { path: source }.into());
     };
-    let mut writer = store.create_with_parent(provider, model, Some((parent, turn)))?;
+    let mut writer = match id {
+        Some(id) => store.create_as(id, provider, model, Some((parent, turn)))?,
+        None => store.create_with_parent(provider, model, Some((parent, turn)))?,
+    };
     let marks: Vec<_> = loaded
         .timeline
         .turns

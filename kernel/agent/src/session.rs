@@ -127,6 +127,8 @@ pub enum SessionError {
     Ambiguous { query: String, matches: Vec<String> },
     #[error("no earlier session in this workspace to continue")]
     NoneToContinue,
+    #[error("a session with the id {0} already exists in this workspace; choose another id")]
+    Exists(String),
 }
 
 fn io_error(path: &Path) -> impl Fn(io::Error) -> SessionError + '_ {
@@ -204,16 +206,32 @@ impl SessionStore {
         model: &str,
         parent: Option<(&str, Option<u32>)>,
     ) -> Result<SessionWriter, SessionError> {
+        self.create_as(&new_id(model), provider, model, parent)
+    }
+
+    /// Start a new session with the id the caller chose (`reasonix run --session-id`); an id
+    /// already used in this workspace is refused. The caller checks the id's form: it becomes
+    /// a file name.
+    pub fn create_as(
+        &self,
+        id: &str,
+        provider: &str,
+        model: &str,
+        parent: Option<(&str, Option<u32>)>,
+    ) -> Result<SessionWriter, SessionError> {
         std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
         let now = now_ms();
-        let id = new_id(model);
+        let id = id.to_string();
         let path = self.dir.join(format!("{id}.jsonl"));
         let lock = Lock::acquire(&self.dir, &id)?;
         let file = OpenOptions::new()
             .create_new(true)
             .append(true)
             .open(&path)
-            .map_err(io_error(&path))?;
+            .map_err(|source| match source.kind() {
+                io::ErrorKind::AlreadyExists => SessionError::Exists(id.clone()),
+                _ => io_error(&path)(source),
+            })?;
         let mut writer = SessionWriter {
             id: id.clone(),
             path,

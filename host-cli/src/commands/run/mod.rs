@@ -2,22 +2,38 @@
 //! (new, `--continue`, `--resume`), the permission posture, and the output formats
 //! (docs/RUN.md).
 
+mod input;
+pub(crate) mod mcp_flags;
 pub mod output;
+mod partial;
 mod piped;
+mod session_flags;
+mod settings_flags;
 mod signals;
+mod structured;
+mod tool_names;
 
 use crate::exit::{Code, Failure, Outcome};
 use crate::launch::{self, Options, Resume};
 use crate::term::errln;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
-use reasonix_agent::agent_loop::{RunDeadline, RunStatus};
+use reasonix_agent::agent_loop::{RunDeadline, RunOutcome, RunStatus};
 use reasonix_agent::permissions::{Posture, Rule};
 use reasonix_core::cancel::CancelToken;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// `--input-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    /// The task from the arguments, or stdin as text.
+    Text,
+    /// User messages as JSON lines on stdin, one turn each.
+    StreamJson,
+}
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
@@ -94,6 +110,58 @@ pub struct RunArgs {
     /// `[agent] run_timeout`, else none): exit 4, saying what it was waiting for.
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub timeout: Option<Duration>,
+    /// Structured output: the final answer must be one JSON value that validates against this
+    /// JSON Schema (given inline, or the path of a file holding it); the value is the result's
+    /// `structured_output`.
+    #[arg(long, value_name = "SCHEMA|FILE")]
+    pub json_schema: Option<String>,
+    /// Make no further model request once the session has spent this many US dollars
+    /// (`error_max_budget_usd`, exit 1). The model must be priced in dollars.
+    #[arg(long, value_name = "USD", value_parser = parse_budget)]
+    pub max_budget_usd: Option<f64>,
+    /// `text` (the task from the arguments or stdin) or `stream-json`: user messages as JSON
+    /// lines on stdin, one turn each, until end of input (needs `--output-format stream-json`).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
+    pub input_format: InputFormat,
+    /// stream-json output: `stream_event` lines with the answer's text and thinking as they
+    /// stream.
+    #[arg(long)]
+    pub include_partial_messages: bool,
+    /// The id (a UUID) of the new session; with `--fork-session`, of the fork.
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+    /// With `--resume`/`--continue`: go on in a new session (a copy of the old one, which is
+    /// left untouched).
+    #[arg(long)]
+    pub fork_session: bool,
+    /// Write nothing to the session store (a resumed session is only read).
+    #[arg(long)]
+    pub no_session_persistence: bool,
+    /// The session's title (`sessions list`, `--resume TEXT`).
+    #[arg(long, short = 'n', value_name = "NAME")]
+    pub name: Option<String>,
+    /// The built-in tools offered to the model, comma- or space-separated, in Claude Code's
+    /// names (`Bash,Read,Edit`) or ours; `""` for none, `default` for all. MCP tools are
+    /// still offered. Takes the following arguments while they are tool names.
+    #[arg(long, value_name = "TOOLS", num_args = 1..)]
+    pub tools: Option<Vec<String>>,
+    /// MCP servers for this run, in Claude Code's `{"mcpServers": {…}}` shape: a file or the
+    /// JSON itself. Takes the following arguments while they are such; repeatable. They win
+    /// over configured servers of the same name.
+    #[arg(long, value_name = "FILE|JSON", num_args = 1..)]
+    pub mcp_config: Vec<String>,
+    /// Only the `--mcp-config` servers: none from the configuration files.
+    #[arg(long)]
+    pub strict_mcp_config: bool,
+    /// The `settings.json` files read, comma-separated: `user` (`~/.claude/settings.json`,
+    /// `<home>/settings.json`), `project` (`.claude/settings.json`, `.reasonix/settings.json`),
+    /// `local` (`.claude/settings.local.json`). Default: all.
+    #[arg(long, value_name = "SOURCES")]
+    pub setting_sources: Option<String>,
+    /// One more settings document (a file, or the JSON itself), read after the files; the
+    /// user's own, like `<home>/settings.json`.
+    #[arg(long, value_name = "FILE|JSON")]
+    pub settings: Option<String>,
     /// Continue the latest session of this workspace.
     #[arg(long = "continue", short = 'c', conflicts_with = "resume")]
     pub continue_latest: bool,
@@ -105,8 +173,58 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Outcome {
     let started = Instant::now();
     let posture = posture(&args)?;
+    let streaming_input = args.input_format == InputFormat::StreamJson;
+    if streaming_input && args.output_format != Format::StreamJson {
+        return Err(Failure::usage(anyhow!(
+            "--input-format stream-json needs --output-format stream-json (as in Claude Code)"
+        )));
+    }
+    if args.include_partial_messages && args.output_format != Format::StreamJson {
+        errln!(
+            "warning: --include-partial-messages has no effect without --output-format stream-json"
+        );
+    }
+    let sessions = session_flags::choose(
+        args.session_id.as_deref(),
+        args.fork_session,
+        args.no_session_persistence,
+        args.resume.is_some() || args.continue_latest,
+    )?;
+    for warning in &sessions.warnings {
+        errln!("warning: {warning}");
+    }
+    let title = match &args.name {
+        Some(_) if sessions.no_persistence => {
+            errln!(
+                "warning: --name has no effect with --no-session-persistence: no session is saved"
+            );
+            None
+        }
+        Some(name) => Some(
+            crate::commands::session_admin::checked_title(name)
+                .map_err(|e| Failure::usage(anyhow!("--name: {e}")))?,
+        ),
+        None => None,
+    };
+    let schema = match &args.json_schema {
+        Some(value) => Some(structured::load(value).map_err(Failure::usage)?),
+        None => None,
+    };
     let add_dirs = launch::add_dirs(&args.add_dir)?;
-    let prepared = launch::prepare(args.dir.as_deref(), add_dirs)?;
+    let mut words = args.task.clone();
+    let overrides = launch::Overrides {
+        mcp_servers: mcp_flags::load(&list_values(
+            &args.mcp_config,
+            mcp_flags::looks_like_config,
+            &mut words,
+        ))?,
+        strict_mcp: args.strict_mcp_config,
+        settings: settings_flags::choose(
+            args.setting_sources.as_deref(),
+            args.settings.as_deref(),
+        )?,
+    };
+    let prepared = launch::prepare_with(args.dir.as_deref(), add_dirs, &overrides)?;
     // A task is one request away from needing the servers' tools: wait for those still
     // starting, each bounded by its own startup timeout (they started in parallel).
     prepared
@@ -126,12 +244,41 @@ pub fn run(args: RunArgs) -> Outcome {
         .iter()
         .map(|t| t.spec().name.clone())
         .collect();
-    let mut words = args.task.clone();
+    let tool_values = args.tools.as_ref().map(|values| {
+        let cut = values
+            .iter()
+            .enumerate()
+            .position(|(i, v)| i > 0 && !tool_names::is_tool_list(v, &known))
+            .unwrap_or(values.len());
+        words.extend(values[cut..].iter().cloned());
+        values[..cut].to_vec()
+    });
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
-    let task = task(&words)?;
-    let task = crate::mcp::expand_task(&task, &prepared.mcp)
-        .map_err(|e| Failure::usage(anyhow!("{e}")))?;
+    let task = if streaming_input {
+        if !words.is_empty() {
+            return Err(Failure::usage(anyhow!(
+                "--input-format stream-json reads the turns from stdin: give no task argument"
+            )));
+        }
+        None
+    } else {
+        let task = task(&words)?;
+        Some(
+            crate::mcp::expand_task(&task, &prepared.mcp)
+                .map_err(|e| Failure::usage(anyhow!("{e}")))?,
+        )
+    };
+    let enabled_tools = match &tool_values {
+        Some(values) => {
+            let chosen = tool_names::choose(values, &known).map_err(Failure::usage)?;
+            for warning in &chosen.warnings {
+                errln!("warning: {warning}");
+            }
+            chosen.enabled
+        }
+        None => None,
+    };
     let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
     let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
 
@@ -157,13 +304,22 @@ pub fn run(args: RunArgs) -> Outcome {
                 args.system_prompt_file.as_deref(),
                 "--system-prompt-file",
             )?,
-            append_system_prompt: prompt_text(
-                args.append_system_prompt.as_ref(),
-                args.append_system_prompt_file.as_deref(),
-                "--append-system-prompt-file",
-            )?,
+            append_system_prompt: with_schema(
+                prompt_text(
+                    args.append_system_prompt.as_ref(),
+                    args.append_system_prompt_file.as_deref(),
+                    "--append-system-prompt-file",
+                )?,
+                schema.as_ref(),
+            ),
             max_steps: args.max_steps,
+            budget_usd: args.max_budget_usd,
             resume,
+            session_id: sessions.id.clone(),
+            fork_session: sessions.fork,
+            no_persistence: sessions.no_persistence,
+            title,
+            enabled_tools,
             wait_for_model_list: true,
         },
     )?;
@@ -199,9 +355,17 @@ pub fn run(args: RunArgs) -> Outcome {
         args.print,
         args.show_thinking || args.verbose,
     )
-    .accept_cut_off(accept_cut_off);
+    .accept_cut_off(accept_cut_off)
+    .include_partial(args.include_partial_messages);
+    let session_id = match agent.session_id() {
+        Some(id) => id.to_string(),
+        None => sessions
+            .id
+            .clone()
+            .unwrap_or_else(session_flags::ephemeral_id),
+    };
     printer.init(Init {
-        session_id: agent.session_id().unwrap_or_default().to_string(),
+        session_id,
         model,
         provider: provider_name,
         cwd: workspace.display().to_string(),
@@ -210,21 +374,161 @@ pub fn run(args: RunArgs) -> Outcome {
         resumed_messages,
         mcp_servers,
     });
-    let outcome = agent.run(&task, &cancel, &mut |event| printer.event(&event));
+    let turns: Box<dyn Iterator<Item = Result<String, input::InputError>>> = match task {
+        Some(task) => Box::new(std::iter::once(Ok(task))),
+        None => Box::new(input::Turns::new(std::io::stdin().lock())),
+    };
+    let mut code = None;
+    let mut bad_input = None;
+    for turn in turns {
+        let task = match turn {
+            Ok(task) => task,
+            Err(e) => {
+                bad_input = Some(e);
+                break;
+            }
+        };
+        let turn_started = Instant::now();
+        let (outcome, structured_failed) =
+            one_turn(&mut agent, &task, schema.as_ref(), &cancel, &mut printer);
+        // One command: the first turn's time counts from the start of the command.
+        let since = if code.is_none() {
+            started
+        } else {
+            turn_started
+        };
+        let duration_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        printer.finish(&outcome, duration_ms);
+        if args.output_format != Format::Text {
+            // The result object says it too, but a script's log should show why it stopped.
+            if outcome.status == RunStatus::BudgetExceeded {
+                errln!("error: {}", outcome.result);
+            }
+            if let Some(why) = &structured_failed {
+                errln!("error: {why}");
+            }
+        }
+        let turn_code = match outcome.status {
+            _ if structured_failed.is_some() => Code::Failure,
+            RunStatus::Success if outcome.cut_off() && !accept_cut_off => Code::CutOff,
+            RunStatus::Success => Code::Success,
+            RunStatus::TimedOut => Code::TimedOut,
+            RunStatus::MaxSteps
+            | RunStatus::Cancelled
+            | RunStatus::Error
+            | RunStatus::BudgetExceeded => Code::Failure,
+        };
+        code = Some(turn_code);
+        // A cancel, the time limit or the budget ends the whole command, not only this turn.
+        if matches!(
+            outcome.status,
+            RunStatus::Cancelled | RunStatus::TimedOut | RunStatus::BudgetExceeded
+        ) {
+            break;
+        }
+    }
     agent.end_session(&mut |event| printer.event(&event));
-    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    printer.finish(&outcome, duration_ms);
-    Ok(match outcome.status {
-        RunStatus::Success if outcome.cut_off() && !accept_cut_off => Code::CutOff,
-        RunStatus::Success => Code::Success,
-        RunStatus::TimedOut => Code::TimedOut,
-        RunStatus::MaxSteps | RunStatus::Cancelled | RunStatus::Error => Code::Failure,
+    if let Some(e) = bad_input {
+        return Err(Failure::usage(e));
+    }
+    code.ok_or_else(|| {
+        Failure::usage(anyhow!(
+            "--input-format stream-json: stdin held no user message"
+        ))
     })
+}
+
+/// One user turn: the run, and with `--json-schema` the corrections its answer needs. The
+/// outcome covers every request made; the second value is why the structured answer failed.
+fn one_turn(
+    agent: &mut reasonix_agent::agent_loop::Agent,
+    task: &str,
+    schema: Option<&structured::Schema>,
+    cancel: &CancelToken,
+    printer: &mut Printer,
+) -> (RunOutcome, Option<String>) {
+    let outcome = agent.run(task, cancel, &mut |event| printer.event(&event));
+    let Some(schema) = schema else {
+        return (outcome, None);
+    };
+    let (outcome, came_out) = answer_structured(agent, schema, outcome, cancel, printer);
+    let failed = match &came_out {
+        Some(output::Structured::Invalid(why)) => Some(why.clone()),
+        _ => None,
+    };
+    if let Some(came_out) = came_out {
+        printer.structured(came_out);
+    }
+    (outcome, failed)
 }
 
 /// `--timeout`: `90s`, `5m`, `1h` or plain seconds.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
     reasonix_agent::config::duration::parse(text)
+}
+
+/// The appended system prompt with `--json-schema`'s instruction after it.
+fn with_schema(append: Option<String>, schema: Option<&structured::Schema>) -> Option<String> {
+    let Some(schema) = schema else {
+        return append;
+    };
+    let instruction = structured::instruction(schema);
+    Some(match append {
+        Some(text) => format!("{text}\n\n{instruction}"),
+        None => instruction,
+    })
+}
+
+/// `--json-schema`: validate the final answer, asking the model again (at most
+/// [`structured::RETRIES`] times) while it does not validate. The outcome covers every request
+/// made; `None` when the run did not end with an answer to check.
+fn answer_structured(
+    agent: &mut reasonix_agent::agent_loop::Agent,
+    schema: &structured::Schema,
+    mut outcome: RunOutcome,
+    cancel: &CancelToken,
+    printer: &mut Printer,
+) -> (RunOutcome, Option<output::Structured>) {
+    let mut corrections = 0;
+    loop {
+        if outcome.status != RunStatus::Success {
+            return (outcome, None);
+        }
+        let problems = match structured::check(schema, &outcome.result) {
+            Ok(value) => return (outcome, Some(output::Structured::Valid(value))),
+            Err(problems) => problems,
+        };
+        if corrections == structured::RETRIES {
+            let why = structured::failure(&problems);
+            return (outcome, Some(output::Structured::Invalid(why)));
+        }
+        corrections += 1;
+        let next = agent.run(&structured::correction(&problems), cancel, &mut |event| {
+            printer.event(&event)
+        });
+        outcome = joined(outcome, next);
+    }
+}
+
+/// Two runs of one command as one: the later's status and answer, both's requests and spend.
+fn joined(first: RunOutcome, mut later: RunOutcome) -> RunOutcome {
+    later.steps += first.steps;
+    later.usage.merge(&first.usage);
+    let mut spend = first.spend;
+    spend.extend(&later.spend);
+    later.cost = spend.single_total();
+    later.spend = spend;
+    later
+}
+
+/// `--max-budget-usd`: a positive number of dollars.
+fn parse_budget(text: &str) -> Result<f64, String> {
+    match text.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
+        _ => Err(format!(
+            "`{text}` is not an amount of dollars above 0 (e.g. 0.50)"
+        )),
+    }
 }
 
 /// The posture from `--permission-mode`, `--auto`, `--yolo` (clap rejects combinations).
@@ -340,6 +644,22 @@ fn is_rule_list(value: &str, known: &[String]) -> bool {
         && rules
             .iter()
             .all(|r| Rule::parse(r).is_ok_and(|rule| rule.names_known_tool(known)))
+}
+
+/// The values a list flag keeps: the first, then each while `belongs` says so; the rest goes
+/// back to the task, in order.
+fn list_values(
+    values: &[String],
+    belongs: fn(&str) -> bool,
+    task: &mut Vec<String>,
+) -> Vec<String> {
+    let cut = values
+        .iter()
+        .enumerate()
+        .position(|(i, v)| i > 0 && !belongs(v))
+        .unwrap_or(values.len());
+    task.extend(values[cut..].iter().cloned());
+    values[..cut].to_vec()
 }
 
 /// Rules separated by commas or whitespace outside parentheses, so `Bash(npm run build), Edit`

@@ -141,7 +141,22 @@ pub struct ResultObject {
     /// `cost`/`currency` for any currency.
     #[serde(rename = "modelUsage")]
     pub model_usage: BTreeMap<String, ModelUsage>,
+    /// `--json-schema`: the final answer as the validated JSON value (Claude Code's field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
 }
+
+/// How a `--json-schema` run's final answer came out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Structured {
+    /// It validated: this value.
+    Valid(Value),
+    /// It still did not validate after the corrections: why.
+    Invalid(String),
+}
+
+/// The result subtype of a `--json-schema` run whose answer never validated (Claude Code's).
+pub const STRUCTURED_FAILED: &str = "error_max_structured_output_retries";
 
 /// One model's share of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -222,6 +237,7 @@ impl ResultObject {
                 .iter()
                 .map(|m| (format!("{}/{}", m.provider, m.model), ModelUsage::of(m)))
                 .collect(),
+            structured_output: None,
         }
     }
 }
@@ -244,6 +260,7 @@ pub fn subtype(status: &RunStatus) -> &'static str {
         RunStatus::Error => "error_during_execution",
         RunStatus::Cancelled => "cancelled",
         RunStatus::TimedOut => "error_timeout",
+        RunStatus::BudgetExceeded => "error_max_budget_usd",
     }
 }
 
@@ -586,6 +603,10 @@ pub struct Printer {
     model: String,
     /// `[agent] accept_cut_off_answer`: a cut-off final answer is not an error.
     accept_cut_off: bool,
+    /// `--json-schema`: what came of the final answer.
+    structured: Option<Structured>,
+    /// `--include-partial-messages` (stream-json): the streamed message so far.
+    partial: Option<super::partial::Partial>,
 }
 
 impl Printer {
@@ -602,7 +623,23 @@ impl Printer {
             session_id: String::new(),
             model: String::new(),
             accept_cut_off: false,
+            structured: None,
+            partial: None,
         }
+    }
+
+    /// `--include-partial-messages`: `stream_event` lines as the answer streams (stream-json
+    /// only).
+    pub fn include_partial(mut self, include: bool) -> Printer {
+        self.partial =
+            (include && self.format == Format::StreamJson).then(super::partial::Partial::default);
+        self
+    }
+
+    /// `--json-schema`: the final answer validated (`structured_output`), or never did (the
+    /// run fails with [`STRUCTURED_FAILED`]).
+    pub fn structured(&mut self, structured: Structured) {
+        self.structured = Some(structured);
     }
 
     /// `[agent] accept_cut_off_answer = true`: a final answer cut off by the output limit or
@@ -655,6 +692,17 @@ impl Printer {
         }
         match self.format {
             Format::StreamJson => {
+                let partial = match &mut self.partial {
+                    Some(partial) => partial.events(event, &self.model),
+                    None => Vec::new(),
+                };
+                for inner in partial {
+                    self.value_line(json!({
+                        "type": "stream_event",
+                        "event": inner,
+                        "parent_tool_use_id": null,
+                    }));
+                }
                 if let Some(value) = claude_line(event, &self.model) {
                     self.value_line(value);
                 }
@@ -671,9 +719,24 @@ impl Printer {
 
     /// The end of the run: the result object, or the answer / error in text mode.
     pub fn finish(&mut self, outcome: &RunOutcome, duration_ms: u64) {
-        let mut result = ResultObject::new(outcome, duration_ms, self.denials.clone());
+        let mut result = ResultObject::new(outcome, duration_ms, std::mem::take(&mut self.denials));
+        if result.session_id.is_none() && !self.session_id.is_empty() {
+            // A run that writes no session still names the id its lines carry.
+            result.session_id = Some(self.session_id.clone());
+        }
         if self.accept_cut_off && outcome.cut_off() {
             result.is_error = false;
+        }
+        let mut failed = outcome.status != RunStatus::Success;
+        match self.structured.take() {
+            Some(Structured::Valid(value)) => result.structured_output = Some(value),
+            Some(Structured::Invalid(why)) => {
+                result.subtype = STRUCTURED_FAILED;
+                result.is_error = true;
+                result.result = why;
+                failed = true;
+            }
+            None => {}
         }
         match self.format {
             Format::StreamJsonV1 | Format::Json => self.line(&Line::Result(result)),
@@ -682,7 +745,7 @@ impl Printer {
                 Err(e) => self.stderr(&format!("error: cannot encode the result: {e}\n")),
             },
             Format::Text => {
-                if outcome.status == RunStatus::Success {
+                if !failed {
                     if self.print_only {
                         let mut text = outcome.result.clone();
                         if !text.ends_with('\n') {
@@ -694,7 +757,7 @@ impl Printer {
                     }
                 } else {
                     self.end_stdout_line();
-                    self.stderr(&format!("error: {}\n", outcome.result));
+                    self.stderr(&format!("error: {}\n", result.result));
                 }
                 if !self.print_only {
                     self.stderr(&format!("{}\n", summary(&result)));
@@ -958,6 +1021,7 @@ mod tests {
         assert_eq!(subtype(&RunStatus::Error), "error_during_execution");
         assert_eq!(subtype(&RunStatus::Cancelled), "cancelled");
         assert_eq!(subtype(&RunStatus::TimedOut), "error_timeout");
+        assert_eq!(subtype(&RunStatus::BudgetExceeded), "error_max_budget_usd");
     }
 
     #[test]

@@ -100,6 +100,9 @@ pub enum RunStatus {
     /// The run's time limit (`reasonix run --timeout`, `[agent] run_timeout`) was reached;
     /// `result` names it and what the run was waiting for.
     TimedOut,
+    /// The session's spend reached the budget (`reasonix run --max-budget-usd`) before a
+    /// model request; `result` names the budget and the spend.
+    BudgetExceeded,
     /// The provider failed for good, or the loop guard stopped a stuck run.
     Error,
 }

@@ -9,6 +9,7 @@
 //! mid-answer is replayed from the same request. Every message is written to the session
 //! transcript as soon as it is complete.
 
+pub mod budget;
 mod checkpoints;
 mod compact;
 pub mod cost;
@@ -25,6 +26,7 @@ mod tests;
 mod tools;
 mod unchanged;
 
+pub use budget::Budget;
 pub use checkpoints::Rewound;
 pub use compact::ASSUMED_WINDOW as ASSUMED_CONTEXT_WINDOW;
 pub use cost::{Cost, ModelSpend, Spend};
@@ -147,6 +149,8 @@ pub struct Agent {
     compaction: compact::CompactionState,
     /// When the run must end (`reasonix run --timeout`); the front end cancels the token then.
     deadline: Option<RunDeadline>,
+    /// The most the session may spend (`reasonix run --max-budget-usd`).
+    budget: Option<Budget>,
 }
 
 /// A run's time limit: it ends at `at`, `limit` after it started (`reasonix run --timeout`,
@@ -228,6 +232,7 @@ impl Agent {
             client,
             fallback: None,
             deadline: None,
+            budget: None,
             tools,
             specs,
             classes,
@@ -316,6 +321,7 @@ impl Agent {
         // Front ends hold the switch: it stays theirs, with the posture they set.
         next.posture = self.posture.clone();
         next.write_previews = self.write_previews;
+        next.budget = self.budget;
         next.spend = std::mem::take(&mut self.spend);
         next.checkpoint = self.checkpoint.take();
         next.compaction = std::mem::take(&mut self.compaction);
@@ -342,6 +348,15 @@ impl Agent {
         self
     }
 
+    /// Go on from `history` without a transcript (`reasonix run --no-session-persistence`
+    /// with `--resume`): nothing of this agent is written anywhere.
+    pub fn with_history(mut self, mut history: Vec<Message>) -> Agent {
+        repair_history(&mut history);
+        self.resumed = !history.is_empty();
+        self.history = history;
+        self
+    }
+
     /// A client to switch to, once, when a model request fails for good before its answer
     /// starts streaming (an HTTP error, retries exhausted, the quota used up …; not a
     /// cancellation). A `Notice` says so; the rest of the run uses it.
@@ -360,6 +375,13 @@ impl Agent {
         if let Some(fallback) = &mut self.fallback {
             fallback.set_deadline(Some(deadline.at));
         }
+        self
+    }
+
+    /// Make no model request once the session's spend has reached `budget`: the run ends
+    /// with [`RunStatus::BudgetExceeded`].
+    pub fn with_budget(mut self, budget: Budget) -> Agent {
+        self.budget = Some(budget);
         self
     }
 
@@ -511,6 +533,16 @@ impl Agent {
             if cancel.is_cancelled() {
                 let (status, result) = self.stopped("between model requests");
                 return end(self, status, result, steps, usage, &spend);
+            }
+            if let Some(result) = self.budget.and_then(|b| b.reached(&self.spend)) {
+                return end(
+                    self,
+                    RunStatus::BudgetExceeded,
+                    result,
+                    steps,
+                    usage,
+                    &spend,
+                );
             }
             self.compact_if_due(cancel, on_event);
             let summary_spend = std::mem::take(&mut self.compaction_spend);

@@ -19,7 +19,9 @@ mod tests;
 mod trust;
 
 pub use pins::PinnedFile;
-pub use settings_sources::{HookEntry, SettingsSource, settings_files};
+pub use settings_sources::{
+    HookEntry, SettingScope, SettingsChoice, SettingsSource, settings_files,
+};
 pub use trust::{
     McpApproval, PROJECT_MCP_JSON, PROJECT_SETTINGS, ProjectTrust, TRUST_FILE, TrustCheck,
     TrustStore, TrustedWorkspace, mcp_json_sha256, project_hook_files, project_mcp_pins,
@@ -284,6 +286,22 @@ impl Config {
         project_dir: &Path,
         trust_for_this_run: bool,
     ) -> Result<Config, StateError> {
+        Config::load_choosing(
+            paths,
+            project_dir,
+            trust_for_this_run,
+            &SettingsChoice::default(),
+        )
+    }
+
+    /// [`Config::load_trusting`], reading the `settings.json` files `settings` chooses
+    /// (`reasonix run --setting-sources`, `--settings`).
+    pub fn load_choosing(
+        paths: &Paths,
+        project_dir: &Path,
+        trust_for_this_run: bool,
+        settings: &SettingsChoice,
+    ) -> Result<Config, StateError> {
         let mut config = Config::default();
         let mut servers = Vec::new();
         let lookup = mcp_lookup(project_dir);
@@ -391,7 +409,13 @@ impl Config {
             .cloned()
             .collect();
         config.mcp_servers = mcp::merge(servers);
-        settings_sources::apply(&mut config, paths, project_dir, trust_for_this_run)?;
+        settings_sources::apply(
+            &mut config,
+            paths,
+            project_dir,
+            trust_for_this_run,
+            settings,
+        )?;
         config
             .executed_files
             .extend(pins::server_files(project_dir, &project_servers));

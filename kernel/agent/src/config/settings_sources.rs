@@ -66,6 +66,46 @@ pub struct SettingsSource {
     pub rules: Vec<String>,
 }
 
+/// Which group of settings files a file belongs to (Claude Code's `--setting-sources`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingScope {
+    /// `~/.claude/settings.json`, `<home>/settings.json`.
+    User,
+    /// `.claude/settings.json`, `.reasonix/settings.json`.
+    Project,
+    /// `.claude/settings.local.json`.
+    Local,
+}
+
+impl SettingScope {
+    pub fn parse(name: &str) -> Option<SettingScope> {
+        match name {
+            "user" => Some(SettingScope::User),
+            "project" => Some(SettingScope::Project),
+            "local" => Some(SettingScope::Local),
+            _ => None,
+        }
+    }
+
+    fn of(path: &Path, project: bool) -> SettingScope {
+        match (project, path.ends_with(".claude/settings.local.json")) {
+            (false, _) => SettingScope::User,
+            (true, true) => SettingScope::Local,
+            (true, false) => SettingScope::Project,
+        }
+    }
+}
+
+/// What settings a session reads besides the TOML files: the default is every file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SettingsChoice {
+    /// Only the files of these scopes; `None`: all of them.
+    pub sources: Option<Vec<SettingScope>>,
+    /// One more settings document, read after the files: (where it came from, its text). It
+    /// is the user's own (given on their command line): its hooks run and its rules apply.
+    pub extra: Option<(PathBuf, String)>,
+}
+
 /// The settings files to read for `project_dir`: (path, project file?).
 pub fn settings_files(paths: &Paths, project_dir: &Path) -> Vec<(PathBuf, bool)> {
     let mut out = Vec::new();
@@ -85,6 +125,7 @@ pub(super) fn apply(
     paths: &Paths,
     project_dir: &Path,
     trust_for_this_run: bool,
+    choice: &SettingsChoice,
 ) -> Result<(), StateError> {
     let toml_mode = config.permissions.mode.is_some();
     let mut settings_trust: Option<bool> = None;
@@ -107,6 +148,11 @@ pub(super) fn apply(
     // The first trusted file with `disableAllHooks`.
     let mut disabled_by: Option<String> = None;
     for (path, project) in settings_files(paths, project_dir) {
+        if let Some(sources) = &choice.sources
+            && !sources.contains(&SettingScope::of(&path, project))
+        {
+            continue;
+        }
         let text = if project {
             project_texts
                 .iter()
@@ -179,6 +225,22 @@ pub(super) fn apply(
             }
         }
         merge(config, &path, &scope, toml_mode, doc);
+    }
+    if let Some((path, text)) = &choice.extra {
+        let doc = settings_json::parse(path, text).map_err(|e| StateError::Format {
+            path: path.clone(),
+            message: format!("line {}: {}: {}", e.line, e.key, e.message),
+        })?;
+        if let Some(line) = doc.disable_all_hooks {
+            disabled_by.get_or_insert(format!("{}:{line}", path.display()));
+        }
+        let scope = Scope {
+            project_dir,
+            project: false,
+            trusted: true,
+            pinned: None,
+        };
+        merge(config, path, &scope, toml_mode, doc);
     }
     if let Some(at) = disabled_by {
         if !config.hooks.is_empty() {
