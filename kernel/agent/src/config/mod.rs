@@ -296,6 +296,17 @@ impl Config {
                 &lookup,
                 &mut servers,
             );
+            let workspace =
+                std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
+            if let Some(local) = mcp_files::local_servers_document(&text, &workspace) {
+                config.add_mcp_json(
+                    &user_mcp,
+                    &local,
+                    mcp::SourceKind::LocalMcpJson,
+                    &lookup,
+                    &mut servers,
+                );
+            }
         }
         let user = paths.user_config();
         if let Some(text) = read_text(&user)? {
