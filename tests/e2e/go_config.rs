@@ -195,9 +195,11 @@ fn setup_written_config_runs_with_its_alias_and_names_what_it_ignores() {
 
     // A changed file warns again, once; `doctor` always lists it.
     let mut text = std::fs::read_to_string(home.config_path()).unwrap();
-    text.push_str("
+    text.push_str(
+        "
 # edited
-");
+",
+    );
     std::fs::write(home.config_path(), text).unwrap();
     for expected in [1, 0] {
         mock.enqueue(Reply::text(&["ok"]));
@@ -400,7 +402,10 @@ fn sessions_of_the_original_are_hinted_at_and_imported() {
     let ws = home.env.workspace();
     let dir = ws.to_str().unwrap();
 
-    let out = home.command(&["sessions", "list", "--dir", dir]).output().unwrap();
+    let out = home
+        .command(&["sessions", "list", "--dir", dir])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("no sessions for"), "{text}");
@@ -439,18 +444,35 @@ fn sessions_of_the_original_are_hinted_at_and_imported() {
         "{}",
         stderr(&out)
     );
-    let out = home.command(&["sessions", "list", "--dir", dir]).output().unwrap();
+    let out = home
+        .command(&["sessions", "list", "--dir", dir])
+        .output()
+        .unwrap();
     let text = stdout(&out);
-    assert!(text.contains(id) && text.contains("what is in the box?"), "{text}");
+    assert!(
+        text.contains(id) && text.contains("what is in the box?"),
+        "{text}"
+    );
     assert!(!text.contains("20260106"), "{text}");
 
     // Importing again changes nothing.
     let out = home
-        .command(&["sessions", "import", "--dir", dir, "--from", go.join(format!("{id}.jsonl")).to_str().unwrap()])
+        .command(&[
+            "sessions",
+            "import",
+            "--dir",
+            dir,
+            "--from",
+            go.join(format!("{id}.jsonl")).to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("already imported"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("already imported"),
+        "{}",
+        stdout(&out)
+    );
 
     // `-c` continues it: the model sees the original's conversation.
     mock.enqueue(Reply::text(&["still a cat"]));
@@ -458,7 +480,12 @@ fn sessions_of_the_original_are_hinted_at_and_imported() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let body = mock.requests().pop().unwrap().json();
     let sent = body["messages"].to_string();
-    for part in ["what is in the box?", "a cat from the go days", "a cat", "and now?"] {
+    for part in [
+        "what is in the box?",
+        "a cat from the go days",
+        "a cat",
+        "and now?",
+    ] {
         assert!(sent.contains(part), "{part}: {sent}");
     }
 }

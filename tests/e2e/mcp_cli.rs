@@ -94,7 +94,9 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
 
     let out = env.reasonix(&[
         "mcp",
-        "add", "--scope", "user",
+        "add",
+        "--scope",
+        "user",
         "fs",
         "-e",
         "DEBUG=1",
@@ -114,7 +116,9 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     );
     let out = env.reasonix(&[
         "mcp",
-        "add", "--scope", "user",
+        "add",
+        "--scope",
+        "user",
         "--transport",
         "http",
         "remote",
@@ -125,7 +129,9 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = env.reasonix(&[
         "mcp",
-        "add", "--scope", "user",
+        "add",
+        "--scope",
+        "user",
         "--transport",
         "sse",
         "legacy",
@@ -172,7 +178,9 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
         read_json(&user_file(&env))["mcpServers"]["fs"]["command"],
         "npx"
     );
-    let out = env.reasonix(&["mcp", "add", "--scope", "user", "--force", "fs", "--", "other"]);
+    let out = env.reasonix(&[
+        "mcp", "add", "--scope", "user", "--force", "fs", "--", "other",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("replaced"), "{}", stdout(&out));
     assert_eq!(
@@ -340,7 +348,9 @@ fn get_shows_environment_and_header_names_never_their_values() {
     let env = Env::new();
     let out = env.reasonix(&[
         "mcp",
-        "add", "--scope", "user",
+        "add",
+        "--scope",
+        "user",
         "s",
         "-e",
         "SECRET=hunter2-value",
@@ -351,7 +361,9 @@ fn get_shows_environment_and_header_names_never_their_values() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = env.reasonix(&[
         "mcp",
-        "add", "--scope", "user",
+        "add",
+        "--scope",
+        "user",
         "--transport",
         "http",
         "r",
@@ -681,7 +693,6 @@ fn a_failed_servers_report_carries_what_it_wrote_to_stderr_last() {
     );
 }
 
-
 /// Issue #26 item 8: Claude Code's scopes. `local` (the default, as in Claude Code) is this
 /// workspace only: the server starts here and nowhere else; `user` starts everywhere;
 /// `project` writes the workspace's `.mcp.json`. `add-json` takes an entry as Claude's does.
@@ -731,8 +742,15 @@ fn scopes_keep_a_local_server_to_its_workspace() {
 
     // Here: listed as local; elsewhere: not at all.
     let listed_here = list(&env);
-    assert_eq!(listed(&listed_here, "mine")["source"]["scope"], "local", "{listed_here}");
-    assert_eq!(listed(&listed_here, "everywhere")["source"]["scope"], "user");
+    assert_eq!(
+        listed(&listed_here, "mine")["source"]["scope"],
+        "local",
+        "{listed_here}"
+    );
+    assert_eq!(
+        listed(&listed_here, "everywhere")["source"]["scope"],
+        "user"
+    );
     let out = env
         .command(&["mcp", "list", "--json"])
         .current_dir(&elsewhere)
@@ -745,7 +763,10 @@ fn scopes_keep_a_local_server_to_its_workspace() {
         .iter()
         .filter_map(|s| s["name"].as_str())
         .collect();
-    assert!(names.contains(&"everywhere") && !names.contains(&"mine"), "{there}");
+    assert!(
+        names.contains(&"everywhere") && !names.contains(&"mine"),
+        "{there}"
+    );
 
     // Removing finds it in its scope.
     let out = env.reasonix(&["mcp", "remove", "mine"]);

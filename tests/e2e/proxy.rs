@@ -647,17 +647,17 @@ fn a_remote_mcp_server_goes_through_the_proxy() {
     let stub = McpStub::start();
     let proxy = Proxy::start(Mode::Upstream(stub.port));
     let proxy_url = format!("http://carol:pa%3Ass@127.0.0.1:{}", proxy.port);
-    let (out, second) = run_with_mcp_stub(
-        &[("HTTP_PROXY", &proxy_url)],
-        "http://mcp.remote.test/mcp",
-    );
+    let (out, second) =
+        run_with_mcp_stub(&[("HTTP_PROXY", &proxy_url)], "http://mcp.remote.test/mcp");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(echo_result(second.as_ref()).as_deref(), Some("echo: hi"));
     let seen = proxy.seen();
     assert!(!seen.is_empty());
     for request in &seen {
         assert!(
-            request.request_line.ends_with(" http://mcp.remote.test/mcp HTTP/1.1"),
+            request
+                .request_line
+                .ends_with(" http://mcp.remote.test/mcp HTTP/1.1"),
             "{seen:?}"
         );
         // base64("carol:pa:ss")
@@ -668,7 +668,11 @@ fn a_remote_mcp_server_goes_through_the_proxy() {
         );
     }
     assert!(seen.iter().any(|r| r.request_line.starts_with("POST ")));
-    assert!(stub.hosts().iter().all(|h| h == "mcp.remote.test"), "{:?}", stub.hosts());
+    assert!(
+        stub.hosts().iter().all(|h| h == "mcp.remote.test"),
+        "{:?}",
+        stub.hosts()
+    );
 }
 
 /// A failure the proxy causes names the proxy (never its password), and `NO_PROXY` is honoured
@@ -715,6 +719,10 @@ fn mcp_proxy_failures_name_the_proxy_and_no_proxy_is_honoured() {
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert_eq!(echo_result(second.as_ref()).as_deref(), Some("echo: hi"));
-        assert_eq!(forwarding.seen().len() > before, through, "NO_PROXY={no_proxy}");
+        assert_eq!(
+            forwarding.seen().len() > before,
+            through,
+            "NO_PROXY={no_proxy}"
+        );
     }
 }

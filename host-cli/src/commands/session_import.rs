@@ -65,5 +65,9 @@ pub fn run(from: &[PathBuf], dir: Option<&Path>) -> Outcome {
         "{imported} imported into {}, {present} already there, {failed} failed",
         shown(&workspace.display().to_string())
     );
-    Ok(if failed > 0 { Code::Failure } else { Code::Success })
+    Ok(if failed > 0 {
+        Code::Failure
+    } else {
+        Code::Success
+    })
 }

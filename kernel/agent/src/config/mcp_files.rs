@@ -191,13 +191,12 @@ impl McpFile {
                     .as_object_mut()
                     .ok_or_else(|| shape("`projects` is not an object".into()))?;
                 let trimmed = key.trim_end_matches(std::path::MAIN_SEPARATOR);
-                let existing = if !projects.contains_key(key.as_str())
-                    && projects.contains_key(trimmed)
-                {
-                    trimmed.to_string()
-                } else {
-                    key.clone()
-                };
+                let existing =
+                    if !projects.contains_key(key.as_str()) && projects.contains_key(trimmed) {
+                        trimmed.to_string()
+                    } else {
+                        key.clone()
+                    };
                 projects
                     .entry(existing)
                     .or_insert_with(|| Value::Object(Map::new()))
@@ -911,7 +910,11 @@ mod tests {
             names,
             [
                 ("mine", "local-one".to_string(), SourceKind::LocalMcpJson),
-                ("shared", "local-override".to_string(), SourceKind::LocalMcpJson),
+                (
+                    "shared",
+                    "local-override".to_string(),
+                    SourceKind::LocalMcpJson
+                ),
             ]
         );
         assert!(!SourceKind::LocalMcpJson.is_project());
@@ -935,9 +938,15 @@ mod tests {
         .unwrap();
         let mut local = McpFile::load_local(&path, Path::new("/work/this")).unwrap();
         assert_eq!(local.servers().count(), 0);
-        assert!(local.insert("l", json!({"command": "mine"}), false).unwrap().is_none());
+        assert!(
+            local
+                .insert("l", json!({"command": "mine"}), false)
+                .unwrap()
+                .is_none()
+        );
         local.save(true).unwrap();
-        let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(written["mcpServers"], json!({"u": {"command": "user"}}));
         assert_eq!(
             written["projects"]["/work/this"]["mcpServers"],

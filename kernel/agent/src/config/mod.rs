@@ -781,9 +781,7 @@ fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, StateError> {
     let mut warnings = checked.warnings;
     let original_keys = checked.original.map(|message| OriginalKeys {
         message,
-        key: reasonix_core::sha256_hex(
-            format!("{}\0{text}", path.display()).as_bytes(),
-        ),
+        key: reasonix_core::sha256_hex(format!("{}\0{text}", path.display()).as_bytes()),
     });
     let system_prompt_file = match &file.agent.system_prompt_file {
         None => None,

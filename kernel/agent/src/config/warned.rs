@@ -60,7 +60,8 @@ mod tests {
     use super::super::{Config, Paths};
     use super::*;
 
-    const GO_FILE: &str = "language = \"zh\"\n[ui]\ntheme = \"dark\"\n[tools]\nbash_timeout_seconds = 60\n";
+    const GO_FILE: &str =
+        "language = \"zh\"\n[ui]\ntheme = \"dark\"\n[tools]\nbash_timeout_seconds = 60\n";
 
     fn load(home: &Path) -> Config {
         let paths = Paths::under(home);
@@ -70,7 +71,10 @@ mod tests {
     }
 
     fn ignored(warnings: &[String]) -> usize {
-        warnings.iter().filter(|w| w.contains(": ignored: ")).count()
+        warnings
+            .iter()
+            .filter(|w| w.contains(": ignored: "))
+            .count()
     }
 
     #[test]
@@ -81,10 +85,16 @@ mod tests {
         let first = load(home.path()).warnings_once(home.path());
         assert_eq!(ignored(&first), 1, "{first:?}");
         // Other warnings (an unknown key) are not affected.
-        assert!(first.iter().any(|w| w.contains("unknown key `bogus`")), "{first:?}");
+        assert!(
+            first.iter().any(|w| w.contains("unknown key `bogus`")),
+            "{first:?}"
+        );
         let second = load(home.path()).warnings_once(home.path());
         assert_eq!(ignored(&second), 0, "{second:?}");
-        assert!(second.iter().any(|w| w.contains("unknown key `bogus`")), "{second:?}");
+        assert!(
+            second.iter().any(|w| w.contains("unknown key `bogus`")),
+            "{second:?}"
+        );
         // The full list is still there for whoever asks (`doctor`).
         assert_eq!(ignored(&load(home.path()).warnings()), 1);
 

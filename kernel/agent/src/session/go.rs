@@ -85,7 +85,9 @@ pub fn parse(file: &Path, text: &str) -> Result<Converted, GoSessionError> {
         let value: Value = serde_json::from_str(line)
             .map_err(|e| at(format!("not JSON (column {}): {e}", e.column())))?;
         let Value::Object(object) = value else {
-            return Err(at("not a JSON object (expected one message per line)".into()));
+            return Err(at(
+                "not a JSON object (expected one message per line)".into()
+            ));
         };
         match message(&object).map_err(at)? {
             Some(message) => {
@@ -280,10 +282,7 @@ pub fn import(store: &SessionStore, file: &Path) -> Result<Imported, GoSessionEr
     if size > MAX_FILE_BYTES {
         return Err(GoSessionError::File {
             file: shown,
-            message: format!(
-                "larger than {} MiB; not converted",
-                MAX_FILE_BYTES >> 20
-            ),
+            message: format!("larger than {} MiB; not converted", MAX_FILE_BYTES >> 20),
         });
     }
     let bytes = std::fs::read(file).map_err(read_error)?;
@@ -316,12 +315,8 @@ pub fn import(store: &SessionStore, file: &Path) -> Result<Imported, GoSessionEr
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let id = usable_id(&stem).unwrap_or_else(|| {
-        format!(
-            "go-{}",
-            &reasonix_core::sha256_hex(stem.as_bytes())[..16]
-        )
-    });
+    let id = usable_id(&stem)
+        .unwrap_or_else(|| format!("go-{}", &reasonix_core::sha256_hex(stem.as_bytes())[..16]));
     let created_ms = created_from_id(&id).unwrap_or_else(now_ms);
     let model = model_from_id(&id).unwrap_or_else(|| "unknown".into());
     let target = store.dir().join(format!("{id}.jsonl"));
@@ -458,7 +453,10 @@ mod tests {
         assert_eq!(converted.skipped, 2);
         let m = &converted.messages;
         assert_eq!(m.len(), 4);
-        assert_eq!((m[0].role, m[0].content.as_str()), (Role::User, "list files"));
+        assert_eq!(
+            (m[0].role, m[0].content.as_str()),
+            (Role::User, "list files")
+        );
         assert_eq!(m[1].reasoning.as_deref(), Some("think"));
         assert_eq!(
             m[1].tool_calls,
@@ -475,12 +473,24 @@ mod tests {
     #[test]
     fn errors_name_the_file_and_the_line() {
         for (text, line, what) in [
-            ("{\"role\":\"user\",\"content\":\"a\"}\n{oops", 2, "not JSON"),
+            (
+                "{\"role\":\"user\",\"content\":\"a\"}\n{oops",
+                2,
+                "not JSON",
+            ),
             ("\n\n[1,2]", 3, "not a JSON object"),
             (r#"{"type":"turn","turn":1}"#, 1, "no `role`"),
             (r#"{"role":"wizard"}"#, 1, "unknown role `wizard`"),
-            (r#"{"role":"user","content":5}"#, 1, "`content` is not a string"),
-            (r#"{"role":"tool","content":"x"}"#, 1, "without `tool_call_id`"),
+            (
+                r#"{"role":"user","content":5}"#,
+                1,
+                "`content` is not a string",
+            ),
+            (
+                r#"{"role":"tool","content":"x"}"#,
+                1,
+                "without `tool_call_id`",
+            ),
             (
                 r#"{"role":"assistant","tool_calls":[{"id":"","name":"x"}]}"#,
                 1,
@@ -527,7 +537,11 @@ mod tests {
         .unwrap();
         std::fs::write(go.join("x.jsonl.meta"), "{}").unwrap();
         assert_eq!(find(state.path()), vec![file.clone()]);
-        assert!(hint(state.path()).unwrap().contains("1 session of the original"));
+        assert!(
+            hint(state.path())
+                .unwrap()
+                .contains("1 session of the original")
+        );
 
         let store = SessionStore::new(state.path(), workspace.path());
         let id = "20260105-093000.5-deepseek-v4-flash".to_string();
@@ -538,10 +552,16 @@ mod tests {
                 messages: 2
             }
         );
-        assert_eq!(import(&store, &file).unwrap(), Imported::Exists { id: id.clone() });
+        assert_eq!(
+            import(&store, &file).unwrap(),
+            Imported::Exists { id: id.clone() }
+        );
         let listed = store.list().unwrap();
         assert_eq!(listed.len(), 1);
-        assert_eq!((listed[0].id.as_str(), listed[0].messages), (id.as_str(), 2));
+        assert_eq!(
+            (listed[0].id.as_str(), listed[0].messages),
+            (id.as_str(), 2)
+        );
         assert_eq!(listed[0].title, "hi");
         assert_eq!(listed[0].model, "deepseek-v4-flash");
         let loaded = super::super::load(&store.transcript(&id)).unwrap();
@@ -555,7 +575,12 @@ mod tests {
         assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), 1);
         // Our own transcript is not taken for the original's.
         let ours = store.transcript(&id);
-        assert!(import(&store, &ours).unwrap_err().to_string().contains("already a Reasonix session"));
+        assert!(
+            import(&store, &ours)
+                .unwrap_err()
+                .to_string()
+                .contains("already a Reasonix session")
+        );
     }
 
     proptest! {

@@ -5,9 +5,9 @@
 //! [`super::MAX_COMPONENT_BYTES`] bytes and 5 minutes.
 
 use super::{InstallError, MAX_COMPONENT_BYTES};
-use reasonix_core::proxy::{ProxyConfig, Route};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
+use reasonix_core::proxy::{ProxyConfig, Route};
 use std::sync::Arc;
 use std::time::Duration;
 use wasmtime_wasi_http::io::TokioIo;
@@ -151,8 +151,18 @@ async fn get(
         tokio::net::TcpStream::connect((to_host, to_port)),
     )
     .await
-    .map_err(|_| fail(url, through(format!("connecting to {to_host}:{to_port} timed out"))))?
-    .map_err(|e| fail(url, through(format!("cannot connect to {to_host}:{to_port}: {e}"))))?;
+    .map_err(|_| {
+        fail(
+            url,
+            through(format!("connecting to {to_host}:{to_port} timed out")),
+        )
+    })?
+    .map_err(|e| {
+        fail(
+            url,
+            through(format!("cannot connect to {to_host}:{to_port}: {e}")),
+        )
+    })?;
     if let (Some(proxy), true) = (proxy, https) {
         let by = tokio::time::Instant::now() + CONNECT_TIMEOUT;
         crate::host::http::proxy::tunnel(&tcp, proxy, &origin, None, by)

@@ -31,9 +31,7 @@ pub fn apply(
 
 fn origin_of(url: &reqwest::Url) -> Result<Origin, String> {
     let host = url.host_str().ok_or("the URL has no host")?;
-    let port = url
-        .port_or_known_default()
-        .ok_or("the URL has no port")?;
+    let port = url.port_or_known_default().ok_or("the URL has no port")?;
     Origin::new(url.scheme(), &format!("{host}:{port}"))
 }
 
@@ -79,10 +77,7 @@ mod tests {
 
     #[test]
     fn no_proxy_is_honoured_and_replaces_the_loopback_default() {
-        let c = config(&[
-            ("HTTP_PROXY", "proxy:3128"),
-            ("NO_PROXY", "mcp.internal"),
-        ]);
+        let c = config(&[("HTTP_PROXY", "proxy:3128"), ("NO_PROXY", "mcp.internal")]);
         assert_eq!(via(&c, "http://mcp.internal:8000/mcp"), Ok(None));
         assert!(via(&c, "http://127.0.0.1:3001/mcp").unwrap().is_some());
         assert_eq!(via(&config(&[]), "https://mcp.example.com/"), Ok(None));
@@ -92,7 +87,10 @@ mod tests {
     fn an_unusable_proxy_is_an_error_naming_its_variable_not_a_direct_connection() {
         let c = config(&[("HTTPS_PROXY", "socks5://me:secret@10.0.0.1:1080")]);
         let why = via(&c, "https://mcp.example.com/mcp").unwrap_err();
-        assert!(why.contains("HTTPS_PROXY") && why.contains("not supported"), "{why}");
+        assert!(
+            why.contains("HTTPS_PROXY") && why.contains("not supported"),
+            "{why}"
+        );
         assert!(!why.contains("secret"), "{why}");
     }
 }
