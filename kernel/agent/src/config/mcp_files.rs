@@ -264,9 +264,8 @@ impl McpFile {
 
     /// Remove server `name`; the entry when it was there.
     pub fn remove(&mut self, name: &str) -> Option<Value> {
-        if self.get(name).is_none() {
-            return None;
-        }
+        // Only an edit that removes something creates the sections on the way to it.
+        self.get(name)?;
         self.servers_mut().ok()?.remove(name)
     }
 
