@@ -726,3 +726,39 @@ fn mcp_proxy_failures_name_the_proxy_and_no_proxy_is_honoured() {
         );
     }
 }
+
+/// `plugin install <url>` takes the same decision: an https download goes through a `CONNECT`
+/// tunnel of `HTTPS_PROXY`, and a refusal names the proxy (before, the download ignored proxies).
+#[test]
+fn a_plugin_download_goes_through_the_proxy() {
+    let proxy = Proxy::start(Mode::RefuseConnect);
+    let env = Env::new();
+    let proxy_url = format!("http://erin:s3cret@127.0.0.1:{}", proxy.port);
+    let out = reasonix(
+        &env,
+        &[("HTTPS_PROXY", &proxy_url)],
+        &[
+            "plugin",
+            "install",
+            "https://plugins.remote.test/tool.wasm",
+            "--yes",
+        ],
+    );
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "proxy http://127.0.0.1:{} (from HTTPS_PROXY): refused CONNECT plugins.remote.test:443",
+            proxy.port
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret"), "{err}");
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    // base64("erin:s3cret")
+    assert_eq!(
+        seen[0].proxy_authorization.as_deref(),
+        Some("Basic ZXJpbjpzM2NyZXQ=")
+    );
+}
