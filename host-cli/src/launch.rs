@@ -162,7 +162,15 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     // The session to continue decides the default model.
     let resume = match &options.resume {
         None => None,
-        Some(Resume::Latest) => Some(store.latest().map_err(session_failure)?),
+        Some(Resume::Latest) => Some(store.latest().map_err(|e| {
+            let hint = matches!(e, SessionError::NoneToContinue)
+                .then(|| reasonix_agent::session::go::hint(&cx.paths.state))
+                .flatten();
+            match hint {
+                Some(hint) => Failure::usage(anyhow!("{e}; {hint}")),
+                None => session_failure(e),
+            }
+        })?),
         Some(Resume::Query(query)) => Some(store.find(query).map_err(session_failure)?),
     };
     // Nothing configured, but a preset's key is in the environment or `<home>/.env`

@@ -136,7 +136,7 @@ fn ask_and_keep(path: &Path, url: &str, model: &str, credential: Credential) -> 
 }
 
 /// `GET url` with the provider's credential header; no redirects (the key must not follow
-/// one), proxies from the environment as for every other request.
+/// one), through a proxy as the process's one proxy decision says.
 fn ask(url: &str, credential: Credential) -> Result<Value, String> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.into(),
@@ -148,7 +148,13 @@ fn ask(url: &str, credential: Credential) -> Result<Value, String> {
     .map_err(|e| format!("TLS setup failed: {e}"))?
     .with_root_certificates(roots)
     .with_no_client_auth();
-    let http = reqwest::Client::builder()
+    let parsed = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+    let (builder, _) = reasonix_mcp::http::route::apply(
+        reqwest::Client::builder(),
+        &parsed,
+        reasonix_core::proxy::ProxyConfig::global(),
+    )?;
+    let http = builder
         .use_preconfigured_tls(tls)
         .timeout(TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())

@@ -185,7 +185,38 @@ fn setup_written_config_runs_with_its_alias_and_names_what_it_ignores() {
         assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
         let last = mock.requests().pop().unwrap();
         assert_eq!(last.json()["model"], "deepseek-v4-pro", "{model}");
+        // Issue #26 item 10: the same file does not warn again on every run.
+        assert!(
+            !stderr(&out).contains("ignored:"),
+            "warned again for an unchanged file: {}",
+            stderr(&out)
+        );
     }
+
+    // A changed file warns again, once; `doctor` always lists it.
+    let mut text = std::fs::read_to_string(home.config_path()).unwrap();
+    text.push_str(
+        "
+# edited
+",
+    );
+    std::fs::write(home.config_path(), text).unwrap();
+    for expected in [1, 0] {
+        mock.enqueue(Reply::text(&["ok"]));
+        let out = home.run(&["once more"]);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        let shown = warnings(&out)
+            .iter()
+            .filter(|w| w.starts_with(&expected_start(&file)))
+            .count();
+        assert_eq!(shown, expected, "{}", stderr(&out));
+    }
+    let out = home.command(&["doctor"]).output().unwrap();
+    assert!(stdout(&out).contains("ignored:") || stderr(&out).contains("ignored:"));
+}
+
+fn expected_start(file: &str) -> String {
+    format!("{file}: {SETUP_IGNORED}")
 }
 
 #[test]
@@ -335,4 +366,126 @@ fn doctor_and_providers_list_show_the_implicit_preset() {
         stderr(&out)
     );
     assert!(text.contains("built-in preset as it is"), "{text}");
+}
+
+/// Issue #26 item 10: sessions of the original (its `sessions-v4` directories) are hinted at
+/// where this build finds none, and `reasonix sessions import` converts them: `-c` then
+/// continues the conversation. A broken transcript is named with its file and line, converts
+/// nothing, and does not stop the others.
+#[test]
+fn sessions_of_the_original_are_hinted_at_and_imported() {
+    let mock = MockLlm::start().unwrap();
+    let home = Home::new(
+        &format!("{SETUP_WRITTEN}{}", point_preset_at(&mock)),
+        "DEEPSEEK_API_KEY=sk-go-sessions\n",
+    );
+    let go = home.env.home().join("projects/-work-app/sessions-v4");
+    std::fs::create_dir_all(&go).unwrap();
+    let id = "20260105-093000.123456789-deepseek-v4-flash";
+    std::fs::write(
+        go.join(format!("{id}.jsonl")),
+        concat!(
+            r#"{"role":"system","content":"You are Reasonix"}"#,
+            "\n",
+            r#"{"role":"user","content":"what is in the box?","createdAt":"2026-01-05T09:30:00Z"}"#,
+            "\n",
+            r#"{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"read_file","arguments":"{\"path\":\"box\"}"}]}"#,
+            "\n",
+            r#"{"role":"tool","tool_call_id":"c1","content":"a cat"}"#,
+            "\n",
+            r#"{"role":"assistant","content":"a cat from the go days"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(go.join(format!("{id}.jsonl.meta")), "{}").unwrap();
+    let ws = home.env.workspace();
+    let dir = ws.to_str().unwrap();
+
+    let out = home
+        .command(&["sessions", "list", "--dir", dir])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("no sessions for"), "{text}");
+    assert!(
+        text.contains("1 session of the original Reasonix (Go)")
+            && text.contains("sessions-v4")
+            && text.contains("`reasonix sessions import`"),
+        "{text}"
+    );
+    let out = home.run(&["-c", "go on"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`reasonix sessions import`"),
+        "{}",
+        stderr(&out)
+    );
+
+    // One good transcript and one broken at line 2.
+    std::fs::write(
+        go.join("20260106-100000.1-x.jsonl"),
+        "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":7}\n",
+    )
+    .unwrap();
+    let out = home
+        .command(&["sessions", "import", "--dir", dir])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("as {id} (4 messages)")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("20260106-100000.1-x.jsonl:2: `content` is not a string"),
+        "{}",
+        stderr(&out)
+    );
+    let out = home
+        .command(&["sessions", "list", "--dir", dir])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains(id) && text.contains("what is in the box?"),
+        "{text}"
+    );
+    assert!(!text.contains("20260106"), "{text}");
+
+    // Importing again changes nothing.
+    let out = home
+        .command(&[
+            "sessions",
+            "import",
+            "--dir",
+            dir,
+            "--from",
+            go.join(format!("{id}.jsonl")).to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("already imported"),
+        "{}",
+        stdout(&out)
+    );
+
+    // `-c` continues it: the model sees the original's conversation.
+    mock.enqueue(Reply::text(&["still a cat"]));
+    let out = home.run(&["-c", "and now?"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let body = mock.requests().pop().unwrap().json();
+    let sent = body["messages"].to_string();
+    for part in [
+        "what is in the box?",
+        "a cat from the go days",
+        "a cat",
+        "and now?",
+    ] {
+        assert!(sent.contains(part), "{part}: {sent}");
+    }
 }

@@ -1182,3 +1182,60 @@ fn past_the_schema_budget_mcp_tools_are_reached_through_one_tool() {
         "the deny rule did not hold through mcp_tools: {denied}"
     );
 }
+
+/// Issue #26 item 8: a server added with `reasonix mcp add` (local scope, the default, as in
+/// Claude Code) starts in `reasonix run` in its workspace, and in no other.
+#[test]
+fn a_local_server_starts_in_its_workspace_only() {
+    let Some((command, args)) = mcp::fault_server("named", &["greet"]) else {
+        return;
+    };
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    // The provider in the user's own file, so that any directory finds it.
+    std::fs::write(
+        env.home().join("config.toml"),
+        env.mock_provider("openai", &mock.base_url(), "sk-test", ""),
+    )
+    .unwrap();
+    let mut add = vec!["mcp", "add", "hello", "--", command.as_str()];
+    add.extend(args.iter().map(String::as_str));
+    let out = env.reasonix(&add);
+    assert_success(&out);
+    let ws = env.workspace();
+    let elsewhere = env.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let run = |cwd: &std::path::Path| {
+        env.command(&[
+            "run",
+            "--dir",
+            ws.to_str().unwrap(),
+            "--allowed-tools",
+            "mcp__hello",
+            "greet",
+        ])
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+    };
+
+    mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__hello__greet", "{}")], 1),
+        Reply::text(&["greeted"]),
+    ]);
+    let out = run(&env.project());
+    assert_success(&out);
+    let requests = mock.requests();
+    assert!(offered(&requests[0].json(), "mcp__hello__greet"));
+    assert_eq!(tool_result(&requests[1].json(), "c1"), "called greet");
+
+    mock.enqueue(Reply::text(&["nothing here"]));
+    let out = run(&elsewhere);
+    assert_success(&out);
+    let last = mock.requests().pop().unwrap().json();
+    assert!(
+        !offered(&last, "mcp__hello__greet"),
+        "{:?}",
+        tool_names(&last)
+    );
+}

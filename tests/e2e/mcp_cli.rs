@@ -95,6 +95,8 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     let out = env.reasonix(&[
         "mcp",
         "add",
+        "--scope",
+        "user",
         "fs",
         "-e",
         "DEBUG=1",
@@ -115,6 +117,8 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     let out = env.reasonix(&[
         "mcp",
         "add",
+        "--scope",
+        "user",
         "--transport",
         "http",
         "remote",
@@ -126,6 +130,8 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     let out = env.reasonix(&[
         "mcp",
         "add",
+        "--scope",
+        "user",
         "--transport",
         "sse",
         "legacy",
@@ -161,7 +167,7 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
     }
 
     // A name that exists is refused, naming the file; --force replaces it.
-    let out = env.reasonix(&["mcp", "add", "fs", "--", "other"]);
+    let out = env.reasonix(&["mcp", "add", "--scope", "user", "fs", "--", "other"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
@@ -172,7 +178,9 @@ fn add_writes_claude_codes_schema_and_keeps_what_else_is_in_the_file() {
         read_json(&user_file(&env))["mcpServers"]["fs"]["command"],
         "npx"
     );
-    let out = env.reasonix(&["mcp", "add", "--force", "fs", "--", "other"]);
+    let out = env.reasonix(&[
+        "mcp", "add", "--scope", "user", "--force", "fs", "--", "other",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("replaced"), "{}", stdout(&out));
     assert_eq!(
@@ -303,7 +311,7 @@ fn remove_edits_the_file_that_defines_the_server_and_never_toml() {
         config_before
     );
 
-    let out = env.reasonix(&["mcp", "add", "both", "--", "u"]);
+    let out = env.reasonix(&["mcp", "add", "--scope", "user", "both", "--", "u"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = env.reasonix(&["mcp", "add", "--scope", "project", "both", "--", "p"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -341,6 +349,8 @@ fn get_shows_environment_and_header_names_never_their_values() {
     let out = env.reasonix(&[
         "mcp",
         "add",
+        "--scope",
+        "user",
         "s",
         "-e",
         "SECRET=hunter2-value",
@@ -352,6 +362,8 @@ fn get_shows_environment_and_header_names_never_their_values() {
     let out = env.reasonix(&[
         "mcp",
         "add",
+        "--scope",
+        "user",
         "--transport",
         "http",
         "r",
@@ -505,7 +517,7 @@ fn hostile_strings_from_config_files_reach_the_terminal_escaped() {
 #[test]
 fn import_copies_claude_codes_servers_and_says_what_it_skipped() {
     let env = Env::new();
-    let out = env.reasonix(&["mcp", "add", "clash", "--", "mine"]);
+    let out = env.reasonix(&["mcp", "add", "--scope", "user", "clash", "--", "mine"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let claude = json!({
         "numStartups": 12,
@@ -542,8 +554,17 @@ fn import_copies_claude_codes_servers_and_says_what_it_skipped() {
     let ours = read_json(&user_file(&env));
     assert_eq!(ours["mcpServers"]["global"], claude["mcpServers"]["global"]);
     assert_eq!(ours["mcpServers"]["clash"]["command"], "mine");
-    assert_eq!(ours["mcpServers"]["proj"]["url"], "https://p/mcp");
     assert!(ours["mcpServers"]["other"].is_null());
+    // Issue #26 item 8: Claude's project-only (`local`) server stays project-only: never in the
+    // user-wide servers, only under this workspace.
+    assert!(ours["mcpServers"]["proj"].is_null(), "{ours}");
+    let here = std::fs::canonicalize(project_dir(&env)).unwrap();
+    assert_eq!(
+        ours["projects"][here.display().to_string()]["mcpServers"]["proj"]["url"],
+        "https://p/mcp",
+        "{ours}"
+    );
+    assert!(text.contains("as local (this workspace only)"), "{text}");
 
     // From a project .mcp.json into the project scope of this workspace.
     let other = env.root.path().join("other.mcp.json");
@@ -670,4 +691,101 @@ fn a_failed_servers_report_carries_what_it_wrote_to_stderr_last() {
             .contains("late words before exiting"),
         "{late}"
     );
+}
+
+/// Issue #26 item 8: Claude Code's scopes. `local` (the default, as in Claude Code) is this
+/// workspace only: the server starts here and nowhere else; `user` starts everywhere;
+/// `project` writes the workspace's `.mcp.json`. `add-json` takes an entry as Claude's does.
+#[test]
+fn scopes_keep_a_local_server_to_its_workspace() {
+    let env = Env::new();
+    let elsewhere = env.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+
+    let out = env.reasonix(&["mcp", "add", "mine", "--", "true"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("(local: only in"), "{}", stdout(&out));
+    let out = env.reasonix(&[
+        "mcp",
+        "add-json",
+        "-s",
+        "user",
+        "everywhere",
+        r#"{"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"X-Key":"${K:-x}"}}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = env.reasonix(&[
+        "mcp",
+        "add-json",
+        "--scope",
+        "project",
+        "shared",
+        r#"{"command":"node","args":["srv.js"]}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let user = read_json(&user_file(&env));
+    assert!(user["mcpServers"]["mine"].is_null(), "{user}");
+    assert_eq!(
+        user["mcpServers"]["everywhere"],
+        json!({"type":"http","url":"http://127.0.0.1:9/mcp","headers":{"X-Key":"${K:-x}"}})
+    );
+    let here = std::fs::canonicalize(project_dir(&env)).unwrap();
+    assert_eq!(
+        user["projects"][here.display().to_string()]["mcpServers"]["mine"],
+        json!({"command": "true"})
+    );
+    assert_eq!(
+        read_json(&project_file(&env))["mcpServers"]["shared"],
+        json!({"command":"node","args":["srv.js"]})
+    );
+
+    // Here: listed as local; elsewhere: not at all.
+    let listed_here = list(&env);
+    assert_eq!(
+        listed(&listed_here, "mine")["source"]["scope"],
+        "local",
+        "{listed_here}"
+    );
+    assert_eq!(
+        listed(&listed_here, "everywhere")["source"]["scope"],
+        "user"
+    );
+    let out = env
+        .command(&["mcp", "list", "--json"])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    let there: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = there["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"everywhere") && !names.contains(&"mine"),
+        "{there}"
+    );
+
+    // Removing finds it in its scope.
+    let out = env.reasonix(&["mcp", "remove", "mine"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let user = read_json(&user_file(&env));
+    assert!(
+        user["projects"][here.display().to_string()]["mcpServers"]["mine"].is_null(),
+        "{user}"
+    );
+
+    // add-json refuses what is not an entry, naming the problem.
+    for (json, why) in [
+        ("{not json", "line 1, column 2"),
+        ("[1]", "must be an object"),
+        (r#"{"type":"ws","url":"ws://x"}"#, "`ws` is not supported"),
+        (r#"{"command":"x","bogus":1}"#, "bogus"),
+    ] {
+        let out = env.reasonix(&["mcp", "add-json", "bad", json]);
+        assert_eq!(out.status.code(), Some(2), "{json}");
+        assert!(stderr(&out).contains(why), "{json}: {}", stderr(&out));
+    }
 }

@@ -40,6 +40,9 @@ enum Mode {
     Forward,
     /// Answer every `CONNECT` with 403.
     RefuseConnect,
+    /// Forward every request, whatever host it names, to this loopback port: a remote-looking
+    /// host served by a local test server.
+    Upstream(u16),
 }
 
 struct Proxy {
@@ -54,7 +57,7 @@ impl Proxy {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let record = seen.clone();
         std::thread::spawn(move || {
-            for stream in listener.incoming().take(16) {
+            for stream in listener.incoming().take(64) {
                 let Ok(stream) = stream else { continue };
                 let record = record.clone();
                 std::thread::spawn(move || proxy_connection(stream, mode, &record));
@@ -132,7 +135,7 @@ fn proxy_connection(mut client: TcpStream, mode: Mode, record: &Mutex<Vec<Seen>>
             let _ = client.write_all(b"HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n");
             return;
         }
-        let Ok(upstream) = TcpStream::connect(target) else {
+        let Ok(upstream) = TcpStream::connect(upstream_of(mode, target)) else {
             let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n");
             return;
         };
@@ -151,7 +154,7 @@ fn proxy_connection(mut client: TcpStream, mode: Mode, record: &Mutex<Vec<Seen>>
         Some(i) => (&rest_of_url[..i], &rest_of_url[i..]),
         None => (rest_of_url, "/"),
     };
-    let Ok(mut upstream) = TcpStream::connect(authority) else {
+    let Ok(mut upstream) = TcpStream::connect(upstream_of(mode, authority)) else {
         let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n");
         return;
     };
@@ -166,6 +169,13 @@ fn proxy_connection(mut client: TcpStream, mode: Mode, record: &Mutex<Vec<Seen>>
     upstream.write_all(forwarded.as_bytes()).unwrap();
     upstream.write_all(&rest).unwrap();
     splice(client, upstream);
+}
+
+fn upstream_of(mode: Mode, target: &str) -> String {
+    match mode {
+        Mode::Upstream(port) => format!("127.0.0.1:{port}"),
+        Mode::Forward | Mode::RefuseConnect => target.to_string(),
+    }
 }
 
 /// An origin server: answers every request with a fixed text and records its request lines.
@@ -465,5 +475,290 @@ fn a_provider_stream_goes_through_the_proxy_with_its_key() {
     assert_eq!(
         sent.header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
+    );
+}
+
+/// A minimal streamable-HTTP MCP server on loopback (JSON answers, no event stream) with one
+/// tool, `echo`. Records the `Host` header of each request.
+struct McpStub {
+    port: u16,
+    hosts: Arc<Mutex<Vec<String>>>,
+}
+
+impl McpStub {
+    fn start() -> McpStub {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hosts = Arc::new(Mutex::new(Vec::new()));
+        let record = hosts.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(64) {
+                let Ok(stream) = stream else { continue };
+                let record = record.clone();
+                std::thread::spawn(move || mcp_stub_connection(stream, &record));
+            }
+        });
+        McpStub { port, hosts }
+    }
+
+    fn hosts(&self) -> Vec<String> {
+        self.hosts.lock().unwrap().clone()
+    }
+}
+
+fn mcp_stub_connection(mut stream: TcpStream, record: &Mutex<Vec<String>>) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let Some((head, mut body)) = read_head(&mut stream) else {
+        return;
+    };
+    record
+        .lock()
+        .unwrap()
+        .push(header(&head, "host").unwrap_or_default().to_string());
+    let length: usize = header(&head, "content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let mut buf = [0u8; 4096];
+    while body.len() < length {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => body.extend_from_slice(&buf[..n]),
+        }
+    }
+    let respond = |stream: &mut TcpStream, status: &str, body: &str| {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+    };
+    if !head.starts_with("POST ") {
+        return respond(&mut stream, "405 Method Not Allowed", "");
+    }
+    let message: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let Some(id) = message.get("id") else {
+        return respond(&mut stream, "202 Accepted", "");
+    };
+    let result = match message["method"].as_str().unwrap_or_default() {
+        "initialize" => serde_json::json!({
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "stub", "version": "1.0.0"},
+        }),
+        "tools/list" => serde_json::json!({"tools": [{
+            "name": "echo",
+            "description": "Echoes its text.",
+            "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        }]}),
+        "tools/call" => serde_json::json!({"content": [{
+            "type": "text",
+            "text": format!("echo: {}", message["params"]["arguments"]["text"].as_str().unwrap_or_default()),
+        }]}),
+        _ => {
+            let error = serde_json::json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "method not found"}});
+            return respond(&mut stream, "200 OK", &error.to_string());
+        }
+    };
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+    respond(&mut stream, "200 OK", &answer.to_string());
+}
+
+/// `reasonix run` with the MCP server `stub` at `url` (in `<home>/config.toml`), the model
+/// scripted to call its `echo` tool; the output and the model's second request. `{mock}` in a
+/// variable's value is the mock LLM's port.
+fn run_with_mcp_stub(vars: &[(&str, &str)], url: &str) -> (Output, Option<serde_json::Value>) {
+    let mock = MockLlm::start().unwrap();
+    let port = mock.addr().port().to_string();
+    let vars: Vec<(&str, String)> = vars
+        .iter()
+        .map(|(name, value)| (*name, value.replace("{mock}", &port)))
+        .collect();
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    mock.enqueue_all([
+        Reply::tool_calls(&[("c1", "mcp__stub__echo", r#"{"text":"hi"}"#)], 1),
+        Reply::text(&["done"]),
+    ]);
+    let env = Env::new();
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
+    std::fs::write(
+        env.home().join("config.toml"),
+        support::mcp::plugin_remote("stub", "http", url, "startup_timeout_seconds = 15"),
+    )
+    .unwrap();
+    let ws = env.workspace();
+    let out = reasonix(
+        &env,
+        &vars,
+        &[
+            "run",
+            "--dir",
+            ws.to_str().unwrap(),
+            "--allowed-tools",
+            "mcp__stub",
+            "echo hi",
+        ],
+    );
+    let second = mock.requests().get(1).map(|r| r.json());
+    (out, second)
+}
+
+fn echo_result(second: Option<&serde_json::Value>) -> Option<String> {
+    support::tool_results("openai", second?)
+        .into_iter()
+        .find(|(id, _)| id == "c1")
+        .map(|(_, content)| content)
+}
+
+/// Issue #26 item 6: with `HTTP_PROXY` set and `NO_PROXY` unset, an MCP server on loopback is
+/// reached directly, as the provider on loopback is (the proxy here is a port nobody listens on).
+#[test]
+fn an_mcp_server_on_loopback_is_reached_directly_whatever_the_proxy() {
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://127.0.0.1:{}", dead.local_addr().unwrap().port());
+    drop(dead);
+    let stub = McpStub::start();
+    let (out, second) = run_with_mcp_stub(
+        &[("HTTP_PROXY", &dead_url), ("HTTPS_PROXY", &dead_url)],
+        &format!("http://127.0.0.1:{}/mcp", stub.port),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "done\n");
+    assert_eq!(
+        echo_result(second.as_ref()).as_deref(),
+        Some("echo: hi"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stub.hosts()
+            .iter()
+            .all(|h| *h == format!("127.0.0.1:{}", stub.port)),
+        "{:?}",
+        stub.hosts()
+    );
+}
+
+/// A remote-looking MCP server goes through `HTTP_PROXY`, with the proxy's credentials.
+#[test]
+fn a_remote_mcp_server_goes_through_the_proxy() {
+    let stub = McpStub::start();
+    let proxy = Proxy::start(Mode::Upstream(stub.port));
+    let proxy_url = format!("http://carol:pa%3Ass@127.0.0.1:{}", proxy.port);
+    let (out, second) =
+        run_with_mcp_stub(&[("HTTP_PROXY", &proxy_url)], "http://mcp.remote.test/mcp");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(echo_result(second.as_ref()).as_deref(), Some("echo: hi"));
+    let seen = proxy.seen();
+    assert!(!seen.is_empty());
+    for request in &seen {
+        assert!(
+            request
+                .request_line
+                .ends_with(" http://mcp.remote.test/mcp HTTP/1.1"),
+            "{seen:?}"
+        );
+        // base64("carol:pa:ss")
+        assert_eq!(
+            request.proxy_authorization.as_deref(),
+            Some("Basic Y2Fyb2w6cGE6c3M="),
+            "{seen:?}"
+        );
+    }
+    assert!(seen.iter().any(|r| r.request_line.starts_with("POST ")));
+    assert!(
+        stub.hosts().iter().all(|h| h == "mcp.remote.test"),
+        "{:?}",
+        stub.hosts()
+    );
+}
+
+/// A failure the proxy causes names the proxy (never its password), and `NO_PROXY` is honoured
+/// for MCP servers too: a listed host is not sent to the proxy.
+#[test]
+fn mcp_proxy_failures_name_the_proxy_and_no_proxy_is_honoured() {
+    let proxy = Proxy::start(Mode::RefuseConnect);
+    let proxy_url = format!("http://dave:hunter2@127.0.0.1:{}", proxy.port);
+    let (out, _) = run_with_mcp_stub(
+        &[("HTTPS_PROXY", &proxy_url)],
+        "https://mcp.remote.test/mcp",
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "https://mcp.remote.test/mcp via proxy http://127.0.0.1:{} (from HTTPS_PROXY)",
+            proxy.port
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    assert!(
+        proxy
+            .seen()
+            .iter()
+            .any(|s| s.request_line == "CONNECT mcp.remote.test:443 HTTP/1.1"),
+        "{:?}",
+        proxy.seen()
+    );
+
+    // Loopback through the proxy when NO_PROXY (set, so replacing the loopback default) does
+    // not list it; direct when it does.
+    let stub = McpStub::start();
+    let forwarding = Proxy::start(Mode::Upstream(stub.port));
+    let url = format!("http://127.0.0.1:{}/mcp", stub.port);
+    for (no_proxy, through) in [
+        ("example.com,127.0.0.1:{mock}", true),
+        ("example.com,127.0.0.1", false),
+    ] {
+        let before = forwarding.seen().len();
+        let (out, second) = run_with_mcp_stub(
+            &[("HTTP_PROXY", &forwarding.url()), ("NO_PROXY", no_proxy)],
+            &url,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(echo_result(second.as_ref()).as_deref(), Some("echo: hi"));
+        assert_eq!(
+            forwarding.seen().len() > before,
+            through,
+            "NO_PROXY={no_proxy}"
+        );
+    }
+}
+
+/// `plugin install <url>` takes the same decision: an https download goes through a `CONNECT`
+/// tunnel of `HTTPS_PROXY`, and a refusal names the proxy (before, the download ignored proxies).
+#[test]
+fn a_plugin_download_goes_through_the_proxy() {
+    let proxy = Proxy::start(Mode::RefuseConnect);
+    let env = Env::new();
+    let proxy_url = format!("http://erin:s3cret@127.0.0.1:{}", proxy.port);
+    let out = reasonix(
+        &env,
+        &[("HTTPS_PROXY", &proxy_url)],
+        &[
+            "plugin",
+            "install",
+            "https://plugins.remote.test/tool.wasm",
+            "--yes",
+        ],
+    );
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "proxy http://127.0.0.1:{} (from HTTPS_PROXY): refused CONNECT plugins.remote.test:443",
+            proxy.port
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("s3cret"), "{err}");
+    let seen = proxy.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    // base64("erin:s3cret")
+    assert_eq!(
+        seen[0].proxy_authorization.as_deref(),
+        Some("Basic ZXJpbjpzM2NyZXQ=")
     );
 }

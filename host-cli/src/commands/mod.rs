@@ -6,6 +6,7 @@ pub mod plugins;
 pub mod providers;
 pub mod run;
 pub mod session_admin;
+pub mod session_import;
 pub mod session_rewind;
 pub mod sessions;
 pub mod sessions_cli;

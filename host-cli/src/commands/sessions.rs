@@ -30,8 +30,11 @@ pub fn list(as_json: bool, dir: Option<&Path>) -> Outcome {
     if sessions.is_empty() {
         outln!(
             "no sessions for {}; `reasonix run` starts one",
-            workspace.display()
+            shown(&workspace.display().to_string())
         );
+        if let Some(hint) = reasonix_agent::session::go::hint(&paths.state) {
+            outln!("{}", shown(&hint));
+        }
         return Ok(Code::Success);
     }
     outln!("{}", table(&sessions));

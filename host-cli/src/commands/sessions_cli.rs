@@ -55,6 +55,15 @@ pub enum SessionsCommand {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// Convert sessions of the original Reasonix (Go) into sessions of this workspace:
+    /// every one found under the state directory (`sessions-v4`), or those of `--from`.
+    Import {
+        /// A transcript (`<id>.jsonl`) or a directory of them; repeatable.
+        #[arg(long)]
+        from: Vec<PathBuf>,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// The sessions with their fork relations.
     Tree {
         #[arg(long)]
@@ -101,6 +110,7 @@ pub fn run(command: SessionsCommand) -> Outcome {
         SessionsCommand::Delete { session, dir } => admin::delete(&session, dir.as_deref()),
         SessionsCommand::Fork { session, turn, dir } => admin::fork(&session, turn, dir.as_deref()),
         SessionsCommand::Tree { dir } => admin::tree(dir.as_deref()),
+        SessionsCommand::Import { from, dir } => super::session_import::run(&from, dir.as_deref()),
         SessionsCommand::Rewind {
             session,
             undo: true,

@@ -144,7 +144,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         )));
     }
     let extra_allow = parse_rule_values("--allowed-tools", &allow)?;
-    for warning in prepared.cx.config.warnings() {
+    for warning in prepared.cx.config.warnings_once(&prepared.cx.paths.state) {
         crate::term::errln!("warning: {warning}");
     }
     // `-r` without a value, or with one that names no single session: the picker, filtered

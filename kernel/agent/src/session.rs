@@ -8,6 +8,7 @@
 //! dead process is taken over.
 
 mod compaction;
+pub mod go;
 
 use crate::agent_loop::{Cost, Spend};
 use crate::timeline::Timeline;

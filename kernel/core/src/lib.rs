@@ -12,6 +12,7 @@ pub mod interceptor;
 pub mod netrange;
 pub mod origin;
 pub mod provider;
+pub mod proxy;
 pub mod sandbox;
 pub mod settings;
 pub mod slots;

@@ -1,11 +1,10 @@
-//! `reasonix mcp add`: one server into `<home>/mcp.json` or the project's `.mcp.json`.
+//! `reasonix mcp add`: one server into this workspace's local servers, `<home>/mcp.json` or
+//! the project's `.mcp.json`.
 
-use super::{Scope, command_line, save_edit, scope_file, workspace};
-use crate::exit::{Code, Failure, Outcome};
-use crate::term::outln;
+use super::{Scope, command_line, save_entry};
+use crate::exit::{Failure, Outcome};
 use anyhow::anyhow;
-use reasonix_agent::config::Paths;
-use reasonix_agent::config::mcp_files::{self, McpFile, Remote};
+use reasonix_agent::config::mcp_files::{self, Remote};
 use reasonix_core::terminal::shown;
 use std::collections::BTreeMap;
 
@@ -24,8 +23,9 @@ pub struct AddArgs {
     /// How to reach the server.
     #[arg(long, short = 't', value_enum, default_value = "stdio")]
     transport: TransportArg,
-    /// Which file to write.
-    #[arg(long, short = 's', value_enum, default_value = "user")]
+    /// Where to add it: `local` (yours, this workspace only; the default, as in Claude Code),
+    /// `user` (yours, every workspace) or `project` (the workspace's .mcp.json).
+    #[arg(long, short = 's', value_enum, default_value = "local")]
     scope: Scope,
     /// An environment variable of the server process (stdio), repeatable. `${VAR}` in the
     /// value is expanded when the server starts.
@@ -47,8 +47,6 @@ pub struct AddArgs {
 }
 
 pub fn run(args: AddArgs) -> Outcome {
-    let paths = Paths::from_env();
-    let workspace = workspace()?;
     let entry = match args.transport {
         TransportArg::Stdio => {
             if !args.headers.is_empty() {
@@ -88,12 +86,6 @@ pub fn run(args: AddArgs) -> Outcome {
             mcp_files::remote_entry(remote, url, &headers(&args.headers)?)
         }
     };
-    let path = scope_file(&paths, &workspace, args.scope);
-    let mut file = McpFile::load(&path).map_err(Failure::usage)?;
-    let replaced = file
-        .insert(&args.name, entry, args.force)
-        .map_err(Failure::usage)?;
-    save_edit(&paths, &workspace, args.scope, &file)?;
     let what = match args.transport {
         TransportArg::Stdio => format!(
             "stdio server `{}`: {}",
@@ -111,13 +103,7 @@ pub fn run(args: AddArgs) -> Outcome {
             shown(&args.target[0])
         ),
     };
-    let verb = if replaced.is_some() {
-        "replaced"
-    } else {
-        "added"
-    };
-    outln!("{verb} {what} in {}", shown(&path.display().to_string()));
-    Ok(Code::Success)
+    save_entry(args.scope, &args.name, entry, args.force, &what)
 }
 
 /// `KEY=VALUE` words.

@@ -1,7 +1,7 @@
 //! `reasonix mcp import`: servers from Claude Code's configuration (or any `mcpServers`
-//! file) copied, as written, into ours.
+//! file) copied, as written, into ours, each keeping its scope.
 
-use super::{Scope, save_edit, scope_file, workspace};
+use super::{Scope, load_scope, save_edit, scope_file, scope_place, workspace};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
@@ -17,7 +17,9 @@ pub struct ImportArgs {
     /// ~/.claude.json, whose own servers and this project's are imported).
     #[arg(long)]
     from: Option<PathBuf>,
-    /// Which of our files to write.
+    /// Where the file's top-level `mcpServers` go (Claude Code's user servers: `user` by
+    /// default). The servers Claude Code keeps for this project (`projects.<dir>`, its `local`
+    /// scope) always become this workspace's local servers, never user-wide or project ones.
     #[arg(long, short = 's', value_enum, default_value = "user")]
     scope: Scope,
     /// Replace servers of the same name instead of skipping them.
@@ -36,52 +38,99 @@ pub fn run(args: ImportArgs) -> Outcome {
             .ok_or_else(|| Failure::usage(anyhow!("HOME is not set; name the file with --from")))?,
     };
     let found = mcp_files::importable(&from, &workspace).map_err(Failure::usage)?;
-    let target = scope_file(&paths, &workspace, args.scope);
     let from_shown = from.display().to_string();
-    let target_shown = target.display().to_string();
-    if std::fs::canonicalize(&from).ok() == std::fs::canonicalize(&target).ok() && target.exists() {
-        return Err(Failure::usage(anyhow!(
-            "{} is the file to import into; choose the other --scope",
-            shown(&from_shown)
-        )));
-    }
-    let mut file = McpFile::load(&target).map_err(Failure::usage)?;
-    let mut imported = 0;
-    let mut skipped = 0;
-    for (name, entry, place) in found {
-        let name_shown = shown(&name).to_string();
-        match why_not(&file, &name, &entry, args.force) {
-            Some(reason) => {
-                skipped += 1;
-                outln!("skipped `{name_shown}` ({}): {reason}", shown(&place));
-            }
-            None => {
-                let replaced = file
-                    .insert(&name, entry.clone(), args.force)
-                    .map_err(Failure::usage)?;
-                imported += 1;
-                let verb = if replaced.is_some() {
-                    "replaced"
-                } else {
-                    "imported"
-                };
-                outln!(
-                    "{verb} `{name_shown}` ({}): {}",
-                    shown(&place),
-                    super::approve::describe(&entry)
-                );
-            }
+    for scope in [args.scope, Scope::Local] {
+        let target = scope_file(&paths, &workspace, scope);
+        if std::fs::canonicalize(&from).ok() == std::fs::canonicalize(&target).ok()
+            && target.exists()
+        {
+            return Err(Failure::usage(anyhow!(
+                "{} is the file to import into; choose the other --scope",
+                shown(&from_shown)
+            )));
         }
     }
-    if imported > 0 {
-        save_edit(&paths, &workspace, args.scope, &file)?;
+    // `<home>/mcp.json` holds both the user and the local servers: one document for both.
+    let mut home: Option<McpFile> = None;
+    let mut project: Option<McpFile> = None;
+    let mut touched: Vec<Scope> = Vec::new();
+    let (mut imported, mut skipped) = (0, 0);
+    for item in found {
+        // Claude Code's `local` servers are for this workspace only, whatever --scope says:
+        // copied anywhere else they would start in every workspace, or go into the repository.
+        let scope = if item.local { Scope::Local } else { args.scope };
+        let slot = match scope {
+            Scope::Project => &mut project,
+            Scope::User | Scope::Local => &mut home,
+        };
+        let file = match slot {
+            Some(file) => file,
+            None => slot.insert(load_scope(&paths, &workspace, scope)?),
+        };
+        file.select((scope == Scope::Local).then_some(workspace.as_path()))
+            .map_err(Failure::usage)?;
+        let name_shown = shown(&item.name).to_string();
+        if let Some(reason) = why_not(file, &item.name, &item.entry, args.force) {
+            skipped += 1;
+            outln!("skipped `{name_shown}` ({}): {reason}", shown(&item.place));
+            continue;
+        }
+        let replaced = file
+            .insert(&item.name, item.entry.clone(), args.force)
+            .map_err(Failure::usage)?;
+        imported += 1;
+        let verb = if replaced.is_some() {
+            "replaced"
+        } else {
+            "imported"
+        };
+        outln!(
+            "{verb} `{name_shown}` ({}) as {}: {}",
+            shown(&item.place),
+            scope_name(scope),
+            super::approve::describe(&item.entry)
+        );
+        if !touched.contains(&scope) {
+            touched.push(scope);
+        }
     }
+    if let Some(file) = &home
+        && touched.iter().any(|s| *s != Scope::Project)
+    {
+        save_edit(&paths, &workspace, Scope::User, file)?;
+    }
+    if let Some(file) = &project
+        && touched.contains(&Scope::Project)
+    {
+        save_edit(&paths, &workspace, Scope::Project, file)?;
+    }
+    let mut into: Vec<String> = Vec::new();
+    for scope in &touched {
+        if let Some(file) = match scope {
+            Scope::Project => &project,
+            Scope::User | Scope::Local => &home,
+        } {
+            into.push(scope_place(file, *scope, &workspace));
+        }
+    }
+    let into = if into.is_empty() {
+        "nothing".to_string()
+    } else {
+        into.join(" and ")
+    };
     outln!(
-        "{imported} imported into {}, {skipped} skipped, from {}",
-        shown(&target_shown),
+        "{imported} imported into {into}, {skipped} skipped, from {}",
         shown(&from_shown)
     );
     Ok(Code::Success)
+}
+
+fn scope_name(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Local => "local (this workspace only)",
+        Scope::User => "user",
+        Scope::Project => "project",
+    }
 }
 
 /// Why an entry is not imported, or `None` when it is.
@@ -89,16 +138,8 @@ fn why_not(file: &McpFile, name: &str, entry: &Value, force: bool) -> Option<Str
     if let Some(problem) = reasonix_agent::config::mcp::server_name_problem(name) {
         return Some(format!("{problem} (rename it in the source first)"));
     }
-    if let Some(kind) = entry.get("type").and_then(Value::as_str)
-        && !matches!(
-            kind.to_ascii_lowercase().as_str(),
-            "stdio" | "http" | "sse" | "streamable-http" | "streamable_http"
-        )
-    {
-        return Some(format!(
-            "transport type `{}` is not supported (Reasonix speaks stdio, http and sse)",
-            shown(kind)
-        ));
+    if let Some(reason) = unsupported_transport(entry) {
+        return Some(reason);
     }
     if let Err(e) = mcp_files::check_entry(file.path(), name, entry) {
         return Some(format!(
@@ -113,4 +154,19 @@ fn why_not(file: &McpFile, name: &str, entry: &Value, force: bool) -> Option<Str
         ));
     }
     None
+}
+
+/// Why an entry's `type` is not a transport Reasonix speaks, or `None`.
+pub(super) fn unsupported_transport(entry: &Value) -> Option<String> {
+    let kind = entry.get("type").and_then(Value::as_str)?;
+    let known = matches!(
+        kind.to_ascii_lowercase().as_str(),
+        "stdio" | "http" | "sse" | "streamable-http" | "streamable_http"
+    );
+    (!known).then(|| {
+        format!(
+            "transport type `{}` is not supported (Reasonix speaks stdio, http and sse)",
+            shown(kind)
+        )
+    })
 }

@@ -2,18 +2,21 @@
 //! and approve a project's `.mcp.json` (its servers start only once the user approved that
 //! very file).
 //!
-//! User-level servers go to `<home>/mcp.json`, project-level ones to the workspace's
-//! `.mcp.json`, both in Claude Code's `mcpServers` schema; `[[plugins]]` entries of the
+//! Scopes as in Claude Code: `local` servers (yours, for this workspace only) go to
+//! `projects.<workspace>.mcpServers` of `<home>/mcp.json`, `user` ones (yours, every workspace)
+//! to its top-level `mcpServers`, `project` ones to the workspace's `.mcp.json` (shared with the
+//! repository), all in Claude Code's `mcpServers` schema; `[[plugins]]` entries of the
 //! `config.toml` files are listed but never edited here.
 
 mod add;
+mod add_json;
 mod approve;
 mod import;
 mod remove;
 mod show;
 mod status;
 
-use crate::exit::{Failure, Outcome};
+use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
 use reasonix_agent::config::mcp_files::{self, McpFile};
@@ -26,6 +29,9 @@ pub enum McpCommand {
     /// Add a server: `add <name> [-e KEY=VALUE]... -- <command> [args...]` (stdio), or
     /// `add --transport http|sse <name> <url> [-H "Name: value"]...`.
     Add(add::AddArgs),
+    /// Add a server from its JSON entry, as Claude Code writes it: `add-json <name> '<json>'`
+    /// (e.g. '{"type":"http","url":"https://…"}' or '{"command":"npx","args":[…]}').
+    AddJson(add_json::AddJsonArgs),
     /// Remove a server from the mcp.json file that defines it.
     Remove(remove::RemoveArgs),
     /// Every configured server: source file, transport, enabled, approval of project files,
@@ -56,6 +62,7 @@ pub enum McpCommand {
 pub fn run(command: McpCommand) -> Outcome {
     match command {
         McpCommand::Add(args) => add::run(args),
+        McpCommand::AddJson(args) => add_json::run(args),
         McpCommand::Remove(args) => remove::run(args),
         McpCommand::List { json } => show::list(json),
         McpCommand::Get { name, json } => show::get(&name, json),
@@ -65,9 +72,11 @@ pub fn run(command: McpCommand) -> Outcome {
     }
 }
 
-/// Which file an edit goes to.
+/// Which file an edit goes to (Claude Code's scopes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
+    /// Yours, in this workspace only: `projects.<workspace>.mcpServers` of `<home>/mcp.json`.
+    Local,
     /// `<home>/mcp.json`: yours, in every workspace.
     User,
     /// `.mcp.json` of the current directory: shared with the repository.
@@ -83,8 +92,31 @@ fn workspace() -> Result<PathBuf, Failure> {
 
 fn scope_file(paths: &Paths, workspace: &Path, scope: Scope) -> PathBuf {
     match scope {
-        Scope::User => mcp_files::user_file(&paths.home),
+        Scope::User | Scope::Local => mcp_files::user_file(&paths.home),
         Scope::Project => mcp_files::project_file(workspace),
+    }
+}
+
+/// The servers of `scope`, read for editing.
+fn load_scope(paths: &Paths, workspace: &Path, scope: Scope) -> Result<McpFile, Failure> {
+    let path = scope_file(paths, workspace, scope);
+    match scope {
+        Scope::Local => McpFile::load_local(&path, workspace),
+        Scope::User | Scope::Project => McpFile::load(&path),
+    }
+    .map_err(Failure::usage)
+}
+
+/// How a scope is named in messages: `local` names the workspace, since its file does not.
+fn scope_place(file: &McpFile, scope: Scope, workspace: &Path) -> String {
+    let path = shown(&file.path().display().to_string()).to_string();
+    match scope {
+        Scope::Local => format!(
+            "{path} (local: only in {})",
+            shown(&workspace.display().to_string())
+        ),
+        Scope::User => format!("{path} (user: every workspace)"),
+        Scope::Project => format!("{path} (project: shared with the repository)"),
     }
 }
 
@@ -93,7 +125,7 @@ fn scope_file(paths: &Paths, workspace: &Path, scope: Scope) -> PathBuf {
 /// servers needs.
 fn save_edit(paths: &Paths, workspace: &Path, scope: Scope, file: &McpFile) -> Result<(), Failure> {
     match scope {
-        Scope::User => file.save(true).map_err(Failure::runtime),
+        Scope::User | Scope::Local => file.save(true).map_err(Failure::runtime),
         Scope::Project => {
             let mut store = TrustStore::load(&paths.home).map_err(Failure::usage)?;
             // Approved as read (not as the file may hold by now), and re-approved as written.
@@ -119,6 +151,29 @@ fn save_edit(paths: &Paths, workspace: &Path, scope: Scope, file: &McpFile) -> R
             Ok(())
         }
     }
+}
+
+/// Add (or with `force` replace) server `name` in `scope` and say where it went; `what`
+/// describes it, already escaped.
+fn save_entry(
+    scope: Scope,
+    name: &str,
+    entry: serde_json::Value,
+    force: bool,
+    what: &str,
+) -> Outcome {
+    let paths = Paths::from_env();
+    let workspace = workspace()?;
+    let mut file = load_scope(&paths, &workspace, scope)?;
+    let replaced = file.insert(name, entry, force).map_err(Failure::usage)?;
+    save_edit(&paths, &workspace, scope, &file)?;
+    let verb = if replaced.is_some() {
+        "replaced"
+    } else {
+        "added"
+    };
+    outln!("{verb} {what} in {}", scope_place(&file, scope, &workspace));
+    Ok(Code::Success)
 }
 
 /// `${VAR}` as the servers will see it (as the config loader expands it):

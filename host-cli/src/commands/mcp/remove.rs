@@ -1,18 +1,18 @@
 //! `reasonix mcp remove`: a server out of the mcp.json file that defines it.
 
-use super::{Scope, lookup, save_edit, scope_file, workspace};
+use super::{Scope, load_scope, lookup, save_edit, scope_place, workspace};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
 use reasonix_agent::config::Paths;
 use reasonix_agent::config::mcp::SourceKind;
-use reasonix_agent::config::mcp_files::{self, McpFile};
+use reasonix_agent::config::mcp_files;
 use reasonix_core::terminal::shown;
 
 #[derive(Debug, clap::Args)]
 pub struct RemoveArgs {
     name: String,
-    /// The file to remove it from (needed only when both mcp.json files define it).
+    /// The scope to remove it from (needed only when several define it).
     #[arg(long, short = 's', value_enum)]
     scope: Option<Scope>,
 }
@@ -22,11 +22,11 @@ pub fn run(args: RemoveArgs) -> Outcome {
     let workspace = workspace()?;
     let scopes = match args.scope {
         Some(scope) => vec![scope],
-        None => vec![Scope::User, Scope::Project],
+        None => vec![Scope::Local, Scope::User, Scope::Project],
     };
     let mut defining = Vec::new();
     for scope in scopes {
-        let file = McpFile::load(&scope_file(&paths, &workspace, scope)).map_err(Failure::usage)?;
+        let file = load_scope(&paths, &workspace, scope)?;
         if file.get(&args.name).is_some() {
             defining.push((scope, file));
         }
@@ -40,7 +40,7 @@ pub fn run(args: RemoveArgs) -> Outcome {
             save_edit(&paths, &workspace, scope, &file)?;
             outln!(
                 "removed MCP server `{name}` from {}",
-                shown(&file.path().display().to_string())
+                scope_place(&file, scope, &workspace)
             );
             let inventory = mcp_files::inventory(&paths.home, &workspace, &lookup(&workspace));
             for other in inventory.named(&args.name) {
@@ -52,9 +52,17 @@ pub fn run(args: RemoveArgs) -> Outcome {
             Ok(Code::Success)
         }
         _ => Err(Failure::usage(anyhow!(
-            "`{name}` is defined in {} and in {}; say which with --scope user or --scope project",
-            shown(&defining[0].1.path().display().to_string()),
-            shown(&defining[1].1.path().display().to_string())
+            "`{name}` is defined in {}; say which with --scope {}",
+            defining
+                .iter()
+                .map(|(scope, file)| scope_place(file, *scope, &workspace))
+                .collect::<Vec<_>>()
+                .join(" and in "),
+            defining
+                .iter()
+                .map(|(scope, _)| scope_word(*scope))
+                .collect::<Vec<_>>()
+                .join(" or --scope ")
         ))),
     }
 }
@@ -78,15 +86,20 @@ fn not_defined(paths: &Paths, workspace: &std::path::Path, args: &RemoveArgs) ->
     }
     if let Some(other) = elsewhere.first() {
         return Failure::usage(anyhow!(
-            "`{name}` is not in the {} file; it is defined in {}",
-            match args.scope {
-                Some(Scope::Project) => "project",
-                _ => "user",
-            },
+            "`{name}` is not in the {} scope; it is defined in {}",
+            args.scope.map_or("user", scope_word),
             shown(&other.origin.file.display().to_string())
         ));
     }
     Failure::usage(anyhow!(
         "no MCP server named `{name}` is configured (see `reasonix mcp list`)"
     ))
+}
+
+fn scope_word(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Local => "local",
+        Scope::User => "user",
+        Scope::Project => "project",
+    }
 }

@@ -219,6 +219,7 @@ fn transport_name(transport: &Transport) -> &'static str {
 
 fn kind_name(kind: SourceKind) -> &'static str {
     match kind {
+        SourceKind::LocalMcpJson => "local: user mcp.json, this workspace only",
         SourceKind::ProjectToml => "project reasonix.toml [[plugins]]",
         SourceKind::ProjectMcpJson => "project .mcp.json",
         SourceKind::UserToml => "user config.toml [[plugins]]",
@@ -322,7 +323,11 @@ fn server_json(report: &Report, server: &ListedServer, full: bool) -> Value {
         "source": {
             "file": server.origin.file.display().to_string(),
             "kind": kind_name(server.origin.kind),
-            "scope": if server.origin.kind.is_project() { "project" } else { "user" },
+            "scope": match server.origin.kind {
+                SourceKind::LocalMcpJson => "local",
+                kind if kind.is_project() => "project",
+                _ => "user",
+            },
         },
         "approval": approval_json(report, server.origin.kind),
         "transport": spec.map(|s| transport_name(&s.transport)),

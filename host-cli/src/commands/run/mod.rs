@@ -282,7 +282,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let extra_allow = parse_rule_values("--allowed-tools", &allow_values)?;
     let extra_deny = parse_rule_values("--disallowed-tools", &deny_values)?;
 
-    for warning in prepared.cx.config.warnings() {
+    for warning in prepared.cx.config.warnings_once(&prepared.cx.paths.state) {
         errln!("warning: {warning}");
     }
     let resume = match (&args.resume, args.continue_latest) {

@@ -11,6 +11,7 @@ pub const STDERR_LINES: usize = 5;
 
 pub fn origin_label(kind: SourceKind) -> &'static str {
     match kind {
+        SourceKind::LocalMcpJson => "local (user mcp.json, this workspace)",
         SourceKind::ProjectToml => "project reasonix.toml",
         SourceKind::ProjectMcpJson => "project .mcp.json",
         SourceKind::UserToml => "user config.toml",

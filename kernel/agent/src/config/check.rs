@@ -129,10 +129,10 @@ const SECTIONS: &[Section] = &[
 
 /// Warnings for unknown keys, sorted by line; an error for a permission rule that does not
 /// parse. `text` has already been deserialized successfully.
-pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> {
+pub(super) fn check(path: &Path, text: &str) -> Result<Checked, StateError> {
     let Ok(doc) = DeTable::parse(text) else {
         // serde accepted the text, so this does not happen; nothing more to say if it does.
-        return Ok(Vec::new());
+        return Ok(Checked::default());
     };
     let file = path.display();
     let mut found: Vec<(usize, String)> = Vec::new();
@@ -213,6 +213,7 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
     {
         check_rules(path, text, permissions)?;
     }
+    let mut original = None;
     if !ignored.is_empty() {
         ignored.sort_by_key(|(line, _)| *line);
         let first = ignored[0].0;
@@ -221,15 +222,27 @@ pub(super) fn check(path: &Path, text: &str) -> Result<Vec<String>, StateError> 
             .map(|(line, what)| format!("{what} (line {line})"))
             .collect::<Vec<_>>()
             .join(", ");
-        found.push((
-            first,
-            format!(
-                "{file}: ignored: {list} — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)"
-            ),
-        ));
+        let message = format!(
+            "{file}: ignored: {list} — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)"
+        );
+        original = Some(message.clone());
+        found.push((first, message));
     }
     found.sort_by_key(|(line, _)| *line);
-    Ok(found.into_iter().map(|(_, m)| m).collect())
+    Ok(Checked {
+        warnings: found.into_iter().map(|(_, m)| m).collect(),
+        original,
+    })
+}
+
+/// What [`check`] found.
+#[derive(Debug, Default)]
+pub(super) struct Checked {
+    /// Every warning, sorted by line.
+    pub warnings: Vec<String>,
+    /// The one naming the original Reasonix's keys this build ignores (also in `warnings`):
+    /// the same file says the same thing on every start, so it is shown once per content.
+    pub original: Option<String>,
 }
 
 /// Every rule of `allow`, `ask` and `deny` must parse: an error names the line, the list and the

@@ -15,6 +15,9 @@ use std::time::Duration;
 /// Where a server's entry was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum SourceKind {
+    /// `projects.<workspace>.mcpServers` in `<home>/mcp.json`: the user's own servers for this
+    /// one workspace (Claude Code's `local` scope). Highest precedence, as in Claude Code.
+    LocalMcpJson,
     /// `[[plugins]]` in the project's `reasonix.toml`.
     ProjectToml,
     /// The project's `.mcp.json` (Claude Code's convention).
@@ -501,7 +504,7 @@ fn headers(
 }
 
 /// One list of servers by name. Precedence on a name in several files, highest first: the
-/// project's `reasonix.toml`, the project's `.mcp.json`, the user's `config.toml`, the user's
+/// user's local servers of this workspace, the project's `reasonix.toml`, the project's `.mcp.json`, the user's `config.toml`, the user's
 /// `mcp.json` (the original's order). The winning entry is taken whole, not merged key by key.
 pub fn merge(layers: impl IntoIterator<Item = ServerSpec>) -> Vec<ServerSpec> {
     let mut by_name: BTreeMap<String, ServerSpec> = BTreeMap::new();

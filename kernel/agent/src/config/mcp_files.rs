@@ -31,6 +31,7 @@ pub fn project_file(workspace: &Path) -> PathBuf {
 }
 
 const SERVERS: &str = "mcpServers";
+const PROJECTS: &str = "projects";
 
 #[derive(Debug, thiserror::Error)]
 pub enum McpFileError {
@@ -77,6 +78,34 @@ pub struct McpFile {
     existed: bool,
     /// sha256 of the bytes read (`None` when there was no file).
     sha256: Option<String>,
+    /// The servers edited are those of `projects.<this>.mcpServers` (one workspace's local
+    /// servers in `<home>/mcp.json`), not the top-level `mcpServers`.
+    project: Option<String>,
+}
+
+/// The key of `workspace` in the `projects` table of `<home>/mcp.json` (as in Claude Code's
+/// `~/.claude.json`): its absolute path as given (callers pass the canonical one).
+pub fn project_key(workspace: &Path) -> String {
+    workspace.to_string_lossy().into_owned()
+}
+
+/// `projects.<workspace>.mcpServers` of a parsed document: the local servers of one workspace
+/// (the key with or without a trailing separator).
+fn project_servers<'a>(root: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    let projects = root.get(PROJECTS)?.as_object()?;
+    let project = projects
+        .get(key)
+        .or_else(|| projects.get(key.trim_end_matches(std::path::MAIN_SEPARATOR)))?;
+    project.get(SERVERS)
+}
+
+/// The local servers of `workspace` in the text of `<home>/mcp.json`, as a document of their
+/// own (`{"mcpServers": …}`), or `None` when it has none (or is not valid JSON: the user file's
+/// own reading reports that).
+pub fn local_servers_document(text: &str, workspace: &Path) -> Option<String> {
+    let root: Map<String, Value> = serde_json::from_str(text).ok()?;
+    let servers = project_servers(&root, &project_key(workspace))?;
+    Some(serde_json::json!({ SERVERS: servers }).to_string())
 }
 
 impl McpFile {
@@ -92,6 +121,7 @@ impl McpFile {
                     root: Map::new(),
                     existed: false,
                     sha256: None,
+                    project: None,
                 });
             }
             Err(source) => return Err(McpFileError::Read { file, source }),
@@ -102,7 +132,83 @@ impl McpFile {
             root,
             existed: true,
             sha256: Some(reasonix_core::sha256_hex(text.as_bytes())),
+            project: None,
         })
+    }
+
+    /// The local servers of `workspace` in the user's file `path` (`<home>/mcp.json`):
+    /// `projects.<workspace>.mcpServers`, edited in place, the rest of the file kept.
+    pub fn load_local(path: &Path, workspace: &Path) -> Result<McpFile, McpFileError> {
+        let mut file = McpFile::load(path)?;
+        file.select(Some(workspace))?;
+        Ok(file)
+    }
+
+    /// Edit the local servers of `workspace` from now on, or the top-level `mcpServers` with
+    /// `None`: one document, so edits to both reach the file in one write.
+    pub fn select(&mut self, workspace: Option<&Path>) -> Result<(), McpFileError> {
+        let Some(workspace) = workspace else {
+            self.project = None;
+            return Ok(());
+        };
+        let key = project_key(workspace);
+        if let Some(servers) = project_servers(&self.root, &key)
+            && !servers.is_object()
+        {
+            return Err(McpFileError::Shape {
+                file: self.path.display().to_string(),
+                message: format!(
+                    "`projects.\"{key}\".mcpServers` is not an object of servers by name"
+                ),
+            });
+        }
+        self.project = Some(key);
+        Ok(())
+    }
+
+    /// The `mcpServers` object edited, if there is one.
+    fn servers_value(&self) -> Option<&Value> {
+        match &self.project {
+            None => self.root.get(SERVERS),
+            Some(key) => project_servers(&self.root, key),
+        }
+    }
+
+    /// The `mcpServers` object edited, created when missing.
+    fn servers_mut(&mut self) -> Result<&mut Map<String, Value>, McpFileError> {
+        let file = self.path.display().to_string();
+        let shape = |message: String| McpFileError::Shape {
+            file: file.clone(),
+            message,
+        };
+        let table = match &self.project {
+            None => &mut self.root,
+            Some(key) => {
+                let projects = self
+                    .root
+                    .entry(PROJECTS)
+                    .or_insert_with(|| Value::Object(Map::new()))
+                    .as_object_mut()
+                    .ok_or_else(|| shape("`projects` is not an object".into()))?;
+                let trimmed = key.trim_end_matches(std::path::MAIN_SEPARATOR);
+                let existing =
+                    if !projects.contains_key(key.as_str()) && projects.contains_key(trimmed) {
+                        trimmed.to_string()
+                    } else {
+                        key.clone()
+                    };
+                projects
+                    .entry(existing)
+                    .or_insert_with(|| Value::Object(Map::new()))
+                    .as_object_mut()
+                    .ok_or_else(|| shape(format!("`projects.\"{key}\"` is not an object")))?
+            }
+        };
+        table
+            .entry(SERVERS)
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or_else(|| shape("`mcpServers` is not an object of servers by name".into()))
     }
 
     /// sha256 of the file as it was read: what an approval of what was shown must pin.
@@ -121,15 +227,14 @@ impl McpFile {
 
     /// The entries of `mcpServers`, by name (sorted), as written.
     pub fn servers(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.root
-            .get(SERVERS)
+        self.servers_value()
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.root.get(SERVERS)?.as_object()?.get(name)
+        self.servers_value()?.as_object()?.get(name)
     }
 
     /// Add `entry` as server `name`. An existing entry of that name is an error unless
@@ -154,23 +259,14 @@ impl McpFile {
                 file: self.path.display().to_string(),
             });
         }
-        let servers = self
-            .root
-            .entry(SERVERS)
-            .or_insert_with(|| Value::Object(Map::new()));
-        // `parse_root` made sure an existing `mcpServers` is an object.
-        let Value::Object(servers) = servers else {
-            return Err(McpFileError::Shape {
-                file: self.path.display().to_string(),
-                message: "`mcpServers` is not an object".into(),
-            });
-        };
-        Ok(servers.insert(name.to_string(), entry))
+        Ok(self.servers_mut()?.insert(name.to_string(), entry))
     }
 
     /// Remove server `name`; the entry when it was there.
     pub fn remove(&mut self, name: &str) -> Option<Value> {
-        self.root.get_mut(SERVERS)?.as_object_mut()?.remove(name)
+        // Only an edit that removes something creates the sections on the way to it.
+        self.get(name)?;
+        self.servers_mut().ok()?.remove(name)
     }
 
     /// The document as it will be written: pretty JSON (two spaces, as Claude Code writes it)
@@ -392,10 +488,12 @@ impl Inventory {
     }
 }
 
-/// The four sources, highest precedence first: the project's `reasonix.toml` `[[plugins]]`,
-/// the project's `.mcp.json`, `<home>/config.toml` `[[plugins]]`, `<home>/mcp.json`.
-pub fn sources(home: &Path, workspace: &Path) -> [(PathBuf, SourceKind); 4] {
+/// The five sources, highest precedence first: this workspace's local servers in
+/// `<home>/mcp.json`, the project's `reasonix.toml` `[[plugins]]`, the project's `.mcp.json`,
+/// `<home>/config.toml` `[[plugins]]`, `<home>/mcp.json`.
+pub fn sources(home: &Path, workspace: &Path) -> [(PathBuf, SourceKind); 5] {
     [
+        (user_file(home), SourceKind::LocalMcpJson),
         (workspace.join("reasonix.toml"), SourceKind::ProjectToml),
         (project_file(workspace), SourceKind::ProjectMcpJson),
         (home.join("config.toml"), SourceKind::UserToml),
@@ -414,7 +512,7 @@ pub fn inventory(
     for (path, kind) in sources(home, workspace) {
         let entries = match kind {
             SourceKind::ProjectMcpJson => {
-                json_entries(&path, kind, lookup).map(|(sha, entries)| {
+                json_entries(McpFile::load(&path), kind, lookup).map(|(sha, entries)| {
                     inventory.project_mcp_json_sha256 = sha;
                     let specs: Vec<ServerSpec> = entries
                         .iter()
@@ -426,12 +524,18 @@ pub fn inventory(
                 })
             }
             SourceKind::UserMcpJson => {
-                json_entries(&path, kind, lookup).map(|(_, entries)| entries)
+                json_entries(McpFile::load(&path), kind, lookup).map(|(_, entries)| entries)
+            }
+            SourceKind::LocalMcpJson => {
+                json_entries(McpFile::load_local(&path, workspace), kind, lookup)
+                    .map(|(_, entries)| entries)
             }
             SourceKind::ProjectToml | SourceKind::UserToml => toml_entries(&path, kind, lookup),
         };
         match entries {
             Ok(entries) => inventory.servers.extend(entries),
+            // `<home>/mcp.json` is read for two sources: one problem is enough.
+            Err(problem) if inventory.problems.contains(&problem) => {}
             Err(problem) => inventory.problems.push(problem),
         }
     }
@@ -458,11 +562,12 @@ fn key(server: &ListedServer) -> String {
 
 /// The entries of an `mcpServers` file, with the sha256 of the bytes read (`None` without one).
 fn json_entries(
-    path: &Path,
+    file: Result<McpFile, McpFileError>,
     kind: SourceKind,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(Option<String>, Vec<ListedServer>), String> {
-    let file = McpFile::load(path).map_err(|e| e.to_string())?;
+    let file = file.map_err(|e| e.to_string())?;
+    let path = file.path();
     let sha = file.loaded_sha256().map(str::to_string);
     let entries = file
         .specs(kind, lookup)
@@ -538,13 +643,22 @@ fn toml_entries(
         .collect())
 }
 
+/// One server found in a file to import from.
+#[derive(Debug, Clone)]
+pub struct Importable {
+    pub name: String,
+    pub entry: Value,
+    /// Where it was found: `mcpServers` or `projects."<dir>".mcpServers`.
+    pub place: String,
+    /// Found under `projects.<workspace>`: Claude Code's `local` scope, meant for this one
+    /// workspace and never for every workspace.
+    pub local: bool,
+}
+
 /// Servers found in a file to import from: its top-level `mcpServers`, and, in Claude Code's
-/// user config (`~/.claude.json`), the `projects.<workspace>.mcpServers` of `workspace`.
-/// Each entry with the place it was found (`mcpServers` or `projects.<dir>.mcpServers`).
-pub fn importable(
-    path: &Path,
-    workspace: &Path,
-) -> Result<Vec<(String, Value, String)>, McpFileError> {
+/// user config (`~/.claude.json`), the `projects.<workspace>.mcpServers` of `workspace` (only
+/// that workspace's: the other projects' servers are theirs).
+pub fn importable(path: &Path, workspace: &Path) -> Result<Vec<Importable>, McpFileError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| McpFileError::Read {
         file: file.clone(),
@@ -554,22 +668,23 @@ pub fn importable(
     let mut found = Vec::new();
     if let Some(Value::Object(servers)) = root.get(SERVERS) {
         for (name, entry) in servers {
-            found.push((name.clone(), entry.clone(), SERVERS.to_string()));
+            found.push(Importable {
+                name: name.clone(),
+                entry: entry.clone(),
+                place: SERVERS.to_string(),
+                local: false,
+            });
         }
     }
-    if let Some(Value::Object(projects)) = root.get("projects") {
-        let workspace = workspace.to_string_lossy();
-        let project = projects
-            .get(workspace.as_ref())
-            .or_else(|| projects.get(workspace.trim_end_matches(std::path::MAIN_SEPARATOR)));
-        if let Some(Value::Object(servers)) = project.and_then(|p| p.get(SERVERS)) {
-            for (name, entry) in servers {
-                found.push((
-                    name.clone(),
-                    entry.clone(),
-                    format!("projects.\"{workspace}\".{SERVERS}"),
-                ));
-            }
+    let key = project_key(workspace);
+    if let Some(Value::Object(servers)) = project_servers(&root, &key) {
+        for (name, entry) in servers {
+            found.push(Importable {
+                name: name.clone(),
+                entry: entry.clone(),
+                place: format!("{PROJECTS}.\"{key}\".{SERVERS}"),
+                local: true,
+            });
         }
     }
     Ok(found)
@@ -756,9 +871,102 @@ mod tests {
         )
         .unwrap();
         let found = importable(&path, Path::new("/work/this")).unwrap();
-        let names: Vec<&str> = found.iter().map(|(n, _, _)| n.as_str()).collect();
-        assert_eq!(names, ["g", "p"]);
-        assert_eq!(found[1].2, "projects.\"/work/this\".mcpServers");
+        let names: Vec<(&str, bool)> = found.iter().map(|f| (f.name.as_str(), f.local)).collect();
+        assert_eq!(names, [("g", false), ("p", true)]);
+        assert_eq!(found[1].place, "projects.\"/work/this\".mcpServers");
+    }
+
+    #[test]
+    fn a_local_server_starts_in_its_workspace_only_and_wins_there() {
+        let home = tempfile::tempdir().unwrap();
+        let here = tempfile::tempdir().unwrap();
+        let there = tempfile::tempdir().unwrap();
+        let here_key = std::fs::canonicalize(here.path()).unwrap();
+        std::fs::write(
+            home.path().join("mcp.json"),
+            json!({
+                "mcpServers": {"shared": {"command": "user-one"}},
+                "projects": {here_key.display().to_string(): {"mcpServers": {
+                    "mine": {"command": "local-one"},
+                    "shared": {"command": "local-override"}
+                }}}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let paths = super::super::Paths::under(home.path());
+        let load = |dir: &Path| super::super::Config::load(&paths, dir).unwrap().mcp_servers;
+        let command = |spec: &ServerSpec| match &spec.transport {
+            super::super::mcp::Transport::Stdio { command, .. } => command.clone(),
+            other => panic!("{other:?}"),
+        };
+        let servers = load(here.path());
+        let names: Vec<(&str, String, SourceKind)> = servers
+            .iter()
+            .map(|s| (s.name.as_str(), command(s), s.origin.kind))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("mine", "local-one".to_string(), SourceKind::LocalMcpJson),
+                (
+                    "shared",
+                    "local-override".to_string(),
+                    SourceKind::LocalMcpJson
+                ),
+            ]
+        );
+        assert!(!SourceKind::LocalMcpJson.is_project());
+        let elsewhere = load(there.path());
+        assert_eq!(elsewhere.len(), 1);
+        assert_eq!(command(&elsewhere[0]), "user-one");
+    }
+
+    #[test]
+    fn local_servers_live_under_their_workspace_in_the_user_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.json");
+        std::fs::write(
+            &path,
+            json!({
+                "mcpServers": {"u": {"command": "user"}},
+                "projects": {"/work/other": {"mcpServers": {"o": {"command": "other"}}, "keep": 1}}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let mut local = McpFile::load_local(&path, Path::new("/work/this")).unwrap();
+        assert_eq!(local.servers().count(), 0);
+        assert!(
+            local
+                .insert("l", json!({"command": "mine"}), false)
+                .unwrap()
+                .is_none()
+        );
+        local.save(true).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(written["mcpServers"], json!({"u": {"command": "user"}}));
+        assert_eq!(
+            written["projects"]["/work/this"]["mcpServers"],
+            json!({"l": {"command": "mine"}})
+        );
+        assert_eq!(written["projects"]["/work/other"]["keep"], 1);
+        // The user scope of the same file does not see it, nor another workspace.
+        assert!(McpFile::load(&path).unwrap().get("l").is_none());
+        let other = McpFile::load_local(&path, Path::new("/work/other")).unwrap();
+        assert!(other.get("l").is_none() && other.get("o").is_some());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let doc = local_servers_document(&text, Path::new("/work/this/")).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&doc).unwrap(),
+            json!({"mcpServers": {"l": {"command": "mine"}}})
+        );
+        assert!(local_servers_document(&text, Path::new("/work/none")).is_none());
+
+        let mut local = McpFile::load_local(&path, Path::new("/work/this")).unwrap();
+        assert!(local.remove("l").is_some());
+        assert!(local.remove("l").is_none());
     }
 
     proptest! {
@@ -775,7 +983,7 @@ mod tests {
 
         #[test]
         fn only_valid_names_are_written(name in "\\PC{0,70}") {
-            let mut file = McpFile { path: PathBuf::from("m.json"), root: Map::new(), existed: false, sha256: None };
+            let mut file = McpFile { path: PathBuf::from("m.json"), root: Map::new(), existed: false, sha256: None, project: None };
             let result = file.insert(&name, stdio_entry("c", &[], &BTreeMap::new()), false);
             prop_assert_eq!(result.is_ok(), valid_server_name(&name));
             prop_assert_eq!(

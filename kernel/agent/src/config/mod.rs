@@ -17,6 +17,7 @@ mod settings_sources;
 #[cfg(test)]
 mod tests;
 mod trust;
+mod warned;
 
 pub use pins::PinnedFile;
 pub use settings_sources::{
@@ -218,6 +219,17 @@ struct ParsedFile {
     file: ConfigFile,
     system_prompt_file: Option<PathBuf>,
     warnings: Vec<String>,
+    /// The warning about the original's keys, with the sha256 of the file it is about.
+    original_keys: Option<OriginalKeys>,
+}
+
+/// The warning naming the original Reasonix's keys a file sets that this build ignores, with
+/// what identifies the file as it was read (see [`Config::warnings_once`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginalKeys {
+    pub message: String,
+    /// sha256 of the file's path and bytes: another file, or this one changed, warns again.
+    pub key: String,
 }
 
 /// The merged configuration.
@@ -234,6 +246,8 @@ pub struct Config {
     /// Problems found while reading the files (unknown keys with their line …), in file order;
     /// [`Config::warnings`] returns them with the provider warnings.
     pub file_warnings: Vec<String>,
+    /// The warnings of `file_warnings` about the original's ignored keys, one per file.
+    pub original_keys: Vec<OriginalKeys>,
     pub plugins: BTreeMap<String, PluginSettings>,
     /// The `[plugin.<name>]` sections an untrusted project file set, as they were before it
     /// (see [`RegistrySettings::untrusted_project`]).
@@ -314,6 +328,17 @@ impl Config {
                 &lookup,
                 &mut servers,
             );
+            let workspace =
+                std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
+            if let Some(local) = mcp_files::local_servers_document(&text, &workspace) {
+                config.add_mcp_json(
+                    &user_mcp,
+                    &local,
+                    mcp::SourceKind::LocalMcpJson,
+                    &lookup,
+                    &mut servers,
+                );
+            }
         }
         let user = paths.user_config();
         if let Some(text) = read_text(&user)? {
@@ -505,8 +530,10 @@ impl Config {
             file,
             system_prompt_file,
             warnings,
+            original_keys,
         } = parsed;
         self.file_warnings.extend(warnings);
+        self.original_keys.extend(original_keys);
         self.merge_agent(file.agent, system_prompt_file);
         self.merge_permissions(&path, file.permissions);
         let sandbox = file.sandbox;
@@ -775,7 +802,12 @@ fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, StateError> {
         path: path.to_path_buf(),
         message: describe_toml_error(text, &e),
     })?;
-    let mut warnings = check::check(path, text)?;
+    let checked = check::check(path, text)?;
+    let mut warnings = checked.warnings;
+    let original_keys = checked.original.map(|message| OriginalKeys {
+        message,
+        key: reasonix_core::sha256_hex(format!("{}\0{text}", path.display()).as_bytes()),
+    });
     let system_prompt_file = match &file.agent.system_prompt_file {
         None => None,
         Some(raw) => {
@@ -804,6 +836,7 @@ fn parse_file(path: &Path, text: &str) -> Result<ParsedFile, StateError> {
         file,
         system_prompt_file,
         warnings,
+        original_keys,
     })
 }
 

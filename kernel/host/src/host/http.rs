@@ -25,7 +25,7 @@
 //! provider's stall timeout fail the read, and a [`CancelToken`] aborts the exchange.
 
 mod pool;
-mod proxy;
+pub(crate) mod proxy;
 
 pub use reasonix_core::netrange::{Range, blocked_reason, range_of};
 pub use reasonix_core::origin::{AllowedHosts, Origin, Pattern};

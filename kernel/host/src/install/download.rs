@@ -1,11 +1,13 @@
 //! A small blocking HTTPS download for `reasonix plugin install <url>`, on the HTTP stack the
 //! kernel already has (hyper 1 + rustls with Mozilla's roots + tokio), so no new dependency.
-//! Plain `http://` is accepted only for loopback hosts (local testing). At most 5 redirects,
+//! Plain `http://` is accepted only for loopback hosts (local testing). Proxies as the process's
+//! one proxy decision says ([`reasonix_core::proxy`]). At most 5 redirects,
 //! [`super::MAX_COMPONENT_BYTES`] bytes and 5 minutes.
 
 use super::{InstallError, MAX_COMPONENT_BYTES};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
+use reasonix_core::proxy::{ProxyConfig, Route};
 use std::sync::Arc;
 use std::time::Duration;
 use wasmtime_wasi_http::io::TokioIo;
@@ -126,13 +128,50 @@ async fn get(
         .trim_end_matches(']');
     let https = uri.scheme_str() == Some("https");
     let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let origin = reasonix_core::origin::Origin::new(
+        if https { "https" } else { "http" },
+        uri.authority().map(|a| a.as_str()).unwrap_or(host),
+    )
+    .map_err(|e| fail(url, e))?;
+    let proxy = match ProxyConfig::global().route(&origin) {
+        Route::Direct => None,
+        Route::Via(proxy) => Some(proxy),
+        Route::Unusable(why) => return Err(fail(url, why)),
+    };
+    let (to_host, to_port) = match proxy {
+        Some(proxy) => (proxy.host.as_str(), proxy.port),
+        None => (host, port),
+    };
+    let through = |what: String| match proxy {
+        Some(proxy) => format!("{what} (through {})", proxy.describe()),
+        None => what,
+    };
     let tcp = tokio::time::timeout(
         CONNECT_TIMEOUT,
-        tokio::net::TcpStream::connect((host, port)),
+        tokio::net::TcpStream::connect((to_host, to_port)),
     )
     .await
-    .map_err(|_| fail(url, format!("connecting to {host}:{port} timed out")))?
-    .map_err(|e| fail(url, format!("cannot connect to {host}:{port}: {e}")))?;
+    .map_err(|_| {
+        fail(
+            url,
+            through(format!("connecting to {to_host}:{to_port} timed out")),
+        )
+    })?
+    .map_err(|e| {
+        fail(
+            url,
+            through(format!("cannot connect to {to_host}:{to_port}: {e}")),
+        )
+    })?;
+    if let (Some(proxy), true) = (proxy, https) {
+        let by = tokio::time::Instant::now() + CONNECT_TIMEOUT;
+        crate::host::http::proxy::tunnel(&tcp, proxy, &origin, None, by)
+            .await
+            .map_err(|e| match e {
+                wasmtime_wasi_http::Error::InternalError(Some(why)) => fail(url, why),
+                other => fail(url, through(format!("CONNECT: {other}"))),
+            })?;
+    }
     let io: Box<dyn Stream> = if https {
         let name = match host.parse::<std::net::IpAddr>() {
             Ok(ip) => rustls::pki_types::ServerName::from(ip),
@@ -156,7 +195,20 @@ async fn get(
     });
     let authority = uri.authority().map(|a| a.as_str()).unwrap_or(host);
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let request = http::Request::get(path)
+    // Through a proxy (plain http only: https went through the tunnel), the request line
+    // carries the whole URL and the proxy's credentials ride along.
+    let (target, credentials) = match proxy {
+        Some(proxy) if !https => (
+            format!("http://{authority}{path}"),
+            proxy.authorization.clone(),
+        ),
+        _ => (path.to_string(), None),
+    };
+    let mut request = http::Request::get(target);
+    if let Some(credentials) = credentials {
+        request = request.header(http::header::PROXY_AUTHORIZATION, credentials);
+    }
+    let request = request
         .header(http::header::HOST, authority)
         .header(
             http::header::USER_AGENT,
@@ -167,7 +219,7 @@ async fn get(
     sender
         .send_request(request)
         .await
-        .map_err(|e| fail(url, format!("request failed: {e}")))
+        .map_err(|e| fail(url, through(format!("request failed: {e}"))))
 }
 
 fn tls_connector() -> Result<tokio_rustls::TlsConnector, String> {

@@ -66,10 +66,11 @@ impl LegacySseTransport {
     pub(super) async fn connect(
         http: reqwest::Client,
         sse_url: Url,
+        shown: &str,
         headers: HashMap<HeaderName, HeaderValue>,
         options: &HttpOptions,
     ) -> Result<Self, HttpError> {
-        let url: Arc<str> = shown_url(&sse_url).into();
+        let url: Arc<str> = shown.into();
         let headers: HeaderMap = headers.into_iter().collect();
         let open = async {
             let request = http

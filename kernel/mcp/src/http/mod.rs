@@ -9,6 +9,7 @@ mod bounded;
 mod client;
 mod error;
 mod legacy_sse;
+pub mod route;
 
 use std::{
     borrow::Cow,
@@ -117,9 +118,8 @@ pub fn streamable_http(
     options: &HttpOptions,
 ) -> Result<StreamableHttpTransport, HttpError> {
     let parsed = parse_url(url)?;
-    let shown = error::shown_url(&parsed);
-    let headers = parse_headers(&shown, &options.headers)?;
-    let http = build_client(&shown, options)?;
+    let headers = parse_headers(&error::shown_url(&parsed), &options.headers)?;
+    let (http, shown) = build_client(&parsed, options)?;
     let client = HttpClient::new(http, options.max_message_bytes, &shown);
     let config = StreamableHttpClientTransportConfig::with_uri(parsed.as_str())
         .custom_headers(headers)
@@ -134,10 +134,9 @@ pub fn streamable_http(
 /// Legacy HTTP+SSE transport: opens the event stream and waits for the server's `endpoint`.
 pub async fn legacy_sse(url: &str, options: &HttpOptions) -> Result<LegacySseTransport, HttpError> {
     let parsed = parse_url(url)?;
-    let shown = error::shown_url(&parsed);
-    let headers = parse_headers(&shown, &options.headers)?;
-    let client = build_client(&shown, options)?;
-    LegacySseTransport::connect(client, parsed, headers, options).await
+    let headers = parse_headers(&error::shown_url(&parsed), &options.headers)?;
+    let (client, shown) = build_client(&parsed, options)?;
+    LegacySseTransport::connect(client, parsed, &shown, headers, options).await
 }
 
 fn parse_url(url: &str) -> Result<reqwest::Url, HttpError> {
@@ -197,9 +196,16 @@ fn parse_headers(
     Ok(map)
 }
 
-fn build_client(url: &str, options: &HttpOptions) -> Result<reqwest::Client, HttpError> {
+/// The client for `url`, and the URL as its errors show it: `… via proxy http://host:port (from
+/// HTTP_PROXY)` when the process's proxy decision sends it through one, so that a failure the
+/// proxy caused names the proxy.
+fn build_client(
+    url: &reqwest::Url,
+    options: &HttpOptions,
+) -> Result<(reqwest::Client, String), HttpError> {
+    let shown = error::shown_url(url);
     let client_error = |reason: String| HttpError::Client {
-        url: url.to_string(),
+        url: shown.clone(),
         reason,
     };
     let roots = rustls::RootCertStore {
@@ -212,14 +218,25 @@ fn build_client(url: &str, options: &HttpOptions) -> Result<reqwest::Client, Htt
     .map_err(|e| client_error(format!("TLS setup failed: {e}")))?
     .with_root_certificates(roots)
     .with_no_client_auth();
-    reqwest::Client::builder()
+    let (builder, proxy) = route::apply(
+        reqwest::Client::builder(),
+        url,
+        reasonix_core::proxy::ProxyConfig::global(),
+    )
+    .map_err(client_error)?;
+    let client = builder
         .use_preconfigured_tls(tls)
         .connect_timeout(options.connect_timeout)
         // Reused idle connections stall ~40 ms on Linux delayed ACKs after an unfinished body.
         .pool_max_idle_per_host(0)
         .redirect(same_origin_redirects())
         .build()
-        .map_err(|e| client_error(e.to_string()))
+        .map_err(|e| client_error(e.to_string()))?;
+    let shown = match proxy {
+        Some(proxy) => format!("{shown} via {proxy}"),
+        None => shown,
+    };
+    Ok((client, shown))
 }
 
 /// Follows only same-origin 307/308 (they keep method and body): a 301/302/303 would turn the
