@@ -175,6 +175,20 @@ impl Pty {
         }
     }
 
+    /// Wait until `needle` is no longer on the screen (a live line such as the turn's spinner,
+    /// `(Esc to cancel)`, gone once the turn ended); panics with the screen after `timeout`.
+    pub fn wait_gone(&self, needle: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        while self.screen().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "`{needle}` was still on the screen after {timeout:?}:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Resize the terminal (the program gets SIGWINCH); the emulator keeps its scrollback.
     pub fn resize(&self, cols: u16, rows: u16) {
         self.parser.lock().unwrap().set_size(
