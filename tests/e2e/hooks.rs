@@ -370,6 +370,45 @@ fn the_guides_command_log_hook_works_from_the_users_settings_and_stays_confined_
     );
 }
 
+/// Claude Code's guide, "auto-format code after edits": verbatim.
+const GUIDE_PRETTIER: &str = "jq -r '.tool_input.file_path' | xargs npx prettier --write";
+
+#[test]
+fn the_guides_prettier_hook_formats_what_the_model_wrote() {
+    // A pinned prettier, installed by `.ci/run` (`REASONIX_PRETTIER_MODULES`): the workspace
+    // gets it as its own `node_modules`, where `npx` finds it as in a real project.
+    let Some(modules) = std::env::var_os("REASONIX_PRETTIER_MODULES") else {
+        assert!(
+            std::env::var_os("REASONIX_REQUIRE_PRETTIER").is_none(),
+            "REASONIX_PRETTIER_MODULES is not set"
+        );
+        eprintln!("skipped: REASONIX_PRETTIER_MODULES is not set (.ci/run installs prettier)");
+        return;
+    };
+    let s = Setup::new("[permissions]\nallow = [\"Edit\"]\n");
+    let ws = s.env.workspace();
+    std::os::unix::fs::symlink(&modules, ws.join("node_modules")).unwrap();
+    let settings = claude_hook("PostToolUse", "Edit|Write", GUIDE_PRETTIER, None);
+    s.write(&s.user_home().join(".claude/settings.json"), &settings);
+    s.mock.enqueue(Reply::tool_calls(
+        &[(
+            "c1",
+            "write_file",
+            r#"{"path":"src/point.ts","content":"const  point = {x:1,y:2}\n"}"#,
+        )],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["written"]));
+    let out = s.run("write a point");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/point.ts")).unwrap(),
+        "const point = { x: 1, y: 2 };\n",
+        "the hook formatted the file; {}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn a_users_stop_hook_reaches_a_local_listener_and_a_projects_does_not() {
     use std::io::{Read, Write};
