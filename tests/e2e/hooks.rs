@@ -374,6 +374,7 @@ fn the_guides_command_log_hook_works_from_the_users_settings_and_stays_confined_
 const GUIDE_PRETTIER: &str = "jq -r '.tool_input.file_path' | xargs npx prettier --write";
 
 #[test]
+#[allow(clippy::disallowed_macros)] // a fixed note for a person running the tests locally
 fn the_guides_prettier_hook_formats_what_the_model_wrote() {
     // A pinned prettier, installed by `.ci/run` (`REASONIX_PRETTIER_MODULES`): the workspace
     // gets it as its own `node_modules`, where `npx` finds it as in a real project.
