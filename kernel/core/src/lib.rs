@@ -4,6 +4,7 @@
 //! one.
 #![forbid(unsafe_code)]
 
+pub mod base64;
 pub mod cancel;
 pub mod capability;
 pub mod catalog;

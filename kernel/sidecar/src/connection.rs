@@ -541,7 +541,7 @@ fn content_read(
     let end = (offset + crate::externalize::PAGE_BYTES).min(total);
     Ok(serde_json::json!({
         "contentRef": read.content_ref,
-        "dataBase64": crate::externalize::base64(&bytes[offset..end]),
+        "dataBase64": reasonix_core::base64::encode(&bytes[offset..end]),
         "encoding": "utf8",
         "offset": offset,
         "nextOffset": end,
