@@ -520,6 +520,12 @@ fn origin_form(request: &mut http::Request<WasiBody>) -> Result<(), Error> {
     Ok(())
 }
 
+/// How long an idle pooled connection may take to become ready for the next request. Its
+/// driver task marks it ready right after the previous response ended; on a loaded machine the
+/// next turn can ask before that task has run, and should wait for it rather than open a new
+/// connection.
+const POOLED_READY_WAIT: Duration = Duration::from_millis(500);
+
 /// A provider endpoint's request: on an idle pooled connection when there is one, else on a
 /// new one whose driver runs as its own task (so the connection can outlive this exchange).
 /// The connection returns to the pool when the body has been read to the end.
@@ -553,7 +559,13 @@ async fn send_pooled(
         Ok::<_, Error>(sender)
     };
     let exchange = async {
-        let pooled = pool::pool().take(&key);
+        let pooled = match pool::pool().take(&key) {
+            Some(mut sender) => tokio::time::timeout(POOLED_READY_WAIT, sender.ready())
+                .await
+                .is_ok_and(|ready| ready.is_ok())
+                .then_some(sender),
+            None => None,
+        };
         let reused = pooled.is_some();
         let mut sender = match pooled {
             Some(sender) => sender,

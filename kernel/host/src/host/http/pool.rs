@@ -32,15 +32,14 @@ pub fn pool() -> &'static Pool {
 }
 
 impl Pool {
-    /// A ready idle connection to `origin`, newest first; stale or closed ones are dropped.
+    /// An open idle connection to `origin`, newest first; stale or closed ones are dropped.
+    /// It may not be ready yet: its driver marks it ready a moment after the previous response
+    /// ended, so the caller waits for [`SendRequest::ready`] (bounded) before using it.
     pub fn take(&self, origin: &str) -> Option<SendRequest<WasiBody>> {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let list = idle.get_mut(origin)?;
         while let Some(candidate) = list.pop() {
-            if candidate.since.elapsed() < MAX_IDLE
-                && !candidate.sender.is_closed()
-                && candidate.sender.is_ready()
-            {
+            if candidate.since.elapsed() < MAX_IDLE && !candidate.sender.is_closed() {
                 return Some(candidate.sender);
             }
         }
