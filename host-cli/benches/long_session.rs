@@ -203,6 +203,7 @@ fn written_session(workspace: &Path, state: &Path) {
         tool_calls: vec![],
         tool_call_id: None,
         raw_content: None,
+        images: Vec::new(),
     };
     for turn in 0..TURNS {
         writer

@@ -66,6 +66,7 @@ fn message(role: Role, content: String) -> Message {
         tool_calls: vec![],
         tool_call_id: None,
         raw_content: None,
+        images: Vec::new(),
     }
 }
 

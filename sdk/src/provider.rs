@@ -76,7 +76,8 @@ pub fn provider_kind(
 }
 
 /// The profile of a kind without reasoning controls: protocol `none`, the only effort level
-/// `auto`, a stall timeout of [`DEFAULT_STALL_TIMEOUT_MS`]. Any other effort level is refused.
+/// `auto`, a stall timeout of [`DEFAULT_STALL_TIMEOUT_MS`], no images (the user's `vision = true`
+/// sends them anyway). Any other effort level is refused.
 pub fn default_profile(request: &ProfileRequest) -> Result<ModelProfile, Error> {
     match request.effort.as_deref().map(str::trim) {
         None | Some("") => {}
@@ -92,5 +93,6 @@ pub fn default_profile(request: &ProfileRequest) -> Result<ModelProfile, Error> 
         reasoning_protocol: "none".to_string(),
         effort_levels: vec!["auto".to_string()],
         stall_timeout_ms: DEFAULT_STALL_TIMEOUT_MS,
+        images: false,
     })
 }

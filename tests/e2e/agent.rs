@@ -938,6 +938,7 @@ fn message(role: Role, content: &str) -> Message {
         tool_calls: vec![],
         tool_call_id: None,
         raw_content: None,
+        images: Vec::new(),
     }
 }
 

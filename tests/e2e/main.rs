@@ -28,6 +28,7 @@ mod hooks;
 mod local_fetch;
 mod mcp;
 mod mcp_cli;
+mod mcp_images;
 mod mcp_pipeline;
 mod pinned_scripts;
 mod pipeline;

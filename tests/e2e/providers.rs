@@ -156,6 +156,7 @@ fn assistant_message(events: &[StreamEvent]) -> Message {
         tool_calls: tool_calls(events),
         tool_call_id: None,
         raw_content: None,
+        images: Vec::new(),
     }
 }
 
@@ -309,6 +310,7 @@ fn reasoning_is_captured_and_replayed_the_way_each_backend_needs() {
                 tool_calls: vec![],
                 tool_call_id: Some("call_r".into()),
                 raw_content: None,
+                images: Vec::new(),
             },
         ];
         let second = setup

@@ -151,6 +151,7 @@ fn provider_stream_and_interceptor_adapters() {
             tool_calls: vec![],
             tool_call_id: None,
             raw_content: None,
+            images: Vec::new(),
         }],
         tools: registry.tools().map(|t| t.spec().clone()).collect(),
         effort: None,

@@ -339,6 +339,14 @@ impl ProviderClient {
         &self.profile
     }
 
+    /// Whether requests carry images to this model: the user's `vision` setting (the model's
+    /// override, else the provider's), else what the component knows of the model.
+    pub fn reads_images(&self) -> bool {
+        self.provider
+            .vision_for(&self.model)
+            .unwrap_or(self.profile.images)
+    }
+
     /// The effort level requests carry by default; `None` = auto.
     pub fn effort(&self) -> Option<&str> {
         self.effort.as_deref()
@@ -377,7 +385,19 @@ impl ProviderClient {
             provider: self.provider.name.clone(),
             base_url: self.provider.base_url.clone(),
             model: self.model.clone(),
-            messages: request.messages.clone(),
+            messages: if self.reads_images() {
+                request.messages.clone()
+            } else {
+                // The text of each message already describes its images.
+                request
+                    .messages
+                    .iter()
+                    .map(|m| Message {
+                        images: Vec::new(),
+                        ..m.clone()
+                    })
+                    .collect()
+            },
             tools: request.tools.clone(),
             effort,
             max_output_tokens: request

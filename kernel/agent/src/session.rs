@@ -773,6 +773,7 @@ mod tests {
             tool_calls: vec![],
             tool_call_id: None,
             raw_content: None,
+            images: Vec::new(),
         }
     }
 

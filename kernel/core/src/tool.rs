@@ -2,7 +2,7 @@
 
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::error::CallError;
-use crate::types::{CallContext, FileChange, ToolSpec};
+use crate::types::{CallContext, FileChange, ToolOutput, ToolSpec};
 use std::sync::Arc;
 
 /// Where a running call reports progress (message, fraction done).
@@ -24,6 +24,17 @@ pub trait Tool: Send + Sync {
         context: &CallContext,
         progress: Option<ProgressSink>,
     ) -> Result<String, CallError>;
+    /// Run it, keeping the images a tool may return beside its text (MCP image content).
+    /// Tools that only return text need not implement it.
+    fn invoke_output(
+        &self,
+        arguments: &str,
+        context: &CallContext,
+        progress: Option<ProgressSink>,
+    ) -> Result<ToolOutput, CallError> {
+        self.invoke(arguments, context, progress)
+            .map(ToolOutput::from)
+    }
     /// The file changes `invoke` would make with the same arguments.
     fn preview(&self, arguments: &str, context: &CallContext)
     -> Result<Vec<FileChange>, CallError>;

@@ -68,6 +68,32 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+/// An image given to the model with a message (WIT `image`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub media_type: String,
+    /// Base64 (standard alphabet, padded).
+    pub data: String,
+}
+
+/// What a tool call returned: the text the model reads and, from tools that return them (MCP
+/// servers), images. The text describes every image too, for models that do not read them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub text: String,
+    pub images: Vec<Image>,
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> ToolOutput {
+        ToolOutput {
+            text,
+            images: Vec::new(),
+        }
+    }
+}
+
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
@@ -86,6 +112,9 @@ pub struct Message {
     /// sent to a provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_content: Option<String>,
+    /// Images of a user or tool message; sent only to a model that reads them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl Message {
@@ -99,6 +128,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             raw_content: None,
+            images: Vec::new(),
         }
     }
 
@@ -191,6 +221,9 @@ pub struct ModelProfile {
     pub effort_levels: Vec<String>,
     /// Default silence limit, used unless the provider sets `stall_timeout_seconds`.
     pub stall_timeout_ms: u32,
+    /// Whether the model reads images, as the component knows it (the user's `vision`
+    /// setting overrides it).
+    pub images: bool,
 }
 
 /// One interception point an interceptor subscribes to. Lower `priority` runs first; equal

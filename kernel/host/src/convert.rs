@@ -92,6 +92,14 @@ pub fn message(m: &Message) -> wit::Message {
             })
             .collect(),
         tool_call_id: m.tool_call_id.clone(),
+        images: m
+            .images
+            .iter()
+            .map(|i| wit::Image {
+                media_type: i.media_type.clone(),
+                data: i.data.clone(),
+            })
+            .collect(),
     }
 }
 
@@ -162,6 +170,7 @@ pub fn model_profile(p: wit_provider::ModelProfile) -> Result<ModelProfile, Stri
         reasoning_protocol: p.reasoning_protocol,
         effort_levels: p.effort_levels,
         stall_timeout_ms: p.stall_timeout_ms,
+        images: p.images,
     })
 }
 
@@ -174,6 +183,7 @@ mod tests {
             reasoning_protocol: protocol.to_string(),
             effort_levels: levels.iter().map(|l| l.to_string()).collect(),
             stall_timeout_ms: stall,
+            images: false,
         }
     }
 

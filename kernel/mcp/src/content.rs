@@ -1,9 +1,77 @@
-//! MCP results as the text a model reads. Server output is untrusted: text is kept as text
-//! (the agent bounds and redacts it like any tool result), binary content is described, not
-//! inlined, and assembly stops at [`MAX_RESULT_BYTES`].
+//! MCP results as the text a model reads, and the images a model that reads images is given.
+//! Server output is untrusted: text is kept as text (the agent bounds and redacts it like any
+//! tool result), binary content is described in the text, assembly stops at
+//! [`MAX_RESULT_BYTES`], and an image is passed on only when it is one of the types every wire
+//! protocol takes, its data is well-formed base64 and it is within [`MAX_IMAGE_BASE64`].
 
-use crate::limits::MAX_RESULT_BYTES;
+use crate::limits::{MAX_IMAGE_BASE64, MAX_IMAGES, MAX_RESULT_BYTES};
+use reasonix_core::types::{Image, ToolOutput};
 use serde_json::Value;
+
+/// The image types passed to a model (the ones OpenAI, Anthropic and Responses all take).
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// The text and images of a `CallToolResult` content list or a `ReadResourceResult` contents
+/// list, given as JSON. Every image is described in the text whether or not it is passed on.
+pub fn blocks_output(blocks: &[Value]) -> ToolOutput {
+    let mut images = Vec::new();
+    let mut left_out = 0;
+    for block in blocks {
+        let Some(image) = image_of(block) else {
+            continue;
+        };
+        if images.len() < MAX_IMAGES {
+            images.push(image);
+        } else {
+            left_out += 1;
+        }
+    }
+    let mut text = blocks_text(blocks);
+    if left_out > 0 {
+        text.push_str(&format!(
+            "\n[{left_out} more image(s) not shown to the model: at most {MAX_IMAGES} per result]"
+        ));
+    }
+    ToolOutput { text, images }
+}
+
+/// The image a content block carries (`image` content, or an embedded or read resource with an
+/// image `blob`), if it is one a model can be given.
+fn image_of(block: &Value) -> Option<Image> {
+    let (holder, key) = match block.get("type").and_then(Value::as_str) {
+        Some("image") => (block, "data"),
+        Some("resource") => (block.get("resource")?, "blob"),
+        Some(_) => return None,
+        // A `ReadResourceResult` content has no `type`.
+        None => (block, "blob"),
+    };
+    let media_type = holder.get("mimeType").and_then(Value::as_str)?;
+    let media_type = media_type.trim().to_ascii_lowercase();
+    if !IMAGE_TYPES.contains(&media_type.as_str()) {
+        return None;
+    }
+    let data = holder.get(key).and_then(Value::as_str)?;
+    if data.is_empty() || data.len() > MAX_IMAGE_BASE64 || !is_base64(data) {
+        return None;
+    }
+    Some(Image {
+        media_type,
+        data: data.to_string(),
+    })
+}
+
+/// Standard, padded base64: what the wire protocols embed in a `data:` URL or a `source`.
+fn is_base64(data: &str) -> bool {
+    let bytes = data.as_bytes();
+    if !bytes.len().is_multiple_of(4) {
+        return false;
+    }
+    let body = data.trim_end_matches('=');
+    bytes.len() - body.len() <= 2
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+}
 
 /// The text of a `CallToolResult` / `GetPromptResult` message content / `ReadResourceResult`
 /// contents list, given as JSON.
@@ -62,7 +130,7 @@ fn block_text(block: &Value) -> String {
 }
 
 /// A tool result: its content blocks, or its structured content when it has no blocks.
-pub fn tool_result_text(result: &Value) -> (String, bool) {
+pub fn tool_result(result: &Value) -> (ToolOutput, bool) {
     let is_error = result
         .get("isError")
         .and_then(Value::as_bool)
@@ -72,15 +140,17 @@ pub fn tool_result_text(result: &Value) -> (String, bool) {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let text = if blocks.is_empty() {
-        result
-            .get("structuredContent")
-            .map(Value::to_string)
-            .unwrap_or_default()
+    let output = if blocks.is_empty() {
+        ToolOutput::from(
+            result
+                .get("structuredContent")
+                .map(Value::to_string)
+                .unwrap_or_default(),
+        )
     } else {
-        blocks_text(&blocks)
+        blocks_output(&blocks)
     };
-    (text, is_error)
+    (output, is_error)
 }
 
 #[cfg(test)]
@@ -96,9 +166,67 @@ mod tests {
             {"type": "image", "data": "AAAA", "mimeType": "image/png"},
             {"type": "resource", "resource": {"uri": "x://a", "text": "inside"}},
         ]});
-        let (text, error) = tool_result_text(&result);
+        let (output, error) = tool_result(&result);
         assert!(!error);
-        assert_eq!(text, "hello\n[image: image/png, about 3 bytes]\ninside");
+        assert_eq!(
+            output.text,
+            "hello\n[image: image/png, about 3 bytes]\ninside"
+        );
+        assert_eq!(
+            output.images,
+            vec![Image {
+                media_type: "image/png".into(),
+                data: "AAAA".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn only_well_formed_images_of_common_types_are_passed_on() {
+        let image =
+            |mime: &str, data: &str| json!({"type": "image", "mimeType": mime, "data": data});
+        let passed = |block: Value| blocks_output(&[block]).images.len();
+        assert_eq!(passed(image("image/png", "iVBORw0KGgo=")), 1);
+        assert_eq!(passed(image("IMAGE/JPEG", "/9j/4A==")), 1);
+        assert_eq!(passed(image("image/svg+xml", "PHN2Zz4=")), 0, "svg");
+        assert_eq!(passed(image("image/png", "not base64!")), 0);
+        assert_eq!(passed(image("image/png", "AAA")), 0, "unpadded");
+        assert_eq!(passed(image("image/png", "A===")), 0, "three pads");
+        assert_eq!(passed(image("image/png", "AA\"}AA")), 0, "a quote");
+        assert_eq!(passed(image("image/png", "")), 0);
+        let huge = "A".repeat(MAX_IMAGE_BASE64 + 4);
+        assert_eq!(passed(image("image/png", &huge)), 0, "over the limit");
+        // Embedded and read resources with an image blob count; other blobs do not.
+        let embedded = json!({"type": "resource", "resource": {"uri": "x://i", "mimeType": "image/webp", "blob": "UklGRg=="}});
+        assert_eq!(passed(embedded), 1);
+        assert_eq!(
+            passed(json!({"uri": "x://i", "mimeType": "image/gif", "blob": "R0lGOA=="})),
+            1
+        );
+        assert_eq!(
+            passed(json!({"uri": "x://p", "mimeType": "application/pdf", "blob": "JVBERg=="})),
+            0
+        );
+    }
+
+    #[test]
+    fn images_beyond_the_limit_are_described_but_not_passed() {
+        let blocks: Vec<Value> = (0..MAX_IMAGES + 3)
+            .map(|_| json!({"type": "image", "mimeType": "image/png", "data": "AAAA"}))
+            .collect();
+        let output = blocks_output(&blocks);
+        assert_eq!(output.images.len(), MAX_IMAGES);
+        assert_eq!(
+            output.text.matches("[image: image/png").count(),
+            MAX_IMAGES + 3
+        );
+        assert!(
+            output
+                .text
+                .ends_with("[3 more image(s) not shown to the model: at most 8 per result]"),
+            "{}",
+            output.text
+        );
     }
 
     #[test]
@@ -106,16 +234,16 @@ mod tests {
         let big = "x".repeat(3 * MAX_RESULT_BYTES);
         let result =
             json!({"content": [{"type": "text", "text": big}, {"type": "text", "text": "more"}]});
-        let (text, _) = tool_result_text(&result);
+        let (output, _) = tool_result(&result);
+        let text = output.text;
         assert!(text.len() < MAX_RESULT_BYTES + 200, "{}", text.len());
         assert!(text.ends_with("over 1 MiB]"));
     }
 
     #[test]
     fn structured_content_when_no_blocks() {
-        let (text, error) =
-            tool_result_text(&json!({"structuredContent": {"a": 1}, "isError": true}));
-        assert_eq!(text, r#"{"a":1}"#);
+        let (output, error) = tool_result(&json!({"structuredContent": {"a": 1}, "isError": true}));
+        assert_eq!(output.text, r#"{"a":1}"#);
         assert!(error);
     }
 }

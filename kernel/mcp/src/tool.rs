@@ -6,7 +6,7 @@ use crate::manager::Servers;
 use crate::{McpError, names};
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
-use reasonix_core::types::{CallContext, FileChange, ToolSpec, canonical_json};
+use reasonix_core::types::{CallContext, FileChange, ToolOutput, ToolSpec, canonical_json};
 use serde_json::{Map, Value};
 
 pub struct McpTool {
@@ -84,9 +84,19 @@ impl Tool for McpTool {
     fn invoke(
         &self,
         arguments: &str,
-        _context: &CallContext,
+        context: &CallContext,
         progress: Option<ProgressSink>,
     ) -> Result<String, CallError> {
+        self.invoke_output(arguments, context, progress)
+            .map(|output| output.text)
+    }
+
+    fn invoke_output(
+        &self,
+        arguments: &str,
+        _context: &CallContext,
+        progress: Option<ProgressSink>,
+    ) -> Result<ToolOutput, CallError> {
         let arguments: Map<String, Value> = if arguments.trim().is_empty() {
             Map::new()
         } else {
@@ -109,11 +119,11 @@ impl Tool for McpTool {
                 };
                 failed(code, e.to_string(), retryable)
             })?;
-        let (text, is_error) = crate::content::tool_result_text(&result);
+        let (output, is_error) = crate::content::tool_result(&result);
         if is_error {
-            return Err(failed("tool_error", text, false));
+            return Err(failed("tool_error", output.text, false));
         }
-        Ok(text)
+        Ok(output)
     }
 
     /// A server cannot say what it would change.

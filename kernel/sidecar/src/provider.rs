@@ -160,6 +160,7 @@ impl Provider for SidecarProvider {
             },
             effort_levels: levels,
             stall_timeout_ms: STALL_MS,
+            images: self.descriptor.vision == Some(true),
         })
     }
 
@@ -234,14 +235,19 @@ fn message(m: &reasonix_core::types::Message) -> Value {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    json!({
+    let mut out = json!({
         "role": role,
         "content": m.content,
         "reasoning_content": m.reasoning,
         "reasoning_signature": m.reasoning_state,
         "tool_call_id": m.tool_call_id,
         "tool_calls": m.tool_calls.iter().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect::<Vec<_>>(),
-    })
+    });
+    // Only a provider that declared `vision` is sent images (the host strips them otherwise).
+    if !m.images.is_empty() {
+        out["images"] = json!(m.images);
+    }
+    out
 }
 
 struct SidecarStream {

@@ -19,7 +19,7 @@ pub(crate) mod tests;
 use serde_json::{Map, Value, json};
 
 use crate::wire::{
-    Decoder, HttpRequest, Message, Protocol, ReasoningProtocol, Request, Role, ToolCall,
+    Decoder, HttpRequest, Image, Message, Protocol, ReasoningProtocol, Request, Role, ToolCall,
 };
 
 /// The Anthropic Messages wire protocol.
@@ -283,7 +283,14 @@ fn messages(request: &Request) -> Result<Vec<Value>, String> {
                 };
                 let mut block = json!({"type": "tool_result", "tool_use_id": id});
                 // `content` is optional; an empty one is left out rather than risk a rejection.
-                if !message.content.is_empty() {
+                if !message.images.is_empty() {
+                    let mut content = Vec::new();
+                    if !message.content.is_empty() {
+                        content.push(json!({"type": "text", "text": message.content}));
+                    }
+                    content.extend(message.images.iter().map(image_block));
+                    block["content"] = Value::Array(content);
+                } else if !message.content.is_empty() {
                     block["content"] = Value::String(message.content.clone());
                 }
                 match out.last_mut() {
@@ -299,10 +306,11 @@ fn messages(request: &Request) -> Result<Vec<Value>, String> {
                 } else {
                     message.content.as_str()
                 };
-                let block = json!({"type": "text", "text": text});
+                let mut blocks = vec![json!({"type": "text", "text": text})];
+                blocks.extend(message.images.iter().map(image_block));
                 match out.last_mut() {
-                    Some((_, blocks)) if open_results => blocks.push(block),
-                    _ => out.push(("user", vec![block])),
+                    Some((_, open)) if open_results => open.extend(blocks),
+                    _ => out.push(("user", blocks)),
                 }
                 open_results = false;
             }
@@ -319,6 +327,14 @@ fn messages(request: &Request) -> Result<Vec<Value>, String> {
         .into_iter()
         .map(|(role, content)| json!({"role": role, "content": content}))
         .collect())
+}
+
+/// An `image` block with the image inline.
+fn image_block(image: &Image) -> Value {
+    json!({
+        "type": "image",
+        "source": {"type": "base64", "media_type": image.media_type, "data": image.data},
+    })
 }
 
 /// Thinking replay, text and tool_use blocks of one assistant message.

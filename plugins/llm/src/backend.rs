@@ -83,6 +83,49 @@ impl EffortMapping {
     }
 }
 
+/// Whether `model` reads images, by its name: Claude 3 and later, OpenAI's multimodal families,
+/// Gemini, and the open models whose names say so (`-vl`, `vision`, GLM's `4v`/`4.5v`, Pixtral,
+/// LLaVA). Unknown models are taken not to: the user's `vision = true` says otherwise.
+pub fn reads_images(model: &str) -> bool {
+    let model = model.to_ascii_lowercase();
+    // The part after a gateway's `vendor/` prefix.
+    let name = model.rsplit('/').next().unwrap_or(&model);
+    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| name.starts_with(p));
+    let contains = |words: &[&str]| words.iter().any(|w| name.contains(w));
+    if name.starts_with("claude") {
+        return !starts(&["claude-2", "claude-instant"]);
+    }
+    if starts(&[
+        "o1-mini",
+        "o1-preview",
+        "o3-mini",
+        "gpt-3.5",
+        "gpt-4-0",
+        "gpt-4-32k",
+    ]) || name == "gpt-4"
+    {
+        return false;
+    }
+    starts(&[
+        "gpt-4o",
+        "gpt-4.1",
+        "gpt-4.5",
+        "gpt-4-turbo",
+        "gpt-4-vision",
+        "gpt-5",
+        "chatgpt-4o",
+        "o1",
+        "o3",
+        "o4",
+        "gemini",
+        "pixtral",
+        "llava",
+        "qvq",
+    ]) || contains(&[
+        "-vl", "vision", "glm-4v", "glm-4.1v", "glm-4.5v", "glm-4.6v",
+    ])
+}
+
 /// The endpoint and model a request is for.
 #[derive(Debug, Clone, Copy)]
 pub struct Target<'a> {

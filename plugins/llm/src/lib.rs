@@ -30,7 +30,7 @@ use reasonix_sdk::{
 };
 use serde_json::{Map, Value};
 use std::time::{Duration, SystemTime};
-use wire::{Message, Options, Protocol, ReasoningProtocol, Request, Role, Tool, ToolCall};
+use wire::{Image, Message, Options, Protocol, ReasoningProtocol, Request, Role, Tool, ToolCall};
 
 pub use stream::LlmStream;
 
@@ -108,6 +108,7 @@ pub fn profile(request: &ProfileRequest) -> Result<ModelProfile, Error> {
         reasoning_protocol: protocol.name().to_string(),
         effort_levels: backend::effort_levels(target, protocol, &reasoning),
         stall_timeout_ms: backend::stall_timeout_ms(&request.kind),
+        images: backend::reads_images(&request.model),
     })
 }
 
@@ -470,6 +471,14 @@ fn convert_request(request: CompletionRequest) -> Result<Request, Error> {
                 })
                 .collect(),
             tool_call_id: m.tool_call_id,
+            images: m
+                .images
+                .into_iter()
+                .map(|i| Image {
+                    media_type: i.media_type,
+                    data: i.data,
+                })
+                .collect(),
         })
         .collect();
     let tools = request
@@ -592,5 +601,18 @@ pub fn parse_options(text: &str) -> Result<(Options, ReasoningConfig), String> {
             ));
         }
     };
+    options.vision_detail = match string("vision_detail")?.map(|d| d.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(d) if VISION_DETAILS.contains(&d.as_str()) => Some(d),
+        Some(d) => {
+            return Err(format!(
+                "vision_detail = \"{d}\" (options.vision_detail) is not valid; use one of: {}",
+                VISION_DETAILS.join(", ")
+            ));
+        }
+    };
     Ok((options, reasoning))
 }
+
+/// Values of `vision_detail` (OpenAI's image `detail`).
+const VISION_DETAILS: &[&str] = &["auto", "low", "high"];

@@ -13,8 +13,8 @@
 //! usage and `Done`.
 
 use crate::wire::{
-    Decoder, Event, Failure, Finish, HttpRequest, Message, Protocol, ReasoningProtocol, Request,
-    Role, SseEvent, ToolCall, Usage,
+    Decoder, Event, Failure, Finish, HttpRequest, Image, Message, Protocol, ReasoningProtocol,
+    Request, Role, SseEvent, ToolCall, Usage,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -113,18 +113,67 @@ fn tools(request: &Request) -> Result<String, String> {
     Ok(out)
 }
 
+/// The conversation as Chat Completions messages. A tool message's content is text only, so
+/// the images of a run of tool results follow it in one user message, each labelled with the
+/// call that returned it.
 fn messages(request: &Request) -> Result<String, String> {
     let mut out = Vec::with_capacity(request.messages.len());
+    let mut tool_images: Vec<(&str, &[Image])> = Vec::new();
     for (i, message) in request.messages.iter().enumerate() {
+        if message.role != Role::Tool {
+            flush_tool_images(request, &mut tool_images, &mut out);
+        }
         out.push(wire_message(request, i, message)?);
+        if message.role == Role::Tool
+            && !message.images.is_empty()
+            && let Some(id) = message.tool_call_id.as_deref()
+        {
+            tool_images.push((id, &message.images));
+        }
     }
+    flush_tool_images(request, &mut tool_images, &mut out);
     to_json(&Value::Array(out))
+}
+
+fn flush_tool_images(request: &Request, pending: &mut Vec<(&str, &[Image])>, out: &mut Vec<Value>) {
+    if pending.is_empty() {
+        return;
+    }
+    let mut parts = Vec::new();
+    for (id, images) in pending.drain(..) {
+        parts.push(
+            json!({"type": "text", "text": format!("The image(s) returned by tool call {id}:")}),
+        );
+        parts.extend(images.iter().map(|image| image_part(request, image)));
+    }
+    out.push(json!({"role": "user", "content": parts}));
+}
+
+/// An `image_url` content part with the image inline.
+fn image_part(request: &Request, image: &Image) -> Value {
+    let mut url = json!({"url": image.data_url()});
+    if let Some(detail) = &request.options.vision_detail {
+        url["detail"] = Value::String(detail.clone());
+    }
+    json!({"type": "image_url", "image_url": url})
 }
 
 fn wire_message(request: &Request, index: usize, message: &Message) -> Result<Value, String> {
     Ok(match message.role {
         Role::System => json!({"role": "system", "content": message.content}),
-        Role::User => json!({"role": "user", "content": message.content}),
+        Role::User if message.images.is_empty() => {
+            json!({"role": "user", "content": message.content})
+        }
+        Role::User => {
+            let mut parts = vec![json!({"type": "text", "text": message.content})];
+            parts.extend(
+                message
+                    .images
+                    .iter()
+                    .map(|image| image_part(request, image)),
+            );
+            json!({"role": "user", "content": parts})
+        }
         Role::Tool => {
             let id = message.tool_call_id.as_deref().ok_or_else(|| {
                 format!(

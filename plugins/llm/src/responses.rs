@@ -19,7 +19,9 @@ mod tests;
 use serde_json::{Value, json};
 
 use crate::anthropic::{headers, object, raw_schema, to_json};
-use crate::wire::{Decoder, HttpRequest, Message, Protocol, ReasoningProtocol, Request, Role};
+use crate::wire::{
+    Decoder, HttpRequest, Image, Message, Protocol, ReasoningProtocol, Request, Role,
+};
 
 /// The OpenAI Responses wire protocol.
 pub struct Responses;
@@ -133,11 +135,16 @@ fn input(request: &Request) -> Result<Vec<Value>, String> {
     for (index, message) in request.messages.iter().enumerate() {
         match message.role {
             Role::System => {}
-            Role::User => items.push(json!({
-                "type": "message",
-                "role": "user",
-                "content": [{"type": "input_text", "text": message.content}],
-            })),
+            Role::User => {
+                let mut content = vec![json!({"type": "input_text", "text": message.content})];
+                content.extend(
+                    message
+                        .images
+                        .iter()
+                        .map(|image| input_image(request, image)),
+                );
+                items.push(json!({"type": "message", "role": "user", "content": content}));
+            }
             Role::Assistant => {
                 items.extend(reasoning_items(request, message));
                 if !message.content.is_empty() {
@@ -168,15 +175,33 @@ fn input(request: &Request) -> Result<Vec<Value>, String> {
                          must answer a function call of the previous assistant message"
                     ));
                 };
+                let output = if message.images.is_empty() {
+                    Value::String(message.content.clone())
+                } else {
+                    let mut parts = vec![json!({"type": "input_text", "text": message.content})];
+                    parts.extend(
+                        message
+                            .images
+                            .iter()
+                            .map(|image| input_image(request, image)),
+                    );
+                    Value::Array(parts)
+                };
                 items.push(json!({
                     "type": "function_call_output",
                     "call_id": id,
-                    "output": message.content,
+                    "output": output,
                 }));
             }
         }
     }
     Ok(items)
+}
+
+/// An `input_image` part with the image inline.
+fn input_image(request: &Request, image: &Image) -> Value {
+    let detail = request.options.vision_detail.as_deref().unwrap_or("auto");
+    json!({"type": "input_image", "image_url": image.data_url(), "detail": detail})
 }
 
 /// The reasoning items to replay before an assistant message's output.

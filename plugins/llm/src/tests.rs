@@ -84,6 +84,7 @@ fn request(kind: &str, options: &str) -> CompletionRequest {
             reasoning_state: None,
             tool_calls: Vec::new(),
             tool_call_id: None,
+            images: Vec::new(),
         }],
         tools: vec![ToolSpec {
             name: "ls".into(),

@@ -79,6 +79,8 @@ pub struct Options {
     pub extra_body: Map<String, Value>,
     /// Replay empty reasoning instead of the model's chain of thought.
     pub strip_chain_of_thought: bool,
+    /// OpenAI's image `detail` (`low`, `high` or `auto`); `None` sends none.
+    pub vision_detail: Option<String>,
 }
 
 /// Who said a message.
@@ -99,6 +101,22 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+/// An image sent with a message (only to a model that reads images: the host strips them
+/// otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub media_type: String,
+    /// Base64, padded.
+    pub data: String,
+}
+
+impl Image {
+    /// The image as a `data:` URL (OpenAI's `image_url`).
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.data)
+    }
+}
+
 /// One message of the conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
@@ -111,6 +129,8 @@ pub struct Message {
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the call it answers.
     pub tool_call_id: Option<String>,
+    /// Images of a user or tool message.
+    pub images: Vec<Image>,
 }
 
 /// A tool offered to the model.

@@ -1066,6 +1066,7 @@ mod tests {
             ],
             tool_call_id: None,
             raw_content: None,
+            images: Vec::new(),
         };
         let line = Line::from_event(&AgentEvent::Message(message)).unwrap();
         let value = serde_json::to_value(line).unwrap();
@@ -1084,6 +1085,7 @@ mod tests {
             tool_calls: vec![],
             tool_call_id: Some("c1".into()),
             raw_content: None,
+            images: Vec::new(),
         };
         assert!(Line::from_event(&AgentEvent::Message(tool_message)).is_none());
 
@@ -1208,6 +1210,7 @@ mod tests {
             }],
             tool_call_id: None,
             raw_content: None,
+            images: Vec::new(),
         };
         let value = claude_line(&AgentEvent::Message(message), "m").unwrap();
         assert_eq!(value["type"], "assistant");

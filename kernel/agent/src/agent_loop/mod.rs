@@ -762,10 +762,10 @@ impl Agent {
                 Intercepted::Unchanged => {}
                 Intercepted::Blocked(stop) => return Err(stop),
                 Intercepted::Replaced(context) => {
-                    request.messages.truncate(1);
+                    let original = request.messages.split_off(1);
                     request
                         .messages
-                        .extend(context.messages.into_iter().map(Message::from));
+                        .extend(payloads::with_images(context.messages, &original));
                 }
             }
         }
@@ -801,7 +801,7 @@ impl Agent {
             Intercepted::Blocked(stop) => Err(stop),
             Intercepted::Replaced(replaced) => {
                 let body = replaced.request;
-                request.messages = body.messages.into_iter().map(Message::from).collect();
+                request.messages = payloads::with_images(body.messages, &request.messages);
                 request.tools = body
                     .tools
                     .iter()
@@ -892,6 +892,7 @@ impl Agent {
             tool_calls: m.tool_calls.clone(),
             tool_call_id: m.tool_call_id.clone(),
             raw_content: None,
+            images: m.images.clone(),
         }));
         ChatRequest {
             messages,
@@ -1114,6 +1115,7 @@ impl AnswerBuilder {
                 tool_calls: self.calls,
                 tool_call_id: None,
                 raw_content: None,
+                images: Vec::new(),
             },
             usage: self.usage,
             finish: self.finish,

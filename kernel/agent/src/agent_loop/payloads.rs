@@ -205,8 +205,32 @@ impl From<PayloadMessage> for Message {
                 .collect(),
             tool_call_id: m.tool_call_id,
             raw_content: None,
+            images: Vec::new(),
         }
     }
+}
+
+/// The messages an interceptor returned, each tool result with the images it had in
+/// `original`: payloads carry text only (it describes each image), so a result keeps its
+/// images by the id of the call it answers.
+pub fn with_images(messages: Vec<PayloadMessage>, original: &[Message]) -> Vec<Message> {
+    messages
+        .into_iter()
+        .map(|m| {
+            let images = match (&m.role, &m.tool_call_id) {
+                (Role::Tool, Some(id)) => original
+                    .iter()
+                    .find(|o| o.role == Role::Tool && o.tool_call_id.as_ref() == Some(id))
+                    .map(|o| o.images.clone())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            Message {
+                images,
+                ..Message::from(m)
+            }
+        })
+        .collect()
 }
 
 /// Every tool result answers a call of an earlier assistant message, and a tool result is

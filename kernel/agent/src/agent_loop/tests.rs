@@ -133,6 +133,7 @@ impl Provider for FakeProvider {
             reasoning_protocol: "none".into(),
             effort_levels: vec!["auto".into()],
             stall_timeout_ms: 5_000,
+            images: false,
         })
     }
     fn open(

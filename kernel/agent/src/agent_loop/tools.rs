@@ -17,7 +17,7 @@ use crate::permissions::{
     local_target,
 };
 use crate::tool::{ProgressSink, Tool};
-use crate::types::{CallContext, Message, ToolCall, canonical_json};
+use crate::types::{CallContext, Image, Message, ToolCall, canonical_json};
 use reasonix_core::origin::Origin;
 use std::fmt;
 use std::sync::Arc;
@@ -149,7 +149,20 @@ enum Prepared {
 struct Outcome {
     arguments: String,
     result: Result<String, CallFailure>,
+    /// Images the tool returned beside its text (MCP image content).
+    images: Vec<Image>,
     duration_ms: u64,
+}
+
+/// A result as the model will read it, after `tool.after`.
+struct Finished {
+    output: String,
+    is_error: bool,
+    /// The original text when an interceptor replaced it, for the transcript.
+    raw: Option<String>,
+    /// Kept only for a successful result no interceptor replaced: a replacement decides what
+    /// the model reads, and a redactor cannot see into an image.
+    images: Vec<Image>,
 }
 
 impl Agent {
@@ -222,7 +235,12 @@ impl Agent {
             let outcomes = self.execute(&group, prepared, cancel, on_event);
             for (call, outcome) in group.iter().zip(outcomes) {
                 let duration_ms = outcome.duration_ms;
-                let (mut output, is_error, mut raw) = self.after(call, outcome, on_event);
+                let Finished {
+                    mut output,
+                    is_error,
+                    mut raw,
+                    images,
+                } = self.after(call, outcome, on_event);
                 bound(&mut output);
                 if let Some(s) = self.guard(call, is_error, &mut output) {
                     stop.get_or_insert(s);
@@ -244,6 +262,7 @@ impl Agent {
                 });
                 let message = Message {
                     raw_content: raw,
+                    images,
                     ..Message::tool_result(&call.id, output)
                 };
                 self.append(message, on_event);
@@ -602,11 +621,7 @@ impl Agent {
                             outcome
                         }))
                     }
-                    Prepared::Answered(failure) => Err(Outcome {
-                        arguments: call.arguments.clone(),
-                        result: Err(failure),
-                        duration_ms: 0,
-                    }),
+                    Prepared::Answered(failure) => Err(failure),
                 })
                 .collect();
             // Only the workers hold senders now: a worker that panics disconnects instead of
@@ -637,28 +652,34 @@ impl Agent {
             group
                 .iter()
                 .zip(handles)
-                .map(|(call, h)| match h {
-                    Ok(handle) => handle.join().unwrap_or_else(|_| Outcome {
+                .map(|(call, h)| {
+                    let failed = |failure| Outcome {
                         arguments: call.arguments.clone(),
-                        result: Err(CallFailure::Crashed),
+                        result: Err(failure),
+                        images: Vec::new(),
                         duration_ms: 0,
-                    }),
-                    Err(outcome) => outcome,
+                    };
+                    match h {
+                        Ok(handle) => handle
+                            .join()
+                            .unwrap_or_else(|_| failed(CallFailure::Crashed)),
+                        Err(failure) => failed(failure),
+                    }
                 })
                 .collect()
         })
     }
 
     /// `tool.after` over a call's result; returns the text the model reads, whether it is an
-    /// error, and the original result when an interceptor replaced it (bounded, redacted): the
-    /// transcript keeps it, the provider never sees it. Only calls that ran are shown to
-    /// interceptors.
+    /// error, the original result when an interceptor replaced it (bounded, redacted: the
+    /// transcript keeps it, the provider never sees it) and the images that go with it. Only
+    /// calls that ran are shown to interceptors.
     fn after(
         &self,
         call: &ToolCall,
         outcome: Outcome,
         on_event: &mut dyn FnMut(AgentEvent),
-    ) -> (String, bool, Option<String>) {
+    ) -> Finished {
         let ran = matches!(
             outcome.result,
             Ok(_) | Err(CallFailure::Tool(_) | CallFailure::Crashed)
@@ -667,8 +688,14 @@ impl Agent {
             Ok(text) => (text, false),
             Err(failure) => (failure.to_string(), true),
         };
+        let finished = |output, is_error, raw, images| Finished {
+            output,
+            is_error,
+            raw,
+            images,
+        };
         if !ran {
-            return (result, is_error, None);
+            return finished(result, is_error, None, Vec::new());
         }
         let original = ToolAfter {
             name: call.name.clone(),
@@ -684,7 +711,14 @@ impl Agent {
             || original.clone(),
             |replaced| replaced.validate(&original),
         ) {
-            Intercepted::Unchanged => (original.result, original.is_error, None),
+            Intercepted::Unchanged => {
+                let images = if original.is_error {
+                    Vec::new()
+                } else {
+                    outcome.images
+                };
+                finished(original.result, original.is_error, None, images)
+            }
             Intercepted::Replaced(replaced) => {
                 on_event(AgentEvent::Notice(format!(
                     "an interceptor replaced the result of `{}`",
@@ -700,7 +734,7 @@ impl Agent {
                     })
                     .flatten()
                     .filter(|raw| *raw != replaced.result);
-                (replaced.result, replaced.is_error, raw)
+                finished(replaced.result, replaced.is_error, raw, Vec::new())
             }
             Intercepted::Blocked(stop) => {
                 let text = format!(
@@ -709,7 +743,7 @@ impl Agent {
                     stop.describe()
                 );
                 on_event(AgentEvent::Notice(text.clone()));
-                (text, true, None)
+                finished(text, true, None, Vec::new())
             }
         }
     }
@@ -773,13 +807,18 @@ fn invoke(
         may_write_protected: approved.may_write_protected,
         approved_local: approved.approved_local,
     };
-    let result = approved
-        .tool
-        .invoke(&approved.arguments, &context, Some(progress))
-        .map_err(CallFailure::Tool);
+    let (result, images) =
+        match approved
+            .tool
+            .invoke_output(&approved.arguments, &context, Some(progress))
+        {
+            Ok(output) => (Ok(output.text), output.images),
+            Err(e) => (Err(CallFailure::Tool(e)), Vec::new()),
+        };
     Outcome {
         arguments: approved.arguments,
         result,
+        images,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     }
 }

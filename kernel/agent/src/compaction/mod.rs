@@ -80,8 +80,13 @@ const PRUNE_MARK: &str = "[tool result pruned by compaction:";
 /// A digest message starts with this, then its number and `]`.
 pub const DIGEST_MARK: &str = "[Reasonix compaction digest #";
 
-/// A rough token count of one message as sent (bytes / 4, plus a little per message): the
-/// agent adds it to the provider's last reported `prompt_tokens` for what was appended since.
+/// What one image is counted as: about what Anthropic charges for an image of ~1.15 megapixels
+/// (OpenAI's high detail costs less). Its base64 is not text the model reads.
+pub const IMAGE_TOKENS: u64 = 1_600;
+
+/// A rough token count of one message as sent (bytes / 4, plus a little per message, plus
+/// [`IMAGE_TOKENS`] per image): the agent adds it to the provider's last reported
+/// `prompt_tokens` for what was appended since.
 pub fn estimate_tokens(message: &Message) -> u64 {
     let mut bytes = message.content.len() + 16;
     bytes += message.reasoning.as_deref().map_or(0, str::len);
@@ -89,7 +94,7 @@ pub fn estimate_tokens(message: &Message) -> u64 {
         bytes += call.id.len() + call.name.len() + call.arguments.len() + 16;
     }
     bytes += message.tool_call_id.as_deref().map_or(0, str::len);
-    (bytes as u64).div_ceil(4)
+    (bytes as u64).div_ceil(4) + IMAGE_TOKENS * message.images.len() as u64
 }
 
 pub fn estimate_all(messages: &[Message]) -> u64 {
@@ -186,21 +191,27 @@ pub fn snip_result(message: &Message) -> Option<String> {
     snip_text(&message.content)
 }
 
-/// The placeholder a pruned result becomes, or `None` when it is short, already pruned, or an
-/// error (kept).
+/// The placeholder a pruned result becomes, or `None` when it is short (and has no images),
+/// already pruned, or an error (kept).
 pub fn prune_text(message: &Message) -> Option<String> {
     let text = &message.content;
-    if text.chars().count() <= PRUNE_OVER_CHARS || is_pruned(text) || is_error_result(message) {
+    let short = text.chars().count() <= PRUNE_OVER_CHARS && message.images.is_empty();
+    if short || is_pruned(text) || is_error_result(message) {
         return None;
     }
+    let images = match message.images.len() {
+        0 => String::new(),
+        n => format!(" and {n} image(s)"),
+    };
     Some(format!(
-        "{PRUNE_MARK} {} characters; the original is in the session archive]",
+        "{PRUNE_MARK} {} characters{images}; the original is in the session archive]",
         text.chars().count()
     ))
 }
 
 /// Rewrite the tool results before `end` with `rewrite`; returns the indices changed. Never
-/// removes or reorders a message, so calls and results stay paired.
+/// removes or reorders a message, so calls and results stay paired. A rewritten result loses
+/// its images: a tier that shortens a result is there to save what it costs.
 pub fn rewrite_results(
     history: &mut [Message],
     end: usize,
@@ -213,6 +224,7 @@ pub fn rewrite_results(
         }
         if let Some(text) = rewrite(message) {
             message.content = text;
+            message.images.clear();
             changed.push(i);
         }
     }

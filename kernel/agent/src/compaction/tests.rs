@@ -74,6 +74,27 @@ fn prune_keeps_errors_and_short_results() {
 }
 
 #[test]
+fn images_count_as_tokens_and_pruning_drops_them_even_from_a_short_result() {
+    let mut with_image = result("a", "[image: image/png, about 900 bytes]");
+    with_image.images = vec![crate::types::Image {
+        media_type: "image/png".into(),
+        data: "A".repeat(1200),
+    }];
+    let text_only = result("a", "[image: image/png, about 900 bytes]");
+    // The base64 is not counted as text; the image is counted as an image.
+    assert_eq!(
+        estimate_tokens(&with_image),
+        estimate_tokens(&text_only) + IMAGE_TOKENS
+    );
+    let placeholder = prune_text(&with_image).expect("a result with an image is prunable");
+    assert!(placeholder.contains("and 1 image(s)"), "{placeholder}");
+    let mut history = vec![user("look"), assistant("", &["a"]), with_image];
+    assert_eq!(rewrite_results(&mut history, 3, prune_text), vec![2]);
+    assert!(history[2].images.is_empty());
+    assert_eq!(history[2].content, placeholder);
+}
+
+#[test]
 fn the_tail_never_starts_with_a_tool_result() {
     let history = vec![
         user("do it"),

@@ -185,6 +185,14 @@ impl ResolvedProvider {
         }
     }
 
+    /// Whether the user said the model reads images (`vision`: override, else provider);
+    /// `None` = the component's knowledge decides.
+    pub fn vision_for(&self, model: &str) -> Option<bool> {
+        self.override_for(model)
+            .and_then(|o| o.vision)
+            .or(self.vision)
+    }
+
     /// Configured effort for one model (override, else provider).
     pub fn effort_for(&self, model: &str) -> Option<String> {
         self.override_for(model)
@@ -242,6 +250,9 @@ impl ResolvedProvider {
         }
         if self.strip_chain_of_thought {
             o.insert("strip_chain_of_thought".into(), Value::Bool(true));
+        }
+        if let Some(detail) = &self.vision_detail {
+            o.insert("vision_detail".into(), Value::String(detail.clone()));
         }
         Value::Object(o)
     }

@@ -155,6 +155,7 @@ fn message(object: &Map<String, Value>) -> Result<Option<Message>, String> {
             None
         },
         raw_content: None,
+        images: Vec::new(),
     };
     if role == Role::Assistant {
         message.reasoning = reasoning;

@@ -74,6 +74,7 @@ pub(crate) fn msg(role: Role, content: &str) -> Message {
         reasoning_state: None,
         tool_calls: Vec::new(),
         tool_call_id: None,
+        images: Vec::new(),
     }
 }
 
@@ -818,4 +819,37 @@ proptest! {
         let chunked = run_chunked(decoder().as_mut(), &framed, &sizes).unwrap();
         prop_assert_eq!(chunked, whole);
     }
+}
+
+#[test]
+fn images_go_inside_tool_results_and_user_turns_as_base64_blocks() {
+    let image = |data: &str| crate::wire::Image {
+        media_type: "image/jpeg".into(),
+        data: data.into(),
+    };
+    let mut assistant = msg(Role::Assistant, "");
+    assistant.tool_calls = vec![call("toolu_1", "shot", "{}")];
+    let mut result = msg(Role::Tool, "[image: image/jpeg, about 3 bytes]");
+    result.tool_call_id = Some("toolu_1".into());
+    result.images = vec![image("AAAA")];
+    let mut user = msg(Role::User, "compare");
+    user.images = vec![image("BBBB")];
+    let request = request(
+        ReasoningProtocol::Anthropic,
+        vec![msg(Role::User, "look"), assistant, result, user],
+    );
+    let body = body(&request);
+    let block = |data: &str| json!({"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": data}});
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+                {"type": "text", "text": "[image: image/jpeg, about 3 bytes]"},
+                block("AAAA"),
+            ]},
+            {"type": "text", "text": "compare"},
+            // The last block carries the prompt cache breakpoint, an image as any other.
+            {"cache_control": {"type": "ephemeral"}, "type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "BBBB"}},
+        ]})
+    );
 }

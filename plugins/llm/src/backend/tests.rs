@@ -778,3 +778,64 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn models_that_read_images_are_known_by_name() {
+    for model in [
+        "claude-sonnet-4-5",
+        "claude-3-haiku-20240307",
+        "anthropic/claude-opus-4",
+        "gpt-4o-mini",
+        "gpt-4.1",
+        "gpt-5",
+        "o3",
+        "o4-mini",
+        "gemini-2.5-pro",
+        "qwen2.5-vl-72b-instruct",
+        "Qwen3-VL-235B",
+        "glm-4.5v",
+        "moonshot-v1-8k-vision-preview",
+    ] {
+        assert!(reads_images(model), "{model}");
+    }
+    for model in [
+        "deepseek-chat",
+        "deepseek-reasoner",
+        "gpt-3.5-turbo",
+        "gpt-4",
+        "o1-mini",
+        "o3-mini",
+        "claude-2.1",
+        "claude-instant-1.2",
+        "glm-4.6",
+        "kimi-k2-0905-preview",
+        "qwen3-coder-plus",
+        "",
+    ] {
+        assert!(!reads_images(model), "{model}");
+    }
+}
+
+#[test]
+fn the_profile_says_whether_the_model_reads_images_and_vision_detail_is_checked() {
+    let ask = |model: &str, options: &str| {
+        profile(&ProfileRequest {
+            kind: "openai".into(),
+            provider: "p".into(),
+            base_url: "https://api.example.com/v1".into(),
+            model: model.into(),
+            effort: None,
+            options: options.into(),
+        })
+    };
+    assert!(ask("gpt-4o", "{}").unwrap().images);
+    assert!(!ask("deepseek-chat", "{}").unwrap().images);
+    assert!(ask("gpt-4o", r#"{"vision_detail":"LOW"}"#).is_ok());
+    match ask("gpt-4o", r#"{"vision_detail":"ultra"}"#) {
+        Err(Error::InvalidInput(message)) => {
+            assert!(message.contains("vision_detail = \"ultra\""), "{message}");
+            assert!(message.contains("auto, low, high"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -27,6 +27,7 @@ fn message(role: Role, content: &str) -> Message {
         reasoning_state: None,
         tool_calls: Vec::new(),
         tool_call_id: None,
+        images: Vec::new(),
     }
 }
 
@@ -748,4 +749,68 @@ proptest! {
         prop_assert_eq!(reasoning, expect_reasoning);
         prop_assert_eq!(text, rest.trim_start_matches(['\r', '\n']).to_string());
     }
+}
+
+fn png(data: &str) -> crate::wire::Image {
+    crate::wire::Image {
+        media_type: "image/png".into(),
+        data: data.into(),
+    }
+}
+
+#[test]
+fn tool_images_follow_the_run_of_tool_results_in_one_user_message() {
+    let mut req = request(ReasoningProtocol::Generic);
+    req.options.vision_detail = Some("low".into());
+    req.messages.push(assistant("", None, 2));
+    for (id, images) in [
+        ("call_0", vec![png("AAAA")]),
+        ("call_1", vec![png("BBBB"), png("CCCC")]),
+    ] {
+        let mut tool = message(Role::Tool, "[image: image/png, about 3 bytes]");
+        tool.tool_call_id = Some(id.into());
+        tool.images = images;
+        req.messages.push(tool);
+    }
+    let mut user = message(Role::User, "and this one?");
+    user.images = vec![png("DDDD")];
+    req.messages.push(user);
+    let (_, body) = built(&req);
+    let messages = body["messages"].as_array().unwrap();
+    // Tool messages stay text (Chat Completions takes images only from users) and stay
+    // right after the assistant message, as the API requires.
+    assert_eq!(
+        messages[3]["content"],
+        json!("[image: image/png, about 3 bytes]")
+    );
+    assert_eq!(messages[4]["role"], json!("tool"));
+    let image = |data: &str| json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{data}"), "detail": "low"}});
+    assert_eq!(
+        messages[5],
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "The image(s) returned by tool call call_0:"},
+            image("AAAA"),
+            {"type": "text", "text": "The image(s) returned by tool call call_1:"},
+            image("BBBB"),
+            image("CCCC"),
+        ]})
+    );
+    assert_eq!(
+        messages[6],
+        json!({"role": "user", "content": [{"type": "text", "text": "and this one?"}, image("DDDD")]})
+    );
+    assert_eq!(messages.len(), 7);
+}
+
+#[test]
+fn messages_without_images_keep_their_plain_shape() {
+    let mut req = request(ReasoningProtocol::Generic);
+    req.messages.push(assistant("", None, 1));
+    let mut tool = message(Role::Tool, "x");
+    tool.tool_call_id = Some("call_0".into());
+    req.messages.push(tool);
+    let (_, body) = built(&req);
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "no extra user message: {messages:?}");
+    assert_eq!(messages[1], json!({"role": "user", "content": "hi"}));
 }

@@ -533,3 +533,40 @@ proptest! {
         prop_assert_eq!(merged(chunked), merged(whole));
     }
 }
+
+#[test]
+fn images_go_into_function_call_outputs_and_user_messages_as_input_images() {
+    let image = crate::wire::Image {
+        media_type: "image/webp".into(),
+        data: "UklGRg==".into(),
+    };
+    let mut messages = conversation(None);
+    let last = messages
+        .iter_mut()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+        .expect("a tool result");
+    last.images = vec![image.clone()];
+    let text = last.content.clone();
+    let id = last.tool_call_id.clone();
+    let mut user = messages[0].clone();
+    user.role = Role::User;
+    user.content = "and?".into();
+    user.images = vec![image];
+    messages.push(user);
+    let body = body(&request(ReasoningProtocol::Openai, messages));
+    let input = body["input"].as_array().unwrap();
+    let part = json!({"type": "input_image", "image_url": "data:image/webp;base64,UklGRg==", "detail": "auto"});
+    let output = input
+        .iter()
+        .find(|i| i["type"] == "function_call_output" && i["call_id"] == json!(id))
+        .unwrap();
+    assert_eq!(
+        output["output"],
+        json!([{"type": "input_text", "text": text}, part])
+    );
+    assert_eq!(
+        input.last().unwrap()["content"],
+        json!([{"type": "input_text", "text": "and?"}, part])
+    );
+}
