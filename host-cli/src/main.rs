@@ -14,6 +14,7 @@ mod model_window;
 mod sidecars;
 mod term;
 mod tui;
+mod turn;
 
 use crate::term::errln;
 use clap::{Parser, Subcommand};

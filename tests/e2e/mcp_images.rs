@@ -163,3 +163,106 @@ fn a_model_that_does_not_read_images_gets_the_description_only() {
     };
     assert!(body.to_string().contains(&data_url(&image)));
 }
+
+/// `reasonix run <args…>` with `stdin`, an `anthropic` provider for `claude-sonnet-4-5` (which
+/// reads images) and the FastMCP server; the body of the first request.
+fn first_request_of_user_turn(args: &[&str], stdin: &str) -> Option<Value> {
+    let (command, server_args) = mcp::fastmcp_stdio()?;
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
+    env.project_config(&format!(
+        "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"anthropic\"\nbase_url = \"{}\"\nmodel = \"claude-sonnet-4-5\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
+        mock.base_url()
+    ));
+    std::fs::write(
+        env.home().join("config.toml"),
+        mcp::plugin_stdio("fastmcp", &command, &server_args, ""),
+    )
+    .unwrap();
+    mock.enqueue(Reply::text(&["seen"]));
+    let ws = env.workspace();
+    let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let mut child = env
+        .command(&all)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    Some(mock.requests()[0].json())
+}
+
+/// The blocks of the last user message of an Anthropic request.
+fn last_user_blocks(body: &Value) -> Vec<Value> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_array().cloned())
+        .unwrap()
+}
+
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+#[test]
+fn an_image_resource_named_in_the_task_is_attached_to_it() {
+    let Some(body) = first_request_of_user_turn(&["what is in @fastmcp:notes://pixel.png"], "")
+    else {
+        return;
+    };
+    let blocks = last_user_blocks(&body);
+    let text = blocks[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(
+            "<resource ref=\"fastmcp:notes://pixel.png\">\n[notes://pixel.png: image/png, about"
+        ),
+        "{text}"
+    );
+    assert_eq!(blocks[1]["type"], "image");
+    assert_eq!(
+        blocks[1]["source"],
+        json!({"type": "base64", "media_type": "image/png", "data": PIXEL})
+    );
+}
+
+#[test]
+fn stream_json_input_takes_claude_image_blocks() {
+    let line = format!(
+        r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"text","text":"what colour?"}},{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"{PIXEL}"}}}}]}}}}"#
+    );
+    let Some(body) = first_request_of_user_turn(
+        &[
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ],
+        &format!("{line}\n"),
+    ) else {
+        return;
+    };
+    let blocks = last_user_blocks(&body);
+    assert_eq!(
+        blocks[0]["text"],
+        "what colour?\n[image: image/png, about 72 bytes]"
+    );
+    assert_eq!(blocks[1]["source"]["data"], PIXEL);
+}

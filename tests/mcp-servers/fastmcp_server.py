@@ -9,6 +9,7 @@ requirements.txt).
 """
 
 import argparse
+import base64
 
 import anyio
 
@@ -63,6 +64,18 @@ def greeting() -> str:
 def topic(name: str) -> str:
     """A note per topic."""
     return f"notes about {name}"
+
+
+# A 1×1 PNG: a resource that is an image, served as a base64 blob.
+PIXEL_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+@server.resource("notes://pixel.png", mime_type="image/png")
+def pixel() -> bytes:
+    """A one-pixel image."""
+    return PIXEL_PNG
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ pub mod sandbox;
 
 use crate::context::Context;
 use crate::term::errln;
+use crate::turn::Turn;
 use reasonix_agent::config::mcp::SourceKind;
 use reasonix_agent::config::{ProjectTrust, TrustStore};
 use reasonix_core::terminal::shown;
@@ -120,23 +121,32 @@ pub fn report_failures(servers: &Servers) {
 
 /// Every `@<server>:<uri>` in `task` naming a configured server, read through
 /// `resources/read` and appended as `<resource ref="server:uri">…</resource>` (the original's
-/// form). A reference that cannot be read is an error naming it.
-pub fn resolve_resources(task: &str, servers: &Servers) -> Result<String, String> {
-    Ok(format!("{task}{}", resource_blocks(task, servers)?))
+/// form), its images attached. A reference that cannot be read is an error naming it.
+pub fn resolve_resources(task: &str, servers: &Servers) -> Result<Turn, String> {
+    let resources = resource_blocks(task, servers)?;
+    Ok(Turn {
+        text: format!("{task}{}", resources.text),
+        images: resources.images,
+    })
 }
 
 /// The task of `reasonix run`: a `/mcp__<server>__<prompt> args…` line becomes the prompt's
 /// text; `@<server>:<uri>` references are read from the user's own words only, never from
 /// text a server returned (a prompt cannot make Reasonix read another server's resources).
-pub fn expand_task(task: &str, servers: &Servers) -> Result<String, String> {
+pub fn expand_task(task: &str, servers: &Servers) -> Result<Turn, String> {
     let body = prompt_command::expand(task, servers)?.unwrap_or_else(|| task.to_string());
-    Ok(format!("{body}{}", resource_blocks(task, servers)?))
+    let resources = resource_blocks(task, servers)?;
+    Ok(Turn {
+        text: format!("{body}{}", resources.text),
+        images: resources.images,
+    })
 }
 
-/// The `<resource>` blocks for the references in `text`, each preceded by a blank line.
-pub fn resource_blocks(text: &str, servers: &Servers) -> Result<String, String> {
+/// The `<resource>` blocks for the references in `text`, each preceded by a blank line, and
+/// the images among the resources (each also described in its block).
+pub fn resource_blocks(text: &str, servers: &Servers) -> Result<Turn, String> {
     let names: Vec<String> = servers.statuses().into_iter().map(|s| s.name).collect();
-    let mut appended = String::new();
+    let mut appended = Turn::default();
     let mut seen: Vec<(String, String)> = Vec::new();
     for word in text.split_whitespace() {
         let Some(reference) = word.strip_prefix('@') else {
@@ -153,12 +163,14 @@ pub fn resource_blocks(text: &str, servers: &Servers) -> Result<String, String> 
         if seen.contains(&key) {
             continue;
         }
-        let text = servers
+        let read = servers
             .read_resource(server, uri)
             .map_err(|e| format!("@{server}:{uri}: {e}"))?;
-        appended.push_str(&format!(
-            "\n\n<resource ref=\"{server}:{uri}\">\n{text}\n</resource>"
+        appended.text.push_str(&format!(
+            "\n\n<resource ref=\"{server}:{uri}\">\n{}\n</resource>",
+            read.text
         ));
+        appended.images.extend(read.images);
         seen.push(key);
     }
     Ok(appended)

@@ -136,10 +136,12 @@ fn serve(
                 let resolved = if prompt.read_references {
                     crate::mcp::resolve_resources(&prompt.text, &mcp)
                 } else {
-                    Ok(prompt.text)
+                    Ok(crate::turn::Turn::text(prompt.text))
                 };
                 let outcome = match resolved {
-                    Ok(text) => agent.run(&text, &cancel, &mut on_event),
+                    Ok(turn) => {
+                        agent.run_with_images(&turn.text, turn.images, &cancel, &mut on_event)
+                    }
                     Err(e) => RunOutcome {
                         status: reasonix_agent::agent_loop::RunStatus::Error,
                         result: format!("not sent: {e}"),

@@ -9,6 +9,7 @@ pub mod cancel;
 pub mod capability;
 pub mod catalog;
 pub mod error;
+pub mod image;
 pub mod interceptor;
 pub mod netrange;
 pub mod origin;

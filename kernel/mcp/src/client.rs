@@ -6,6 +6,7 @@ use crate::handler::{Handler, ProgressRoutes, token_key};
 use crate::limits::MAX_DESCRIPTION_BYTES;
 use futures::future::BoxFuture;
 use reasonix_core::tool::ProgressSink;
+use reasonix_core::types::ToolOutput;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequestParams,
     ReadResourceRequestParams, ServerResult,
@@ -96,7 +97,10 @@ pub trait McpClient: Send + Sync {
         arguments: Map<String, Value>,
     ) -> BoxFuture<'a, Result<String, RequestFailure>>;
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<ResourceInfo>, RequestFailure>>;
-    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<String, RequestFailure>>;
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<ToolOutput, RequestFailure>>;
     fn is_closed(&self) -> bool;
     fn close(&self) -> BoxFuture<'_, ()>;
 }
@@ -315,7 +319,10 @@ impl McpClient for RmcpClient {
         })
     }
 
-    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<String, RequestFailure>> {
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> BoxFuture<'a, Result<ToolOutput, RequestFailure>> {
         Box::pin(async move {
             let result = to_json(
                 &self
@@ -328,7 +335,7 @@ impl McpClient for RmcpClient {
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
-            Ok(crate::content::blocks_text(&contents))
+            Ok(crate::content::blocks_output(&contents))
         })
     }
 

@@ -1,15 +1,12 @@
 //! MCP results as the text a model reads, and the images a model that reads images is given.
 //! Server output is untrusted: text is kept as text (the agent bounds and redacts it like any
 //! tool result), binary content is described in the text, assembly stops at
-//! [`MAX_RESULT_BYTES`], and an image is passed on only when it is one of the types every wire
-//! protocol takes, its data is well-formed base64 and it is within [`MAX_IMAGE_BASE64`].
+//! [`MAX_RESULT_BYTES`], and an image is passed on only when [`reasonix_core::image::checked`]
+//! takes it (a common type, well-formed base64, bounded), at most [`MAX_IMAGES`] per result.
 
-use crate::limits::{MAX_IMAGE_BASE64, MAX_IMAGES, MAX_RESULT_BYTES};
+use crate::limits::{MAX_IMAGES, MAX_RESULT_BYTES};
 use reasonix_core::types::{Image, ToolOutput};
 use serde_json::Value;
-
-/// The image types passed to a model (the ones OpenAI, Anthropic and Responses all take).
-const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /// The text and images of a `CallToolResult` content list or a `ReadResourceResult` contents
 /// list, given as JSON. Every image is described in the text whether or not it is passed on.
@@ -46,31 +43,8 @@ fn image_of(block: &Value) -> Option<Image> {
         None => (block, "blob"),
     };
     let media_type = holder.get("mimeType").and_then(Value::as_str)?;
-    let media_type = media_type.trim().to_ascii_lowercase();
-    if !IMAGE_TYPES.contains(&media_type.as_str()) {
-        return None;
-    }
     let data = holder.get(key).and_then(Value::as_str)?;
-    if data.is_empty() || data.len() > MAX_IMAGE_BASE64 || !is_base64(data) {
-        return None;
-    }
-    Some(Image {
-        media_type,
-        data: data.to_string(),
-    })
-}
-
-/// Standard, padded base64: what the wire protocols embed in a `data:` URL or a `source`.
-fn is_base64(data: &str) -> bool {
-    let bytes = data.as_bytes();
-    if !bytes.len().is_multiple_of(4) {
-        return false;
-    }
-    let body = data.trim_end_matches('=');
-    bytes.len() - body.len() <= 2
-        && body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+    reasonix_core::image::checked(media_type, data).ok()
 }
 
 /// The text of a `CallToolResult` / `GetPromptResult` message content / `ReadResourceResult`
@@ -194,7 +168,7 @@ mod tests {
         assert_eq!(passed(image("image/png", "A===")), 0, "three pads");
         assert_eq!(passed(image("image/png", "AA\"}AA")), 0, "a quote");
         assert_eq!(passed(image("image/png", "")), 0);
-        let huge = "A".repeat(MAX_IMAGE_BASE64 + 4);
+        let huge = "A".repeat(reasonix_core::image::MAX_BASE64 + 4);
         assert_eq!(passed(image("image/png", &huge)), 0, "over the limit");
         // Embedded and read resources with an image blob count; other blobs do not.
         let embedded = json!({"type": "resource", "resource": {"uri": "x://i", "mimeType": "image/webp", "blob": "UklGRg=="}});

@@ -12,9 +12,6 @@ pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 /// The text a tool result may bring before the agent's own bounding (which is far smaller):
 /// content beyond it is not even assembled.
 pub const MAX_RESULT_BYTES: usize = 1024 * 1024;
-/// The largest image passed to a model, in base64 characters (about 3.6 MiB of image):
-/// within every wire protocol's per-image limit. A larger one is only described in the text.
-pub const MAX_IMAGE_BASE64: usize = 5_000_000;
 /// Images of one result passed to a model; the rest are only described in the text.
 pub const MAX_IMAGES: usize = 8;
 /// The end of a server's stderr kept for error reports.

@@ -17,6 +17,7 @@ use crate::stdio::{self, Broken};
 use crate::tool::McpTool;
 use reasonix_agent::config::mcp::{Concurrency, Origin, ServerSpec, Transport};
 use reasonix_core::tool::{ProgressSink, Tool};
+use reasonix_core::types::ToolOutput;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -549,8 +550,9 @@ impl Servers {
             .map_err(|f| inner.failure(&target, &live, "prompts/get", f))
     }
 
-    /// `resources/read`: the contents as text (binary contents described).
-    pub fn read_resource(&self, server: &str, uri: &str) -> Result<String, McpError> {
+    /// `resources/read` of `uri`: its contents as text (binary contents described), and the
+    /// images among them.
+    pub fn read_resource(&self, server: &str, uri: &str) -> Result<ToolOutput, McpError> {
         let inner = self
             .inner
             .as_ref()

@@ -150,7 +150,10 @@ fn the_reference_server_over_stdio() {
         .unwrap();
     assert!(!text.is_empty());
     let resource = servers.resources().into_iter().next().expect("a resource");
-    let text = servers.read_resource("everything", &resource.uri).unwrap();
+    let text = servers
+        .read_resource("everything", &resource.uri)
+        .unwrap()
+        .text;
     assert!(!text.is_empty());
     servers.shutdown();
 }

@@ -16,6 +16,7 @@ mod tool_names;
 use crate::exit::{Code, Failure, Outcome};
 use crate::launch::{self, Options, Resume};
 use crate::term::errln;
+use crate::turn::Turn;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
 use reasonix_agent::agent_loop::{RunDeadline, RunOutcome, RunStatus};
@@ -374,7 +375,7 @@ pub fn run(args: RunArgs) -> Outcome {
         resumed_messages,
         mcp_servers,
     });
-    let turns: Box<dyn Iterator<Item = Result<String, input::InputError>>> = match task {
+    let turns: Box<dyn Iterator<Item = Result<Turn, input::InputError>>> = match task {
         Some(task) => Box::new(std::iter::once(Ok(task))),
         None => Box::new(input::Turns::new(std::io::stdin().lock())),
     };
@@ -390,7 +391,7 @@ pub fn run(args: RunArgs) -> Outcome {
         };
         let turn_started = Instant::now();
         let (outcome, structured_failed) =
-            one_turn(&mut agent, &task, schema.as_ref(), &cancel, &mut printer);
+            one_turn(&mut agent, task, schema.as_ref(), &cancel, &mut printer);
         // One command: the first turn's time counts from the start of the command.
         let since = if code.is_none() {
             started
@@ -442,12 +443,14 @@ pub fn run(args: RunArgs) -> Outcome {
 /// outcome covers every request made; the second value is why the structured answer failed.
 fn one_turn(
     agent: &mut reasonix_agent::agent_loop::Agent,
-    task: &str,
+    task: Turn,
     schema: Option<&structured::Schema>,
     cancel: &CancelToken,
     printer: &mut Printer,
 ) -> (RunOutcome, Option<String>) {
-    let outcome = agent.run(task, cancel, &mut |event| printer.event(&event));
+    let outcome = agent.run_with_images(&task.text, task.images, cancel, &mut |event| {
+        printer.event(&event)
+    });
     let Some(schema) = schema else {
         return (outcome, None);
     };

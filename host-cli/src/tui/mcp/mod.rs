@@ -327,8 +327,10 @@ pub fn run_prompt(app: &mut App, command: &str, args: &str) {
                 .get_prompt(&prompt.server, &prompt.name, bound)
                 .map_err(|e| e.to_string())
                 .and_then(|text| {
+                    // The prompt becomes the input line's text, so the resources' images are
+                    // described there, not attached.
                     let blocks = crate::mcp::resource_blocks(&args, &servers)?;
-                    Ok(format!("{text}{blocks}"))
+                    Ok(format!("{text}{}", blocks.text))
                 });
             let _ = to_ui.send(Msg::Mcp(Event::Prompt { command, result }));
         });

@@ -47,7 +47,7 @@ use crate::completion::{ChatRequest, CompletionError, ProviderClient};
 use crate::permissions::{Approver, Policy, Posture, PostureSwitch, ToolClass};
 use crate::session::SessionWriter;
 use crate::tool::Tool;
-use crate::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
+use crate::types::{FinishReason, Image, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -457,9 +457,23 @@ impl Agent {
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> RunOutcome {
+        self.run_with_images(task, Vec::new(), cancel, on_event)
+    }
+
+    /// Run one task whose message carries images (an `@server:uri` resource that is an image):
+    /// a model that reads images is sent them, the text describes them for one that does not.
+    pub fn run_with_images(
+        &mut self,
+        task: &str,
+        images: Vec<Image>,
+        cancel: &CancelToken,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) -> RunOutcome {
         let interceptors = self.interceptors.clone();
         let mut display = frontend::Display::new(&interceptors);
-        let mut outcome = self.run_task(task, cancel, &mut |event| display.show(event, on_event));
+        let mut outcome = self.run_task(task, images, cancel, &mut |event| {
+            display.show(event, on_event)
+        });
         let _ = self.session_phase(points::SESSION_SAVE, "save", &mut |event| {
             display.show(event, on_event)
         });
@@ -473,6 +487,7 @@ impl Agent {
     fn run_task(
         &mut self,
         task: &str,
+        images: Vec<Image>,
         cancel: &CancelToken,
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> RunOutcome {
@@ -522,7 +537,10 @@ impl Agent {
                 return end(self, RunStatus::Error, result, steps, usage, &spend);
             }
         };
-        let user = Message::text(Role::User, task);
+        let user = Message {
+            images,
+            ..Message::text(Role::User, task)
+        };
         self.begin_turn(on_event);
         self.append(user, on_event);
         if let Err(stop) = self.before_start() {
