@@ -727,6 +727,11 @@ fn providers_list_shows_kind_plugin_models_and_key_source_never_the_key() {
         ),
         "{text}"
     );
+    // `mock-model` is not a model the component knows to read images.
+    assert!(
+        text.contains("images:    not sent (not known to read images; `vision = true` sends them)"),
+        "{text}"
+    );
     assert!(!text.contains(KEY) && !stderr(&out).contains(KEY));
 
     let out = setup.env.reasonix(&["providers", "list", "--json"]);
@@ -739,6 +744,7 @@ fn providers_list_shows_kind_plugin_models_and_key_source_never_the_key() {
         serde_json::json!(["auto", "enabled", "disabled"])
     );
     assert_eq!(value["providers"][0]["stall_timeout_seconds"], 2);
+    assert_eq!(value["providers"][0]["images"], false);
     assert_eq!(
         value["kinds_served"],
         serde_json::json!(["anthropic", "openai", "responses"])

@@ -182,6 +182,19 @@ fn print_provider(
             p.max_retries
         ),
     }
+    let images = match (p.vision_for(&p.default_model), good) {
+        (Some(true), _) => "sent (vision = true)",
+        (Some(false), _) => "not sent (vision = false)",
+        (None, Some(g)) if g.images => "sent (the model reads images)",
+        (None, Some(_)) => "not sent (not known to read images; `vision = true` sends them)",
+        (None, None) => "unknown",
+    };
+    outln!("  images:    {images}");
+}
+
+/// Whether requests to the default model carry images: the user's `vision`, else the profile.
+fn reads_images(p: &ResolvedProvider, profile: Option<&ModelProfile>) -> Option<bool> {
+    p.vision_for(&p.default_model).or(profile.map(|g| g.images))
 }
 
 fn provider_json(
@@ -206,6 +219,7 @@ fn provider_json(
         "profile_error": profile.and_then(|r| r.as_ref().err()),
         "context_window": p.context_window,
         "stall_timeout_seconds": stall_seconds(p, good),
+        "images": reads_images(p, good),
         "max_retries": p.max_retries,
     })
 }
