@@ -4,7 +4,7 @@
 
 use crate::types::Image;
 
-/// The image types passed to a model (the ones OpenAI, Anthropic and Responses all take).
+/// The image types passed to a model (the ones every wire protocol of the built-in kinds takes).
 pub const MEDIA_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /// The largest image passed to a model, in base64 characters (about 3.6 MiB of image): within

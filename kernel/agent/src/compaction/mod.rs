@@ -80,8 +80,8 @@ const PRUNE_MARK: &str = "[tool result pruned by compaction:";
 /// A digest message starts with this, then its number and `]`.
 pub const DIGEST_MARK: &str = "[Reasonix compaction digest #";
 
-/// What one image is counted as: about what Anthropic charges for an image of ~1.15 megapixels
-/// (OpenAI's high detail costs less). Its base64 is not text the model reads.
+/// What one image is counted as: about what a large image (~1.15 megapixels) costs on the
+/// dearest of the common backends. Its base64 is not text the model reads.
 pub const IMAGE_TOKENS: u64 = 1_600;
 
 /// A rough token count of one message as sent (bytes / 4, plus a little per message, plus
