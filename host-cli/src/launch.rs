@@ -67,7 +67,7 @@ pub fn prepare_with(
     overrides: &Overrides,
 ) -> Result<Prepared, Failure> {
     let cx = context::load_adjusted_choosing(&overrides.settings, |config| {
-        crate::commands::run::mcp_flags::apply(
+        crate::mcp::flags::apply(
             &mut config.mcp_servers,
             &overrides.mcp_servers,
             overrides.strict_mcp,
@@ -180,7 +180,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
             providers::resolve_model(None, cx.config.default_model.as_deref(), &resolved),
             Err(providers::ModelRefError::NoProviders)
         ))
-    .then(|| crate::tui::setup::fallback_model(&cx.paths))
+    .then(|| fallback_model(&cx.paths))
     .flatten();
     let model = options.model.as_deref().or(implicit.as_deref());
     let build = |resolved: &[ResolvedProvider]| {
@@ -256,7 +256,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         writer
             .append(&session::Record::Title {
                 title: title.clone(),
-                at_ms: crate::commands::session_admin::now_ms(),
+                at_ms: crate::clock::now_ms(),
             })
             .map_err(session_failure)?;
     }
@@ -436,4 +436,21 @@ pub fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Failure> {
             })
         })
         .collect()
+}
+
+/// The first preset (DeepSeek first, then the file's order) whose key is in the environment
+/// or `<home>/.env`: a model reference that works with no config at all. Today's
+/// `resolve_model` does not fall back on it by itself (docs/tui/setup.md).
+pub fn fallback_model(paths: &reasonix_agent::config::Paths) -> Option<String> {
+    let mut presets: Vec<&reasonix_agent::providers::Preset> =
+        reasonix_agent::providers::presets().iter().collect();
+    presets.sort_by_key(|p| p.id != "deepseek");
+    presets
+        .into_iter()
+        .find(|p| {
+            p.api_key_env.as_deref().is_some_and(|env| {
+                reasonix_agent::providers::dotenv::secret_with_source(env, &paths.home).is_some()
+            })
+        })
+        .map(|p| p.id.clone())
 }

@@ -4,9 +4,12 @@
 #![deny(unsafe_code)]
 
 mod builtins;
+mod clock;
 mod commands;
 mod context;
+mod custom_commands;
 mod exit;
+mod flags;
 mod hooks;
 mod launch;
 mod mcp;
@@ -15,6 +18,7 @@ mod sidecars;
 mod term;
 mod tui;
 mod turn;
+mod wording;
 
 use crate::term::errln;
 use clap::{Parser, Subcommand};
@@ -291,7 +295,7 @@ fn main() -> ExitCode {
         Command::Doctor { json } => commands::doctor::run(json),
         Command::Run(args) => commands::run::run(*args),
         Command::Trust(args) => commands::trust::run(args),
-        Command::Hooks(HooksCommand::List { json }) => hooks::list(json),
+        Command::Hooks(HooksCommand::List { json }) => commands::hooks::list(json),
         Command::Setup => commands::setup::run(),
         Command::Mcp(command) => commands::mcp::run(command),
         Command::Sessions(command) => commands::sessions_cli::run(command),

@@ -506,3 +506,29 @@ fn a_broken_plugin_index_is_reported_once() {
         "{err}"
     );
 }
+
+/// Claude Code's documented command file (`.claude/commands/review-pr.md`, positional
+/// arguments) invoked as `reasonix -p "/review-pr 456 high alice"`: the model gets the expanded
+/// template, exactly as the session sends it; a `/word` that is no command goes as it is.
+#[test]
+fn a_custom_command_as_the_task_sends_its_template() {
+    let s = Setup::new();
+    let commands = s.env.workspace().join(".claude").join("commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("review-pr.md"),
+        "---\nargument-hint: [pr-number] [priority] [assignee]\ndescription: Review pull request\n---\n\nReview PR #$1 with priority $2 and assign to $3.\nFocus on security, performance, and code style.\n",
+    )
+    .unwrap();
+    s.mock.enqueue(Reply::text(&["reviewed"]));
+    s.mock.enqueue(Reply::text(&["as is"]));
+    let out = s.run_with(&["-p"], &["/review-pr 456 high alice"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        s.task_sent(0),
+        "Review PR #456 with priority high and assign to alice.\nFocus on security, performance, and code style."
+    );
+    let out = s.run(&["/usr/bin/env is missing"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(s.task_sent(1), "/usr/bin/env is missing");
+}

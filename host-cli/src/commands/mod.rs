@@ -1,4 +1,5 @@
 pub mod doctor;
+pub mod hooks;
 pub mod mcp;
 pub mod plugin_new;
 pub mod plugin_wit;

@@ -2,6 +2,7 @@
 //! sessions. Loads no plugins. A session argument is an id, an id prefix or title text, as
 //! for `--resume`.
 
+use crate::clock::now_ms;
 use crate::context::resolve_workspace;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
@@ -291,9 +292,3 @@ fn tree_lines(
     }
 }
 
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}

@@ -2,6 +2,7 @@
 //! `--undo`: put the files and/or the conversation back to the start of a turn, or undo the
 //! last rewind. Takes the session's lock: refused while a live process has it open.
 
+use crate::clock::now_ms;
 use super::session_admin::workspace_store;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{errln, outln};
@@ -159,9 +160,3 @@ fn print_report(report: &RestoreReport) {
     }
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}

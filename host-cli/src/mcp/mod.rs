@@ -1,6 +1,7 @@
 //! The MCP tier in a session: start the configured servers in the background, say what failed,
 //! and resolve `@server:uri` resource references in a task.
 
+pub mod flags;
 pub mod prompt_args;
 pub mod prompt_command;
 pub mod sandbox;

@@ -1,6 +1,7 @@
 //! Slash commands: what each built-in does in the session. The names, descriptions and
 //! completion come from the one registry ([`super::slash`]); this is the dispatch.
 
+use crate::clock::now_ms;
 use super::app::{App, Overlay};
 use super::msg::Msg;
 use super::status::{money, posture_name, tokens};
@@ -355,9 +356,3 @@ fn model(app: &mut App, args: &str) {
     }
 }
 
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}

@@ -656,7 +656,7 @@ impl App {
                 } else {
                     // Committed lines stay in the scrollback: end them and say what follows.
                     self.flush_answer();
-                    self.notice(crate::commands::run::output::restarted(false));
+                    self.notice(crate::wording::restarted(false));
                 }
             }
             AgentEvent::Message(message) => {
@@ -679,10 +679,10 @@ impl App {
                 }
             }
             AgentEvent::ToolsChanged { .. } => {
-                self.notice(&crate::commands::run::output::tools_changed(&event));
+                self.notice(&crate::wording::tools_changed(&event));
             }
             AgentEvent::Compacted { tokens_after, .. } => {
-                self.notice(&crate::commands::run::output::compacted(&event));
+                self.notice(&crate::wording::compacted(&event));
                 // The status line shows what the context holds now (the next request's
                 // provider count replaces this estimate), as the notice does.
                 self.status.context_used = tokens_after;

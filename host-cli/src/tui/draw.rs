@@ -25,7 +25,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     match &app.overlay {
         Some(Overlay::Picker(picker)) => {
-            return picker.lines(theme, width, super::actions::now_ms());
+            return picker.lines(theme, width, crate::clock::now_ms());
         }
         Some(Overlay::Calls(calls)) => {
             return calls.lines(&app.finished, theme, width);

@@ -39,7 +39,7 @@ pub mod turn_picker;
 pub mod worker;
 pub mod wrap;
 
-use crate::commands::run::{mode_name, parse_rule_values, rule_values};
+use crate::flags::{mode_name, parse_rule_values, rule_values};
 use crate::exit::{Code, Failure, Outcome};
 use crate::launch::{self, Options, Resume};
 use crate::term::outln;

@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod compaction;
 pub mod completion;
 pub mod config;
+pub mod cost;
 pub mod fork;
 pub mod history;
 pub mod permissions;

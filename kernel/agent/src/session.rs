@@ -10,7 +10,7 @@
 mod compaction;
 pub mod go;
 
-use crate::agent_loop::{Cost, Spend};
+use crate::cost::{Cost, Spend};
 use crate::timeline::Timeline;
 use crate::types::{Message, Role, Usage};
 use serde::{Deserialize, Serialize};

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod error;
 pub mod image;
 pub mod interceptor;
+pub mod lexical_path;
 pub mod netrange;
 pub mod origin;
 pub mod provider;

@@ -3,9 +3,11 @@
 //! and `[tools]`; plugins read it through the `config` host service under the reserved key
 //! `sandbox`, and the host `process` service enforces it.
 
+pub use crate::lexical_path::normalize;
 use crate::settings::{SandboxSettings, ShellSandbox, ToolsSettings, expand_vars};
+use crate::user_commands::UserCommands;
 use serde::Serialize;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Default foreground timeout for shell commands.
 pub const DEFAULT_BASH_TIMEOUT_SECS: u64 = 120;
@@ -65,6 +67,39 @@ pub struct SandboxPolicy {
     /// Entries that could not be resolved (unset variables), reported to the user.
     #[serde(skip)]
     pub warnings: Vec<String>,
+}
+
+impl SandboxPolicy {
+    /// The policy a job `program args` runs in when it is `sh -c <line>` of one of the user's
+    /// own command lines (ADR 0028): this one with the network and the user's writable
+    /// directories added, what must stay read-only in them protected. `None` for any other
+    /// command.
+    pub fn widened_for(
+        &self,
+        commands: &UserCommands,
+        program: &str,
+        args: &[String],
+    ) -> Option<SandboxPolicy> {
+        let [flag, line] = args else {
+            return None;
+        };
+        if program != "sh" || flag != "-c" || !commands.contains(line) {
+            return None;
+        }
+        let mut widened = self.clone();
+        widened.network = true;
+        for dir in commands.writable() {
+            if !widened.allow_write.contains(dir) {
+                widened.allow_write.push(dir.clone());
+            }
+            widened.protected.extend(
+                crate::user_commands::KEPT_READ_ONLY
+                    .iter()
+                    .map(|name| dir.join(name)),
+            );
+        }
+        Some(widened)
+    }
 }
 
 impl SandboxConfig {
@@ -191,20 +226,6 @@ pub fn real_path(path: &Path) -> PathBuf {
     }
 }
 
-/// Resolve `.` and `..` without touching the filesystem.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {

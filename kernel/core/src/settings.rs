@@ -59,7 +59,7 @@ impl Paths {
         let cwd = std::env::current_dir().unwrap_or_default();
         let mut dirs: Vec<PathBuf> = Vec::new();
         for dir in [&self.home, &self.cache, &self.state] {
-            let dir = crate::sandbox::normalize(&cwd.join(dir));
+            let dir = crate::lexical_path::normalize(&cwd.join(dir));
             if !dirs.iter().any(|d| dir.starts_with(d)) {
                 dirs.retain(|d| !d.starts_with(&dir));
                 dirs.push(dir);

@@ -9,13 +9,13 @@
 //! from a workspace file: a line that a project file also runs is not widened, so a trusted
 //! repository cannot ride on a user's hook by copying its command.
 
-use crate::sandbox::{SandboxPolicy, normalize};
+use crate::lexical_path::normalize;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// What the user keeps in `~/.claude` that decides what runs or what the model reads: read-only
 /// even for the user's own hooks.
-const KEPT_READ_ONLY: &[&str] = &[
+pub(crate) const KEPT_READ_ONLY: &[&str] = &[
     "settings.json",
     "settings.local.json",
     "CLAUDE.md",
@@ -67,38 +67,16 @@ impl UserCommands {
         self.lines.len()
     }
 
-    /// The policy a job `program args` runs in when it is `sh -c <line>` of one of these
-    /// lines: `policy` with the network and the writable directories added. `None` for any
-    /// other command.
-    pub fn widen(
-        &self,
-        policy: &SandboxPolicy,
-        program: &str,
-        args: &[String],
-    ) -> Option<SandboxPolicy> {
-        let [flag, line] = args else {
-            return None;
-        };
-        if program != "sh" || flag != "-c" || !self.lines.contains(line) {
-            return None;
-        }
-        let mut widened = policy.clone();
-        widened.network = true;
-        for dir in &self.writable {
-            if !widened.allow_write.contains(dir) {
-                widened.allow_write.push(dir.clone());
-            }
-            widened
-                .protected
-                .extend(KEPT_READ_ONLY.iter().map(|name| dir.join(name)));
-        }
-        Some(widened)
+    /// The directories these commands may write besides the workspace (absolute).
+    pub fn writable(&self) -> &[PathBuf] {
+        &self.writable
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::SandboxPolicy;
     use std::path::Path;
 
     fn sh(line: &str) -> Vec<String> {
@@ -120,7 +98,7 @@ mod tests {
             "a line a project file also runs is not the user's alone"
         );
         let policy = SandboxPolicy::for_test(Path::new("/w"), vec![], vec![]);
-        let widened = user.widen(&policy, "sh", &sh(&log)).unwrap();
+        let widened = policy.widened_for(&user, "sh", &sh(&log)).unwrap();
         assert!(widened.network);
         assert_eq!(widened.allow_write, vec![PathBuf::from("/home/u/.claude")]);
         assert!(widened.is_protected(Path::new("/home/u/.claude/settings.json")));
@@ -134,7 +112,7 @@ mod tests {
             ("sh", vec![log.clone()]),
         ] {
             assert!(
-                user.widen(&policy, program, &args).is_none(),
+                policy.widened_for(&user, program, &args).is_none(),
                 "{program} {args:?}"
             );
         }
@@ -144,7 +122,7 @@ mod tests {
     fn a_relative_claude_dir_is_not_made_writable() {
         let user = UserCommands::new(["x".to_string()], &[], Some(PathBuf::from(".claude")));
         let policy = SandboxPolicy::for_test(Path::new("/w"), vec![], vec![]);
-        let widened = user.widen(&policy, "sh", &sh("x")).unwrap();
+        let widened = policy.widened_for(&user, "sh", &sh("x")).unwrap();
         assert!(widened.allow_write.is_empty());
         assert!(widened.network);
     }

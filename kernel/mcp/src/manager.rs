@@ -14,7 +14,7 @@ use crate::handler::Handler;
 use crate::limits::{BACKOFF_FIRST, BACKOFF_MAX, CALL_TIMEOUT, STARTUP_TIMEOUT};
 use crate::stderr_tail::StderrTail;
 use crate::stdio::{self, Broken};
-use crate::tool::McpTool;
+use crate::tool::{CallTool, McpTool};
 use reasonix_agent::config::mcp::{Concurrency, Origin, ServerSpec, Transport};
 use reasonix_core::tool::{ProgressSink, Tool};
 use reasonix_core::types::ToolOutput;
@@ -444,9 +444,9 @@ impl Servers {
             let infos = lock(&server.slot).tools.clone();
             for info in infos {
                 let tool = McpTool::new(
-                    Servers {
+                    Arc::new(Servers {
                         inner: Some(inner.clone()),
-                    },
+                    }),
                     server.spec.name.clone(),
                     info,
                     server.spec.trust_read_only_hints,
@@ -570,43 +570,6 @@ impl Servers {
             .map_err(|f| inner.failure(&target, &live, "resources/read", f))
     }
 
-    /// `tools/call` of `tool` (the server's own name): the raw result as JSON.
-    pub(crate) fn call_tool(
-        &self,
-        server: &str,
-        tool: &str,
-        arguments: Map<String, Value>,
-        progress: Option<ProgressSink>,
-    ) -> Result<Value, McpError> {
-        let inner = self
-            .inner
-            .as_ref()
-            .ok_or(McpError::Unknown(server.into()))?;
-        let target = inner.server(server)?;
-        let live = inner.live(&target)?;
-        let timeout = target
-            .spec
-            .tool_timeouts
-            .get(tool)
-            .copied()
-            .unwrap_or_else(|| {
-                target
-                    .spec
-                    .call_timeout
-                    .unwrap_or(inner.options.call_timeout)
-            });
-        let cancel = lock(&inner.calls).child_token();
-        let result = inner.runtime.block_on(async {
-            let _turn = match &target.serial {
-                Some(semaphore) => semaphore.acquire().await.ok(),
-                None => None,
-            };
-            live.client
-                .call_tool(tool, arguments, timeout, progress, cancel)
-                .await
-        });
-        result.map_err(|f| inner.failure(&target, &live, "tools/call", f))
-    }
 
     /// Cancel every call in flight (Ctrl-C): each server is sent `notifications/cancelled`
     /// and the call returns at once. The servers stay up.
@@ -998,6 +961,46 @@ fn backoff(failures: u32) -> Duration {
     }
     let doubled = BACKOFF_FIRST.saturating_mul(1u32 << (failures - 2).min(16));
     doubled.min(BACKOFF_MAX)
+}
+
+
+impl CallTool for Servers {
+    fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Map<String, Value>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Value, McpError> {
+        let inner = self
+            .inner
+            .as_ref()
+            .ok_or(McpError::Unknown(server.into()))?;
+        let target = inner.server(server)?;
+        let live = inner.live(&target)?;
+        let timeout = target
+            .spec
+            .tool_timeouts
+            .get(tool)
+            .copied()
+            .unwrap_or_else(|| {
+                target
+                    .spec
+                    .call_timeout
+                    .unwrap_or(inner.options.call_timeout)
+            });
+        let cancel = lock(&inner.calls).child_token();
+        let result = inner.runtime.block_on(async {
+            let _turn = match &target.serial {
+                Some(semaphore) => semaphore.acquire().await.ok(),
+                None => None,
+            };
+            live.client
+                .call_tool(tool, arguments, timeout, progress, cancel)
+                .await
+        });
+        result.map_err(|f| inner.failure(&target, &live, "tools/call", f))
+    }
 }
 
 #[cfg(test)]

@@ -2,15 +2,27 @@
 //! the prompt prefix is the same bytes on every start.
 
 use crate::client::ToolInfo;
-use crate::manager::Servers;
 use crate::{McpError, names};
+use std::sync::Arc;
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
 use reasonix_core::types::{CallContext, FileChange, ToolOutput, ToolSpec, canonical_json};
 use serde_json::{Map, Value};
 
+/// What runs a tool's `tools/call` on its server (the server manager).
+pub trait CallTool: Send + Sync {
+    /// `tools/call` of `tool` (the server's own name) on `server`: the raw result as JSON.
+    fn call_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Map<String, Value>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Value, McpError>;
+}
+
 pub struct McpTool {
-    servers: Servers,
+    servers: Arc<dyn CallTool>,
     server: String,
     /// The server's own name for the tool.
     raw_name: String,
@@ -19,7 +31,12 @@ pub struct McpTool {
 }
 
 impl McpTool {
-    pub fn new(servers: Servers, server: String, info: ToolInfo, trust_hints: bool) -> McpTool {
+    pub fn new(
+        servers: Arc<dyn CallTool>,
+        server: String,
+        info: ToolInfo,
+        trust_hints: bool,
+    ) -> McpTool {
         let read_only = trust_hints && info.read_only_hint;
         let schema = info.input_schema.to_string();
         let parameters = canonical_json(&schema).unwrap_or(schema);
@@ -143,7 +160,7 @@ mod tests {
 
     fn tool(schema: &str, hint: bool, trusted: bool) -> McpTool {
         McpTool::new(
-            Servers::default(),
+            Arc::new(crate::manager::Servers::default()),
             "srv".into(),
             ToolInfo {
                 name: "do.it".into(),

@@ -3,7 +3,6 @@
 //! (docs/RUN.md).
 
 mod input;
-pub(crate) mod mcp_flags;
 pub mod output;
 mod partial;
 mod piped;
@@ -14,6 +13,9 @@ mod structured;
 mod tool_names;
 
 use crate::exit::{Code, Failure, Outcome};
+use crate::flags::{mode_name, parse_rule_values, rule_values};
+#[cfg(test)]
+use crate::flags::split_rules;
 use crate::launch::{self, Options, Resume};
 use crate::term::errln;
 use crate::turn::Turn;
@@ -214,9 +216,9 @@ pub fn run(args: RunArgs) -> Outcome {
     let add_dirs = launch::add_dirs(&args.add_dir)?;
     let mut words = args.task.clone();
     let overrides = launch::Overrides {
-        mcp_servers: mcp_flags::load(&list_values(
+        mcp_servers: crate::mcp::flags::load(&list_values(
             &args.mcp_config,
-            mcp_flags::looks_like_config,
+            crate::mcp::flags::looks_like_config,
             &mut words,
         ))?,
         strict_mcp: args.strict_mcp_config,
@@ -256,6 +258,18 @@ pub fn run(args: RunArgs) -> Outcome {
     });
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
+    // `/name args` of a custom command sends its template, as in the session.
+    let commands = crate::custom_commands::load(&crate::custom_commands::CommandDir::standard(
+        &prepared.workspace,
+        &prepared.cx.paths.home,
+        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+    ));
+    let expand_command = |text: String| -> String {
+        if text.trim_start().starts_with("/mcp__") {
+            return text;
+        }
+        commands.expand_line(&text).unwrap_or(text)
+    };
     let task = if streaming_input {
         if !words.is_empty() {
             return Err(Failure::usage(anyhow!(
@@ -264,7 +278,7 @@ pub fn run(args: RunArgs) -> Outcome {
         }
         None
     } else {
-        let task = task(&words)?;
+        let task = expand_command(task(&words)?);
         Some(
             crate::mcp::expand_task(&task, &prepared.mcp)
                 .map_err(|e| Failure::usage(anyhow!("{e}")))?,
@@ -383,6 +397,11 @@ pub fn run(args: RunArgs) -> Outcome {
     let mut bad_input = None;
     for turn in turns {
         let task = match turn {
+            // A stream-json turn may invoke a command too; the argument task already did.
+            Ok(task) if streaming_input => Turn {
+                text: expand_command(task.text),
+                ..task
+            },
             Ok(task) => task,
             Err(e) => {
                 bad_input = Some(e);
@@ -550,17 +569,6 @@ fn posture(args: &RunArgs) -> Result<Posture, Failure> {
     }
 }
 
-/// The `--permission-mode` spelling of a posture.
-pub fn mode_name(posture: Posture) -> &'static str {
-    match posture {
-        Posture::Ask => "ask",
-        Posture::AcceptEdits => "acceptEdits",
-        Posture::Auto => "auto",
-        Posture::DontAsk => "dontAsk",
-        Posture::Yolo => "bypassPermissions",
-    }
-}
-
 /// A prompt flag's text, given inline or (`flag`) as a file of at most 256 KiB.
 fn prompt_text(
     text: Option<&String>,
@@ -621,34 +629,6 @@ fn task(words: &[String]) -> Result<String, Failure> {
     Ok(text.to_string())
 }
 
-/// The values a list flag (`--allowed-tools`, `--disallowed-tools`) really took. clap gives
-/// the flag every argument up to the next flag; like Claude Code's list flags, it keeps them
-/// while each is a rule list (comma- or space-separated) whose every rule names a known tool
-/// or a tool family (`Bash`, `Edit`, `Read`, `WebFetch` …). The first value that is not, and
-/// every value after it, goes back to the task, in order. The first value is always kept, so
-/// a bad rule right after the flag is reported, not run as the task.
-pub(crate) fn rule_values(
-    values: &[String],
-    known: &[String],
-    task: &mut Vec<String>,
-) -> Vec<String> {
-    let cut = values
-        .iter()
-        .enumerate()
-        .position(|(i, v)| i > 0 && !is_rule_list(v, known))
-        .unwrap_or(values.len());
-    task.extend(values[cut..].iter().cloned());
-    values[..cut].to_vec()
-}
-
-fn is_rule_list(value: &str, known: &[String]) -> bool {
-    let rules = split_rules(std::slice::from_ref(&value.to_string()));
-    !rules.is_empty()
-        && rules
-            .iter()
-            .all(|r| Rule::parse(r).is_ok_and(|rule| rule.names_known_tool(known)))
-}
-
 /// The values a list flag keeps: the first, then each while `belongs` says so; the rest goes
 /// back to the task, in order.
 fn list_values(
@@ -663,53 +643,6 @@ fn list_values(
         .unwrap_or(values.len());
     task.extend(values[cut..].iter().cloned());
     values[..cut].to_vec()
-}
-
-/// Rules separated by commas or whitespace outside parentheses, so `Bash(npm run build), Edit`
-/// is two rules.
-pub(crate) fn parse_rule_values(flag: &str, values: &[String]) -> Result<Vec<Rule>, Failure> {
-    split_rules(values)
-        .iter()
-        .map(|text| {
-            Rule::parse(text).map_err(|e| {
-                Failure::usage(anyhow!(
-                    "{flag}: `{}`: {}; rules look like `Edit`, `Edit(src/**)`, `Bash(cargo test:*)` or `web_fetch`",
-                    e.rule,
-                    e.reason
-                ))
-            })
-        })
-        .collect()
-}
-
-fn split_rules(values: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    for value in values {
-        let mut depth = 0usize;
-        let mut current = String::new();
-        for c in value.chars() {
-            match c {
-                '(' => {
-                    depth += 1;
-                    current.push(c);
-                }
-                ')' => {
-                    depth = depth.saturating_sub(1);
-                    current.push(c);
-                }
-                c if depth == 0 && (c == ',' || c.is_whitespace()) => {
-                    if !current.is_empty() {
-                        out.push(std::mem::take(&mut current));
-                    }
-                }
-                c => current.push(c),
-            }
-        }
-        if !current.is_empty() {
-            out.push(current);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

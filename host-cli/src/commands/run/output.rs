@@ -204,6 +204,7 @@ pub struct PermissionDenial {
     pub reason: String,
 }
 
+pub use crate::wording::{compacted, restarted, tools_changed};
 pub use reasonix_agent::agent_loop::cost::currency_code;
 
 impl ResultObject {
@@ -355,53 +356,9 @@ pub enum Line {
     Result(ResultObject),
 }
 
-/// `compacted (summary, #2): ~9,100 → ~2,300 tokens`.
-pub fn compacted(event: &AgentEvent) -> String {
-    let AgentEvent::Compacted {
-        tier,
-        number,
-        tokens_before,
-        tokens_after,
-        manual,
-    } = event
-    else {
-        return String::new();
-    };
-    format!(
-        "compacted the history ({}{}, #{number}): ~{tokens_before} → ~{tokens_after} tokens, ~{} saved",
-        tier.as_str(),
-        if *manual { ", /compact" } else { "" },
-        tokens_before.saturating_sub(*tokens_after)
-    )
-}
-
-/// `tools changed: +a +b -c` (the prefix cache starts over here).
-pub fn tools_changed(event: &AgentEvent) -> String {
-    let AgentEvent::ToolsChanged { added, removed } = event else {
-        return String::new();
-    };
-    let mut text = String::from("tools changed between turns:");
-    for name in added {
-        text.push_str(&format!(" +{name}"));
-    }
-    for name in removed {
-        text.push_str(&format!(" -{name}"));
-    }
-    text
-}
-
 /// How `run` says a call was refused before running ([`AgentEvent::PermissionDenied`]).
 fn denied(name: &str, reason: &str) -> String {
     format!("`{name}` not run: {reason}")
-}
-
-/// What [`AgentEvent::StreamRestarted`] means, for people.
-pub fn restarted(reasoning: bool) -> &'static str {
-    if reasoning {
-        "the stream was cut and the replay thinks differently: its reasoning again from the start"
-    } else {
-        "the stream was cut and the replay answers differently: the answer again from its start"
-    }
 }
 
 impl Line {

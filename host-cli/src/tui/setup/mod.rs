@@ -50,15 +50,7 @@ pub fn key_found(name: &str, paths: &Paths) -> Option<KeyFound> {
     }
 }
 
-/// The first preset (DeepSeek first, then the file's order) whose key is in the environment
-/// or `<home>/.env`: a model reference that works with no config at all. Today's
-/// `resolve_model` does not fall back on it by itself (docs/tui/setup.md).
-pub fn fallback_model(paths: &Paths) -> Option<String> {
-    state::entries(|name| key_found(name, paths))
-        .into_iter()
-        .find(|e| !e.custom && e.found.is_some())
-        .map(|e| e.id)
-}
+pub use crate::launch::fallback_model;
 
 /// Whether `reasonix` should open the setup screen instead of failing: nothing is
 /// configured (no `[[providers]]`, no `default_model` naming a preset or alias, i.e.

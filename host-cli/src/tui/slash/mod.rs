@@ -1,13 +1,12 @@
 //! Slash commands: one registry of built-ins and custom Markdown commands that drives the
 //! completion menu, `/help` and dispatch.
 
-pub mod custom;
 pub mod registry;
-pub mod template;
+pub use crate::custom_commands as custom;
 
 // The app's entry points; re-exported for it (unused until the app loop lands).
 #[allow(unused_imports)]
-pub use custom::{CommandDir, CustomCommands};
+pub use crate::custom_commands::{CommandDir, CustomCommands};
 #[allow(unused_imports)]
 pub use registry::{
     ALIASES, BUILTINS, Builtin, CommandKind, CommandSpec, Invocation, Scope, SlashRegistry,

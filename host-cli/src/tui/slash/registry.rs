@@ -1,35 +1,12 @@
 //! The one list of slash commands: completion, `/help` and dispatch all read it.
 
-use super::custom::CustomCommands;
-use super::template;
+use crate::custom_commands::{CustomCommand, CustomCommands, template};
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::path::PathBuf;
 
-/// Where a custom command comes from; the order is the precedence on a name clash.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scope {
-    /// `<workspace>/.reasonix/commands/`
-    Project,
-    /// `<workspace>/.claude/commands/`
-    ProjectClaude,
-    /// `<home>/commands/` (Reasonix's home)
-    User,
-    /// `~/.claude/commands/`
-    UserClaude,
-}
-
-impl Scope {
-    pub fn label(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::ProjectClaude => "project, .claude",
-            Scope::User => "user",
-            Scope::UserClaude => "user, ~/.claude",
-        }
-    }
-}
+pub use crate::custom_commands::Scope;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandKind {
@@ -53,6 +30,21 @@ pub struct CommandSpec {
     pub description: String,
     pub argument_hint: Option<String>,
     pub kind: CommandKind,
+}
+
+impl From<CustomCommand> for CommandSpec {
+    fn from(c: CustomCommand) -> CommandSpec {
+        CommandSpec {
+            name: c.name,
+            description: c.description,
+            argument_hint: c.argument_hint,
+            kind: CommandKind::Custom {
+                source: c.source,
+                body: c.body,
+                scope: c.scope,
+            },
+        }
+    }
 }
 
 impl CommandSpec {
@@ -172,16 +164,13 @@ impl SlashRegistry {
             let clash = commands.iter().any(|b| b.is_builtin() && b.name == c.name)
                 || ALIASES.iter().any(|(alias, _)| *alias == c.name);
             if clash {
-                let source = match &c.kind {
-                    CommandKind::Custom { source, .. } => source.display().to_string(),
-                    CommandKind::Builtin | CommandKind::McpPrompt { .. } => String::new(),
-                };
                 warnings.push(format!(
-                    "{source}: /{} is a built-in command; the custom command is ignored",
+                    "{}: /{} is a built-in command; the custom command is ignored",
+                    c.source.display(),
                     c.name
                 ));
             } else if !commands.iter().any(|x| x.name == c.name) {
-                commands.push(c);
+                commands.push(CommandSpec::from(c));
             }
         }
         SlashRegistry { commands, warnings }
@@ -392,16 +381,14 @@ pub(crate) mod tests {
     use super::*;
     use crate::tui::theme::ColorLevel;
 
-    pub(crate) fn custom(name: &str, scope: Scope, body: &str) -> CommandSpec {
-        CommandSpec {
+    pub(crate) fn custom(name: &str, scope: Scope, body: &str) -> CustomCommand {
+        CustomCommand {
             name: name.to_string(),
             description: format!("custom {name}"),
             argument_hint: Some("<arg>".into()),
-            kind: CommandKind::Custom {
-                source: PathBuf::from(format!("/p/{name}.md")),
-                body: body.to_string(),
-                scope,
-            },
+            source: PathBuf::from(format!("/p/{name}.md")),
+            body: body.to_string(),
+            scope,
         }
     }
 

@@ -107,39 +107,7 @@ pub enum RunStatus {
     Error,
 }
 
-/// Token totals of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct UsageTotals {
-    /// Prompt tokens, cached ones included.
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_miss_tokens: u64,
-    pub reasoning_tokens: u64,
-    /// Model requests that reported usage.
-    pub requests: u32,
-}
-
-impl UsageTotals {
-    pub fn add(&mut self, usage: &Usage) {
-        self.input_tokens += usage.prompt_tokens;
-        self.output_tokens += usage.completion_tokens;
-        self.cache_read_tokens += usage.cache_hit_tokens;
-        self.cache_miss_tokens += usage.cache_miss_tokens;
-        self.reasoning_tokens += usage.reasoning_tokens;
-        self.requests += 1;
-    }
-
-    /// Add the totals of other requests.
-    pub fn merge(&mut self, other: &UsageTotals) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_read_tokens += other.cache_read_tokens;
-        self.cache_miss_tokens += other.cache_miss_tokens;
-        self.reasoning_tokens += other.reasoning_tokens;
-        self.requests += other.requests;
-    }
-}
+pub use crate::cost::UsageTotals;
 
 /// What a run ends with.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -12,7 +12,6 @@
 pub mod budget;
 mod checkpoints;
 mod compact;
-pub mod cost;
 pub mod deferred;
 mod events;
 mod frontend;
@@ -29,7 +28,7 @@ mod unchanged;
 pub use budget::Budget;
 pub use checkpoints::Rewound;
 pub use compact::ASSUMED_WINDOW as ASSUMED_CONTEXT_WINDOW;
-pub use cost::{Cost, ModelSpend, Spend};
+pub use crate::cost::{self, Cost, ModelSpend, Spend};
 pub use events::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
 pub use intercept::Interceptors;

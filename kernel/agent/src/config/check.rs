@@ -6,7 +6,7 @@
 //! `[[plugins]]` MCP server gets its own warning that it is not loaded.
 
 use crate::error::StateError;
-use crate::permissions::Rule;
+use reasonix_rules::rule::Rule;
 use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};

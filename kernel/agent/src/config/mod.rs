@@ -285,6 +285,12 @@ pub struct Config {
     pub mcp_confined: Vec<String>,
 }
 
+impl crate::providers::ProviderEntries for Config {
+    fn provider_entries(&self) -> &[ProviderSettings] {
+        &self.providers
+    }
+}
+
 impl Config {
     /// Read `<home>/config.toml` then `<project_dir>/reasonix.toml`; missing files are fine.
     /// The project file is trusted only when `<home>/trust.json` lists the project directory

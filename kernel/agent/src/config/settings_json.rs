@@ -434,7 +434,7 @@ fn command_hook(
             let at = r.line_of("if", line);
             let key = format!("{key}.if");
             let rule = r.string(c, at, &key)?;
-            if let Err(e) = crate::permissions::Rule::parse(&rule) {
+            if let Err(e) = reasonix_rules::rule::Rule::parse(&rule) {
                 return Err(r.error(
                     at,
                     &key,

@@ -8,7 +8,8 @@
 
 use super::presets::{self, Preset};
 use super::settings::{ModelOverride, Price, ProviderSettings};
-use crate::config::{Config, expand_vars};
+use super::settings::ProviderSettings;
+use reasonix_core::settings::expand_vars;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -352,18 +353,32 @@ pub fn parse_http_url(text: &str) -> Result<UrlOrigin, String> {
     Ok(UrlOrigin { scheme, host, port })
 }
 
+/// What holds `[[providers]]` entries: a loaded configuration, or the entries themselves.
+pub trait ProviderEntries {
+    fn provider_entries(&self) -> &[ProviderSettings];
+}
+
+impl ProviderEntries for [ProviderSettings] {
+    fn provider_entries(&self) -> &[ProviderSettings] {
+        self
+    }
+}
+
 /// Resolve every `[[providers]]` entry, expanding `${VAR}` from the process environment.
-pub fn resolve_providers(config: &Config) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
+pub fn resolve_providers(
+    config: &(impl ProviderEntries + ?Sized),
+) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
     resolve_providers_with(config, |name| std::env::var(name).ok())
 }
 
 /// [`resolve_providers`] with the variables of `${VAR}` expansion from `lookup`.
 pub fn resolve_providers_with(
-    config: &Config,
+    config: &(impl ProviderEntries + ?Sized),
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<Vec<ResolvedProvider>, ProviderConfigError> {
-    let mut out: Vec<ResolvedProvider> = Vec::with_capacity(config.providers.len());
-    for (index, settings) in config.providers.iter().enumerate() {
+    let entries = config.provider_entries();
+    let mut out: Vec<ResolvedProvider> = Vec::with_capacity(entries.len());
+    for (index, settings) in entries.iter().enumerate() {
         let resolved = resolve_one(index + 1, settings, &lookup)?;
         if out.iter().any(|p| p.name == resolved.name) {
             return Err(ProviderConfigError::Duplicate {

@@ -698,7 +698,7 @@ impl process::Host for PluginState {
         let policy = match self
             .user_commands
             .as_ref()
-            .and_then(|user| user.widen(&policy, &command.program, &command.args))
+            .and_then(|user| policy.widened_for(user, &command.program, &command.args))
         {
             Some(widened) => Arc::new(widened),
             None => policy,

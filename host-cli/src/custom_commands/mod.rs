@@ -1,8 +1,10 @@
 //! Custom slash commands: Markdown files under the command directories, one command per file,
-//! namespaced by subfolder (`frontend/component.md` → `/frontend:component`).
+//! namespaced by subfolder (`frontend/component.md` → `/frontend:component`). One loader and one
+//! expansion for every front end: the session's `/name args` and `reasonix run "/name args"`
+//! send the same text.
 
-use super::registry::{CommandKind, CommandSpec, Scope};
-use super::template;
+pub mod template;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,50 @@ pub const MAX_COMMANDS: usize = 500;
 pub const MAX_DEPTH: usize = 3;
 /// A description taken from the body's first line is cut to this many characters.
 const DESCRIPTION_CHARS: usize = 80;
+
+/// Where a custom command comes from; the order is the precedence on a name clash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// `<workspace>/.reasonix/commands/`
+    Project,
+    /// `<workspace>/.claude/commands/`
+    ProjectClaude,
+    /// `<home>/commands/` (Reasonix's home)
+    User,
+    /// `~/.claude/commands/`
+    UserClaude,
+}
+
+impl Scope {
+    pub fn label(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::ProjectClaude => "project, .claude",
+            Scope::User => "user",
+            Scope::UserClaude => "user, ~/.claude",
+        }
+    }
+}
+
+/// One command file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomCommand {
+    /// Without the `/`; namespaced ones contain `:`.
+    pub name: String,
+    pub description: String,
+    pub argument_hint: Option<String>,
+    pub source: PathBuf,
+    /// The template (frontmatter removed).
+    pub body: String,
+    pub scope: Scope,
+}
+
+impl CustomCommand {
+    /// The prompt this command sends for `args`.
+    pub fn expand(&self, args: &str) -> String {
+        template::expand(&self.body, args)
+    }
+}
 
 /// A directory to load commands from, with the scope its commands get.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +105,7 @@ impl CommandDir {
 /// What loading found: the commands (in precedence order, names unique) and what was skipped.
 #[derive(Debug, Clone, Default)]
 pub struct CustomCommands {
-    pub commands: Vec<CommandSpec>,
+    pub commands: Vec<CustomCommand>,
     pub warnings: Vec<String>,
 }
 
@@ -79,13 +125,11 @@ pub fn load(dirs: &[CommandDir]) -> CustomCommands {
         for (path, segments) in files {
             let name = segments.join(":");
             if let Some(existing) = out.commands.iter().find(|c| c.name == name) {
-                if let CommandKind::Custom { source, .. } = &existing.kind {
-                    out.warnings.push(format!(
-                        "{}: /{name} is already defined by {} (which wins)",
-                        path.display(),
-                        source.display()
-                    ));
-                }
+                out.warnings.push(format!(
+                    "{}: /{name} is already defined by {} (which wins)",
+                    path.display(),
+                    existing.source.display()
+                ));
                 continue;
             }
             if out.commands.len() >= MAX_COMMANDS {
@@ -104,7 +148,18 @@ pub fn load(dirs: &[CommandDir]) -> CustomCommands {
     out
 }
 
-fn spec(name: String, text: &str, source: PathBuf, scope: Scope) -> CommandSpec {
+impl CustomCommands {
+    /// The text `line` sends when it invokes one of these commands (`/name args`), trimmed;
+    /// `None` when it names none of them.
+    pub fn expand_line(&self, line: &str) -> Option<String> {
+        let rest = line.trim_start().strip_prefix('/')?;
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let command = self.commands.iter().find(|c| c.name == rest[..end])?;
+        Some(command.expand(rest[end..].trim()).trim().to_string())
+    }
+}
+
+fn spec(name: String, text: &str, source: PathBuf, scope: Scope) -> CustomCommand {
     let (fm, body) = template::split_frontmatter(text);
     let description = fm.description.unwrap_or_else(|| {
         let first = body
@@ -114,15 +169,13 @@ fn spec(name: String, text: &str, source: PathBuf, scope: Scope) -> CommandSpec 
             .unwrap_or("");
         first.chars().take(DESCRIPTION_CHARS).collect()
     });
-    CommandSpec {
+    CustomCommand {
         name,
         description,
         argument_hint: fm.argument_hint.filter(|h| !h.is_empty()),
-        kind: CommandKind::Custom {
-            source,
-            body: body.to_string(),
-            scope,
-        },
+        source,
+        body: body.to_string(),
+        scope,
     }
 }
 
@@ -228,10 +281,7 @@ mod tests {
     }
 
     fn scope_of(c: &CustomCommands, name: &str) -> Scope {
-        match &c.commands.iter().find(|c| c.name == name).unwrap().kind {
-            CommandKind::Custom { scope, .. } => *scope,
-            CommandKind::Builtin | CommandKind::McpPrompt { .. } => panic!("not custom"),
-        }
+        c.commands.iter().find(|c| c.name == name).unwrap().scope
     }
 
     #[test]
@@ -259,10 +309,18 @@ mod tests {
         let review = loaded.commands.iter().find(|c| c.name == "review").unwrap();
         assert_eq!(review.description, "Review code");
         assert_eq!(review.argument_hint.as_deref(), Some("<path>"));
+        assert_eq!(review.expand("src/x.rs"), "Review src/x.rs please\n");
+        // A whole line, as `reasonix run` and the session get it.
         assert_eq!(
-            review.expand("src/x.rs").unwrap(),
-            "Review src/x.rs please\n"
+            loaded.expand_line("/review src/x.rs").as_deref(),
+            Some("Review src/x.rs please")
         );
+        assert_eq!(
+            loaded.expand_line("/frontend:component  Nav bar ").as_deref(),
+            Some("Make a component named Nav bar")
+        );
+        assert_eq!(loaded.expand_line("/reviews x"), None);
+        assert_eq!(loaded.expand_line("review x"), None);
         let comp = loaded
             .commands
             .iter()
