@@ -22,11 +22,7 @@ pub fn mode_name(posture: Posture) -> &'static str {
 /// or a tool family (`Bash`, `Edit`, `Read`, `WebFetch` …). The first value that is not, and
 /// every value after it, goes back to the task, in order. The first value is always kept, so
 /// a bad rule right after the flag is reported, not run as the task.
-pub fn rule_values(
-    values: &[String],
-    known: &[String],
-    task: &mut Vec<String>,
-) -> Vec<String> {
+pub fn rule_values(values: &[String], known: &[String], task: &mut Vec<String>) -> Vec<String> {
     let cut = values
         .iter()
         .enumerate()
@@ -61,7 +57,7 @@ pub fn parse_rule_values(flag: &str, values: &[String]) -> Result<Vec<Rule>, Fai
         .collect()
 }
 
-pub(crate) fn split_rules(values: &[String]) -> Vec<String> {
+fn split_rules(values: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for value in values {
         let mut depth = 0usize;
@@ -89,4 +85,91 @@ pub(crate) fn split_rules(values: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit::Code;
+
+    #[test]
+    fn rules_split_outside_parentheses() {
+        let values = vec![
+            "Edit, Bash(npm run build)".to_string(),
+            "Bash(go test:*) web_fetch".to_string(),
+        ];
+        assert_eq!(
+            split_rules(&values),
+            [
+                "Edit",
+                "Bash(npm run build)",
+                "Bash(go test:*)",
+                "web_fetch"
+            ]
+        );
+        assert!(split_rules(&[" , ".to_string()]).is_empty());
+    }
+
+    #[test]
+    fn bad_rules_are_usage_errors() {
+        let err = parse_rule_values("--allowed-tools", &["Bash(".to_string()]).unwrap_err();
+        assert_eq!(err.exit_code(), Code::Usage);
+        assert!(err.to_string().contains("--allowed-tools"), "{err}");
+    }
+
+    #[test]
+    fn list_flags_give_back_what_is_not_a_rule() {
+        let known = vec!["read_file".to_string(), "bash".to_string()];
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut task = Vec::new();
+        let kept = rule_values(
+            &strings(&[
+                "Bash(git status:*)",
+                "Edit",
+                "read_file, WebFetch",
+                "fix the bug",
+                "Edit",
+            ]),
+            &known,
+            &mut task,
+        );
+        assert_eq!(
+            kept,
+            strings(&["Bash(git status:*)", "Edit", "read_file, WebFetch"])
+        );
+        // Everything from the first non-rule on is the task, in order.
+        assert_eq!(task, strings(&["fix the bug", "Edit"]));
+
+        // A one-word task that is not a tool name; an unknown lowercase name is not a rule.
+        let mut task = strings(&["before"]);
+        let kept = rule_values(
+            &strings(&["Edit", "refactor", "grep_all"]),
+            &known,
+            &mut task,
+        );
+        assert_eq!(kept, strings(&["Edit"]));
+        assert_eq!(task, strings(&["before", "refactor", "grep_all"]));
+
+        // The first value stays with the flag even when it is not a rule (reported as bad).
+        let mut task = Vec::new();
+        let kept = rule_values(&strings(&["Bash("]), &known, &mut task);
+        assert_eq!(kept, strings(&["Bash("]));
+        assert!(task.is_empty());
+        assert!(!is_rule_list("", &known));
+        assert!(!is_rule_list("Bash(", &known));
+        assert!(is_rule_list("mcp__git", &known));
+    }
+
+    #[test]
+    fn mode_names_parse_back() {
+        for posture in [
+            Posture::Ask,
+            Posture::AcceptEdits,
+            Posture::Auto,
+            Posture::DontAsk,
+            Posture::Yolo,
+        ] {
+            assert_eq!(Posture::parse(mode_name(posture)), Ok(posture));
+        }
+    }
 }

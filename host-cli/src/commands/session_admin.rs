@@ -291,4 +291,3 @@ fn tree_lines(
         }
     }
 }
-

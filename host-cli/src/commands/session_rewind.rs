@@ -2,8 +2,8 @@
 //! `--undo`: put the files and/or the conversation back to the start of a turn, or undo the
 //! last rewind. Takes the session's lock: refused while a live process has it open.
 
-use crate::clock::now_ms;
 use super::session_admin::workspace_store;
+use crate::clock::now_ms;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{errln, outln};
 use anyhow::anyhow;
@@ -159,4 +159,3 @@ fn print_report(report: &RestoreReport) {
         );
     }
 }
-

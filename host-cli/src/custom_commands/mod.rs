@@ -316,7 +316,9 @@ mod tests {
             Some("Review src/x.rs please")
         );
         assert_eq!(
-            loaded.expand_line("/frontend:component  Nav bar ").as_deref(),
+            loaded
+                .expand_line("/frontend:component  Nav bar ")
+                .as_deref(),
             Some("Make a component named Nav bar")
         );
         assert_eq!(loaded.expand_line("/reviews x"), None);

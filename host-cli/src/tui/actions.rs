@@ -1,12 +1,12 @@
 //! Slash commands: what each built-in does in the session. The names, descriptions and
 //! completion come from the one registry ([`super::slash`]); this is the dispatch.
 
-use crate::clock::now_ms;
 use super::app::{App, Overlay};
 use super::msg::Msg;
 use super::status::{money, posture_name, tokens};
 use super::text::safe_line;
 use super::worker::Command;
+use crate::clock::now_ms;
 use ratatui::text::{Line, Span};
 use reasonix_agent::providers::ResolvedProvider;
 use reasonix_agent::session::SessionStore;
@@ -355,4 +355,3 @@ fn model(app: &mut App, args: &str) {
         Err(e) => app.error(&format!("/model {}: {e}", safe_line(args))),
     }
 }
-

@@ -39,8 +39,8 @@ pub mod turn_picker;
 pub mod worker;
 pub mod wrap;
 
-use crate::flags::{mode_name, parse_rule_values, rule_values};
 use crate::exit::{Code, Failure, Outcome};
+use crate::flags::{mode_name, parse_rule_values, rule_values};
 use crate::launch::{self, Options, Resume};
 use crate::term::outln;
 use anyhow::anyhow;

@@ -119,7 +119,9 @@ fn blank_comments_and_strings(text: &str) -> String {
                     i += 1;
                 }
             }
-        } else if rest.starts_with(b"r#\"") || rest.starts_with(b"r\"") || rest.starts_with(b"r##\"")
+        } else if rest.starts_with(b"r#\"")
+            || rest.starts_with(b"r\"")
+            || rest.starts_with(b"r##\"")
         {
             let hashes = rest[1..].iter().take_while(|b| **b == b'#').count();
             let close: Vec<u8> = std::iter::once(b'"')
@@ -198,7 +200,12 @@ fn expand_use(tree: &str) -> Vec<Vec<String>> {
         let Some(open) = tree.find('{') else {
             let path = tree.split(" as ").next().unwrap_or(tree);
             let mut full = prefix.to_vec();
-            full.extend(path.split("::").map(str::trim).filter(|p| !p.is_empty()).map(String::from));
+            full.extend(
+                path.split("::")
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(String::from),
+            );
             out.push(full);
             return;
         };
@@ -281,7 +288,11 @@ fn named_paths(code: &str) -> Vec<(usize, Vec<String>)> {
 }
 
 /// The module a path from module `current` names, if it is one of this crate's.
-fn resolve(modules: &BTreeMap<ModPath, PathBuf>, current: &ModPath, path: &[String]) -> Option<ModPath> {
+fn resolve(
+    modules: &BTreeMap<ModPath, PathBuf>,
+    current: &ModPath,
+    path: &[String],
+) -> Option<ModPath> {
     let first = path.first()?;
     let mut child = current.clone();
     child.push(first.clone());
@@ -317,8 +328,12 @@ fn top_level_edges(src: &Path) -> BTreeMap<String, BTreeMap<String, Because>> {
         let text = std::fs::read_to_string(file).unwrap();
         let code = blank_comments_and_strings(without_test_module(&text));
         for (offset, path) in named_paths(&code) {
-            let Some(target) = resolve(&modules, module, &path) else { continue };
-            let Some(target_top) = target.first() else { continue };
+            let Some(target) = resolve(&modules, module, &path) else {
+                continue;
+            };
+            let Some(target_top) = target.first() else {
+                continue;
+            };
             if target_top == top {
                 continue;
             }
@@ -459,15 +474,33 @@ fn a_planted_cycle_is_found_and_named() {
     .unwrap();
     std::fs::write(src.join("b/mod.rs"), "pub mod inner;\n").unwrap();
     std::fs::write(src.join("b/inner.rs"), "pub struct Thing(crate::c::Z);\n").unwrap();
-    std::fs::write(src.join("c.rs"), "pub struct Z;\nfn f() { super::a::g(); }\n").unwrap();
+    std::fs::write(
+        src.join("c.rs"),
+        "pub struct Z;\nfn f() { super::a::g(); }\n",
+    )
+    .unwrap();
     let found = reports(&src);
     assert_eq!(found.len(), 1, "{found:?}");
     let report = &found[0];
     assert!(report.contains("modules {a, b, c}"), "{report}");
-    assert!(report.contains("a -> b: ") && report.contains("a.rs:1: use crate::{b::{inner::Thing}, other};"), "{report}");
-    assert!(report.contains("b -> c: ") && report.contains("inner.rs:1: pub struct Thing(crate::c::Z);"), "{report}");
-    assert!(report.contains("c -> a: ") && report.contains("c.rs:2:"), "{report}");
-    assert!(!report.contains("a -> c"), "comments, strings and tests count: {report}");
+    assert!(
+        report.contains("a -> b: ")
+            && report.contains("a.rs:1: use crate::{b::{inner::Thing}, other};"),
+        "{report}"
+    );
+    assert!(
+        report.contains("b -> c: ")
+            && report.contains("inner.rs:1: pub struct Thing(crate::c::Z);"),
+        "{report}"
+    );
+    assert!(
+        report.contains("c -> a: ") && report.contains("c.rs:2:"),
+        "{report}"
+    );
+    assert!(
+        !report.contains("a -> c"),
+        "comments, strings and tests count: {report}"
+    );
     // Break it: without b's dependency there is no cycle.
     std::fs::write(src.join("b/inner.rs"), "pub struct Thing;\n").unwrap();
     assert!(reports(&src).is_empty());

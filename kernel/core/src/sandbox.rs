@@ -226,7 +226,6 @@ pub fn real_path(path: &Path) -> PathBuf {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

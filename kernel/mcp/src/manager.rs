@@ -570,7 +570,6 @@ impl Servers {
             .map_err(|f| inner.failure(&target, &live, "resources/read", f))
     }
 
-
     /// Cancel every call in flight (Ctrl-C): each server is sent `notifications/cancelled`
     /// and the call returns at once. The servers stay up.
     pub fn cancel_calls(&self) {
@@ -962,7 +961,6 @@ fn backoff(failures: u32) -> Duration {
     let doubled = BACKOFF_FIRST.saturating_mul(1u32 << (failures - 2).min(16));
     doubled.min(BACKOFF_MAX)
 }
-
 
 impl CallTool for Servers {
     fn call_tool(

@@ -3,11 +3,11 @@
 
 use crate::client::ToolInfo;
 use crate::{McpError, names};
-use std::sync::Arc;
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
 use reasonix_core::types::{CallContext, FileChange, ToolOutput, ToolSpec, canonical_json};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// What runs a tool's `tools/call` on its server (the server manager).
 pub trait CallTool: Send + Sync {

@@ -9,6 +9,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
+/// The placeholder for the package directory in a manifest's command and arguments.
+pub const ROOT_PLACEHOLDER: &str = "${REASONIX_PLUGIN_ROOT}";
+
 pub const MANIFEST_FILE: &str = "reasonix-plugin.json";
 pub const API_VERSION: &str = "reasonix.io/plugin/v2";
 /// Largest manifest read.
@@ -327,7 +330,7 @@ impl Runtime {
         if self.command.contains('/') || self.command.contains('\\') {
             let relative = self
                 .command
-                .strip_prefix(crate::spawn::ROOT_PLACEHOLDER)
+                .strip_prefix(ROOT_PLACEHOLDER)
                 .map(|r| r.trim_start_matches('/'))
                 .ok_or_else(|| {
                     "at `runtime.command`: a path must start with `${REASONIX_PLUGIN_ROOT}/` \

@@ -13,8 +13,7 @@ pub const PASSED_THROUGH: &[&str] = &[
     "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SHELL",
 ];
 
-/// The placeholder for the package directory.
-pub const ROOT_PLACEHOLDER: &str = "${REASONIX_PLUGIN_ROOT}";
+pub use crate::manifest::ROOT_PLACEHOLDER;
 
 /// What a sidecar's process is started with.
 #[derive(Debug, Clone, PartialEq, Eq)]

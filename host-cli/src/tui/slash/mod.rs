@@ -2,7 +2,7 @@
 //! completion menu, `/help` and dispatch.
 
 pub mod registry;
-pub use crate::custom_commands as custom;
+pub(crate) use crate::custom_commands as custom;
 
 // The app's entry points; re-exported for it (unused until the app loop lands).
 #[allow(unused_imports)]

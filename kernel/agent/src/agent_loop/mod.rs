@@ -25,10 +25,10 @@ mod tests;
 mod tools;
 mod unchanged;
 
+pub use crate::cost::{self, Cost, ModelSpend, Spend};
 pub use budget::Budget;
 pub use checkpoints::Rewound;
 pub use compact::ASSUMED_WINDOW as ASSUMED_CONTEXT_WINDOW;
-pub use crate::cost::{self, Cost, ModelSpend, Spend};
 pub use events::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
 pub use intercept::Interceptors;

@@ -14,8 +14,8 @@ pub mod settings;
 pub use effort::chosen_effort;
 pub use presets::{ModelAlias, Preset, alias, aliases, preset, presets};
 pub use resolve::{
-    ModelRefError, ProviderConfigError, ResolvedProvider, implicit_providers, is_implicit,
-    ProviderEntries, resolve_model, resolve_providers, resolve_providers_with,
+    ModelRefError, ProviderConfigError, ProviderEntries, ResolvedProvider, implicit_providers,
+    is_implicit, resolve_model, resolve_providers, resolve_providers_with,
 };
 pub use retry::{FailureKind, RetryPolicy, Verdict, is_quota_exhausted};
 pub use settings::{ModelOverride, Price, ProviderSettings};

@@ -8,7 +8,6 @@
 
 use super::presets::{self, Preset};
 use super::settings::{ModelOverride, Price, ProviderSettings};
-use super::settings::ProviderSettings;
 use reasonix_core::settings::expand_vars;
 use serde::Serialize;
 use serde_json::{Map, Value};
