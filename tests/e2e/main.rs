@@ -21,6 +21,7 @@ mod claude_flags;
 mod cli;
 mod compaction;
 mod edit_tools;
+mod events;
 mod first_run;
 mod go_config;
 mod history;

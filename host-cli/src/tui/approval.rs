@@ -364,6 +364,7 @@ mod tests {
                 read_only: false,
                 args: &serde_json::json!({"path": "a"}),
                 workspace: std::path::Path::new("/w"),
+                reach: None,
             };
             let verdict = reasonix_agent::permissions::Verdict {
                 decision: Decision::Ask,

@@ -38,13 +38,14 @@ pub trait Tool: Send + Sync {
     /// The file changes `invoke` would make with the same arguments.
     fn preview(&self, arguments: &str, context: &CallContext)
     -> Result<Vec<FileChange>, CallError>;
-    /// Whether a call with these arguments stays within what the spec's `read_only` claim
-    /// covers. A tool whose reach depends on its arguments (`history` with `scope: "global"`
-    /// reads other workspaces' conversations) says no for the wider calls, and the permission
-    /// policy decides those like a tool that is not read-only.
-    fn call_read_only(&self, arguments: &serde_json::Value) -> bool {
+    /// Why a call with these arguments reaches beyond what the spec's `read_only` claim
+    /// covers, in words for the user (`None`: it stays within). A tool whose reach depends on
+    /// its arguments (`history` with `scope: "global"` reads other workspaces' conversations)
+    /// says so for the wider calls; the permission policy decides those like a tool that is
+    /// not read-only and gives this reason when it asks.
+    fn wider_reach(&self, arguments: &serde_json::Value) -> Option<String> {
         let _ = arguments;
-        true
+        None
     }
 }
 

@@ -175,9 +175,9 @@ pub fn run(args: RunArgs) -> Outcome {
     let started = Instant::now();
     let posture = posture(&args)?;
     let streaming_input = args.input_format == InputFormat::StreamJson;
-    if streaming_input && args.output_format != Format::StreamJson {
+    if streaming_input && !matches!(args.output_format, Format::StreamJson | Format::Events) {
         return Err(Failure::usage(anyhow!(
-            "--input-format stream-json needs --output-format stream-json (as in Claude Code)"
+            "--input-format stream-json needs --output-format stream-json (as in Claude Code) or events"
         )));
     }
     if args.include_partial_messages && args.output_format != Format::StreamJson {

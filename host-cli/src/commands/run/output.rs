@@ -31,6 +31,9 @@ pub enum Format {
     /// `tool_calls`, top-level `tool_result`), the result object last.
     #[value(name = "stream-json-v1")]
     StreamJsonV1,
+    /// The session protocol's events (`reasonix-protocol`, docs/PROTOCOL.md), one JSON object
+    /// per line: every line names the session, agent and turn and carries the next `seq`.
+    Events,
 }
 
 /// The first `stream-json` line.
@@ -564,6 +567,9 @@ pub struct Printer {
     structured: Option<Structured>,
     /// `--include-partial-messages` (stream-json): the streamed message so far.
     partial: Option<super::partial::Partial>,
+    /// `events`: the stream's numbering, and whether a turn is open.
+    events: reasonix_protocol::Sequencer,
+    turn_open: bool,
 }
 
 impl Printer {
@@ -582,6 +588,8 @@ impl Printer {
             accept_cut_off: false,
             structured: None,
             partial: None,
+            events: reasonix_protocol::Sequencer::main(None),
+            turn_open: false,
         }
     }
 
@@ -609,6 +617,17 @@ impl Printer {
     pub fn init(&mut self, init: Init) {
         self.session_id = init.session_id.clone();
         self.model = init.model.clone();
+        if self.format == Format::Events {
+            self.events
+                .set_session(Some(init.session_id.clone()).filter(|id| !id.is_empty()));
+            self.protocol(reasonix_protocol::EventKind::SessionStarted {
+                provider: init.provider.clone(),
+                model: init.model.clone(),
+                cwd: init.cwd.clone(),
+                tools: init.tools.clone(),
+                permission_mode: init.permission_mode.clone(),
+            });
+        }
         if self.format == Format::StreamJson {
             let mut value = json!({
                 "type": "system",
@@ -669,8 +688,32 @@ impl Printer {
                     self.line(&line);
                 }
             }
+            Format::Events => {
+                if let Some(kind) = event.to_protocol() {
+                    self.protocol(kind);
+                }
+            }
             Format::Json => self.stderr_notice(event),
             Format::Text => self.text(event),
+        }
+    }
+
+    /// `events`: `kind` as the next line, opening the turn first when none is open.
+    fn protocol(&mut self, kind: reasonix_protocol::EventKind) {
+        let starts_turn = !matches!(kind, reasonix_protocol::EventKind::SessionStarted { .. });
+        if starts_turn && !self.turn_open {
+            self.turn_open = true;
+            let turn = self.events.start_turn();
+            self.event_line(&turn);
+        }
+        let event = self.events.next(kind);
+        self.event_line(&event);
+    }
+
+    fn event_line(&mut self, event: &reasonix_protocol::Event) {
+        match serde_json::to_string(event) {
+            Ok(text) => self.stdout_line(&text),
+            Err(e) => self.stderr(&format!("error: cannot encode an event: {e}\n")),
         }
     }
 
@@ -696,6 +739,21 @@ impl Printer {
             None => {}
         }
         match self.format {
+            Format::Events => {
+                if outcome.session_id.is_some() {
+                    self.events.set_session(outcome.session_id.clone());
+                }
+                let mut kind = outcome.to_protocol();
+                if let reasonix_protocol::EventKind::TurnFinished { status, result: text, .. } =
+                    &mut kind
+                    && result.subtype == STRUCTURED_FAILED
+                {
+                    *status = "error".to_string();
+                    *text = result.result.clone();
+                }
+                self.protocol(kind);
+                self.turn_open = false;
+            }
             Format::StreamJsonV1 | Format::Json => self.line(&Line::Result(result)),
             Format::StreamJson => match serde_json::to_value(Line::Result(result)) {
                 Ok(value) => self.value_line(value),

@@ -15,6 +15,7 @@ mod compact;
 pub mod deferred;
 mod events;
 mod frontend;
+mod public;
 mod history;
 pub mod intercept;
 pub mod payloads;

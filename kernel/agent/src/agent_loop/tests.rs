@@ -83,8 +83,9 @@ impl Tool for FakeTool {
     }
     /// A call with `"wide": true` reaches past the read-only claim (like `history` in global
     /// scope).
-    fn call_read_only(&self, arguments: &serde_json::Value) -> bool {
-        arguments.get("wide") != Some(&serde_json::Value::Bool(true))
+    fn wider_reach(&self, arguments: &serde_json::Value) -> Option<String> {
+        (arguments.get("wide") == Some(&serde_json::Value::Bool(true)))
+            .then(|| "a wide peek looks further".to_string())
     }
     fn preview(
         &self,
@@ -594,6 +595,31 @@ fn the_approver_sees_the_writers_preview_and_never_grants_wider_than_shown() {
         other => panic!("expected a preview, got {other:?}"),
     }
     assert_eq!(*writer.previews.lock().unwrap(), 2);
+}
+
+#[test]
+fn an_asked_write_computes_its_preview_once() {
+    let writer = FakeTool::new("writer", PATH_SCHEMA, false, WRITES);
+    let script = vec![answer_events(&[("c1", "writer", "a.txt")])];
+    let h = Harness::new(vec![writer.clone()], vec![], script);
+    let approver = Arc::new(ScriptedApprover::always(Approval::Once));
+    let mut agent = h
+        .agent(Posture::Ask, Policy::default())
+        .with_write_previews()
+        .with_approver(approver.clone());
+    let (_, events) = h.run(&mut agent);
+    assert_eq!(approver.asked().len(), 1);
+    // The question, the diff card and the call: the edit logic ran once before the call.
+    assert_eq!(*writer.previews.lock().unwrap(), 1);
+    let card = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolPreview { changes, .. } => Some(changes.clone()),
+            _ => None,
+        })
+        .expect("a diff card");
+    assert_eq!(Preview::Changes(card), approver.asked()[0].preview);
+    assert_eq!(writer.calls().len(), 1);
 }
 
 #[test]

@@ -138,6 +138,9 @@ struct Approved {
     /// The local origin this fetch was allowed to reach (by a rule, the posture or an answer;
     /// not by an interceptor overriding a refusal).
     approved_local: Option<Origin>,
+    /// The preview the user was shown when asked: reused for `ToolPreview` and the
+    /// checkpoint, so a writer's edit logic runs once before the call, not twice.
+    shown: Option<Preview>,
 }
 
 enum Prepared {
@@ -373,10 +376,11 @@ impl Agent {
         // A call can reach further than its tool's read-only claim (`history` in global scope):
         // the permission decision and the interceptors see it as it is.
         let class = ToolClass {
-            read_only: class.read_only && tool.call_read_only(&args),
+            read_only: class.read_only && tool.wider_reach(&args).is_none(),
             ..class
         };
-        let host = self.decide(tool.as_ref(), class, &call.id, &args);
+        let mut shown = None;
+        let host = self.decide(tool.as_ref(), class, &call.id, &args, &mut shown);
         let approved_local = match host {
             Ok(_) => local_target(&Call {
                 tool: &call.name,
@@ -384,6 +388,7 @@ impl Agent {
                 read_only: class.read_only,
                 args: &args,
                 workspace: &self.config.workspace,
+                reach: None,
             }),
             Err(_) => None,
         };
@@ -393,6 +398,7 @@ impl Agent {
             arguments,
             may_write_protected,
             approved_local,
+            shown,
         })
     }
 
@@ -457,6 +463,7 @@ impl Agent {
             read_only: class.read_only,
             args: &args,
             workspace: &self.config.workspace,
+            reach: None,
         });
         matches!(
             verdict.source,
@@ -473,14 +480,17 @@ impl Agent {
         class: ToolClass,
         call_id: &str,
         args: &serde_json::Value,
+        shown: &mut Option<Preview>,
     ) -> Result<bool, CallFailure> {
         let spec = tool.spec();
+        let reach = tool.wider_reach(args);
         let call = Call {
             tool: &spec.name,
             kind: class.kind,
             read_only: class.read_only,
             args,
             workspace: &self.config.workspace,
+            reach: reach.as_deref(),
         };
         let verdict = self.config.policy.decide(&call);
         let protected = matches!(verdict.source, Source::Protected { .. });
@@ -522,13 +532,13 @@ impl Agent {
                         .map_err(CallFailure::Refused);
                 }
                 let scopes = crate::permissions::suggested_scopes(&call);
-                let preview = self.preview(tool, class, call_id, args);
+                let preview = shown.insert(self.preview(tool, class, call_id, args));
                 let request = ApprovalRequest {
                     call_id,
                     call: &call,
                     verdict: &verdict,
                     scopes: &scopes,
-                    preview: &preview,
+                    preview,
                 };
                 match approver.approve(&request) {
                     Approval::Once => Ok(protected),
@@ -551,11 +561,15 @@ impl Agent {
     }
 
     /// What a file writer about to run will change (`None` for other tools, or when its
-    /// arguments do not parse); the same preview feeds `ToolPreview` and the checkpoint.
+    /// arguments do not parse); the same preview feeds `ToolPreview` and the checkpoint, and it
+    /// is the one the user was shown when there was a question.
     fn writer_preview(&self, call: &ToolCall, approved: &Approved) -> Option<Preview> {
         let class = self.class(&call.name)?;
         if class.kind != ToolKind::FileWriter {
             return None;
+        }
+        if let Some(shown) = &approved.shown {
+            return Some(shown.clone());
         }
         let args = serde_json::from_str::<serde_json::Value>(&approved.arguments).ok()?;
         Some(self.preview(approved.tool.as_ref(), class, &call.id, &args))

@@ -459,6 +459,7 @@ fn permissions_merge_allow_replaces_ask_and_deny_are_joined() {
         read_only: false,
         args: &args,
         workspace: &ws,
+        reach: None,
     };
     let err = policy
         .resolve_headless(&call, crate::permissions::Posture::Yolo)

@@ -6,7 +6,7 @@
 //! - `scope: "project"` (default) searches this workspace's sessions: a reader, it runs without
 //!   asking. `scope: "global"` searches every workspace's — other projects' conversations and
 //!   whatever secrets they hold — so such a call is not read-only for the permission policy
-//!   ([`Tool::call_read_only`]) and asks like a writer (`ask`, `acceptEdits`; refused headless
+//!   ([`Tool::wider_reach`]) and asks like a writer (`ask`, `acceptEdits`; refused headless
 //!   without a rule such as `--allowed-tools history`).
 //! - The session this process is writing (its lock holds our pid) is not searched: it is in the
 //!   model's context already. What compaction archived of it is.
@@ -176,12 +176,15 @@ impl Tool for HistoryTool {
         Effects::default()
     }
 
-    fn call_read_only(&self, arguments: &Value) -> bool {
+    fn wider_reach(&self, arguments: &Value) -> Option<String> {
         // Anything but the project scope (misspelt included) is decided as the wider call.
-        match arguments.get("scope") {
+        let project = match arguments.get("scope") {
             None | Some(Value::Null) => true,
             Some(scope) => scope.as_str() == Some("project"),
-        }
+        };
+        (!project).then(|| {
+            "`scope: \"global\"` searches the saved sessions of every workspace (other projects' conversations)".to_string()
+        })
     }
 
     fn invoke(

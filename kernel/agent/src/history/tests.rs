@@ -258,7 +258,7 @@ fn only_the_project_scope_is_read_only() {
         (r#"{"operation":"search","query":"x","scope":1}"#, false),
     ] {
         let value: Value = serde_json::from_str(args).unwrap();
-        assert_eq!(tool.call_read_only(&value), read_only, "{args}");
+        assert_eq!(tool.wider_reach(&value).is_none(), read_only, "{args}");
     }
 }
 

@@ -96,6 +96,11 @@ pub struct Call<'a> {
     pub read_only: bool,
     pub args: &'a Value,
     pub workspace: &'a Path,
+    /// Why this call reaches beyond its tool's read-only claim ([`Tool::wider_reach`]), said
+    /// when it asks.
+    ///
+    /// [`Tool::wider_reach`]: crate::tool::Tool::wider_reach
+    pub reach: Option<&'a str>,
 }
 
 /// The rules of one session.
@@ -270,8 +275,8 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
             "tools of MCP servers need approval (unless the user trusts the server's read-only hints)"
                 .to_string()
         }
-        Source::Fallback if call.tool == crate::history::NAME => {
-            "`scope: \"global\"` searches the saved sessions of every workspace (other projects' conversations), which needs approval".to_string()
+        Source::Fallback if let Some(reach) = call.reach => {
+            format!("{reach}, which needs approval")
         }
         Source::Fallback => "writers and shell commands need approval".to_string(),
         Source::LocalNetwork { origin } => format!(
@@ -389,6 +394,7 @@ mod tests {
             read_only,
             args: &args,
             workspace: &ws,
+            reach: None,
         })
         .decision
     }
@@ -403,6 +409,7 @@ mod tests {
                 read_only,
                 args: &args,
                 workspace: &ws,
+                reach: None,
             },
             posture,
         )

@@ -33,6 +33,7 @@ fn a_deny_holds_in_every_posture() {
             read_only: false,
             args: &args,
             workspace: Path::new("/w"),
+            reach: None,
         };
         for posture in [Posture::Yolo, Posture::Auto, Posture::Ask] {
             let err = policy.resolve_headless(&call, posture).unwrap_err();
