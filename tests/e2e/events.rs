@@ -11,7 +11,13 @@ use std::process::Stdio;
 
 fn run(env: &Env, args: &[&str], input: &str) -> (i32, Vec<Value>, String) {
     let ws = env.workspace();
-    let mut all = vec!["run", "--dir", ws.to_str().unwrap(), "--output-format", "events"];
+    let mut all = vec![
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--output-format",
+        "events",
+    ];
     all.extend_from_slice(args);
     let mut child = env
         .command(&all)
@@ -89,7 +95,11 @@ fn a_run_is_a_numbered_stream_of_events_one_per_fact() {
     let results: Vec<&Value> = lines
         .iter()
         .filter(|l| l.to_string().contains("alpha\\n") || l.to_string().contains("alpha\""))
-        .filter(|l| l["type"] != "text_delta" && l["type"] != "assistant_message" && l["type"] != "turn_finished")
+        .filter(|l| {
+            l["type"] != "text_delta"
+                && l["type"] != "assistant_message"
+                && l["type"] != "turn_finished"
+        })
         .collect();
     assert_eq!(results.len(), 1, "{results:?}");
     assert_eq!(results[0]["type"], "tool_finished");
@@ -126,7 +136,9 @@ fn stream_json_input_gives_one_turn_per_line_in_one_stream() {
     assert_numbered(&lines);
     let turns: Vec<(u64, &str)> = lines
         .iter()
-        .filter(|l| ["turn_started", "turn_finished", "user_message"].contains(&l["type"].as_str().unwrap()))
+        .filter(|l| {
+            ["turn_started", "turn_finished", "user_message"].contains(&l["type"].as_str().unwrap())
+        })
         .map(|l| (l["turn_id"].as_u64().unwrap(), l["type"].as_str().unwrap()))
         .collect();
     assert_eq!(

@@ -312,7 +312,10 @@ mod tests {
             ..Usage::default()
         }));
         let line = serde_json::to_string(&usage).unwrap();
-        assert!(line.contains(r#""type":"usage","prompt_tokens":5"#), "{line}");
+        assert!(
+            line.contains(r#""type":"usage","prompt_tokens":5"#),
+            "{line}"
+        );
         assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), usage);
     }
 }

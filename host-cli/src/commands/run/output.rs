@@ -744,8 +744,11 @@ impl Printer {
                     self.events.set_session(outcome.session_id.clone());
                 }
                 let mut kind = outcome.to_protocol();
-                if let reasonix_protocol::EventKind::TurnFinished { status, result: text, .. } =
-                    &mut kind
+                if let reasonix_protocol::EventKind::TurnFinished {
+                    status,
+                    result: text,
+                    ..
+                } = &mut kind
                     && result.subtype == STRUCTURED_FAILED
                 {
                     *status = "error".to_string();

@@ -15,11 +15,11 @@ mod compact;
 pub mod deferred;
 mod events;
 mod frontend;
-mod public;
 mod history;
 pub mod intercept;
 pub mod payloads;
 pub mod prompt;
+mod public;
 mod replayed;
 #[cfg(test)]
 mod tests;
