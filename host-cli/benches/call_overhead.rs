@@ -59,6 +59,7 @@ fn main() {
         workspace: workspace.clone(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     };
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),

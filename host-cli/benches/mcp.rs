@@ -183,6 +183,7 @@ fn main() {
         workspace: workspace.clone(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     };
     let read_file = registry
         .tools()

@@ -118,6 +118,7 @@ fn main() {
         workspace: tree.clone(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     };
     let have_rg = rg(&tree, "warm-up-the-page-cache").is_some();
     if !have_rg {

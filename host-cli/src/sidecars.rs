@@ -178,4 +178,10 @@ impl Catalog for Composed {
         Catalog::stop_processes(self.registry.as_ref(), reason);
         self.mcp.cancel_calls();
     }
+
+    /// A cancelled call's MCP request is cancelled by its own token (`McpTool`); its processes
+    /// are the registry's.
+    fn stop_cancelled(&self, reason: &str) {
+        Catalog::stop_cancelled(self.registry.as_ref(), reason);
+    }
 }

@@ -45,8 +45,8 @@ fn load_registry() -> Registry {
     Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap()
 }
 
-/// A registry of its own, for a test that cancels: cancelling kills every job of the
-/// registry's host, which would cut the commands of tests running beside it.
+/// A registry of its own, for a test that cancels: cancelling kills only the cancelled calls'
+/// jobs, but a test about that must not lean on it to keep the tests beside it safe.
 fn own_registry() -> &'static Registry {
     Box::leak(Box::new(load_registry()))
 }
@@ -766,6 +766,66 @@ fn cancelling_stops_a_running_shell_command() {
         !setup.ws().join("late").exists(),
         "the command kept running after the cancel"
     );
+}
+
+/// Two agents on one registry (one component host, one job table), each running a shell
+/// command: cancelling one agent's turn kills its command only; the other's runs to its end.
+#[test]
+fn cancelling_one_agent_leaves_the_other_agents_command_running() {
+    let registry = own_registry();
+    let (a, b) = (Setup::new("openai"), Setup::new("anthropic"));
+    a.mock.enqueue_all([
+        call("call_a", "bash", r#"{"command":"sleep 2; touch late"}"#),
+        Reply::text(&["not reached"]),
+    ]);
+    b.mock.enqueue_all([
+        call("call_b", "bash", r#"{"command":"sleep 2; touch done"}"#),
+        Reply::text(&["b finished"]),
+    ]);
+    let mut agent_a = a.agent_on(registry, Posture::Auto);
+    let mut agent_b = b.agent_on(registry, Posture::Auto);
+    let cancel_a = CancelToken::new();
+    let (started_tx, started_rx) = std::sync::mpsc::channel::<&str>();
+    let (outcome_a, outcome_b) = std::thread::scope(|scope| {
+        let started_b = started_tx.clone();
+        let run_b = scope.spawn(move || {
+            let mut sent = Some(started_b);
+            agent_b.run("Sleep", &CancelToken::new(), &mut |e| {
+                if matches!(&e, AgentEvent::ToolStarted { name, .. } if name == "bash")
+                    && let Some(tx) = sent.take()
+                {
+                    tx.send("b").unwrap();
+                }
+            })
+        });
+        let canceller = cancel_a.clone();
+        let watcher = scope.spawn(move || {
+            // Both commands are running, then A is cancelled.
+            let mut seen = vec![started_rx.recv().unwrap(), started_rx.recv().unwrap()];
+            seen.sort_unstable();
+            assert_eq!(seen, ["a", "b"]);
+            std::thread::sleep(Duration::from_millis(300));
+            canceller.cancel();
+        });
+        let mut sent = Some(started_tx);
+        let outcome_a = agent_a.run("Sleep", &cancel_a, &mut |e| {
+            if matches!(&e, AgentEvent::ToolStarted { name, .. } if name == "bash")
+                && let Some(tx) = sent.take()
+            {
+                tx.send("a").unwrap();
+            }
+        });
+        watcher.join().unwrap();
+        (outcome_a, run_b.join().unwrap())
+    });
+    assert_eq!(outcome_a.status, RunStatus::Cancelled, "{outcome_a:?}");
+    assert_eq!(outcome_b.status, RunStatus::Success, "{outcome_b:?}");
+    assert_eq!(outcome_b.result, "b finished");
+    let (_, b_result) = &b.tool_results(1)[0];
+    assert!(!b_result.contains("killed"), "B's command was killed: {b_result}");
+    assert!(b.ws().join("done").exists(), "B's command did not run to its end");
+    // A's command was killed, not waited for: by now it would have touched `late`.
+    assert!(!a.ws().join("late").exists(), "A's command kept running");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -108,6 +108,7 @@ fn ctx(env: &Env) -> CallContext {
         workspace: env.workspace(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     }
 }
 
@@ -798,6 +799,7 @@ fn editors_write_configuration_files_only_in_an_approved_call() {
     let approved = CallContext {
         may_write_protected: true,
         approved_local: None,
+        cancel: Default::default(),
         ..ctx(&env)
     };
     for (tool, args) in &cases {

@@ -35,6 +35,7 @@ fn ctx(env: &Env) -> CallContext {
         workspace: env.workspace(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     }
 }
 

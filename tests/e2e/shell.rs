@@ -47,6 +47,7 @@ fn try_call(
         workspace: env.workspace(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     };
     registry
         .tool(tool)

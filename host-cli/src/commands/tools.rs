@@ -83,6 +83,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
             .get("url")
             .and_then(|u| u.as_str())
             .and_then(reasonix_core::origin::Origin::local_of_url),
+        cancel: Default::default(),
     };
     match tool.invoke(&parsed.to_string(), &context, None) {
         Ok(text) => {

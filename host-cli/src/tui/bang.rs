@@ -43,6 +43,7 @@ pub fn run(app: &mut App, command: String) {
                 workspace,
                 may_write_protected: false,
                 approved_local: None,
+                cancel: Default::default(),
             };
             let result = tool.invoke(&arguments, &context, None);
             let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

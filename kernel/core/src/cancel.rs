@@ -1,9 +1,11 @@
 //! A cancellation signal shared between whoever wants to stop a request (Ctrl-C, a front end)
-//! and the host code waiting on the network for it.
+//! and the host code waiting on the network for it. Tokens form a tree: a turn's token is the
+//! parent of its tool calls' tokens, so cancelling a turn cancels its calls, and the host stops
+//! exactly the processes and requests those calls started, not another agent's.
 
 use std::pin::pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use tokio::sync::Notify;
 
 /// Cheap to clone; every clone sees the same signal. Cancelling is permanent.
@@ -14,6 +16,8 @@ pub struct CancelToken(Arc<Inner>);
 struct Inner {
     cancelled: AtomicBool,
     notify: Notify,
+    /// Tokens cancelled with this one (dropped ones are pruned as children are added).
+    children: Mutex<Vec<Weak<Inner>>>,
 }
 
 impl CancelToken {
@@ -21,10 +25,28 @@ impl CancelToken {
         CancelToken::default()
     }
 
-    /// Signal every waiter, now and later.
+    /// A token cancelled when this one is (and on its own, without cancelling this one).
+    pub fn child(&self) -> CancelToken {
+        let child = CancelToken::new();
+        {
+            let mut children = self
+                .0
+                .children
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            children.retain(|c| c.strong_count() > 0);
+            children.push(Arc::downgrade(&child.0));
+        }
+        // A parent cancelled before (or while) the child was added.
+        if self.is_cancelled() {
+            child.cancel();
+        }
+        child
+    }
+
+    /// Signal every waiter, now and later, of this token and of its children.
     pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::SeqCst);
-        self.0.notify.notify_waiters();
+        Inner::cancel(&self.0);
     }
 
     pub fn is_cancelled(&self) -> bool {
@@ -45,10 +67,59 @@ impl CancelToken {
     }
 }
 
+impl Inner {
+    fn cancel(inner: &Arc<Inner>) {
+        if inner.cancelled.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        inner.notify.notify_waiters();
+        let children: Vec<Arc<Inner>> = inner
+            .children
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter_map(Weak::upgrade)
+            .collect();
+        for child in children {
+            Inner::cancel(&child);
+        }
+    }
+}
+
+/// Two tokens are equal when they are the same signal (clones of one token).
+impl PartialEq for CancelToken {
+    fn eq(&self, other: &CancelToken) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for CancelToken {}
+
 impl std::fmt::Debug for CancelToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("CancelToken")
             .field(&self.is_cancelled())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancelling_a_parent_cancels_its_children_and_not_the_other_way() {
+        let turn = CancelToken::new();
+        let (a, b) = (turn.child(), turn.child());
+        let grandchild = a.child();
+        a.cancel();
+        assert!(a.is_cancelled() && grandchild.is_cancelled());
+        assert!(!turn.is_cancelled() && !b.is_cancelled());
+        turn.cancel();
+        assert!(b.is_cancelled());
+        // A child of a cancelled token starts cancelled.
+        assert!(turn.child().is_cancelled());
+        assert_eq!(a.clone(), a);
+        assert_ne!(a, b);
     }
 }

@@ -25,6 +25,14 @@ pub trait Catalog: Send + Sync {
     }
     /// Kill every command the plugins started (the user cancelled).
     fn stop_processes(&self, reason: &str);
+    /// Stop what calls whose [`CallContext::cancel`] has fired started (their processes):
+    /// cancelling one agent's turn leaves another agent's work running. Without a way to tell
+    /// (the default), everything stops.
+    ///
+    /// [`CallContext::cancel`]: crate::types::CallContext::cancel
+    fn stop_cancelled(&self, reason: &str) {
+        self.stop_processes(reason);
+    }
     /// Changes whenever [`Catalog::tools`] would give a different set (an MCP server became
     /// ready, or said its tools changed). The agent looks at it between turns only, so the
     /// tools a provider sees never change in the middle of a turn.
@@ -53,6 +61,9 @@ impl<T: Catalog + ?Sized> Catalog for &T {
     }
     fn stop_processes(&self, reason: &str) {
         (**self).stop_processes(reason)
+    }
+    fn stop_cancelled(&self, reason: &str) {
+        (**self).stop_cancelled(reason)
     }
     fn tools_revision(&self) -> u64 {
         (**self).tools_revision()

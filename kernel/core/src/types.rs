@@ -30,6 +30,9 @@ pub struct CallContext {
     /// The local origin (loopback or private address, `localhost`) the user approved this
     /// call to fetch; the host lets the call's requests to exactly it through (ADR 0007).
     pub approved_local: Option<crate::origin::Origin>,
+    /// This call's cancellation, a child of its turn's: when it fires the host stops the
+    /// processes and MCP requests this call started, and only those.
+    pub cancel: crate::cancel::CancelToken,
 }
 
 /// Create, modify or delete.

@@ -388,6 +388,13 @@ impl Registry {
         }
     }
 
+    /// Kill the jobs of the calls whose cancellation has fired, and only those.
+    pub fn stop_cancelled(&self, reason: &str) {
+        if let Some(plugin) = self.plugins.first() {
+            plugin.host().processes().kill_cancelled(reason);
+        }
+    }
+
     /// Components that failed to load, each naming its file and what was wrong.
     pub fn problems(&self) -> &[LoadError] {
         &self.problems
@@ -564,5 +571,9 @@ impl Catalog for Registry {
 
     fn stop_processes(&self, reason: &str) {
         Registry::stop_processes(self, reason)
+    }
+
+    fn stop_cancelled(&self, reason: &str) {
+        Registry::stop_cancelled(self, reason)
     }
 }

@@ -54,6 +54,7 @@ impl Tool for WasmTool {
         store
             .data_mut()
             .approve_local_origin(context.approved_local.clone());
+        store.data_mut().cancel = Some(context.cancel.clone());
         let wit_ctx = convert::call_context(context);
         let arguments = arguments.to_string();
         let result = indices

@@ -969,6 +969,7 @@ impl CallTool for Servers {
         tool: &str,
         arguments: Map<String, Value>,
         progress: Option<ProgressSink>,
+        call_cancel: &reasonix_core::cancel::CancelToken,
     ) -> Result<Value, McpError> {
         let inner = self
             .inner
@@ -989,13 +990,23 @@ impl CallTool for Servers {
             });
         let cancel = lock(&inner.calls).child_token();
         let result = inner.runtime.block_on(async {
+            // This call's own cancellation (its agent's turn) cancels it alone.
+            let stop = cancel.clone();
+            let watch = call_cancel.clone();
+            let watcher = tokio::spawn(async move {
+                watch.cancelled().await;
+                stop.cancel();
+            });
             let _turn = match &target.serial {
                 Some(semaphore) => semaphore.acquire().await.ok(),
                 None => None,
             };
-            live.client
+            let result = live
+                .client
                 .call_tool(tool, arguments, timeout, progress, cancel)
-                .await
+                .await;
+            watcher.abort();
+            result
         });
         result.map_err(|f| inner.failure(&target, &live, "tools/call", f))
     }

@@ -3,6 +3,7 @@
 
 use crate::client::ToolInfo;
 use crate::{McpError, names};
+use reasonix_core::cancel::CancelToken;
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
 use reasonix_core::types::{CallContext, FileChange, ToolOutput, ToolSpec, canonical_json};
@@ -12,12 +13,14 @@ use std::sync::Arc;
 /// What runs a tool's `tools/call` on its server (the server manager).
 pub trait CallTool: Send + Sync {
     /// `tools/call` of `tool` (the server's own name) on `server`: the raw result as JSON.
+    /// When `cancel` fires the server is told (`notifications/cancelled`) and the call ends.
     fn call_tool(
         &self,
         server: &str,
         tool: &str,
         arguments: Map<String, Value>,
         progress: Option<ProgressSink>,
+        cancel: &CancelToken,
     ) -> Result<Value, McpError>;
 }
 
@@ -111,7 +114,7 @@ impl Tool for McpTool {
     fn invoke_output(
         &self,
         arguments: &str,
-        _context: &CallContext,
+        context: &CallContext,
         progress: Option<ProgressSink>,
     ) -> Result<ToolOutput, CallError> {
         let arguments: Map<String, Value> = if arguments.trim().is_empty() {
@@ -125,7 +128,13 @@ impl Tool for McpTool {
         };
         let result = self
             .servers
-            .call_tool(&self.server, &self.raw_name, arguments, progress)
+            .call_tool(
+                &self.server,
+                &self.raw_name,
+                arguments,
+                progress,
+                &context.cancel,
+            )
             .map_err(|e| {
                 let retryable = matches!(e, McpError::Died { .. } | McpError::Timeout { .. });
                 let code = match e {

@@ -63,6 +63,7 @@ fn context(dir: &Path) -> CallContext {
         workspace: dir.to_path_buf(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     }
 }
 

@@ -591,6 +591,7 @@ impl Agent {
             workspace: self.config.workspace.clone(),
             may_write_protected: false,
             approved_local: None,
+            cancel: Default::default(),
         };
         match tool.preview(&args.to_string(), &context) {
             Ok(changes) => Preview::Changes(changes),
@@ -629,8 +630,9 @@ impl Agent {
                                 fraction,
                             });
                         });
+                        let call_cancel = cancel.child();
                         Ok(scope.spawn(move || {
-                            let outcome = invoke(call, approved, workspace, sink);
+                            let outcome = invoke(call, approved, workspace, sink, call_cancel);
                             let _ = done.send(Ran::Done);
                             outcome
                         }))
@@ -657,7 +659,9 @@ impl Agent {
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                         if cancel.is_cancelled() && !stopped {
                             stopped = true;
-                            catalog.stop_processes("cancelled by the user");
+                            // Only what this turn's calls started: another agent on the
+                            // same registry keeps its processes.
+                            catalog.stop_cancelled("cancelled by the user");
                         }
                     }
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
@@ -813,6 +817,7 @@ fn invoke(
     approved: Approved,
     workspace: &std::path::Path,
     progress: ProgressSink,
+    cancel: CancelToken,
 ) -> Outcome {
     let started = Instant::now();
     let context = CallContext {
@@ -820,6 +825,7 @@ fn invoke(
         workspace: workspace.to_path_buf(),
         may_write_protected: approved.may_write_protected,
         approved_local: approved.approved_local,
+        cancel,
     };
     let (result, images) =
         match approved

@@ -31,6 +31,7 @@ fn context(workspace: &Path) -> CallContext {
         workspace: workspace.to_path_buf(),
         may_write_protected: false,
         approved_local: None,
+        cancel: Default::default(),
     }
 }
 

@@ -81,6 +81,9 @@ pub struct PluginState {
     /// Built-ins only: the user's own command lines, whose jobs run with the user's
     /// confinement (ADR 0028).
     pub user_commands: Option<Arc<reasonix_core::user_commands::UserCommands>>,
+    /// The tool call's cancellation (`CallContext::cancel`): the jobs it starts are its own,
+    /// killed when it fires (`ProcessHost::kill_cancelled`).
+    pub cancel: Option<reasonix_core::cancel::CancelToken>,
     /// What the plugin's filesystem calls may touch inside its preopened directories (none
     /// without a workspace).
     pub fs_guard: Option<Arc<FsGuard>>,
@@ -202,6 +205,7 @@ impl PluginState {
             processes: None,
             call_deadline: None,
             user_commands: spec.user_commands,
+            cancel: None,
             fs_guard,
             limiter: MemoryLimiter::new(spec.memory_mib),
             usage: super::limits::Usage::new(spec.host_limits),

@@ -46,6 +46,7 @@ pub const OS_SANDBOX: (&str, &str) = (
 use super::bindings::reasonix::plugin::{log, process, types};
 use super::state::PluginState;
 use crate::capability::WorkspaceAccess;
+use reasonix_core::cancel::CancelToken;
 use crate::sandbox::{SandboxPolicy, normalize};
 use crate::settings::ShellSandbox;
 use jobs::{Exit, Job};
@@ -101,6 +102,8 @@ type JobKey = (Arc<str>, String);
 struct Jobs {
     by_id: HashMap<JobKey, Arc<Job>>,
     next: HashMap<JobKey, u64>,
+    /// The cancellation of the call that started each job, when it had one.
+    owners: HashMap<JobKey, CancelToken>,
 }
 
 struct SpawnRequest {
@@ -132,6 +135,22 @@ impl ProcessHost {
     /// waiting on returns at once, and nothing outlives the run.
     pub fn kill_all(&self, reason: &str) {
         let jobs: Vec<Arc<Job>> = self.jobs().by_id.values().cloned().collect();
+        for job in jobs {
+            job.kill(reason);
+        }
+    }
+
+    /// Kill the jobs whose call has been cancelled (one agent's turn): those of other calls,
+    /// another agent's among them, go on.
+    pub fn kill_cancelled(&self, reason: &str) {
+        let jobs: Vec<Arc<Job>> = {
+            let jobs = self.jobs();
+            jobs.owners
+                .iter()
+                .filter(|(_, owner)| owner.is_cancelled())
+                .filter_map(|(key, _)| jobs.by_id.get(key).cloned())
+                .collect()
+        };
         for job in jobs {
             job.kill(reason);
         }
@@ -295,6 +314,7 @@ impl ProcessHost {
         mut warn: impl FnMut(&str),
     ) -> Result<String, types::Error> {
         let policy = job.policy;
+        let owner = job.owner.clone();
         if command.program.is_empty() {
             return Err(types::Error::InvalidInput(
                 "`program` is empty: name the program to run".to_string(),
@@ -439,7 +459,11 @@ impl ProcessHost {
             .or_insert(0);
         *counter += 1;
         let id = format!("{prefix}-{counter}");
-        jobs.by_id.insert((plugin.clone(), id.clone()), job);
+        let key = (plugin.clone(), id.clone());
+        if let Some(owner) = owner {
+            jobs.owners.insert(key.clone(), owner);
+        }
+        jobs.by_id.insert(key, job);
         Ok(id)
     }
 }
@@ -449,6 +473,8 @@ struct JobRequest<'a> {
     policy: &'a SandboxPolicy,
     workspace: WorkspaceAccess,
     deadline: Option<Instant>,
+    /// The cancellation of the call starting it.
+    owner: Option<CancelToken>,
 }
 
 impl JobRequest<'_> {
@@ -707,6 +733,7 @@ impl process::Host for PluginState {
             policy: &policy,
             workspace: self.capabilities.workspace,
             deadline: self.call_deadline,
+            owner: self.cancel.clone(),
         };
         host.spawn(&self.plugin, job, command, |message| {
             if let Some(sink) = &sink {
