@@ -822,8 +822,14 @@ fn cancelling_one_agent_leaves_the_other_agents_command_running() {
     assert_eq!(outcome_b.status, RunStatus::Success, "{outcome_b:?}");
     assert_eq!(outcome_b.result, "b finished");
     let (_, b_result) = &b.tool_results(1)[0];
-    assert!(!b_result.contains("killed"), "B's command was killed: {b_result}");
-    assert!(b.ws().join("done").exists(), "B's command did not run to its end");
+    assert!(
+        !b_result.contains("killed"),
+        "B's command was killed: {b_result}"
+    );
+    assert!(
+        b.ws().join("done").exists(),
+        "B's command did not run to its end"
+    );
     // A's command was killed, not waited for: by now it would have touched `late`.
     assert!(!a.ws().join("late").exists(), "A's command kept running");
 }

@@ -46,10 +46,10 @@ pub const OS_SANDBOX: (&str, &str) = (
 use super::bindings::reasonix::plugin::{log, process, types};
 use super::state::PluginState;
 use crate::capability::WorkspaceAccess;
-use reasonix_core::cancel::CancelToken;
 use crate::sandbox::{SandboxPolicy, normalize};
 use crate::settings::ShellSandbox;
 use jobs::{Exit, Job};
+use reasonix_core::cancel::CancelToken;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
