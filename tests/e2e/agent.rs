@@ -834,6 +834,60 @@ fn cancelling_one_agent_leaves_the_other_agents_command_running() {
     assert!(!a.ws().join("late").exists(), "A's command kept running");
 }
 
+/// What one read-only tool call costs in component stores, with the built-in interceptors a
+/// session loads (the redactor at `tool.after` and `frontend.event`, the bounder at
+/// `tool.after`; the hooks runner only when hooks are configured, as here it is not): the
+/// same task with and without the call, the extra model request taken off. The call itself,
+/// the redactor and the bounder for the model, the redactor once for the display: four (it
+/// was six, when the result was shown twice and the tool-calls-only answer dispatched empty).
+#[test]
+fn a_read_only_call_costs_at_most_four_stores() {
+    let home = tempfile::tempdir().unwrap().keep();
+    let paths = Paths {
+        state: home.clone(),
+        home,
+        cache: shared_artifact_cache(),
+    };
+    let mut settings = reasonix_core::settings::RegistrySettings::default();
+    settings.plugins.insert(
+        "hooks".into(),
+        reasonix_core::settings::PluginSettings {
+            enabled: Some(false),
+            ..Default::default()
+        },
+    );
+    let registry: &'static Registry = Box::leak(Box::new(
+        Registry::load(BUILTINS, &paths, &settings, None).unwrap(),
+    ));
+    let setup = Setup::new("openai");
+    setup.seed("notes.txt", "alpha\n");
+    let stores = |script: Vec<Reply>| {
+        setup.mock.enqueue_all(script);
+        let mut agent = setup.agent_on(registry, Posture::Ask);
+        let before = registry.stores_created();
+        let (outcome, _) = run(&mut agent, "Read notes.txt");
+        assert_eq!(outcome.status, RunStatus::Success, "{outcome:?}");
+        registry.stores_created() - before
+    };
+    let without = stores(vec![Reply::text(&["no need"])]);
+    let with = stores(vec![
+        call("call_r", "read_file", r#"{"path":"notes.txt"}"#),
+        Reply::text(&["alpha it is"]),
+    ]);
+    // One more model request: one more store of the provider component.
+    let per_call = with - without - 1;
+    #[allow(
+        clippy::disallowed_macros,
+        reason = "the measured figure, for the record"
+    )]
+    {
+        eprintln!(
+            "stores: run without a call {without}, with one read_file call {with}, per call {per_call}"
+        );
+    }
+    assert!(per_call <= 4, "a read-only call cost {per_call} stores");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. Permissions inside the loop.
 // ---------------------------------------------------------------------------------------------

@@ -388,6 +388,14 @@ impl Registry {
         }
     }
 
+    /// How many component stores this registry's host has created: each component call costs
+    /// one (tests and benchmarks count them per step).
+    pub fn stores_created(&self) -> u64 {
+        self.plugins
+            .first()
+            .map_or(0, |plugin| plugin.host().stores_created())
+    }
+
     /// Kill the jobs of the calls whose cancellation has fired, and only those.
     pub fn stop_cancelled(&self, reason: &str) {
         if let Some(plugin) = self.plugins.first() {

@@ -405,6 +405,7 @@ impl Line {
                 is_error,
                 output,
                 duration_ms,
+                ..
             } => Line::ToolResult {
                 id: id.clone(),
                 name: name.clone(),
@@ -502,6 +503,7 @@ fn claude_line(event: &AgentEvent, model: &str) -> Option<Value> {
             is_error,
             output,
             duration_ms,
+            ..
         } => Some(json!({
             "type": "user",
             "message": {

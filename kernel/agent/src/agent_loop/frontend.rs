@@ -54,6 +54,17 @@ pub struct Display<'a> {
     interceptors: &'a Interceptors,
     text: String,
     reasoning: String,
+    /// The last tool output shown (call id, its text, what the chain made of it): the tool
+    /// message with the same text that follows is shown the same, without asking again.
+    last_output: Option<(String, String, Shown)>,
+}
+
+/// What the chain made of a text.
+#[derive(Debug, Clone)]
+enum Shown {
+    Text(String),
+    Hidden,
+    Failed(String),
 }
 
 impl<'a> Display<'a> {
@@ -62,6 +73,7 @@ impl<'a> Display<'a> {
             interceptors,
             text: String::new(),
             reasoning: String::new(),
+            last_output: None,
         }
     }
 
@@ -79,6 +91,50 @@ impl<'a> Display<'a> {
                 self.release(false, on_event);
                 self.reasoning.push_str(&delta);
                 self.release_lines(false, on_event);
+            }
+            AgentEvent::ToolFinished {
+                id,
+                name,
+                is_error,
+                output,
+                duration_ms,
+            } => {
+                self.flush(on_event);
+                let original = FrontendEvent {
+                    kind: "tool_output".to_string(),
+                    text: output.clone(),
+                    detail: name.clone(),
+                };
+                let shown = match self.interceptors.dispatch(
+                    points::FRONTEND_EVENT,
+                    || original.clone(),
+                    |replaced| replaced.validate(&original),
+                ) {
+                    Outcome::Unchanged => Shown::Text(output.clone()),
+                    Outcome::Replaced(replaced) => Shown::Text(replaced.text),
+                    Outcome::Blocked(stop) if stop.failed => Shown::Failed(stop.describe()),
+                    Outcome::Blocked(_) => Shown::Hidden,
+                };
+                let event = AgentEvent::ToolFinished {
+                    id: id.clone(),
+                    name,
+                    is_error,
+                    output: output.clone(),
+                    duration_ms,
+                };
+                emit_shown(event, &shown, on_event);
+                self.last_output = Some((id, output, shown));
+            }
+            AgentEvent::Message(m)
+                if m.role == Role::Tool
+                    && self.last_output.as_ref().is_some_and(|(id, text, _)| {
+                        m.tool_call_id.as_deref() == Some(id.as_str()) && *text == m.content
+                    }) =>
+            {
+                self.flush(on_event);
+                if let Some((_, _, shown)) = self.last_output.take() {
+                    emit_shown(AgentEvent::Message(m), &shown, on_event);
+                }
             }
             other => {
                 self.flush(on_event);
@@ -235,9 +291,23 @@ pub fn show(interceptors: &Interceptors, event: AgentEvent, on_event: &mut dyn F
     }
 }
 
-/// The payload of the events the chain sees; `None` for the rest.
+/// `event` with its text as the chain left it, a notice when an interceptor failed, or
+/// nothing when one hid it.
+fn emit_shown(event: AgentEvent, shown: &Shown, on_event: &mut dyn FnMut(AgentEvent)) {
+    match shown {
+        Shown::Text(text) => on_event(with_text(event, text.clone())),
+        Shown::Failed(why) => on_event(AgentEvent::Notice(format!("an event was hidden: {why}"))),
+        Shown::Hidden => {}
+    }
+}
+
+/// The payload of the events the chain sees; `None` for the rest (an assistant message with
+/// no text, only tool calls, has nothing to show).
 fn payload(event: &AgentEvent) -> Option<FrontendEvent> {
     let (kind, text, detail) = match event {
+        AgentEvent::Message(m) if m.role == Role::Assistant && m.content.is_empty() => {
+            return None;
+        }
         AgentEvent::Message(m) if m.role == Role::Assistant => ("message", &m.content, ""),
         AgentEvent::Message(m) if m.role == Role::Tool => (
             "tool_result",

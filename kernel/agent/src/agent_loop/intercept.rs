@@ -203,7 +203,19 @@ impl Interceptors {
         if !self.listens(point) {
             return Outcome::Unchanged;
         }
-        let chain = self.chain(point, subject);
+        self.run_chain(point, self.chain(point, subject), make, validate)
+    }
+
+    fn run_chain<T>(
+        &self,
+        point: &str,
+        chain: Vec<Arc<dyn Interceptor>>,
+        make: impl FnOnce() -> T,
+        validate: impl Fn(&T) -> Result<(), String>,
+    ) -> Outcome<T>
+    where
+        T: Serialize + DeserializeOwned,
+    {
         if chain.is_empty() {
             return Outcome::Unchanged;
         }

@@ -388,10 +388,11 @@ impl CompactionComplete {
 pub struct FrontendEvent {
     /// `message` (an assistant answer), `message_text` / `reasoning_text` (whole lines of
     /// the answer / reasoning as it streams), `reasoning` (an answer's reasoning), `result`
-    /// (the run's final answer or error, as printed), `tool_result` (what the model read, in
-    /// the transcript), `raw_result` (the original of a replaced result, kept in the
-    /// transcript; hidden, it is not kept), `tool_output` (the finished call's card), `notice`
-    /// or `permission_denied`.
+    /// (the run's final answer or error, as printed), `tool_output` (a finished call's result;
+    /// the tool message carrying the same text is shown as it was, not dispatched again),
+    /// `tool_result` (a tool message no call's output preceded: a refused or cut-off call's
+    /// answer), `raw_result` (the original of a replaced result, kept in the transcript;
+    /// hidden, it is not kept), `notice` or `permission_denied`.
     pub kind: String,
     pub text: String,
     /// The tool name (`tool_output`, `permission_denied`), the call id (`tool_result`,

@@ -71,6 +71,7 @@ impl AgentEvent {
                 is_error,
                 output,
                 duration_ms,
+                ..
             } => EventKind::ToolFinished {
                 call_id: id.clone(),
                 name: name.clone(),

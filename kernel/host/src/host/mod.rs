@@ -38,6 +38,9 @@ pub struct ComponentHost {
     log: Option<LogSink>,
     /// Jobs of the `process` service; they outlive the calls that start them.
     processes: std::sync::Arc<process::ProcessHost>,
+    /// Stores created so far: every component call costs one (a counter, for tests and
+    /// benchmarks that check how many a step costs).
+    stores: std::sync::atomic::AtomicU64,
 }
 
 impl ComponentHost {
@@ -69,6 +72,7 @@ impl ComponentHost {
             ticker: OnceLock::new(),
             log,
             processes: std::sync::Arc::new(process::ProcessHost::new()),
+            stores: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -108,6 +112,8 @@ impl ComponentHost {
     /// A fresh store for one call, trapping once `timeout_ms` of wall time has passed.
     pub fn new_store(&self, mut state: PluginState, timeout_ms: u64) -> Store<PluginState> {
         self.start_ticker();
+        self.stores
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         state.processes = Some(self.processes.clone());
         state.call_deadline =
             std::time::Instant::now().checked_add(Duration::from_millis(timeout_ms));
@@ -116,6 +122,11 @@ impl ComponentHost {
         store.set_epoch_deadline(self.new_store_deadline_ticks(timeout_ms));
         store.epoch_deadline_trap();
         store
+    }
+
+    /// How many stores this host has created (one per component call).
+    pub fn stores_created(&self) -> u64 {
+        self.stores.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The epoch deadline, in ticks from now, for a call of `timeout_ms`.
