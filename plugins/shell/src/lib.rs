@@ -420,19 +420,37 @@ fn kill_shell(p: &dyn Processes, args: KillArgs) -> Result<String, Error> {
     }
 }
 
-/// Jobs named `bash-<n>` that are still running. Ids are numbered from 1 per plugin and
-/// program and never reused, so the first unknown id ends the list.
-fn running_jobs(p: &dyn Processes) -> Vec<String> {
+/// What `wait` without ids covers: the `bash-<n>` jobs still running, and the ones that ended
+/// with output nobody has read yet, reported at once — a job that ends a moment before the call
+/// still gives the model its output and status. Ids are numbered from 1 per plugin and program
+/// and never reused, so the first unknown id ends the list.
+fn pending_jobs(p: &dyn Processes) -> Result<(Vec<String>, Vec<String>), Error> {
     let mut running = Vec::new();
+    let mut ended = Vec::new();
     for n in 1..=MAX_PROBED_JOBS {
         let id = format!("bash-{n}");
         match p.wait(&id, Some(0)) {
             Ok(None) => running.push(id),
-            Ok(Some(_)) => {}
+            Ok(Some(_)) => {
+                let (text, status) = drain(p, &id)?;
+                if !text.is_empty() {
+                    ended.push(section(&id, &text, status.as_ref()));
+                }
+            }
             Err(_) => break,
         }
     }
-    running
+    Ok((running, ended))
+}
+
+/// `[<id>] <status>` and the output, as `wait` reports a job.
+fn section(id: &str, text: &str, status: Option<&ExitStatus>) -> String {
+    let mut section = format!("[{id}] {}", status_text(status));
+    if !text.is_empty() {
+        section.push('\n');
+        section.push_str(text.trim_end());
+    }
+    section
 }
 
 fn wait(p: &dyn Processes, args: WaitArgs) -> Result<String, Error> {
@@ -442,16 +460,15 @@ fn wait(p: &dyn Processes, args: WaitArgs) -> Result<String, Error> {
                 .to_string(),
         ));
     }
-    let ids = match args.job_ids {
-        Some(ids) if !ids.is_empty() => ids,
-        _ => running_jobs(p),
+    let (ids, mut sections) = match args.job_ids {
+        Some(ids) if !ids.is_empty() => (ids, Vec::new()),
+        _ => pending_jobs(p)?,
     };
-    if ids.is_empty() {
+    if ids.is_empty() && sections.is_empty() {
         return Ok("No background jobs are running.".to_string());
     }
     let started = std::time::Instant::now();
     let budget = args.timeout_seconds.map(std::time::Duration::from_secs);
-    let mut sections = Vec::new();
     for id in &ids {
         let left = budget.map(|b| {
             u64::try_from(b.saturating_sub(started.elapsed()).as_millis()).unwrap_or(u64::MAX)
@@ -461,12 +478,7 @@ fn wait(p: &dyn Processes, args: WaitArgs) -> Result<String, Error> {
             Err(e) => return Err(e),
             Ok(_) => {
                 let (text, status) = drain(p, id)?;
-                let mut section = format!("[{id}] {}", status_text(status.as_ref()));
-                if !text.is_empty() {
-                    section.push('\n');
-                    section.push_str(text.trim_end());
-                }
-                sections.push(section);
+                sections.push(section(id, &text, status.as_ref()));
             }
         }
     }
@@ -639,6 +651,21 @@ mod tests {
         assert!(out.contains("already killed"), "{out}");
         let out = call::<KillShell>(&p, json!({"job_id": "bash-9"})).unwrap();
         assert!(out.contains("no such job"), "{out}");
+        let out = call::<Wait>(&p, json!({})).unwrap();
+        assert_eq!(out, "No background jobs are running.");
+    }
+
+    #[test]
+    fn wait_reports_a_job_that_ended_just_before_it_with_unread_output() {
+        let p = Fake::default();
+        call::<Bash>(
+            &p,
+            json!({"command": "exit:4:end", "run_in_background": true}),
+        )
+        .unwrap();
+        let out = call::<Wait>(&p, json!({})).unwrap();
+        assert_eq!(out, "[bash-1] failed (exit code 4)\nend");
+        // Reported once: its output has been read now.
         let out = call::<Wait>(&p, json!({})).unwrap();
         assert_eq!(out, "No background jobs are running.");
     }
