@@ -365,6 +365,7 @@ mod tests {
                 args: &serde_json::json!({"path": "a"}),
                 workspace: std::path::Path::new("/w"),
                 reach: None,
+                own_rules: false,
             };
             let verdict = reasonix_agent::permissions::Verdict {
                 decision: Decision::Ask,

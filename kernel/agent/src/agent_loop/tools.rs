@@ -389,6 +389,7 @@ impl Agent {
                 args: &args,
                 workspace: &self.config.workspace,
                 reach: None,
+                own_rules: class.own_rules,
             }),
             Err(_) => None,
         };
@@ -464,6 +465,7 @@ impl Agent {
             args: &args,
             workspace: &self.config.workspace,
             reach: None,
+            own_rules: class.own_rules,
         });
         matches!(
             verdict.source,
@@ -491,6 +493,7 @@ impl Agent {
             args,
             workspace: &self.config.workspace,
             reach: reach.as_deref(),
+            own_rules: class.own_rules,
         };
         let verdict = self.config.policy.decide(&call);
         let protected = matches!(verdict.source, Source::Protected { .. });

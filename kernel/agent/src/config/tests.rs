@@ -460,6 +460,7 @@ fn permissions_merge_allow_replaces_ask_and_deny_are_joined() {
         args: &args,
         workspace: &ws,
         reach: None,
+        own_rules: false,
     };
     let err = policy
         .resolve_headless(&call, crate::permissions::Posture::Yolo)

@@ -15,6 +15,9 @@ pub struct ToolClass {
     pub kind: ToolKind,
     /// Runs without asking when no rule says otherwise, and in parallel with other readers.
     pub read_only: bool,
+    /// Only rules naming the tool apply to it, never a family (an MCP server's tool: it runs
+    /// with its server's rights, whatever its arguments look like).
+    pub own_rules: bool,
 }
 
 impl ToolClass {
@@ -38,7 +41,11 @@ impl ToolClass {
         } else {
             described
         };
-        ToolClass { kind, read_only }
+        ToolClass {
+            kind,
+            read_only,
+            own_rules: effects.own_rules_only,
+        }
     }
 }
 
@@ -100,21 +107,24 @@ mod tests {
             ToolClass::of(&spec(PLAIN, true), NONE),
             ToolClass {
                 kind: ToolKind::Other,
-                read_only: true
+                read_only: true,
+                own_rules: false
             }
         );
         assert_eq!(
             ToolClass::of(&spec(PLAIN, true), PROCESS),
             ToolClass {
                 kind: ToolKind::Shell,
-                read_only: false
+                read_only: false,
+                own_rules: false
             }
         );
         assert_eq!(
             ToolClass::of(&spec(PATH, true), WRITE),
             ToolClass {
                 kind: ToolKind::FileWriter,
-                read_only: false
+                read_only: false,
+                own_rules: false
             }
         );
         // A read-only reader in a read-only plugin stays a reader.
@@ -122,7 +132,8 @@ mod tests {
             ToolClass::of(&spec(PATH, true), NONE),
             ToolClass {
                 kind: ToolKind::FileReader,
-                read_only: true
+                read_only: true,
+                own_rules: false
             }
         );
     }
@@ -149,7 +160,8 @@ mod tests {
             ToolClass::of(&spec(URL, true), NET),
             ToolClass {
                 kind: ToolKind::Fetcher,
-                read_only: true
+                read_only: true,
+                own_rules: false
             }
         );
         // Network alone does not take a read-only claim away.
@@ -170,7 +182,8 @@ mod tests {
                 ToolClass::of(&spec(schema, false), mcp),
                 ToolClass {
                     kind: ToolKind::Other,
-                    read_only: false
+                    read_only: false,
+                    own_rules: true
                 },
                 "{schema}"
             );
@@ -184,7 +197,8 @@ mod tests {
             ToolClass::of(&spec(PATH, true), hinted),
             ToolClass {
                 kind: ToolKind::Other,
-                read_only: true
+                read_only: true,
+                own_rules: true
             }
         );
     }

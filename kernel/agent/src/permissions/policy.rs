@@ -101,6 +101,10 @@ pub struct Call<'a> {
     ///
     /// [`Tool::wider_reach`]: crate::tool::Tool::wider_reach
     pub reach: Option<&'a str>,
+    /// Only rules naming the tool apply ([`ToolClass::own_rules`]).
+    ///
+    /// [`ToolClass::own_rules`]: crate::permissions::ToolClass::own_rules
+    pub own_rules: bool,
 }
 
 /// The rules of one session.
@@ -271,7 +275,7 @@ fn approval_needed(call: &Call<'_>, verdict: &Verdict) -> String {
         Source::Rule { list, rule } => {
             format!("the rule `{rule}` in [permissions] {list} requires approval")
         }
-        Source::Fallback if call.tool.starts_with("mcp__") => {
+        Source::Fallback if call.own_rules => {
             "tools of MCP servers need approval (unless the user trusts the server's read-only hints)"
                 .to_string()
         }
@@ -395,6 +399,7 @@ mod tests {
             args: &args,
             workspace: &ws,
             reach: None,
+            own_rules: false,
         })
         .decision
     }
@@ -410,6 +415,7 @@ mod tests {
                 args: &args,
                 workspace: &ws,
                 reach: None,
+                own_rules: false,
             },
             posture,
         )

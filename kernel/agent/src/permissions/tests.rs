@@ -34,6 +34,7 @@ fn a_deny_holds_in_every_posture() {
             args: &args,
             workspace: Path::new("/w"),
             reach: None,
+            own_rules: false,
         };
         for posture in [Posture::Yolo, Posture::Auto, Posture::Ask] {
             let err = policy.resolve_headless(&call, posture).unwrap_err();
