@@ -42,3 +42,30 @@ fn a_deny_holds_in_every_posture() {
         }
     }
 }
+
+/// Why a tool asks comes from what it is (its class), never from how its name is spelled.
+#[test]
+fn the_reason_to_ask_comes_from_the_tool_class_not_its_name() {
+    let policy = Policy::default();
+    let args = json!({});
+    let reason = |tool: &str, own_rules: bool, reach: Option<&str>| {
+        let call = Call {
+            tool,
+            kind: ToolKind::Other,
+            read_only: false,
+            args: &args,
+            workspace: Path::new("/w"),
+            reach,
+            own_rules,
+        };
+        policy.resolve_headless(&call, Posture::Ask).unwrap_err()
+    };
+    assert!(reason("server_tool", true, None).contains("tools of MCP servers need approval"));
+    let named_like_one = reason("mcp__x__y", false, None);
+    assert!(!named_like_one.contains("MCP"), "{named_like_one}");
+    let wider = reason("peek", false, Some("a wide peek reads other projects"));
+    assert!(
+        wider.contains("a wide peek reads other projects, which needs approval"),
+        "{wider}"
+    );
+}
