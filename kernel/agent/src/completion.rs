@@ -386,7 +386,7 @@ impl ProviderClient {
             base_url: self.provider.base_url.clone(),
             model: self.model.clone(),
             messages: if self.reads_images() {
-                request.messages.clone()
+                images_within_budget(&request.messages)
             } else {
                 // The text of each message already describes its images.
                 request
@@ -798,6 +798,37 @@ fn attempt_word(count: &u32) -> &'static str {
     if *count == 1 { "attempt" } else { "attempts" }
 }
 
+/// The most images one request carries: every backend limits them (Anthropic takes 100 and
+/// 32 MB a request), and each image is sent again with every later request of the session.
+pub const MAX_REQUEST_IMAGES: usize = 20;
+/// The most image data (base64 characters) one request carries.
+pub const MAX_REQUEST_IMAGE_BYTES: usize = 20_000_000;
+
+/// `messages` with only the newest images that fit [`MAX_REQUEST_IMAGES`] and
+/// [`MAX_REQUEST_IMAGE_BYTES`]: older ones stay described in their message's text, so a
+/// session that has gathered many screenshots (or a server that sends huge ones) still gets
+/// answers instead of every request being refused.
+fn images_within_budget(messages: &[Message]) -> Vec<Message> {
+    let mut count = 0;
+    let mut bytes = 0;
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    for message in messages.iter().rev() {
+        let mut message = message.clone();
+        message.images.retain(|image| {
+            let fits =
+                count < MAX_REQUEST_IMAGES && bytes + image.data.len() <= MAX_REQUEST_IMAGE_BYTES;
+            if fits {
+                count += 1;
+                bytes += image.data.len();
+            }
+            fits
+        });
+        out.push(message);
+    }
+    out.reverse();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -847,5 +878,37 @@ mod tests {
         let started = Instant::now();
         assert!(sleep_unless_cancelled(Duration::from_secs(30), &cancel));
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_request_carries_only_the_newest_images_within_the_budget() {
+        use crate::types::{Image, Role};
+        let image = |n: usize| Image {
+            media_type: "image/png".into(),
+            data: "A".repeat(n),
+        };
+        let with = |images: Vec<Image>| Message {
+            images,
+            ..Message::text(Role::User, "see")
+        };
+        // Older messages first: 30 small images, then one that alone is over the byte budget,
+        // then two small ones.
+        let mut messages: Vec<Message> = (0..30).map(|_| with(vec![image(8)])).collect();
+        messages.push(with(vec![image(MAX_REQUEST_IMAGE_BYTES)]));
+        messages.push(with(vec![image(8), image(8)]));
+        let kept = images_within_budget(&messages);
+        assert_eq!(kept.len(), messages.len(), "no message is dropped");
+        let counts: Vec<usize> = kept.iter().map(|m| m.images.len()).collect();
+        assert_eq!(
+            counts[30..],
+            [0, 2],
+            "the newest two fit, the huge one does not"
+        );
+        assert_eq!(counts.iter().sum::<usize>(), MAX_REQUEST_IMAGES);
+        assert!(
+            counts[..12].iter().all(|&c| c == 0),
+            "the oldest go first: {counts:?}"
+        );
+        assert!(kept.iter().all(|m| m.content == "see"), "the text stays");
     }
 }
