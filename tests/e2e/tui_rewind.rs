@@ -24,6 +24,9 @@ fn esc_esc_lists_turns_and_rewind_restores_files_conversation_and_prompt() {
     pty.type_text("change alpha");
     pty.send("\r");
     pty.wait_for("Done.", WAIT);
+    // The turn that showed its answer may still be ending (saving the session); an Esc then
+    // cancels it instead of opening the picker.
+    pty.wait_gone("(Esc to cancel)", WAIT);
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "beta\n");
 
     // Two separate key presses (sent in one write, a terminal reader may see one Alt+Esc).
