@@ -798,8 +798,9 @@ fn attempt_word(count: &u32) -> &'static str {
     if *count == 1 { "attempt" } else { "attempts" }
 }
 
-/// The most images one request carries: every backend limits them (Anthropic takes 100 and
-/// 32 MB a request), and each image is sent again with every later request of the session.
+/// The most images one request carries: every backend limits them (the strictest common one
+/// takes 100 and 32 MB a request), and each image is sent again with every later request of
+/// the session.
 pub const MAX_REQUEST_IMAGES: usize = 20;
 /// The most image data (base64 characters) one request carries.
 pub const MAX_REQUEST_IMAGE_BYTES: usize = 20_000_000;
