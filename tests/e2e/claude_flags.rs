@@ -6,8 +6,7 @@
 use crate::support::{Env, stderr, stdout};
 use reasonix_mock_llm::{MockLlm, Reply, Usage};
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 struct Setup {
     env: Env,
@@ -47,17 +46,10 @@ impl Setup {
 
     /// The run with `input` on its stdin.
     fn run_fed(&self, args: &[&str], input: &str) -> Output {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(input.as_bytes()).unwrap();
-        drop(stdin);
-        child.wait_with_output().unwrap()
+        let ws = self.env.workspace();
+        let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.env.reasonix_fed(&all, input)
     }
 
     fn sessions(&self) -> Vec<Value> {

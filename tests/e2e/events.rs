@@ -6,8 +6,6 @@
 use crate::support::{Env, stderr, stdout};
 use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::Value;
-use std::io::Write;
-use std::process::Stdio;
 
 fn run(env: &Env, args: &[&str], input: &str) -> (i32, Vec<Value>, String) {
     let ws = env.workspace();
@@ -19,17 +17,7 @@ fn run(env: &Env, args: &[&str], input: &str) -> (i32, Vec<Value>, String) {
         "events",
     ];
     all.extend_from_slice(args);
-    let mut child = env
-        .command(&all)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
+    let out = env.reasonix_fed(&all, input);
     let lines = stdout(&out)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))

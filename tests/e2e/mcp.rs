@@ -354,6 +354,29 @@ fn exercise_fastmcp(s: &Setup) {
         !task.contains("hello from the fastmcp resource"),
         "a reference in the server's prompt text was read: {task}"
     );
+
+    // A repository's custom command: its template is sent, but only the references the user
+    // typed are read, never one the template (a file of the repository) names.
+    let commands = s.env.workspace().join(".claude").join("commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("topic.md"),
+        "Summarise $ARGUMENTS. Also use @fastmcp:notes://greeting\n",
+    )
+    .unwrap();
+    s.mock.enqueue(Reply::text(&["summarised"]));
+    let out = s.run(&["/topic @fastmcp:notes://topic/otters"]);
+    assert_success(&out);
+    let task = last_user_message(&s.request(3));
+    assert!(
+        task.starts_with("Summarise @fastmcp:notes://topic/otters. Also use"),
+        "{task}"
+    );
+    assert!(task.contains("notes about otters"), "{task}");
+    assert!(
+        !task.contains("hello from the fastmcp resource"),
+        "a reference in the repository's template was read: {task}"
+    );
 }
 
 #[test]

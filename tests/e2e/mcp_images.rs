@@ -8,7 +8,6 @@
 use crate::support::{Env, mcp, stderr, stdout};
 use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::{Value, json};
-use std::process::Stdio;
 
 const TOOL: &str = "mcp__everything__get-tiny-image";
 
@@ -26,11 +25,16 @@ fn tiny_image(entry: &std::path::Path) -> String {
     text[start..end].to_string()
 }
 
-/// Run one task in which the model calls `get-tiny-image`, with this provider entry; the
-/// body of the request that carried the result.
-fn second_request(kind: &str, model: &str, extra: &str) -> Option<(Value, String)> {
-    let (command, args) = mcp::everything_stdio()?;
-    let image = tiny_image(&mcp::everything()?);
+/// A home and project with the mock as provider `mock` (`kind`, `model`, `extra` keys) and
+/// one MCP server of the user's (`name`, `command args…`); `reasonix run <args…>` with
+/// `input` on stdin, which must succeed; the requests the model received.
+fn run_with(
+    (kind, model, extra): (&str, &str, &str),
+    (name, command, server_args): (&str, &str, &[String]),
+    replies: Vec<Reply>,
+    args: &[&str],
+    input: &str,
+) -> Vec<Value> {
     let env = Env::new();
     let mock = MockLlm::start().unwrap();
     std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
@@ -40,26 +44,14 @@ fn second_request(kind: &str, model: &str, extra: &str) -> Option<(Value, String
     ));
     std::fs::write(
         env.home().join("config.toml"),
-        mcp::plugin_stdio("everything", &command, &args, ""),
+        mcp::plugin_stdio(name, command, server_args, ""),
     )
     .unwrap();
-    mock.enqueue_all([
-        Reply::tool_calls(&[("call_img", TOOL, "{}")], 1),
-        Reply::text(&["a tiny logo"]),
-    ]);
+    mock.enqueue_all(replies);
     let ws = env.workspace();
-    let out = env
-        .command(&[
-            "run",
-            "--dir",
-            ws.to_str().unwrap(),
-            "--allowedTools",
-            TOOL,
-            "show me the image",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = env.reasonix_fed(&all, input);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -67,9 +59,26 @@ fn second_request(kind: &str, model: &str, extra: &str) -> Option<(Value, String
         stdout(&out),
         stderr(&out)
     );
-    let requests = mock.requests();
-    assert_eq!(requests.len(), 2, "{}", stderr(&out));
-    Some((requests[1].json(), image))
+    mock.requests().iter().map(|r| r.json()).collect()
+}
+
+/// Run one task in which the model calls `get-tiny-image`, with this provider entry; the
+/// body of the request that carried the result, and the image the server sent.
+fn second_request(kind: &str, model: &str, extra: &str) -> Option<(Value, String)> {
+    let (command, args) = mcp::everything_stdio()?;
+    let image = tiny_image(&mcp::everything()?);
+    let requests = run_with(
+        (kind, model, extra),
+        ("everything", &command, &args),
+        vec![
+            Reply::tool_calls(&[("call_img", TOOL, "{}")], 1),
+            Reply::text(&["a tiny logo"]),
+        ],
+        &["--allowedTools", TOOL, "show me the image"],
+        "",
+    );
+    assert_eq!(requests.len(), 2);
+    Some((requests[1].clone(), image))
 }
 
 fn data_url(image: &str) -> String {
@@ -168,43 +177,14 @@ fn a_model_that_does_not_read_images_gets_the_description_only() {
 /// reads images) and the FastMCP server; the body of the first request.
 fn first_request_of_user_turn(args: &[&str], stdin: &str) -> Option<Value> {
     let (command, server_args) = mcp::fastmcp_stdio()?;
-    let env = Env::new();
-    let mock = MockLlm::start().unwrap();
-    std::fs::write(env.home().join(".env"), "MOCK_LLM_KEY=sk-test\n").unwrap();
-    env.project_config(&format!(
-        "default_model = \"mock\"\n[[providers]]\nname = \"mock\"\nkind = \"anthropic\"\nbase_url = \"{}\"\nmodel = \"claude-sonnet-4-5\"\napi_key_env = \"MOCK_LLM_KEY\"\n",
-        mock.base_url()
-    ));
-    std::fs::write(
-        env.home().join("config.toml"),
-        mcp::plugin_stdio("fastmcp", &command, &server_args, ""),
-    )
-    .unwrap();
-    mock.enqueue(Reply::text(&["seen"]));
-    let ws = env.workspace();
-    let mut all = vec!["run", "--dir", ws.to_str().unwrap()];
-    all.extend_from_slice(args);
-    let mut child = env
-        .command(&all)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut input = child.stdin.take().unwrap();
-        input.write_all(stdin.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
+    let requests = run_with(
+        ("anthropic", "claude-sonnet-4-5", ""),
+        ("fastmcp", &command, &server_args),
+        vec![Reply::text(&["seen"])],
+        args,
+        stdin,
     );
-    Some(mock.requests()[0].json())
+    requests.into_iter().next()
 }
 
 /// The blocks of the last user message of an Anthropic request.

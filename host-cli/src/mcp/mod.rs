@@ -120,13 +120,14 @@ pub fn report_failures(servers: &Servers) {
     }
 }
 
-/// Every `@<server>:<uri>` in `task` naming a configured server, read through
-/// `resources/read` and appended as `<resource ref="server:uri">…</resource>` (the original's
-/// form), its images attached. A reference that cannot be read is an error naming it.
-pub fn resolve_resources(task: &str, servers: &Servers) -> Result<Turn, String> {
-    let resources = resource_blocks(task, servers)?;
+/// `text` with every `@<server>:<uri>` of `words` (the user's own words) that names a
+/// configured server read through `resources/read` and appended as
+/// `<resource ref="server:uri">…</resource>` (the original's form), its images attached. A
+/// reference that cannot be read is an error naming it.
+pub fn with_resources(text: &str, words: &str, servers: &Servers) -> Result<Turn, String> {
+    let resources = resource_blocks(words, servers)?;
     Ok(Turn {
-        text: format!("{task}{}", resources.text),
+        text: format!("{text}{}", resources.text),
         images: resources.images,
     })
 }
@@ -136,11 +137,7 @@ pub fn resolve_resources(task: &str, servers: &Servers) -> Result<Turn, String> 
 /// text a server returned (a prompt cannot make Reasonix read another server's resources).
 pub fn expand_task(task: &str, servers: &Servers) -> Result<Turn, String> {
     let body = prompt_command::expand(task, servers)?.unwrap_or_else(|| task.to_string());
-    let resources = resource_blocks(task, servers)?;
-    Ok(Turn {
-        text: format!("{body}{}", resources.text),
-        images: resources.images,
-    })
+    with_resources(&body, task, servers)
 }
 
 /// The `<resource>` blocks for the references in `text`, each preceded by a blank line, and

@@ -285,7 +285,7 @@ pub fn dispatch(app: &mut App, line: &str) {
         _ if name.starts_with("mcp__") => super::mcp::run_prompt(app, name, args),
         "quit" | "exit" => app.quit = true,
         _ => match app.actions.slash.get(name).and_then(|c| c.expand(args)) {
-            Some(prompt) => app.send_prompt(prompt.trim().to_string()),
+            Some(prompt) => app.send_command_prompt(prompt.trim().to_string(), args),
             None => app.error(&format!("unknown command /{} (try /help)", safe_line(name))),
         },
     }

@@ -518,8 +518,17 @@ impl App {
     /// A prompt for the model: now, or after the running turn.
     pub fn send_prompt(&mut self, text: String) {
         self.send(Outgoing {
+            references: Some(text.clone()),
             text,
-            read_references: true,
+        });
+    }
+
+    /// A custom command's expanded template: the `@` references of the user's `args` are
+    /// read, never those the template (a file of the repository) names.
+    pub fn send_command_prompt(&mut self, text: String, args: &str) {
+        self.send(Outgoing {
+            text,
+            references: Some(args.to_string()),
         });
     }
 
@@ -528,7 +537,7 @@ impl App {
     pub fn send_server_prompt(&mut self, text: String) {
         self.send(Outgoing {
             text,
-            read_references: false,
+            references: None,
         });
     }
 

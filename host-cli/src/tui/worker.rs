@@ -14,9 +14,11 @@ use std::thread::JoinHandle;
 #[derive(Debug, Clone)]
 pub struct Outgoing {
     pub text: String,
-    /// Whether `@server:uri` references in `text` are read: in what the user typed, yes; in
-    /// an MCP server's prompt text, no (a server cannot make Reasonix read other resources).
-    pub read_references: bool,
+    /// The user's own words, whose `@server:uri` references are read and appended to `text`:
+    /// what they typed. `None` for a text none of whose `@` words may be read (an MCP server's
+    /// prompt), and a custom command's template gives only its arguments: neither a server
+    /// nor a repository's command file can make Reasonix read the user's resources.
+    pub references: Option<String>,
 }
 
 /// What the UI asks of the agent. Handled in order, one at a time, between turns.
@@ -133,10 +135,9 @@ fn serve(
             Command::Prompt { prompt, cancel } => {
                 // `@server:uri` references are read here, off the UI thread; one that cannot
                 // be read stops the prompt before anything is sent.
-                let resolved = if prompt.read_references {
-                    crate::mcp::resolve_resources(&prompt.text, &mcp)
-                } else {
-                    Ok(crate::turn::Turn::text(prompt.text))
+                let resolved = match &prompt.references {
+                    Some(words) => crate::mcp::with_resources(&prompt.text, words, &mcp),
+                    None => Ok(crate::turn::Turn::text(prompt.text)),
                 };
                 let outcome = match resolved {
                     Ok(turn) => {

@@ -184,6 +184,23 @@ impl Env {
         self.command(args).output().unwrap()
     }
 
+    /// `reasonix <args…>` with `input` on its stdin, then closed.
+    pub fn reasonix_fed(&self, args: &[&str], input: &str) -> Output {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    }
+
     /// `reasonix tools call <name> <args> --dir <workspace>`.
     pub fn call(&self, tool: &str, args: &str) -> Output {
         let ws = self.workspace();

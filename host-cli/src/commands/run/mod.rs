@@ -256,17 +256,23 @@ pub fn run(args: RunArgs) -> Outcome {
     });
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
-    // `/name args` of a custom command sends its template, as in the session.
-    let commands = crate::custom_commands::load(&crate::custom_commands::CommandDir::standard(
-        &prepared.workspace,
-        &prepared.cx.paths.home,
-        std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-    ));
-    let expand_command = |text: String| -> String {
-        if text.trim_start().starts_with("/mcp__") {
-            return text;
+    // `/name args` of a custom command sends its template, as in the session. The command
+    // files are read only for a task that starts with `/`.
+    let commands = std::cell::OnceCell::new();
+    let custom = |line: &str| -> Option<String> {
+        let line = line.trim_start();
+        if !line.starts_with('/') || line.starts_with("/mcp__") {
+            return None;
         }
-        commands.expand_line(&text).unwrap_or(text)
+        commands
+            .get_or_init(|| {
+                crate::custom_commands::load(&crate::custom_commands::CommandDir::standard(
+                    &prepared.workspace,
+                    &prepared.cx.paths.home,
+                    std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+                ))
+            })
+            .expand_line(line)
     };
     let task = if streaming_input {
         if !words.is_empty() {
@@ -276,11 +282,13 @@ pub fn run(args: RunArgs) -> Outcome {
         }
         None
     } else {
-        let task = expand_command(task(&words)?);
-        Some(
-            crate::mcp::expand_task(&task, &prepared.mcp)
-                .map_err(|e| Failure::usage(anyhow!("{e}")))?,
-        )
+        let task = task(&words)?;
+        // References are read from the user's words, never from a command file's template.
+        let turn = match custom(&task) {
+            Some(body) => crate::mcp::with_resources(&body, &task, &prepared.mcp),
+            None => crate::mcp::expand_task(&task, &prepared.mcp),
+        };
+        Some(turn.map_err(|e| Failure::usage(anyhow!("{e}")))?)
     };
     let enabled_tools = match &tool_values {
         Some(values) => {
@@ -397,7 +405,7 @@ pub fn run(args: RunArgs) -> Outcome {
         let task = match turn {
             // A stream-json turn may invoke a command too; the argument task already did.
             Ok(task) if streaming_input => Turn {
-                text: expand_command(task.text),
+                text: custom(&task.text).unwrap_or(task.text),
                 ..task
             },
             Ok(task) => task,

@@ -93,36 +93,15 @@ impl<'a> Display<'a> {
                 self.release_lines(false, on_event);
             }
             AgentEvent::ToolFinished {
-                id,
-                name,
-                is_error,
-                output,
-                duration_ms,
+                ref id, ref output, ..
             } => {
                 self.flush(on_event);
-                let original = FrontendEvent {
-                    kind: "tool_output".to_string(),
-                    text: output.clone(),
-                    detail: name.clone(),
+                let (id, output) = (id.clone(), output.clone());
+                let shown = match payload(&event) {
+                    Some(original) => verdict(self.interceptors, original),
+                    None => Shown::Text(output.clone()),
                 };
-                let shown = match self.interceptors.dispatch(
-                    points::FRONTEND_EVENT,
-                    || original.clone(),
-                    |replaced| replaced.validate(&original),
-                ) {
-                    Outcome::Unchanged => Shown::Text(output.clone()),
-                    Outcome::Replaced(replaced) => Shown::Text(replaced.text),
-                    Outcome::Blocked(stop) if stop.failed => Shown::Failed(stop.describe()),
-                    Outcome::Blocked(_) => Shown::Hidden,
-                };
-                let event = AgentEvent::ToolFinished {
-                    id: id.clone(),
-                    name,
-                    is_error,
-                    output: output.clone(),
-                    duration_ms,
-                };
-                emit_shown(event, &shown, on_event);
+                emit_shown(event, shown.clone(), on_event);
                 self.last_output = Some((id, output, shown));
             }
             AgentEvent::Message(m)
@@ -133,7 +112,7 @@ impl<'a> Display<'a> {
             {
                 self.flush(on_event);
                 if let Some((_, _, shown)) = self.last_output.take() {
-                    emit_shown(AgentEvent::Message(m), &shown, on_event);
+                    emit_shown(AgentEvent::Message(m), shown, on_event);
                 }
             }
             other => {
@@ -243,15 +222,24 @@ fn dispatch_piece(
         text,
         detail: String::new(),
     };
+    match verdict(interceptors, original) {
+        Shown::Text(text) => Ok(Some(text)),
+        Shown::Hidden => Ok(None),
+        Shown::Failed(why) => Err(why),
+    }
+}
+
+/// What the chain makes of `original`.
+fn verdict(interceptors: &Interceptors, original: FrontendEvent) -> Shown {
     match interceptors.dispatch(
         points::FRONTEND_EVENT,
         || original.clone(),
         |replaced| replaced.validate(&original),
     ) {
-        Outcome::Unchanged => Ok(Some(original.text)),
-        Outcome::Replaced(replaced) => Ok(Some(replaced.text)),
-        Outcome::Blocked(stop) if stop.failed => Err(stop.describe()),
-        Outcome::Blocked(_) => Ok(None),
+        Outcome::Unchanged => Shown::Text(original.text),
+        Outcome::Replaced(replaced) => Shown::Text(replaced.text),
+        Outcome::Blocked(stop) if stop.failed => Shown::Failed(stop.describe()),
+        Outcome::Blocked(_) => Shown::Hidden,
     }
 }
 
@@ -276,26 +264,14 @@ pub fn show(interceptors: &Interceptors, event: AgentEvent, on_event: &mut dyn F
     let Some(original) = payload(&event) else {
         return on_event(event);
     };
-    match interceptors.dispatch(
-        points::FRONTEND_EVENT,
-        || original.clone(),
-        |replaced| replaced.validate(&original),
-    ) {
-        Outcome::Unchanged => on_event(event),
-        Outcome::Replaced(replaced) => on_event(with_text(event, replaced.text)),
-        Outcome::Blocked(stop) if stop.failed => on_event(AgentEvent::Notice(format!(
-            "an event was hidden: {}",
-            stop.describe()
-        ))),
-        Outcome::Blocked(_) => {}
-    }
+    emit_shown(event, verdict(interceptors, original), on_event);
 }
 
 /// `event` with its text as the chain left it, a notice when an interceptor failed, or
 /// nothing when one hid it.
-fn emit_shown(event: AgentEvent, shown: &Shown, on_event: &mut dyn FnMut(AgentEvent)) {
+fn emit_shown(event: AgentEvent, shown: Shown, on_event: &mut dyn FnMut(AgentEvent)) {
     match shown {
-        Shown::Text(text) => on_event(with_text(event, text.clone())),
+        Shown::Text(text) => on_event(with_text(event, text)),
         Shown::Failed(why) => on_event(AgentEvent::Notice(format!("an event was hidden: {why}"))),
         Shown::Hidden => {}
     }
