@@ -102,7 +102,9 @@ fn keys_typed_ahead_never_answer_a_question() {
         pty.wait_for("Left it alone.", WAIT);
         assert!(victim.join("keep.txt").exists());
         assert_eq!(s.user_config(), config);
-        assert!(pty.screen().contains("qwertyy"), "{}", pty.screen());
+        // The live area is drawn again once the turn has ended.
+        let screen = pty.wait_on_screen("qwertyy", WAIT);
+        assert!(screen.contains("qwertyy"), "{screen}");
     }
 }
 

@@ -177,6 +177,18 @@ impl Pty {
 
     /// Wait until `needle` is no longer on the screen (a live line such as the turn's spinner,
     /// `(Esc to cancel)`, gone once the turn ended); panics with the screen after `timeout`.
+    /// Wait until the screen (not the scrollback) shows `needle`; the screen then.
+    pub fn wait_on_screen(&self, needle: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let screen = self.screen();
+            if screen.contains(needle) || Instant::now() > deadline {
+                return screen;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn wait_gone(&self, needle: &str, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         while self.screen().contains(needle) {
