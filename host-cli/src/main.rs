@@ -7,7 +7,6 @@ mod builtins;
 mod clock;
 mod commands;
 mod context;
-mod custom_commands;
 mod exit;
 mod flags;
 mod hooks;
@@ -17,7 +16,6 @@ mod model_window;
 mod sidecars;
 mod term;
 mod tui;
-mod turn;
 mod wording;
 
 use crate::term::errln;

@@ -1,14 +1,12 @@
-//! The MCP tier in a session: start the configured servers in the background, say what failed,
-//! and resolve `@server:uri` resource references in a task.
+//! The MCP tier in a session: start the configured servers in the background and say what
+//! failed. (`@server:uri` references and prompt commands are input expansion:
+//! `reasonix_session::input`.)
 
 pub mod flags;
-pub mod prompt_args;
-pub mod prompt_command;
 pub mod sandbox;
 
 use crate::context::Context;
 use crate::term::errln;
-use crate::turn::Turn;
 use reasonix_agent::config::mcp::SourceKind;
 use reasonix_agent::config::{ProjectTrust, TrustStore};
 use reasonix_core::terminal::shown;
@@ -118,58 +116,4 @@ pub fn report_failures(servers: &Servers) {
             }
         }
     }
-}
-
-/// `text` with every `@<server>:<uri>` of `words` (the user's own words) that names a
-/// configured server read through `resources/read` and appended as
-/// `<resource ref="server:uri">…</resource>` (the original's form), its images attached. A
-/// reference that cannot be read is an error naming it.
-pub fn with_resources(text: &str, words: &str, servers: &Servers) -> Result<Turn, String> {
-    let resources = resource_blocks(words, servers)?;
-    Ok(Turn {
-        text: format!("{text}{}", resources.text),
-        images: resources.images,
-    })
-}
-
-/// The task of `reasonix run`: a `/mcp__<server>__<prompt> args…` line becomes the prompt's
-/// text; `@<server>:<uri>` references are read from the user's own words only, never from
-/// text a server returned (a prompt cannot make Reasonix read another server's resources).
-pub fn expand_task(task: &str, servers: &Servers) -> Result<Turn, String> {
-    let body = prompt_command::expand(task, servers)?.unwrap_or_else(|| task.to_string());
-    with_resources(&body, task, servers)
-}
-
-/// The `<resource>` blocks for the references in `text`, each preceded by a blank line, and
-/// the images among the resources (each also described in its block).
-pub fn resource_blocks(text: &str, servers: &Servers) -> Result<Turn, String> {
-    let names: Vec<String> = servers.statuses().into_iter().map(|s| s.name).collect();
-    let mut appended = Turn::default();
-    let mut seen: Vec<(String, String)> = Vec::new();
-    for word in text.split_whitespace() {
-        let Some(reference) = word.strip_prefix('@') else {
-            continue;
-        };
-        let reference = reference.trim_end_matches(['.', ',', ';', ')', '"', '\'']);
-        let Some((server, uri)) = reference.split_once(':') else {
-            continue;
-        };
-        if uri.is_empty() || !names.iter().any(|n| n == server) {
-            continue;
-        }
-        let key = (server.to_string(), uri.to_string());
-        if seen.contains(&key) {
-            continue;
-        }
-        let read = servers
-            .read_resource(server, uri)
-            .map_err(|e| format!("@{server}:{uri}: {e}"))?;
-        appended.text.push_str(&format!(
-            "\n\n<resource ref=\"{server}:{uri}\">\n{}\n</resource>",
-            read.text
-        ));
-        appended.images.extend(read.images);
-        seen.push(key);
-    }
-    Ok(appended)
 }

@@ -5,13 +5,13 @@ use super::app::{App, Overlay};
 use super::msg::Msg;
 use super::status::{money, posture_name, tokens};
 use super::text::safe_line;
-use super::worker::Command;
 use crate::clock::now_ms;
 use ratatui::text::{Line, Span};
 use reasonix_agent::providers::ResolvedProvider;
 use reasonix_agent::session::SessionStore;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::ToolSpec;
+use reasonix_protocol::Op;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -51,7 +51,7 @@ pub fn dispatch(app: &mut App, line: &str) {
                 theme.dim(),
             ))]);
         }
-        "new" | "clear" => app.worker.send(Command::NewSession),
+        "new" | "clear" => app.session.submit(Op::NewSession {}),
         "resume" | "sessions" => match app.actions.store.list() {
             Ok(sessions) if sessions.is_empty() => {
                 app.notice("no saved sessions in this workspace")
@@ -95,7 +95,7 @@ pub fn dispatch(app: &mut App, line: &str) {
             } else {
                 let effort = (args != "auto").then(|| args.to_string());
                 app.actions.effort = effort.clone();
-                app.worker.send(Command::Effort(effort));
+                app.session.submit(Op::SetEffort { effort });
                 app.notice(&format!("effort: {args} from the next request"));
             }
         }
@@ -159,7 +159,7 @@ pub fn dispatch(app: &mut App, line: &str) {
             match found {
                 Some(i) => {
                     let rule = app.session_grants.remove(i);
-                    app.worker.send(Command::Revoke(rule.clone()));
+                    app.session.submit(Op::Revoke { rule: rule.clone() });
                     app.notice(&format!(
                         "revoked for this session: {} (such calls ask again)",
                         safe_line(&rule)
@@ -272,10 +272,7 @@ pub fn dispatch(app: &mut App, line: &str) {
         }
         "compact" => {
             app.notice("compacting the history…");
-            app.worker.send(Command::Compact {
-                focus: args.trim().to_string(),
-                cancel: reasonix_core::cancel::CancelToken::new(),
-            });
+            app.session.compact(args.trim().to_string());
         }
         "init" => app.send_prompt(INIT_PROMPT.to_string()),
         "rewind" => super::rewind::command(app, args),
@@ -351,7 +348,7 @@ fn model(app: &mut App, args: &str) {
         None,
         effort.as_deref(),
     ) {
-        Ok(client) => app.worker.send(Command::Model(Box::new(client))),
+        Ok(client) => app.session.switch_client(client),
         Err(e) => app.error(&format!("/model {}: {e}", safe_line(args))),
     }
 }

@@ -1,19 +1,20 @@
 //! The session's state and how each message changes it. Drawing is in [`super::draw`]; what
 //! reaches the scrollback is queued in `commits` and written by the loop before the next frame.
 
-use super::approval::{CHOICES, Choice, Pending, PersistTarget, Prompt};
+use super::approval::{CHOICES, Choice, PersistTarget, Prompt};
 use super::msg::Msg;
 use super::status::Status;
 use super::theme::Theme;
 use super::transcript::{self, CardStatus, LiveAnswer, Running, ToolCard};
-use super::worker::{Command, Outgoing, Report, Worker};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::{AgentEvent, RunStatus};
-use reasonix_agent::permissions::{Approval, Posture, PostureSwitch};
+use reasonix_agent::permissions::{Posture, PostureSwitch};
 use reasonix_core::cancel::CancelToken;
+use reasonix_protocol::Op;
+use reasonix_session::input::Outgoing;
+use reasonix_session::{Answered, Question, Session, SessionEvent};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a first Ctrl+C waits for the second.
@@ -52,7 +53,7 @@ pub enum Overlay {
 
 pub struct App {
     pub theme: Theme,
-    pub worker: Worker,
+    pub session: Session,
     /// Lines waiting to be written into the scrollback.
     pub commits: Vec<Line<'static>>,
     pub answer: LiveAnswer,
@@ -72,14 +73,12 @@ pub struct App {
     pub composer: super::composer::Composer,
     /// Messages typed while a turn runs, sent in order after it.
     pub queued: VecDeque<Outgoing>,
-    pub approvals: VecDeque<Pending>,
+    pub approvals: VecDeque<Question>,
     pub prompt: Prompt,
     pub persist_target: PersistTarget,
     pub status: Status,
     pub posture: PostureSwitch,
     pub turn: Option<Turn>,
-    /// The running turn's token, shared with the approver.
-    pub turn_token: Arc<Mutex<CancelToken>>,
     pub overlay: Option<Overlay>,
     quit_armed: Option<Instant>,
     /// Esc was pressed on an empty composer (a second one opens the rewind list).
@@ -102,10 +101,9 @@ pub struct App {
 impl App {
     pub fn new(
         theme: Theme,
-        worker: Worker,
+        session: Session,
         status: Status,
         posture: PostureSwitch,
-        turn_token: Arc<Mutex<CancelToken>>,
         composer: super::composer::Composer,
         actions: super::actions::Context,
     ) -> App {
@@ -114,7 +112,7 @@ impl App {
         };
         App {
             theme,
-            worker,
+            session,
             commits: Vec::new(),
             answer: LiveAnswer::new(theme, 80),
             reasoning: String::new(),
@@ -131,7 +129,6 @@ impl App {
             status,
             posture,
             turn: None,
-            turn_token,
             overlay: None,
             quit_armed: None,
             esc_armed: false,
@@ -181,30 +178,33 @@ impl App {
                 }
             }
             Msg::Input(..) => {}
-            Msg::Worker(report) => self.report(report),
-            Msg::Approval(pending) => {
-                // The proposed change goes into the scrollback, whole, before the question:
-                // it is final, and the user can scroll and select it however long it is.
-                match &pending.preview {
-                    reasonix_agent::permissions::Preview::Changes(changes) => {
-                        let lines =
-                            super::diff::render(changes, self.theme, self.width, DIFF_LINES);
-                        self.commits.extend(lines);
-                        self.previews
-                            .push((pending.call_id.clone(), changes.clone()));
-                    }
-                    reasonix_agent::permissions::Preview::Unavailable(why) => {
-                        self.notice(&format!("no preview of this change: {why}"));
-                    }
-                    reasonix_agent::permissions::Preview::None => {}
-                }
-                self.approvals.push_back(pending);
-            }
+            Msg::Session(event) => self.session_event(event),
             Msg::Stderr(line) => self.notice(&line),
             Msg::Shell(finished) => self.shell_card(finished.card),
             Msg::Mcp(event) => super::mcp::handle(self, event),
             Msg::InputClosed => self.quit = true,
         }
+    }
+
+    /// A question of the session: shown after the ones before it.
+    fn question(&mut self, pending: Question) {
+        {
+            // The proposed change goes into the scrollback, whole, before the question:
+            // it is final, and the user can scroll and select it however long it is.
+            match &pending.preview {
+                reasonix_agent::permissions::Preview::Changes(changes) => {
+                    let lines = super::diff::render(changes, self.theme, self.width, DIFF_LINES);
+                    self.commits.extend(lines);
+                    self.previews
+                        .push((pending.call_id.clone(), changes.clone()));
+                }
+                reasonix_agent::permissions::Preview::Unavailable(why) => {
+                    self.notice(&format!("no preview of this change: {why}"));
+                }
+                reasonix_agent::permissions::Preview::None => {}
+            }
+        }
+        self.approvals.push_back(pending);
     }
 
     /// A frame was drawn: an open question is on screen from now.
@@ -408,37 +408,28 @@ impl App {
             return;
         };
         self.prompt = Prompt::default();
-        let approval = Prompt::approval(choice, &pending, note);
-        let summary = match &approval {
-            Approval::Once => "allowed once".to_string(),
-            Approval::Session(rule) => {
-                self.session_grants.push(rule.clone());
-                format!("allowed for this session: {rule}")
-            }
-            Approval::Persist(rule) => {
-                match super::persist::allow_rule(&self.persist_target.file, rule) {
-                    Ok(()) => {
+        let answer = Prompt::answer(choice, &pending, note);
+        let summary = match self.session.answer(&pending.id, answer) {
+            Ok(answered) => {
+                match &answered {
+                    Answered::Session(rule) | Answered::SessionOnly { rule, .. } => {
+                        self.session_grants.push(rule.clone());
+                    }
+                    Answered::Persisted { rule, .. } => {
                         self.actions
                             .policy_text
                             .retain(|l| !l.starts_with("no rules"));
                         self.actions.policy_text.push(format!("allow {rule}"));
-                        format!(
-                            "always allowed: {rule} (written to {})",
-                            self.persist_target.file.display()
-                        )
                     }
-                    Err(e) => {
-                        self.session_grants.push(rule.clone());
-                        format!("allowed for this session only: {e}")
-                    }
+                    _ => {}
                 }
+                answered.summary()
             }
-            Approval::Deny(Some(note)) => format!("denied; the model is told: {note}"),
-            Approval::Deny(None) => "denied".to_string(),
+            // Withdrawn meanwhile (the turn ended): nothing waits for this answer.
+            Err(e) => e.to_string(),
         };
         let tool = super::text::safe_line(&pending.tool).into_owned();
-        self.notice(&format!("{tool}: {summary}"));
-        pending.answer(approval);
+        self.notice(&format!("{tool}: {}", super::text::safe_line(&summary)));
     }
 
     fn overlay_key(&mut self, key: KeyEvent) {
@@ -452,7 +443,7 @@ impl App {
                     conversation,
                 } => {
                     self.overlay = None;
-                    self.worker.send(Command::Rewind {
+                    self.session.submit(Op::Rewind {
                         turn,
                         code,
                         conversation,
@@ -460,7 +451,7 @@ impl App {
                 }
                 super::turn_picker::Outcome::Undo => {
                     self.overlay = None;
-                    self.worker.send(Command::UndoRewind);
+                    self.session.submit(Op::UndoRewind {});
                 }
             }
             return;
@@ -490,7 +481,7 @@ impl App {
             super::picker::Outcome::Cancelled => self.overlay = None,
             super::picker::Outcome::Chosen(id) => {
                 self.overlay = None;
-                self.worker.send(Command::Resume(id));
+                self.session.submit(Op::Resume { session_id: id });
             }
         }
     }
@@ -553,10 +544,7 @@ impl App {
         self.commit(transcript::user_lines(&prompt.text, self.theme));
         self.has_messages = true;
         self.folded.clear();
-        let cancel = CancelToken::new();
-        if let Ok(mut shared) = self.turn_token.lock() {
-            *shared = cancel.clone();
-        }
+        let cancel = self.session.prompt(prompt);
         self.turn = Some(Turn {
             cancel: cancel.clone(),
             started: Instant::now(),
@@ -564,13 +552,21 @@ impl App {
             heard_at: Instant::now(),
             retrying: None,
         });
-        self.worker.send(Command::Prompt { prompt, cancel });
     }
 
-    fn report(&mut self, report: Report) {
-        match report {
-            Report::Event(event) => self.event(event),
-            Report::TurnDone(outcome) => {
+    fn session_event(&mut self, event: SessionEvent) {
+        match event {
+            SessionEvent::Agent(event) => self.event(event),
+            SessionEvent::Question(question) => self.question(question),
+            // A withdrawn question is gone from the session; an answered one left this queue
+            // when it was answered.
+            SessionEvent::QuestionClosed { id, .. } => {
+                if self.approvals.front().is_some_and(|q| q.id == id) {
+                    self.prompt = Prompt::default();
+                }
+                self.approvals.retain(|q| q.id != id);
+            }
+            SessionEvent::TurnDone(outcome) => {
                 self.flush_answer();
                 for mut running in std::mem::take(&mut self.running) {
                     if running.card.status == CardStatus::Running {
@@ -600,8 +596,8 @@ impl App {
                     self.send(next);
                 }
             }
-            Report::Spend(spend) => self.status.spend = spend,
-            Report::Session { id, messages } => {
+            SessionEvent::Spend(spend) => self.status.spend = spend,
+            SessionEvent::Session { id, messages } => {
                 self.flush_answer();
                 self.status.session_id = id.clone();
                 self.status.reset_usage();
@@ -617,13 +613,13 @@ impl App {
                     ));
                 }
             }
-            Report::ModelChanged { provider, model } => {
+            SessionEvent::ModelChanged { provider, model } => {
                 self.notice(&format!("model: {provider}/{model}"));
                 self.status.model = format!("{provider}/{model}");
             }
-            Report::Rewound(done) => super::rewind::rewound(self, *done),
-            Report::Failed(text) => self.error(&text),
-            Report::Stopped => self.quit = true,
+            SessionEvent::Rewound(done) => super::rewind::rewound(self, *done),
+            SessionEvent::Failed(text) => self.error(&text),
+            SessionEvent::Stopped => self.quit = true,
         }
     }
 

@@ -1,113 +1,12 @@
-//! Approvals of `ask` decisions: the [`ChannelApprover`] the agent thread blocks on, and the
-//! prompt the user answers (y once, a for the session, p always, n deny with a note).
+//! The prompt of an approval question (y once, a for the session, p always, n deny with a
+//! note). The questions themselves, keyed by id, and what an answer does are the session's
+//! ([`reasonix_session::approvals`]).
 
-use super::msg::Msg;
 use super::text::{safe, safe_line};
 use super::theme::Theme;
 use ratatui::text::{Line, Span};
-use reasonix_agent::permissions::{
-    Approval, ApprovalRequest, Approver, Preview,
-    policy::{Decision, Source},
-};
-use reasonix_core::cancel::CancelToken;
-use std::sync::mpsc::{Sender, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-/// One question waiting for the user.
-#[derive(Debug)]
-pub struct Pending {
-    pub call_id: String,
-    pub tool: String,
-    /// The call's arguments, pretty-printed.
-    pub arguments: String,
-    /// Why the rules ask (an `ask` rule, a protected file, the fallback).
-    pub reason: String,
-    /// Rules the answer could be saved as, narrowest first.
-    pub scopes: Vec<String>,
-    pub preview: Preview,
-    reply: SyncSender<Approval>,
-}
-
-impl Pending {
-    /// Answer; the agent thread goes on. An answer to a question that was withdrawn (the
-    /// turn was cancelled) goes nowhere.
-    pub fn answer(self, approval: Approval) {
-        let _ = self.reply.send(approval);
-    }
-}
-
-/// Asks the UI thread and waits for the answer, or for the turn to be cancelled (then the
-/// call is refused).
-pub struct ChannelApprover {
-    to_ui: Mutex<Sender<Msg>>,
-    /// The running turn's cancel token.
-    turn: Arc<Mutex<CancelToken>>,
-}
-
-impl ChannelApprover {
-    pub fn new(to_ui: Sender<Msg>, turn: Arc<Mutex<CancelToken>>) -> ChannelApprover {
-        ChannelApprover {
-            to_ui: Mutex::new(to_ui),
-            turn,
-        }
-    }
-}
-
-impl Approver for ChannelApprover {
-    fn approve(&self, request: &ApprovalRequest<'_>) -> Approval {
-        let (reply, answer) = sync_channel(1);
-        let pending = Pending {
-            call_id: request.call_id.to_string(),
-            tool: request.call.tool.to_string(),
-            arguments: serde_json::to_string_pretty(request.call.args)
-                .unwrap_or_else(|_| request.call.args.to_string()),
-            reason: reason(request),
-            scopes: request.scopes.to_vec(),
-            preview: request.preview.clone(),
-            reply,
-        };
-        let sent = self
-            .to_ui
-            .lock()
-            .map(|tx| tx.send(Msg::Approval(pending)).is_ok())
-            .unwrap_or(false);
-        if !sent {
-            return Approval::Deny(Some("the user interface is gone".into()));
-        }
-        let cancel = self
-            .turn
-            .lock()
-            .map(|t| t.clone())
-            .unwrap_or_else(|p| p.into_inner().clone());
-        loop {
-            match answer.recv_timeout(Duration::from_millis(50)) {
-                Ok(approval) => return approval,
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                    return Approval::Deny(None);
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
-                    return Approval::Deny(Some("the user cancelled the turn".into()));
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            }
-        }
-    }
-}
-
-fn reason(request: &ApprovalRequest<'_>) -> String {
-    match (&request.verdict.source, request.verdict.decision) {
-        (Source::Rule { list, rule }, _) => format!("the `{list}` rule {rule} asks"),
-        (Source::Protected { path }, _) => {
-            format!("{path} is a configuration file: changes to it always ask")
-        }
-        (Source::LocalNetwork { origin }, _) => {
-            format!("{origin} is on this machine or a private network: local fetches ask")
-        }
-        (Source::Fallback, Decision::Ask) => "writers and commands ask in this posture".into(),
-        (Source::Fallback, _) => "no rule allows this call".into(),
-    }
-}
+use reasonix_agent::permissions::Preview;
+use reasonix_session::{Answer, Question};
 
 /// The choices, in the order shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,7 +46,7 @@ impl Prompt {
     /// above it with the diff renderer).
     pub fn lines(
         &self,
-        pending: &Pending,
+        pending: &Question,
         target: &PersistTarget,
         theme: Theme,
         width: u16,
@@ -229,14 +128,15 @@ fn argument_rows(arguments: &str, theme: Theme, width: u16) -> Vec<Line<'static>
 }
 
 impl Prompt {
-    /// The approval `choice` stands for. Session and always grant the narrowest scope shown.
-    pub fn approval(choice: Choice, pending: &Pending, note: Option<String>) -> Approval {
-        let scope = || pending.scopes.first().cloned();
+    /// The answer `choice` stands for. Session and always grant the narrowest scope shown;
+    /// a question that offered none is answered once.
+    pub fn answer(choice: Choice, question: &Question, note: Option<String>) -> Answer {
+        let scope = || question.scopes.first().cloned();
         match choice {
-            Choice::Once => Approval::Once,
-            Choice::Session => scope().map_or(Approval::Once, Approval::Session),
-            Choice::Always => scope().map_or(Approval::Once, Approval::Persist),
-            Choice::Deny => Approval::Deny(note.filter(|n| !n.trim().is_empty())),
+            Choice::Once => Answer::Once,
+            Choice::Session => scope().map_or(Answer::Once, |s| Answer::Session(Some(s))),
+            Choice::Always => scope().map_or(Answer::Once, |s| Answer::Always(Some(s))),
+            Choice::Deny => Answer::Deny(note.filter(|n| !n.trim().is_empty())),
         }
     }
 }
@@ -253,9 +153,9 @@ mod tests {
     use ratatui::widgets::Paragraph;
     use reasonix_core::types::{ChangeKind, FileChange};
 
-    fn pending(note_for: &str) -> (Pending, std::sync::mpsc::Receiver<Approval>) {
-        let (reply, answers) = sync_channel(1);
-        let pending = Pending {
+    fn pending(note_for: &str) -> Question {
+        Question {
+            id: "q1".into(),
             call_id: "call_1".into(),
             tool: "edit_file".into(),
             arguments:
@@ -269,16 +169,14 @@ mod tests {
                 old_text: Some("fn a() {}\nfn keep() {}\n".into()),
                 new_text: Some("fn b() {}\nfn keep() {}\n".into()),
             }]),
-            reply,
-        };
-        (pending, answers)
+        }
     }
 
     /// The live area as the session lays it out for a question: the proposed change, the
     /// prompt, and the status line at the bottom.
     fn draw(w: u16, h: u16, prompt: &Prompt) -> String {
         let theme = Theme::new(ColorLevel::Ansi16);
-        let (pending, _answers) = pending("");
+        let pending = pending("");
         let target = PersistTarget {
             file: "/home/me/.reasonix/config.toml".into(),
         };
@@ -332,60 +230,22 @@ mod tests {
 
     #[test]
     fn answers_are_never_wider_than_the_narrowest_scope_shown() {
-        let (p, _answers) = pending("");
+        let p = pending("");
         assert_eq!(
-            Prompt::approval(Choice::Session, &p, None),
-            Approval::Session("Edit(src/lib.rs)".into())
+            Prompt::answer(Choice::Session, &p, None),
+            Answer::Session(Some("Edit(src/lib.rs)".into()))
         );
         assert_eq!(
-            Prompt::approval(Choice::Always, &p, None),
-            Approval::Persist("Edit(src/lib.rs)".into())
+            Prompt::answer(Choice::Always, &p, None),
+            Answer::Always(Some("Edit(src/lib.rs)".into()))
         );
         assert_eq!(
-            Prompt::approval(Choice::Deny, &p, Some("  ".into())),
-            Approval::Deny(None)
+            Prompt::answer(Choice::Deny, &p, Some("  ".into())),
+            Answer::Deny(None)
         );
         assert_eq!(
-            Prompt::approval(Choice::Deny, &p, Some("no".into())),
-            Approval::Deny(Some("no".into()))
+            Prompt::answer(Choice::Deny, &p, Some("no".into())),
+            Answer::Deny(Some("no".into()))
         );
-    }
-
-    #[test]
-    fn the_approver_refuses_when_the_turn_is_cancelled() {
-        let (to_ui, inbox) = std::sync::mpsc::channel();
-        let turn = Arc::new(Mutex::new(CancelToken::new()));
-        let approver = ChannelApprover::new(to_ui, turn.clone());
-        let token = turn.lock().unwrap().clone();
-        let asker = std::thread::spawn(move || {
-            let call = reasonix_agent::permissions::Call {
-                tool: "write_file",
-                kind: reasonix_agent::permissions::ToolKind::FileWriter,
-                read_only: false,
-                args: &serde_json::json!({"path": "a"}),
-                workspace: std::path::Path::new("/w"),
-                reach: None,
-                own_rules: false,
-            };
-            let verdict = reasonix_agent::permissions::Verdict {
-                decision: Decision::Ask,
-                source: Source::Fallback,
-                exact_literal: false,
-            };
-            approver.approve(&ApprovalRequest {
-                call_id: "c",
-                call: &call,
-                verdict: &verdict,
-                scopes: &[],
-                preview: &Preview::None,
-            })
-        });
-        // The question arrives; nobody answers; the turn is cancelled.
-        let Msg::Approval(question) = inbox.recv().unwrap() else {
-            panic!("expected a question");
-        };
-        assert_eq!(question.tool, "write_file");
-        token.cancel();
-        assert!(matches!(asker.join().unwrap(), Approval::Deny(Some(_))));
     }
 }

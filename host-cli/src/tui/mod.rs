@@ -24,7 +24,6 @@ pub mod markdown;
 pub mod mcp;
 pub mod mention;
 pub mod msg;
-pub mod persist;
 pub mod picker;
 pub mod popup;
 pub mod rewind;
@@ -36,7 +35,6 @@ pub mod text;
 pub mod theme;
 pub mod transcript;
 pub mod turn_picker;
-pub mod worker;
 pub mod wrap;
 
 use crate::exit::{Code, Failure, Outcome};
@@ -49,10 +47,9 @@ use msg::Msg;
 use ratatui::text::{Line, Span};
 use reasonix_agent::permissions::Posture;
 use reasonix_agent::session::{SessionError, SessionStore};
-use reasonix_core::cancel::CancelToken;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use theme::{ColorLevel, Theme};
 
@@ -176,12 +173,8 @@ pub fn run(args: SessionArgs) -> Outcome {
     )?;
 
     let (to_ui, inbox) = channel::<Msg>();
-    let turn_token = Arc::new(Mutex::new(CancelToken::new()));
-    let approver = approval::ChannelApprover::new(to_ui.clone(), turn_token.clone());
-    let agent = launched
-        .agent
-        .with_approver(Arc::new(approver))
-        .with_write_previews();
+    // Questions are asked through the session (`reasonix_session::Session::spawn`).
+    let agent = launched.agent.with_write_previews();
     let client = agent.client();
     let provider = client.provider();
     let status = status::Status {
@@ -236,11 +229,22 @@ pub fn run(args: SessionArgs) -> Outcome {
     }
     composer.set_slash_registry(slash_registry.clone());
     composer.set_placeholder("Ask anything · / commands · @ files · ! shell");
-    let worker = worker::Worker::spawn(
+    let expander = reasonix_session::input::Expander::new(
+        slash::CommandDir::standard(&prepared.workspace, &paths.home, user_home.as_deref()),
+        prepared.mcp.clone(),
+    );
+    let to_session = to_ui.clone();
+    let session = reasonix_session::Session::spawn(
         agent,
         launched.store.clone(),
-        to_ui.clone(),
-        prepared.mcp.clone(),
+        expander,
+        reasonix_session::SessionOptions {
+            user_config: Some(prepared.cx.paths.user_config()),
+            models: None,
+        },
+        move |event| {
+            let _ = to_session.send(Msg::Session(event));
+        },
     )
     .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
     let actions = actions::Context {
@@ -257,15 +261,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         slash: slash_registry.clone(),
     };
     let theme = Theme::new(ColorLevel::detect());
-    let mut app = App::new(
-        theme,
-        worker,
-        status,
-        posture_switch,
-        turn_token,
-        composer,
-        actions,
-    );
+    let mut app = App::new(theme, session, status, posture_switch, composer, actions);
     app.mcp = mcp::McpSession::new(prepared.mcp.clone());
     for warning in slash_registry.warnings() {
         app.notice(warning);
@@ -305,8 +301,8 @@ pub fn run(args: SessionArgs) -> Outcome {
     app.cancel_turn();
     let session_id = app.status.session_id.clone();
     let has_messages = app.has_messages;
-    let App { worker, .. } = app;
-    worker.quit();
+    let App { session, .. } = app;
+    session.quit();
     drop(capture);
     let _ = screen.leave();
     result.map_err(|e| Failure::runtime(anyhow!("terminal: {e}")))?;

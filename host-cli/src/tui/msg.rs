@@ -1,16 +1,14 @@
-//! The UI thread's one inbox: terminal input, the agent worker, approvals, and captured
-//! stderr, in arrival order.
+//! The UI thread's one inbox: terminal input, the session (its agent's events and its
+//! questions), and captured stderr, in arrival order.
 
-use super::approval::Pending;
-use super::worker::Report;
+use reasonix_session::SessionEvent;
 
 #[derive(Debug)]
 pub enum Msg {
     /// A terminal event and when the input thread read it (an answer key must come after
     /// its question was drawn).
     Input(crossterm::event::Event, std::time::Instant),
-    Worker(Report),
-    Approval(Pending),
+    Session(SessionEvent),
     /// A line written to stderr while the session owns the terminal (plugin logs, warnings).
     Stderr(String),
     /// The result of a `!cmd` run without the model.

@@ -5,11 +5,11 @@
 use super::app::{App, Overlay};
 use super::text::safe_line;
 use super::turn_picker::{TurnPicker, TurnRow};
-use super::worker::Command;
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Rewound;
 use reasonix_agent::checkpoint::CheckpointStore;
 use reasonix_agent::session::load;
+use reasonix_protocol::Op;
 use std::collections::BTreeMap;
 
 /// The turn picker over this session's turns (their prompts, which ran shell commands).
@@ -56,7 +56,7 @@ pub fn command(app: &mut App, args: &str) {
     let words: Vec<&str> = args.split_whitespace().collect();
     match words.as_slice() {
         [] => list_turns(app),
-        ["undo"] => app.worker.send(Command::UndoRewind),
+        ["undo"] => app.session.submit(Op::UndoRewind {}),
         [turn, rest @ ..] => {
             let Ok(turn) = turn.parse::<u32>() else {
                 app.error("usage: /rewind N [code|conversation|both] | /rewind undo");
@@ -71,7 +71,7 @@ pub fn command(app: &mut App, args: &str) {
                     return;
                 }
             };
-            app.worker.send(Command::Rewind {
+            app.session.submit(Op::Rewind {
                 turn,
                 code,
                 conversation,
@@ -96,7 +96,7 @@ pub fn fork(app: &mut App, args: &str) {
             }
         },
     };
-    app.worker.send(Command::Fork(turn));
+    app.session.submit(Op::Fork { turn });
 }
 
 /// `/tree`: the sessions, forks under their parents.

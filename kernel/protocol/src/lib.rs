@@ -10,6 +10,9 @@
 //! only, never repeated as a message.
 #![forbid(unsafe_code)]
 
+mod op;
+
+pub use op::{Op, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The protocol's version; `v` of every event. A consumer refuses a version it does not know.
@@ -140,6 +143,53 @@ pub enum EventKind {
         tokens_after: u64,
         manual: bool,
     },
+    /// A call waits for the user's answer: an `approve` or `deny` operation naming
+    /// `question_id`. A cancelled turn withdraws it (`question_closed`).
+    Question {
+        question_id: String,
+        call_id: String,
+        tool: String,
+        /// The arguments as JSON text.
+        arguments: String,
+        /// Why the rules ask.
+        reason: String,
+        /// Rules an approval for the session or for good could be saved as, narrowest first.
+        scopes: Vec<String>,
+        /// What a file writer would change, when it could say.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        changes: Option<Vec<FileChange>>,
+        /// Why a file writer could not say what it would change.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preview_error: Option<String>,
+    },
+    /// A question is no longer open: `answer` is `once`, `session`, `always`, `denied` or
+    /// `withdrawn`; `rule` is the rule granted; `note` what a denial tells the model or why
+    /// `always` was kept to the session.
+    QuestionClosed {
+        question_id: String,
+        answer: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
+    /// The session changed (`new_session`, `resume`, `fork`): the session's id now, and how
+    /// many messages its history holds.
+    SessionChanged { session_id: String, messages: u64 },
+    /// The model changed (`set_model`) from the next turn.
+    ModelChanged { provider: String, model: String },
+    /// A rewind or its undo was done; the history now holds `messages` messages.
+    Rewound {
+        messages: u64,
+        /// The prompt of the turn rewound to, when the conversation went back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt: Option<String>,
+        /// Files the rewind restored.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        files_restored: Option<u64>,
+    },
+    /// An operation could not be done; nothing changed.
+    OpFailed { error: String },
     /// The turn ended.
     TurnFinished {
         /// `success`, `max_steps`, `cancelled`, `timed_out`, `budget_exceeded` or `error`.
@@ -268,27 +318,73 @@ impl Sequencer {
 mod tests {
     use super::*;
 
-    fn schema_path() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../docs/schemas/protocol/event.json")
-    }
-
-    /// `REASONIX_BLESS=1 cargo test -p reasonix-protocol` rewrites it.
-    #[test]
-    fn the_published_schema_matches_the_event_type() {
-        let mut value = schemars::schema_for!(Event).to_value();
-        value["title"] = serde_json::json!(format!("Reasonix session event, protocol v{VERSION}"));
+    /// `docs/schemas/protocol/<name>.json` equals `value`; `REASONIX_BLESS=1 cargo test -p
+    /// reasonix-protocol` rewrites it.
+    fn published(name: &str, mut value: serde_json::Value, title: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../docs/schemas/protocol/{name}.json"));
+        value["title"] = serde_json::json!(format!("{title}, protocol v{VERSION}"));
         let text = serde_json::to_string_pretty(&value).unwrap() + "\n";
         if std::env::var_os("REASONIX_BLESS").is_some() {
-            std::fs::create_dir_all(schema_path().parent().unwrap()).unwrap();
-            std::fs::write(schema_path(), &text).unwrap();
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
             return;
         }
-        let published = std::fs::read_to_string(schema_path()).unwrap_or_default();
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
-            published == text,
-            "docs/schemas/protocol/event.json is out of date with `Event`; run `REASONIX_BLESS=1 cargo test -p reasonix-protocol`"
+            on_disk == text,
+            "docs/schemas/protocol/{name}.json is out of date with its type; run `REASONIX_BLESS=1 cargo test -p reasonix-protocol`"
         );
+    }
+
+    #[test]
+    fn the_published_schema_matches_the_event_type() {
+        published(
+            "event",
+            schemars::schema_for!(Event).to_value(),
+            "Reasonix session event",
+        );
+    }
+
+    #[test]
+    fn the_published_schema_matches_the_op_type() {
+        published(
+            "op",
+            schemars::schema_for!(Op).to_value(),
+            "Reasonix session operation",
+        );
+    }
+
+    #[test]
+    fn ops_are_tagged_lines_and_refuse_what_they_do_not_know() {
+        let op: Op = serde_json::from_str(r#"{"type":"approve","question_id":"q1"}"#).unwrap();
+        assert_eq!(
+            op,
+            Op::Approve {
+                question_id: "q1".into(),
+                scope: Scope::Once,
+                rule: None
+            }
+        );
+        let op: Op =
+            serde_json::from_str(r#"{"type":"approve","question_id":"q2","scope":"always"}"#)
+                .unwrap();
+        assert!(matches!(
+            op,
+            Op::Approve {
+                scope: Scope::Always,
+                ..
+            }
+        ));
+        assert_eq!(
+            serde_json::to_string(&Op::Cancel {}).unwrap(),
+            r#"{"type":"cancel"}"#
+        );
+        // A typo is an error, not an operation that silently does less.
+        let wrong = serde_json::from_str::<Op>(r#"{"type":"deny","question":"q1"}"#);
+        assert!(wrong.is_err());
+        let unknown = serde_json::from_str::<Op>(r#"{"type":"approve_all"}"#);
+        assert!(unknown.is_err());
     }
 
     #[test]

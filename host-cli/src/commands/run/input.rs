@@ -4,7 +4,7 @@
 //! `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"…"}}` blocks. One
 //! agent turn per line, until end of input.
 
-use crate::turn::Turn;
+use reasonix_session::input::Turn;
 use serde_json::Value;
 use std::io::{BufRead, Read};
 

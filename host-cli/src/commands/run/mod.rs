@@ -16,12 +16,12 @@ use crate::exit::{Code, Failure, Outcome};
 use crate::flags::{mode_name, parse_rule_values, rule_values};
 use crate::launch::{self, Options, Resume};
 use crate::term::errln;
-use crate::turn::Turn;
 use anyhow::anyhow;
 use output::{Format, Init, Printer};
 use reasonix_agent::agent_loop::{RunDeadline, RunOutcome, RunStatus};
 use reasonix_agent::permissions::Posture;
 use reasonix_core::cancel::CancelToken;
+use reasonix_session::input::Turn;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -256,24 +256,17 @@ pub fn run(args: RunArgs) -> Outcome {
     });
     let allow_values = rule_values(&args.allowed_tools, &known, &mut words);
     let deny_values = rule_values(&args.disallowed_tools, &known, &mut words);
-    // `/name args` of a custom command sends its template, as in the session. The command
-    // files are read only for a task that starts with `/`.
-    let commands = std::cell::OnceCell::new();
-    let custom = |line: &str| -> Option<String> {
-        let line = line.trim_start();
-        if !line.starts_with('/') || line.starts_with("/mcp__") {
-            return None;
-        }
-        commands
-            .get_or_init(|| {
-                crate::custom_commands::load(&crate::custom_commands::CommandDir::standard(
-                    &prepared.workspace,
-                    &prepared.cx.paths.home,
-                    std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-                ))
-            })
-            .expand_line(line)
-    };
+    // The task is expanded exactly as the interactive session expands a line: a custom
+    // command's template, an MCP prompt, `@server:uri` references of the user's words. The
+    // command files are read only for a task that starts with `/`.
+    let expander = reasonix_session::input::Expander::new(
+        reasonix_session::input::commands::CommandDir::standard(
+            &prepared.workspace,
+            &prepared.cx.paths.home,
+            std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+        ),
+        prepared.mcp.clone(),
+    );
     let task = if streaming_input {
         if !words.is_empty() {
             return Err(Failure::usage(anyhow!(
@@ -283,12 +276,11 @@ pub fn run(args: RunArgs) -> Outcome {
         None
     } else {
         let task = task(&words)?;
-        // References are read from the user's words, never from a command file's template.
-        let turn = match custom(&task) {
-            Some(body) => crate::mcp::with_resources(&body, &task, &prepared.mcp),
-            None => crate::mcp::expand_task(&task, &prepared.mcp),
-        };
-        Some(turn.map_err(|e| Failure::usage(anyhow!("{e}")))?)
+        Some(
+            expander
+                .expand(&task)
+                .map_err(|e| Failure::usage(anyhow!("{e}")))?,
+        )
     };
     let enabled_tools = match &tool_values {
         Some(values) => {
@@ -402,21 +394,22 @@ pub fn run(args: RunArgs) -> Outcome {
     let mut code = None;
     let mut bad_input = None;
     for turn in turns {
-        let task = match turn {
-            // A stream-json turn may invoke a command too; the argument task already did.
-            Ok(task) if streaming_input => Turn {
-                text: custom(&task.text).unwrap_or(task.text),
-                ..task
-            },
-            Ok(task) => task,
+        // A stream-json turn is expanded like a typed line; the argument task already was.
+        let expanded = match turn {
+            Ok(task) if streaming_input => expander.expand_turn(task),
+            Ok(task) => Ok(task),
             Err(e) => {
                 bad_input = Some(e);
                 break;
             }
         };
         let turn_started = Instant::now();
-        let (outcome, structured_failed) =
-            one_turn(&mut agent, task, schema.as_ref(), &cancel, &mut printer);
+        let (outcome, structured_failed) = match expanded {
+            Ok(task) => one_turn(&mut agent, task, schema.as_ref(), &cancel, &mut printer),
+            // One turn that cannot be expanded (a reference that cannot be read) is an error
+            // result; the stream goes on.
+            Err(why) => (reasonix_session::not_sent(why), None),
+        };
         // One command: the first turn's time counts from the start of the command.
         let since = if code.is_none() {
             started

@@ -13,11 +13,11 @@ pub mod resources;
 use super::app::App;
 use super::msg::Msg;
 use super::slash::{CommandKind, CommandSpec};
-use crate::mcp::{prompt_args, prompt_command};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use question::{ANSWERS, Answer, Question};
 use reasonix_agent::config::TrustStore;
 use reasonix_mcp::{PromptInfo, ServerState, ServerStatus, Servers};
+use reasonix_session::input::mcp_prompt::{args as prompt_args, command as prompt_command};
 use resources::ResourceIndex;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -329,7 +329,7 @@ pub fn run_prompt(app: &mut App, command: &str, args: &str) {
                 .and_then(|text| {
                     // The prompt becomes the input line's text, so the resources' images are
                     // described there, not attached.
-                    let blocks = crate::mcp::resource_blocks(&args, &servers)?;
+                    let blocks = reasonix_session::input::resource_blocks(&args, &servers)?;
                     Ok(format!("{text}{}", blocks.text))
                 });
             let _ = to_ui.send(Msg::Mcp(Event::Prompt { command, result }));

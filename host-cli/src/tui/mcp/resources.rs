@@ -1,6 +1,6 @@
 //! `@<server>:<uri>` completion: first the servers that offer resources, then the URIs of the
 //! one typed, filtered by what follows the `:`. What is sent is resolved by
-//! [`crate::mcp::with_resources`] in the worker.
+//! [`reasonix_session::input::with_resources`] in the worker.
 
 use crate::tui::mention::Candidate;
 use reasonix_mcp::ResourceInfo;

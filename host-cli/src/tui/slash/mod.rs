@@ -2,11 +2,11 @@
 //! completion menu, `/help` and dispatch.
 
 pub mod registry;
-pub(crate) use crate::custom_commands as custom;
+pub(crate) use reasonix_session::input::commands as custom;
 
 // The app's entry points; re-exported for it (unused until the app loop lands).
 #[allow(unused_imports)]
-pub use crate::custom_commands::{CommandDir, CustomCommands};
+pub use reasonix_session::input::commands::{CommandDir, CustomCommands};
 #[allow(unused_imports)]
 pub use registry::{
     ALIASES, BUILTINS, Builtin, CommandKind, CommandSpec, Invocation, Scope, SlashRegistry,

@@ -1,12 +1,12 @@
 //! The one list of slash commands: completion, `/help` and dispatch all read it.
 
-use crate::custom_commands::{CustomCommand, CustomCommands, template};
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
+use reasonix_session::input::commands::{CustomCommand, CustomCommands, template};
 use std::path::PathBuf;
 
-pub use crate::custom_commands::Scope;
+pub use reasonix_session::input::commands::Scope;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandKind {

@@ -19,7 +19,7 @@ mod history;
 pub mod intercept;
 pub mod payloads;
 pub mod prompt;
-mod public;
+pub mod public;
 mod replayed;
 #[cfg(test)]
 mod tests;

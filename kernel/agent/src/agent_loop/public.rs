@@ -28,20 +28,7 @@ impl AgentEvent {
             AgentEvent::Message(message) => return message_event(message),
             AgentEvent::ToolPreview { id, changes } => EventKind::ToolPreview {
                 call_id: id.clone(),
-                changes: changes
-                    .iter()
-                    .map(|c| protocol::FileChange {
-                        path: c.path.clone(),
-                        kind: match c.kind {
-                            ChangeKind::Create => "create",
-                            ChangeKind::Modify => "modify",
-                            ChangeKind::Delete => "delete",
-                        }
-                        .to_string(),
-                        old_text: c.old_text.clone(),
-                        new_text: c.new_text.clone(),
-                    })
-                    .collect(),
+                changes: changes.iter().map(change).collect(),
             },
             AgentEvent::ToolStarted {
                 id,
@@ -166,5 +153,20 @@ impl RunOutcome {
                 currency: c.currency.clone(),
             }),
         }
+    }
+}
+
+/// One file change as the protocol says it.
+pub fn change(c: &reasonix_core::types::FileChange) -> protocol::FileChange {
+    protocol::FileChange {
+        path: c.path.clone(),
+        kind: match c.kind {
+            ChangeKind::Create => "create",
+            ChangeKind::Modify => "modify",
+            ChangeKind::Delete => "delete",
+        }
+        .to_string(),
+        old_text: c.old_text.clone(),
+        new_text: c.new_text.clone(),
     }
 }

@@ -2,7 +2,7 @@
 //! and the expansion of such a line into the prompt's text (for `reasonix run`; the session
 //! does the same off its UI thread).
 
-use super::prompt_args;
+use super::args as prompt_args;
 use reasonix_mcp::{PromptInfo, Servers};
 
 /// Longest prompt name offered as a command (longer ones are not listed).

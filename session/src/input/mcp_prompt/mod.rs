@@ -1,0 +1,4 @@
+//! MCP prompts typed as commands: `/mcp__<server>__<prompt> args…`.
+
+pub mod args;
+pub mod command;

@@ -1,0 +1,379 @@
+//! The session loop on its own thread: a front end never waits for the model or a tool. What
+//! runs between turns is handled in order, one at a time; answers and cancellation act at
+//! once, from the caller's thread, because a turn waits on them.
+
+use crate::approvals::Router;
+use crate::events::{Emit, SessionEvent};
+use crate::input::{Expander, Outgoing};
+use crate::question::{Answer, AnswerError, Answered};
+use crate::tokens::Tokens;
+use reasonix_agent::agent_loop::{Agent, AgentEvent, RunOutcome, RunStatus, Spend};
+use reasonix_agent::completion::ProviderClient;
+use reasonix_agent::session::{SessionError, SessionStore, SessionWriter};
+use reasonix_core::cancel::CancelToken;
+use reasonix_core::types::Message;
+use reasonix_protocol::{Op, Scope};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::thread::JoinHandle;
+
+/// Resolves a model reference (`set_model`) to a client: the composition root knows how.
+pub type ModelResolver = Box<dyn Fn(&str) -> Result<ProviderClient, String> + Send>;
+
+/// How a session is set up beyond its agent.
+#[derive(Default)]
+pub struct SessionOptions {
+    /// The user's own configuration file, where "always allow" writes its rule.
+    pub user_config: Option<PathBuf>,
+    /// For `set_model`; without it the operation fails saying so.
+    pub models: Option<ModelResolver>,
+}
+
+enum Input {
+    /// What the user typed: expanded on the session's thread (an MCP prompt is a request).
+    Typed(String),
+    /// Expanded by the front end already.
+    Expanded(Outgoing),
+}
+
+enum Request {
+    Prompt {
+        input: Input,
+        cancel: CancelToken,
+    },
+    Effort(Option<String>),
+    Revoke(String),
+    Compact {
+        focus: String,
+        cancel: CancelToken,
+    },
+    Client(Box<ProviderClient>),
+    Model(String),
+    NewSession,
+    Resume(String),
+    Rewind {
+        turn: u32,
+        code: bool,
+        conversation: bool,
+    },
+    UndoRewind,
+    Fork(Option<u32>),
+    Quit,
+}
+
+/// A running session. Dropping it ends the session once the work already submitted is done.
+pub struct Session {
+    requests: Sender<Request>,
+    router: Arc<Router>,
+    tokens: Arc<Tokens>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Session {
+    /// Start the session's thread. The agent asks its questions through this session.
+    pub fn spawn(
+        agent: Agent,
+        store: SessionStore,
+        expander: Expander,
+        options: SessionOptions,
+        emit: impl Fn(SessionEvent) + Send + Sync + 'static,
+    ) -> std::io::Result<Session> {
+        let emit: Emit = Arc::new(emit);
+        let tokens = Arc::new(Tokens::default());
+        let router = Arc::new(Router::new(
+            options.user_config,
+            tokens.clone(),
+            emit.clone(),
+        ));
+        let agent = agent.with_approver(router.approver());
+        let (requests, inbox) = std::sync::mpsc::channel();
+        let worker = Worker {
+            agent,
+            store,
+            expander,
+            models: options.models,
+            emit,
+            tokens: tokens.clone(),
+        };
+        let thread = std::thread::Builder::new()
+            .name("reasonix-session".into())
+            .spawn(move || worker.serve(inbox))?;
+        Ok(Session {
+            requests,
+            router,
+            tokens,
+            thread: Some(thread),
+        })
+    }
+
+    /// Submit an operation. Answers and `cancel` act now; the rest in order between turns.
+    /// A wrong answer (an unknown question, a rule it did not offer) is reported as
+    /// [`SessionEvent::Failed`].
+    pub fn submit(&self, op: Op) {
+        match op {
+            Op::Prompt { text } => {
+                self.start(|cancel| Request::Prompt {
+                    input: Input::Typed(text),
+                    cancel,
+                });
+            }
+            Op::Approve {
+                question_id,
+                scope,
+                rule,
+            } => {
+                let answer = match scope {
+                    Scope::Once => Answer::Once,
+                    Scope::Session => Answer::Session(rule),
+                    Scope::Always => Answer::Always(rule),
+                };
+                self.answer_reported(&question_id, answer);
+            }
+            Op::Deny { question_id, note } => {
+                self.answer_reported(&question_id, Answer::Deny(note));
+            }
+            Op::Cancel {} => self.cancel(),
+            Op::Compact { focus } => {
+                self.start(|cancel| Request::Compact { focus, cancel });
+            }
+            Op::SetModel { model } => self.send(Request::Model(model)),
+            Op::SetEffort { effort } => self.send(Request::Effort(effort)),
+            Op::Revoke { rule } => self.send(Request::Revoke(rule)),
+            Op::NewSession {} => self.send(Request::NewSession),
+            Op::Resume { session_id } => self.send(Request::Resume(session_id)),
+            Op::Rewind {
+                turn,
+                code,
+                conversation,
+            } => self.send(Request::Rewind {
+                turn,
+                code,
+                conversation,
+            }),
+            Op::UndoRewind {} => self.send(Request::UndoRewind),
+            Op::Fork { turn } => self.send(Request::Fork(turn)),
+            Op::Quit {} => self.send(Request::Quit),
+        }
+    }
+
+    /// A turn the front end expanded itself; returns the turn's token (cancelling it is
+    /// [`Session::cancel`] for this turn).
+    pub fn prompt(&self, outgoing: Outgoing) -> CancelToken {
+        self.start(|cancel| Request::Prompt {
+            input: Input::Expanded(outgoing),
+            cancel,
+        })
+    }
+
+    /// `/compact [focus]`; returns its token.
+    pub fn compact(&self, focus: String) -> CancelToken {
+        self.start(|cancel| Request::Compact { focus, cancel })
+    }
+
+    /// Go on with `client` from the next turn (a front end that built it).
+    pub fn switch_client(&self, client: ProviderClient) {
+        self.send(Request::Client(Box::new(client)));
+    }
+
+    /// Answer question `id`.
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<Answered, AnswerError> {
+        self.router.answer(id, answer)
+    }
+
+    /// The ids of the questions waiting for an answer, oldest first.
+    pub fn open_questions(&self) -> Vec<String> {
+        self.router.open()
+    }
+
+    /// Stop the turn (or compaction) in progress, and those submitted and not started; their
+    /// open questions are withdrawn.
+    pub fn cancel(&self) {
+        self.tokens.cancel_all();
+    }
+
+    /// End the session and wait for its thread.
+    pub fn quit(mut self) {
+        self.send(Request::Quit);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+
+    fn answer_reported(&self, id: &str, answer: Answer) {
+        if let Err(e) = self.router.answer(id, answer) {
+            (self.router.emit())(SessionEvent::Failed(e.to_string()));
+        }
+    }
+
+    fn start(&self, request: impl FnOnce(CancelToken) -> Request) -> CancelToken {
+        let cancel = CancelToken::new();
+        self.tokens.submitted(&cancel);
+        self.send(request(cancel.clone()));
+        cancel
+    }
+
+    fn send(&self, request: Request) {
+        // The thread only ends after `Quit`; a request after that has nobody to act on it.
+        let _ = self.requests.send(request);
+    }
+}
+
+struct Worker {
+    agent: Agent,
+    store: SessionStore,
+    expander: Expander,
+    models: Option<ModelResolver>,
+    emit: Emit,
+    tokens: Arc<Tokens>,
+}
+
+impl Worker {
+    fn serve(mut self, inbox: Receiver<Request>) {
+        let emit = self.emit.clone();
+        let mut on_event = |event: AgentEvent| emit(SessionEvent::Agent(event));
+        // A resumed session (`-c`, `-r`) starts with what it spent before.
+        emit(SessionEvent::Spend(self.agent.session_spend().clone()));
+        while let Ok(request) = inbox.recv() {
+            match request {
+                Request::Prompt { input, cancel } => {
+                    self.tokens.begin(&cancel);
+                    // Expanded here, off the front end's thread: an MCP prompt and `@`
+                    // references are requests. One that fails stops the turn before anything
+                    // is sent.
+                    let turn = match input {
+                        Input::Typed(line) => self.expander.expand(&line),
+                        Input::Expanded(outgoing) => outgoing.resolve(self.expander.servers()),
+                    };
+                    let outcome = match turn {
+                        Ok(turn) => self.agent.run_with_images(
+                            &turn.text,
+                            turn.images,
+                            &cancel,
+                            &mut on_event,
+                        ),
+                        Err(e) => not_sent(e),
+                    };
+                    self.tokens.done(&cancel);
+                    emit(SessionEvent::TurnDone(Box::new(outcome)));
+                    emit(SessionEvent::Spend(self.agent.session_spend().clone()));
+                }
+                Request::Effort(effort) => self.agent.set_effort(effort),
+                Request::Revoke(rule) => {
+                    if !self.agent.revoke_session_grant(&rule) {
+                        emit(SessionEvent::Failed(format!(
+                            "`{rule}` is not a rule granted in this session"
+                        )));
+                    }
+                }
+                Request::Compact { focus, cancel } => {
+                    self.tokens.begin(&cancel);
+                    self.agent.compact(&focus, &cancel, &mut on_event);
+                    self.tokens.done(&cancel);
+                    emit(SessionEvent::Spend(self.agent.session_spend().clone()));
+                }
+                Request::Client(client) => self.switch_client(*client),
+                Request::Model(reference) => match &self.models {
+                    Some(resolve) => match resolve(&reference) {
+                        Ok(client) => self.switch_client(client),
+                        Err(e) => emit(SessionEvent::Failed(format!("model not switched: {e}"))),
+                    },
+                    None => emit(SessionEvent::Failed(
+                        "model not switched: this session was started without a model resolver"
+                            .into(),
+                    )),
+                },
+                Request::NewSession => {
+                    let client = self.agent.client();
+                    match self.store.create(&client.provider().name, client.model()) {
+                        Ok(writer) => {
+                            let id = writer.id().to_string();
+                            self.agent.rotate_session(writer, &mut on_event);
+                            emit(SessionEvent::Session {
+                                id,
+                                messages: Vec::new(),
+                            });
+                        }
+                        Err(e) => emit(SessionEvent::Failed(format!("no new session: {e}"))),
+                    }
+                }
+                Request::Resume(id) => match open(&self.store, &id) {
+                    Ok(opened) => self.switch_to(opened, &mut on_event),
+                    Err(e) => emit(SessionEvent::Failed(format!(
+                        "session {id} not resumed: {e}"
+                    ))),
+                },
+                Request::Rewind {
+                    turn,
+                    code,
+                    conversation,
+                } => match self.agent.rewind(turn, code, conversation) {
+                    Ok(done) => emit(SessionEvent::Rewound(Box::new(done))),
+                    Err(e) => emit(SessionEvent::Failed(format!("not rewound: {e}"))),
+                },
+                Request::UndoRewind => match self.agent.undo_rewind() {
+                    Ok(done) => emit(SessionEvent::Rewound(Box::new(done))),
+                    Err(e) => emit(SessionEvent::Failed(format!("not undone: {e}"))),
+                },
+                Request::Fork(turn) => {
+                    let forked = self
+                        .agent
+                        .session_id()
+                        .ok_or_else(|| "this session is not saved".to_string())
+                        .and_then(|id| {
+                            reasonix_agent::fork::fork(&self.store, id, turn)
+                                .map_err(|e| e.to_string())
+                        });
+                    match forked.and_then(|id| open(&self.store, &id).map_err(|e| e.to_string())) {
+                        Ok(opened) => self.switch_to(opened, &mut on_event),
+                        Err(e) => emit(SessionEvent::Failed(format!("not forked: {e}"))),
+                    }
+                }
+                Request::Quit => break,
+            }
+        }
+        self.agent.end_session(&mut on_event);
+        emit(SessionEvent::Stopped);
+    }
+
+    fn switch_client(&mut self, client: ProviderClient) {
+        let (provider, model) = (client.provider().name.clone(), client.model().to_string());
+        let config = self.agent.config().clone();
+        let catalog = self.agent.catalog();
+        match self.agent.reload(catalog, client, config) {
+            Ok(_) => (self.emit)(SessionEvent::ModelChanged { provider, model }),
+            Err(e) => (self.emit)(SessionEvent::Failed(format!("model not switched: {e}"))),
+        }
+    }
+
+    fn switch_to(&mut self, opened: Opened, on_event: &mut dyn FnMut(AgentEvent)) {
+        let (writer, messages, spend) = opened;
+        let id = writer.id().to_string();
+        self.agent
+            .switch_session(writer, messages.clone(), on_event);
+        self.agent.set_spend(spend);
+        (self.emit)(SessionEvent::Session { id, messages });
+        (self.emit)(SessionEvent::Spend(self.agent.session_spend().clone()));
+    }
+}
+
+/// The outcome of a turn whose input could not be expanded: nothing was sent.
+pub fn not_sent(why: String) -> RunOutcome {
+    RunOutcome {
+        status: RunStatus::Error,
+        result: format!("not sent: {why}"),
+        steps: 0,
+        usage: Default::default(),
+        cost: None,
+        spend: Default::default(),
+        session_id: None,
+        stop_reason: None,
+    }
+}
+
+type Opened = (SessionWriter, Vec<Message>, Spend);
+
+fn open(store: &SessionStore, id: &str) -> Result<Opened, SessionError> {
+    let (writer, loaded) = store.open(id)?;
+    Ok((writer, loaded.messages, loaded.spend))
+}
