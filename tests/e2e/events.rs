@@ -141,3 +141,207 @@ fn stream_json_input_gives_one_turn_per_line_in_one_stream() {
         ]
     );
 }
+
+/// `run --input-format ops --output-format events` as a client drives it: operations in,
+/// events out, answering each question when it appears.
+struct OpsClient {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl OpsClient {
+    fn start(env: &Env) -> OpsClient {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let ws = env.workspace();
+        let mut child = env
+            .command(&[
+                "run",
+                "--dir",
+                ws.to_str().unwrap(),
+                "--input-format",
+                "ops",
+                "--output-format",
+                "events",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        OpsClient {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, op: &str) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{op}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next event of type `kind` (every event on the way is kept in `seen`).
+    fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no `{kind}` event; saw {:?}", types(&self.seen)));
+            self.seen.push(line.clone());
+            if line["type"] == kind {
+                return line;
+            }
+        }
+    }
+
+    /// Close stdin (the session ends) and collect the exit code and the rest of the events.
+    fn finish(mut self) -> (i32, Vec<Value>) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        while let Ok(line) = self.lines.recv_timeout(std::time::Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        (status.code().unwrap_or(-1), self.seen)
+    }
+}
+
+fn write_call(id: &str, path: &str, content: &str) -> Reply {
+    let args = serde_json::json!({"path": path, "content": content}).to_string();
+    Reply::tool_calls(&[(id, "write_file", &args)], 2)
+}
+
+#[test]
+fn an_ops_client_answers_each_question_by_its_id() {
+    let (env, mock) = setup();
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(env.home().join("config.toml"), "# the user's own\n").unwrap();
+    mock.enqueue(write_call("call_1", "once.txt", "one\n"));
+    mock.enqueue(Reply::text(&["wrote it"]));
+    mock.enqueue(write_call("call_2", "always.txt", "two\n"));
+    mock.enqueue(Reply::text(&["wrote that too"]));
+    mock.enqueue(write_call("call_3", "denied.txt", "three\n"));
+    mock.enqueue(Reply::text(&["understood"]));
+    let mut client = OpsClient::start(&env);
+
+    client.send(r#"{"type":"prompt","text":"write once.txt"}"#);
+    let q1 = client.until("question");
+    assert_eq!(q1["tool"], "write_file", "{q1}");
+    assert_eq!(q1["call_id"], "call_1", "{q1}");
+    let changed = q1["changes"][0]["path"].as_str().unwrap();
+    assert!(changed.ends_with("once.txt"), "{q1}");
+    assert!(!env.workspace().join("once.txt").exists());
+    // A wrong id or a rule the question did not offer answers nothing.
+    client.send(r#"{"type":"approve","question_id":"q999"}"#);
+    let failed = client.until("op_failed");
+    assert!(
+        failed["error"].as_str().unwrap().contains("q999"),
+        "{failed}"
+    );
+    client.send(r#"{"type":"not an op"}"#);
+    let failed = client.until("op_failed");
+    assert!(
+        failed["error"].as_str().unwrap().contains("stdin line 3"),
+        "{failed}"
+    );
+    let id = q1["question_id"].as_str().unwrap().to_string();
+    client.send(&format!(r#"{{"type":"approve","question_id":"{id}"}}"#));
+    let closed = client.until("question_closed");
+    assert_eq!(
+        (closed["question_id"].as_str(), closed["answer"].as_str()),
+        (Some(id.as_str()), Some("once"))
+    );
+    let done = client.until("turn_finished");
+    assert_eq!(done["status"], "success", "{done}");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("once.txt")).unwrap(),
+        "one\n"
+    );
+
+    // "Always" is written to the user's own file by the session.
+    client.send(r#"{"type":"prompt","text":"write always.txt"}"#);
+    let q2 = client.until("question");
+    let id2 = q2["question_id"].as_str().unwrap().to_string();
+    assert_ne!(id2, id);
+    let rule = q2["scopes"][0].as_str().unwrap().to_string();
+    client.send(&format!(
+        r#"{{"type":"approve","question_id":"{id2}","scope":"always"}}"#
+    ));
+    let closed = client.until("question_closed");
+    assert_eq!(closed["answer"], "always", "{closed}");
+    assert_eq!(closed["rule"].as_str(), Some(rule.as_str()), "{closed}");
+    client.until("turn_finished");
+    let config = std::fs::read_to_string(env.home().join("config.toml")).unwrap();
+    assert!(
+        config.contains("# the user's own") && config.contains(&rule),
+        "{config}"
+    );
+
+    // A denial's note reaches the model; the file is not written.
+    client.send(r#"{"type":"prompt","text":"write denied.txt"}"#);
+    let q3 = client.until("question");
+    let id3 = q3["question_id"].as_str().unwrap().to_string();
+    client.send(&format!(
+        r#"{{"type":"deny","question_id":"{id3}","note":"not that file"}}"#
+    ));
+    let closed = client.until("question_closed");
+    assert_eq!(closed["answer"], "denied", "{closed}");
+    client.until("turn_finished");
+    assert!(!env.workspace().join("denied.txt").exists());
+    let (code, lines) = client.finish();
+    assert_eq!(code, 0);
+    assert_numbered(&lines);
+    let requests = mock.requests();
+    let last = requests.last().unwrap().body.to_string();
+    assert!(last.contains("not that file"), "{last}");
+    // Three turns, numbered 1, 2, 3.
+    let turns: Vec<u64> = lines
+        .iter()
+        .filter(|l| l["type"] == "turn_finished")
+        .map(|l| l["turn_id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(turns, vec![1, 2, 3]);
+}
+
+#[test]
+fn cancel_withdraws_the_open_question_and_the_session_goes_on() {
+    let (env, mock) = setup();
+    mock.enqueue(write_call("call_1", "never.txt", "x\n"));
+    mock.enqueue(Reply::text(&["fine"]));
+    let mut client = OpsClient::start(&env);
+    client.send(r#"{"type":"prompt","text":"write never.txt"}"#);
+    let q = client.until("question");
+    client.send(r#"{"type":"cancel"}"#);
+    let closed = client.until("question_closed");
+    assert_eq!(closed["question_id"], q["question_id"], "{closed}");
+    assert_eq!(closed["answer"], "withdrawn", "{closed}");
+    let done = client.until("turn_finished");
+    assert_eq!(done["status"], "cancelled", "{done}");
+    assert!(!env.workspace().join("never.txt").exists());
+    // The withdrawn question cannot be answered any more; the next turn runs.
+    let id = q["question_id"].as_str().unwrap();
+    client.send(&format!(r#"{{"type":"approve","question_id":"{id}"}}"#));
+    client.until("op_failed");
+    client.send(r#"{"type":"prompt","text":"go on"}"#);
+    let done = client.until("turn_finished");
+    assert_eq!(done["status"], "success", "{done}");
+    assert_eq!(done["result"], "fine", "{done}");
+    let (code, _) = client.finish();
+    assert_eq!(code, 0);
+}

@@ -3,6 +3,7 @@
 //! (docs/RUN.md).
 
 mod input;
+mod ops;
 pub mod output;
 mod partial;
 mod piped;
@@ -34,6 +35,10 @@ pub enum InputFormat {
     Text,
     /// User messages as JSON lines on stdin, one turn each.
     StreamJson,
+    /// Session operations as JSON lines on stdin (docs/schemas/protocol/op.json): prompts,
+    /// answers to approval questions by id, cancel, compact, new/resume/rewind/fork, quit
+    /// (needs `--output-format events`).
+    Ops,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -180,6 +185,17 @@ pub fn run(args: RunArgs) -> Outcome {
             "--input-format stream-json needs --output-format stream-json (as in Claude Code) or events"
         )));
     }
+    let ops_input = args.input_format == InputFormat::Ops;
+    if ops_input && args.output_format != Format::Events {
+        return Err(Failure::usage(anyhow!(
+            "--input-format ops needs --output-format events: the questions it answers are events"
+        )));
+    }
+    if ops_input && args.json_schema.is_some() {
+        return Err(Failure::usage(anyhow!(
+            "--json-schema needs a task or stream-json turns, not --input-format ops"
+        )));
+    }
     if args.include_partial_messages && args.output_format != Format::StreamJson {
         errln!(
             "warning: --include-partial-messages has no effect without --output-format stream-json"
@@ -267,10 +283,11 @@ pub fn run(args: RunArgs) -> Outcome {
         ),
         prepared.mcp.clone(),
     );
-    let task = if streaming_input {
+    let task = if streaming_input || ops_input {
         if !words.is_empty() {
             return Err(Failure::usage(anyhow!(
-                "--input-format stream-json reads the turns from stdin: give no task argument"
+                "--input-format {} reads the turns from stdin: give no task argument",
+                if ops_input { "ops" } else { "stream-json" }
             )));
         }
         None
@@ -387,6 +404,34 @@ pub fn run(args: RunArgs) -> Outcome {
         resumed_messages,
         mcp_servers,
     });
+    if ops_input {
+        let user_config = prepared.cx.paths.user_config();
+        let (for_models, resolved, effort) =
+            (prepared, launched.resolved.clone(), args.effort.clone());
+        let options = reasonix_session::SessionOptions {
+            user_config: Some(user_config),
+            models: Some(Box::new(move |reference: &str| {
+                launch::client_for(
+                    &for_models,
+                    &resolved,
+                    Some(reference),
+                    None,
+                    effort.as_deref(),
+                )
+                .map_err(|e| e.to_string())
+            })),
+        };
+        let code = ops::serve(
+            agent,
+            launched.store.clone(),
+            expander,
+            options,
+            cancel,
+            &mut printer,
+        )
+        .map_err(Failure::runtime)?;
+        return Ok(code);
+    }
     let turns: Box<dyn Iterator<Item = Result<Turn, input::InputError>>> = match task {
         Some(task) => Box::new(std::iter::once(Ok(task))),
         None => Box::new(input::Turns::new(std::io::stdin().lock())),

@@ -712,6 +712,13 @@ impl Printer {
         self.event_line(&event);
     }
 
+    /// `events`: a session event that is not the agent's (a question, a session change, an
+    /// operation that failed): inside the open turn, or between turns without opening one.
+    pub fn protocol_event(&mut self, kind: reasonix_protocol::EventKind) {
+        let event = self.events.next(kind);
+        self.event_line(&event);
+    }
+
     fn event_line(&mut self, event: &reasonix_protocol::Event) {
         match serde_json::to_string(event) {
             Ok(text) => self.stdout_line(&text),
