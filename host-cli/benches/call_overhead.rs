@@ -6,7 +6,7 @@
 
 mod common;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, sample, us};
 use reasonix_core::settings::Paths;

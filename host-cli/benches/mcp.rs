@@ -14,7 +14,7 @@
 mod common;
 mod pty;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms, us};
 use pty::Term;

@@ -9,7 +9,7 @@
 
 mod common;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms};
 use reasonix_agent::completion::{ChatRequest, ProviderClient};

@@ -8,7 +8,7 @@
 
 mod common;
 
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms, sample};
 use reasonix_agent::config::{Config, Paths};

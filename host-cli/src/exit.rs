@@ -54,6 +54,15 @@ impl Failure {
     }
 }
 
+impl From<reasonix_runtime::Error> for Failure {
+    fn from(e: reasonix_runtime::Error) -> Failure {
+        match e.kind() {
+            reasonix_runtime::Kind::Usage => Failure::usage(e),
+            reasonix_runtime::Kind::Runtime => Failure::runtime(e),
+        }
+    }
+}
+
 impl fmt::Display for Failure {
     /// `{:#}` adds the causes, each once: most of our errors already quote their source in
     /// their own message (`{path}: cannot read: {source}`), and repeating it made every such

@@ -1,25 +1,16 @@
 //! `reasonix`: the command-line front end.
-// Denied, not forbidden: the generated `builtins.rs` allows it for the one promise only the
-// build can make (its embedded artifacts are the kernel's own precompile output, ADR 0025).
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
-mod builtins;
-mod clock;
 mod commands;
-mod context;
 mod exit;
 mod flags;
-mod hooks;
-mod launch;
-mod mcp;
-mod model_window;
-mod sidecars;
 mod term;
 mod tui;
 mod wording;
 
 use crate::term::errln;
 use clap::{Parser, Subcommand};
+use reasonix_runtime::{builtins, clock, context, hooks, launch, mcp};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -218,7 +218,15 @@ impl OpsClient {
         while let Ok(line) = self.lines.recv_timeout(std::time::Duration::from_secs(5)) {
             self.seen.push(line);
         }
-        (status.code().unwrap_or(-1), self.seen)
+        (status.code().unwrap_or(-1), std::mem::take(&mut self.seen))
+    }
+}
+
+/// A failed assertion leaves no session running.
+impl Drop for OpsClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

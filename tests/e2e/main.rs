@@ -12,7 +12,7 @@
 mod support;
 
 // The built-in components, embedded once for every module (`crate::BUILTINS`).
-include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
+use reasonix_runtime::builtins::BUILTINS;
 
 mod agent;
 mod builtin_interceptors;

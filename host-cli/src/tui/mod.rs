@@ -154,7 +154,7 @@ pub fn run(args: SessionArgs) -> Outcome {
             Err(SessionError::NotFound(_) | SessionError::Ambiguous { .. }) => {
                 (None, Some(query.clone()))
             }
-            Err(e) => return Err(launch::session_failure(e)),
+            Err(e) => return Err(launch::session_failure(e).into()),
         },
         (None, true) => (Some(Resume::Latest), None),
         (None, false) => (None, None),
@@ -229,19 +229,13 @@ pub fn run(args: SessionArgs) -> Outcome {
     }
     composer.set_slash_registry(slash_registry.clone());
     composer.set_placeholder("Ask anything · / commands · @ files · ! shell");
-    let expander = reasonix_session::input::Expander::new(
-        slash::CommandDir::standard(&prepared.workspace, &paths.home, user_home.as_deref()),
-        prepared.mcp.clone(),
-    );
     let to_session = to_ui.clone();
-    let session = reasonix_session::Session::spawn(
+    let session = reasonix_runtime::open::session(
+        prepared.clone(),
         agent,
         launched.store.clone(),
-        expander,
-        reasonix_session::SessionOptions {
-            user_config: Some(prepared.cx.paths.user_config()),
-            models: None,
-        },
+        launched.resolved.clone(),
+        args.effort.clone(),
         move |event| {
             let _ = to_session.send(Msg::Session(event));
         },

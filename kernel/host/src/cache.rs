@@ -18,7 +18,7 @@ use wasmtime::component::Component;
 
 pub use reasonix_core::sha256_hex;
 
-/// A built-in's compiled artifact, made at build time by `host-cli/build.rs` with
+/// A built-in's compiled artifact, made at build time by `runtime/build.rs` with
 /// [`crate::component::precompile`] (the kernel's own engine configuration) and embedded in
 /// the executable. [`ArtifactCache::load_or_compile`] deserializes it as native code.
 #[derive(Debug, Clone, Copy)]

@@ -275,14 +275,7 @@ pub fn run(args: RunArgs) -> Outcome {
     // The task is expanded exactly as the interactive session expands a line: a custom
     // command's template, an MCP prompt, `@server:uri` references of the user's words. The
     // command files are read only for a task that starts with `/`.
-    let expander = reasonix_session::input::Expander::new(
-        reasonix_session::input::commands::CommandDir::standard(
-            &prepared.workspace,
-            &prepared.cx.paths.home,
-            std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-        ),
-        prepared.mcp.clone(),
-    );
+    let expander = reasonix_runtime::open::expander(&prepared);
     let task = if streaming_input || ops_input {
         if !words.is_empty() {
             return Err(Failure::usage(anyhow!(
@@ -405,31 +398,13 @@ pub fn run(args: RunArgs) -> Outcome {
         mcp_servers,
     });
     if ops_input {
-        let user_config = prepared.cx.paths.user_config();
-        let (for_models, resolved, effort) =
-            (prepared, launched.resolved.clone(), args.effort.clone());
-        let options = reasonix_session::SessionOptions {
-            user_config: Some(user_config),
-            models: Some(Box::new(move |reference: &str| {
-                launch::client_for(
-                    &for_models,
-                    &resolved,
-                    Some(reference),
-                    None,
-                    effort.as_deref(),
-                )
-                .map_err(|e| e.to_string())
-            })),
+        let opened = ops::Opened {
+            prepared: std::sync::Arc::new(prepared),
+            store: launched.store.clone(),
+            resolved: launched.resolved.clone(),
+            effort: args.effort.clone(),
         };
-        let code = ops::serve(
-            agent,
-            launched.store.clone(),
-            expander,
-            options,
-            cancel,
-            &mut printer,
-        )
-        .map_err(Failure::runtime)?;
+        let code = ops::serve(agent, opened, cancel, &mut printer).map_err(Failure::runtime)?;
         return Ok(code);
     }
     let turns: Box<dyn Iterator<Item = Result<Turn, input::InputError>>> = match task {

@@ -7,11 +7,12 @@
 use super::output::Printer;
 use crate::exit::Code;
 use reasonix_agent::agent_loop::{Agent, RunStatus};
+use reasonix_agent::providers::ResolvedProvider;
 use reasonix_agent::session::SessionStore;
 use reasonix_core::cancel::CancelToken;
 use reasonix_protocol::{EventKind, Op};
-use reasonix_session::input::Expander;
-use reasonix_session::{Session, SessionEvent, SessionOptions};
+use reasonix_runtime::launch::Prepared;
+use reasonix_session::{Session, SessionEvent};
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -26,12 +27,18 @@ enum Inbound {
     BadLine(String),
 }
 
+/// What the session is opened on besides its agent.
+pub struct Opened {
+    pub prepared: Arc<Prepared>,
+    pub store: SessionStore,
+    pub resolved: Vec<ResolvedProvider>,
+    pub effort: Option<String>,
+}
+
 /// Serve the session until it ends; the exit code follows the last turn.
 pub fn serve(
     agent: Agent,
-    store: SessionStore,
-    expander: Expander,
-    options: SessionOptions,
+    opened: Opened,
     interrupt: CancelToken,
     printer: &mut Printer,
 ) -> Result<Code, anyhow::Error> {
@@ -39,9 +46,16 @@ pub fn serve(
     let to_printer = tx.clone();
     // A client shows a file writer's change before it runs, as the interactive session does.
     let agent = agent.with_write_previews();
-    let session = Arc::new(Session::spawn(agent, store, expander, options, move |e| {
-        let _ = to_printer.send(Inbound::Session(e));
-    })?);
+    let session = Arc::new(reasonix_runtime::open::session(
+        opened.prepared,
+        agent,
+        opened.store,
+        opened.resolved,
+        opened.effort,
+        move |e| {
+            let _ = to_printer.send(Inbound::Session(e));
+        },
+    )?);
     read_ops(session.clone(), tx.clone());
     watch_interrupt(session.clone(), interrupt);
     let code = print(&inbox, printer);

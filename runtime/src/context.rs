@@ -1,7 +1,7 @@
 //! What most commands start from: paths, the merged config, and the plugin registry.
 
+use crate::Error;
 use crate::builtins::BUILTINS;
-use crate::exit::Failure;
 use crate::term::errln;
 use reasonix_agent::config::{Config, Paths, SettingsChoice};
 use reasonix_core::settings::RegistrySettings;
@@ -26,7 +26,7 @@ pub fn trust_workspace_for_this_run(trust: bool) {
 }
 
 /// The merged config for `project_dir`, honouring `--trust-workspace`.
-pub fn load_config(paths: &Paths, project_dir: &Path) -> Result<Config, Failure> {
+pub fn load_config(paths: &Paths, project_dir: &Path) -> Result<Config, Error> {
     load_config_choosing(paths, project_dir, &SettingsChoice::default())
 }
 
@@ -36,13 +36,13 @@ fn load_config_choosing(
     paths: &Paths,
     project_dir: &Path,
     settings: &SettingsChoice,
-) -> Result<Config, Failure> {
+) -> Result<Config, Error> {
     let trust = TRUST_FOR_THIS_RUN.load(std::sync::atomic::Ordering::Relaxed);
-    Config::load_choosing(paths, project_dir, trust, settings).map_err(Failure::usage)
+    Config::load_choosing(paths, project_dir, trust, settings).map_err(|e| Error::usage_of(&e))
 }
 
 /// Load config and registry; print load problems and notices on stderr.
-pub fn load() -> Result<Context, Failure> {
+pub fn load() -> Result<Context, Error> {
     load_adjusted(|_| {})
 }
 
@@ -63,7 +63,7 @@ fn compile_notice() -> Option<reasonix_host::host::CompileNotice> {
     }))
 }
 
-pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failure> {
+pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Error> {
     load_adjusted_choosing(&SettingsChoice::default(), adjust)
 }
 
@@ -71,10 +71,10 @@ pub fn load_adjusted(adjust: impl FnOnce(&mut Config)) -> Result<Context, Failur
 pub fn load_adjusted_choosing(
     settings: &SettingsChoice,
     adjust: impl FnOnce(&mut Config),
-) -> Result<Context, Failure> {
+) -> Result<Context, Error> {
     let paths = Paths::from_env();
     let cwd = std::env::current_dir()
-        .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
+        .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?;
     let mut config = load_config_choosing(&paths, &cwd, settings)?;
     adjust(&mut config);
     let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
@@ -86,7 +86,7 @@ pub fn load_adjusted_choosing(
         Some(log_sink()),
         compile_notice(),
     )
-    .map_err(Failure::runtime)?;
+    .map_err(|e| Error::runtime_of(&e))?;
     for problem in registry.problems() {
         errln!("warning: {problem}");
     }
@@ -219,18 +219,17 @@ fn rank_name(value: &str) -> u8 {
 }
 
 /// `--dir`, else `[sandbox] workspace_root`, else the current directory; canonicalized.
-pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result<PathBuf, Failure> {
+pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result<PathBuf, Error> {
     let chosen = match (dir, configured.filter(|s| !s.is_empty())) {
         (Some(dir), _) => dir.to_path_buf(),
         (None, Some(root)) => PathBuf::from(root),
-        (None, None) => std::env::current_dir().map_err(|e| {
-            Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}"))
-        })?,
+        (None, None) => std::env::current_dir()
+            .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?,
     };
     let canonical = std::fs::canonicalize(&chosen)
-        .map_err(|e| Failure::usage(anyhow::anyhow!("workspace {}: {e}", chosen.display())))?;
+        .map_err(|e| Error::usage(format!("workspace {}: {e}", chosen.display())))?;
     if !canonical.is_dir() {
-        return Err(Failure::usage(anyhow::anyhow!(
+        return Err(Error::usage(format!(
             "workspace {} is not a directory",
             canonical.display()
         )));
@@ -240,7 +239,7 @@ pub fn resolve_workspace(dir: Option<&Path>, configured: Option<&str>) -> Result
     for dir in Paths::from_env().kernel_dirs() {
         let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
         if canonical.starts_with(&dir) {
-            return Err(Failure::usage(anyhow::anyhow!(
+            return Err(Error::usage(format!(
                 "workspace {} lies inside Reasonix's own directory {}, which no tool may see; \
                  work in a project directory, or move REASONIX_HOME (REASONIX_STATE_HOME, \
                  REASONIX_CACHE_HOME) elsewhere",

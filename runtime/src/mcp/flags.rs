@@ -3,8 +3,7 @@
 //! are the user's own servers (trusted like `<home>/mcp.json`), and they win over configured
 //! servers of the same name; `--strict-mcp-config` makes them the only ones.
 
-use crate::exit::Failure;
-use anyhow::anyhow;
+use crate::Error;
 use reasonix_agent::config::mcp::{self, ServerSpec, SourceKind};
 use std::path::Path;
 
@@ -12,7 +11,7 @@ use std::path::Path;
 const MAX_FILE: u64 = 1024 * 1024;
 
 /// The servers `--mcp-config` values name, in order.
-pub fn load(values: &[String]) -> Result<Vec<ServerSpec>, Failure> {
+pub fn load(values: &[String]) -> Result<Vec<ServerSpec>, Error> {
     let lookup = |name: &str| std::env::var(name).ok();
     let mut servers = Vec::new();
     for value in values {
@@ -21,11 +20,11 @@ pub fn load(values: &[String]) -> Result<Vec<ServerSpec>, Failure> {
         } else {
             let shown = reasonix_core::terminal::shown(value).to_string();
             let fail = |e: std::io::Error| {
-                Failure::usage(anyhow!("--mcp-config {shown}: cannot read it: {e}"))
+                Error::usage(format!("--mcp-config {shown}: cannot read it: {e}"))
             };
             let size = std::fs::metadata(value).map_err(fail)?.len();
             if size > MAX_FILE {
-                return Err(Failure::usage(anyhow!(
+                return Err(Error::usage(format!(
                     "--mcp-config {shown}: {size} bytes, more than the {} KiB an MCP config may have",
                     MAX_FILE / 1024
                 )));
@@ -33,7 +32,7 @@ pub fn load(values: &[String]) -> Result<Vec<ServerSpec>, Failure> {
             (value.clone(), std::fs::read_to_string(value).map_err(fail)?)
         };
         let specs = mcp::from_mcp_json(Path::new(&origin), &text, SourceKind::UserMcpJson, &lookup)
-            .map_err(|e| Failure::usage(anyhow!("--mcp-config: {e}")))?;
+            .map_err(|e| Error::usage(format!("--mcp-config: {e}")))?;
         servers.extend(specs);
     }
     Ok(servers)

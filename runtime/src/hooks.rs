@@ -18,7 +18,7 @@ const KEY: &str = "hooks";
 pub fn never_fires(event: &str) -> Option<&'static str> {
     match event {
         "SubagentStart" | "SubagentStop" => Some("never fires: Reasonix has no sub-agents yet"),
-        "StopFailure" => Some("never fires: a failed run dispatches `Stop` like any other"),
+        "StopError" => Some("never fires: a failed run dispatches `Stop` like any other"),
         _ => None,
     }
 }
@@ -27,10 +27,10 @@ pub fn never_fires(event: &str) -> Option<&'static str> {
 pub fn point_of(event: &str) -> &'static str {
     match event {
         "PreToolUse" => "tool.before",
-        "PostToolUse" | "PostToolUseFailure" => "tool.after",
+        "PostToolUse" | "PostToolUseError" => "tool.after",
         "PermissionRequest" => "permission.decision",
         "UserPromptSubmit" | "SessionStart" => "input.receive",
-        "Stop" | "StopFailure" => "session.save",
+        "Stop" | "StopError" => "session.save",
         "SessionEnd" => "session.end",
         "Notification" => "frontend.event",
         "PreCompact" => "compaction.prepare",

@@ -2,10 +2,9 @@
 //! interactive session: configuration, the sidecars and the catalog, the provider client, the
 //! session file (new, `--continue`, `--resume`), and the agent.
 
+use crate::Error;
 use crate::context::{self, Context};
-use crate::exit::Failure;
 use crate::sidecars;
-use anyhow::anyhow;
 use reasonix_agent::agent_loop::Spend;
 use reasonix_agent::agent_loop::{Agent, AgentConfig, budget, prompt};
 use reasonix_agent::completion::ProviderClient;
@@ -37,7 +36,6 @@ pub struct Prepared {
     pub cx: Context,
     pub workspace: PathBuf,
     /// Held, never read: dropping it stops the sidecar processes.
-    #[expect(dead_code, reason = "kept alive for the session's lifetime")]
     pub sidecars: Sidecars,
     /// The MCP servers (starting in the background).
     pub mcp: reasonix_mcp::Servers,
@@ -56,7 +54,7 @@ pub struct Overrides {
 }
 
 /// Load the configuration (with `--add-dir` directories writable) and start the runtime.
-pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<Prepared, Failure> {
+pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<Prepared, Error> {
     prepare_with(dir, add_dirs, &Overrides::default())
 }
 
@@ -65,7 +63,7 @@ pub fn prepare_with(
     dir: Option<&std::path::Path>,
     add_dirs: Vec<String>,
     overrides: &Overrides,
-) -> Result<Prepared, Failure> {
+) -> Result<Prepared, Error> {
     let cx = context::load_adjusted_choosing(&overrides.settings, |config| {
         crate::mcp::flags::apply(
             &mut config.mcp_servers,
@@ -154,9 +152,9 @@ pub struct Launched {
 }
 
 /// Build the agent for `prepared` as `options` say.
-pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failure> {
+pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Error> {
     let cx = &prepared.cx;
-    let mut resolved = providers::resolve_providers(&cx.config).map_err(Failure::usage)?;
+    let mut resolved = providers::resolve_providers(&cx.config).map_err(|e| Error::usage_of(&e))?;
     let store = SessionStore::new(&cx.paths.state, &prepared.workspace);
 
     // The session to continue decides the default model.
@@ -167,7 +165,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
                 .then(|| reasonix_agent::session::go::hint(&cx.paths.state))
                 .flatten();
             match hint {
-                Some(hint) => Failure::usage(anyhow!("{e}; {hint}")),
+                Some(hint) => Error::usage(format!("{e}; {hint}")),
                 None => session_failure(e),
             }
         })?),
@@ -216,7 +214,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     if let Some(usd) = options.budget_usd {
         for c in std::iter::once(&client).chain(fallback.as_ref()) {
             if let Some(why) = budget::not_in_dollars(c.provider(), c.model()) {
-                return Err(Failure::usage(anyhow!(
+                return Err(Error::usage(format!(
                     "--max-budget-usd {usd}: {why}, so the budget could never be reached; \
                      give the model a price in dollars (`price = {{ input = …, output = …, \
                      currency = \"USD\" }}` in its [[providers]] entry) or leave the flag out"
@@ -224,7 +222,10 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
             }
         }
     }
-    let mut policy = cx.config.permission_policy().map_err(Failure::usage)?;
+    let mut policy = cx
+        .config
+        .permission_policy()
+        .map_err(|e| Error::usage_of(&e))?;
     policy.allow.extend(options.extra_allow.iter().cloned());
     policy.deny.extend(options.extra_deny.iter().cloned());
     let enabled_tools = options
@@ -234,7 +235,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
     let specs = offered_tools(prepared.catalog.as_ref(), enabled_tools.as_deref());
     let config_prompt = match &options.system_prompt {
         Some(text) => Some(text.clone()),
-        None => cx.config.system_prompt().map_err(Failure::usage)?,
+        None => cx.config.system_prompt().map_err(|e| Error::usage_of(&e))?,
     };
     // Part 1; the built-in interceptors append the environment and the instructions when the
     // agent is created (`system_prompt.build`).
@@ -245,11 +246,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
         .filter(|n| *n > 0)
         .unwrap_or(DEFAULT_MAX_STEPS);
     let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
-    let compaction = cx
-        .config
-        .agent
-        .compaction_ratios()
-        .map_err(|e| Failure::usage(anyhow!(e)))?;
+    let compaction = cx.config.agent.compaction_ratios().map_err(Error::usage)?;
 
     let (mut writer, history, spent) = session_for(&store, resume.as_ref(), &client, options)?;
     if let (Some(writer), Some(title)) = (&mut writer, &options.title) {
@@ -281,7 +278,7 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Failur
             }),
     };
     let agent = Agent::new(prepared.catalog.clone(), client, config.clone())
-        .map_err(|e| Failure::usage(anyhow!("{e}")))?;
+        .map_err(|e| Error::usage(format!("{e}")))?;
     let mut agent = match writer {
         Some(writer) => agent.with_session(writer, history),
         None => agent.with_history(history),
@@ -309,7 +306,7 @@ fn session_for(
     resume: Option<&Summary>,
     client: &ProviderClient,
     options: &Options,
-) -> Result<(Option<SessionWriter>, Vec<Message>, Spend), Failure> {
+) -> Result<(Option<SessionWriter>, Vec<Message>, Spend), Error> {
     let Some(summary) = resume else {
         if options.no_persistence {
             return Ok((None, Vec::new(), Spend::default()));
@@ -330,7 +327,7 @@ fn session_for(
         fork::fork_as(store, &summary.id, None, options.session_id.as_deref()).map_err(
             |e| match e {
                 fork::ForkError::Session(e) => session_failure(e),
-                other => Failure::runtime(anyhow!("--fork-session: {other}")),
+                other => Error::runtime(format!("--fork-session: {other}")),
             },
         )?
     } else {
@@ -348,7 +345,7 @@ pub fn client_for(
     reference: Option<&str>,
     resume: Option<&Summary>,
     effort: Option<&str>,
-) -> Result<ProviderClient, Failure> {
+) -> Result<ProviderClient, Error> {
     let session_model = resume
         .map(|s| format!("{}/{}", s.provider, s.model))
         .filter(|r| providers::resolve_model(Some(r), None, resolved).is_ok());
@@ -361,7 +358,7 @@ pub fn client_for(
         effort,
         &prepared.cx.paths.home,
     )
-    .map_err(Failure::usage)
+    .map_err(|e| Error::usage_of(&e))
 }
 
 fn fallback_client(
@@ -370,7 +367,7 @@ fn fallback_client(
     reference: &str,
     main: &ProviderClient,
     effort: Option<&str>,
-) -> Result<ProviderClient, Failure> {
+) -> Result<ProviderClient, Error> {
     let fallback = ProviderClient::new(
         prepared.catalog.as_ref(),
         resolved,
@@ -379,9 +376,9 @@ fn fallback_client(
         effort,
         &prepared.cx.paths.home,
     )
-    .map_err(|e| Failure::usage(anyhow!("--fallback-model {reference}: {e}")))?;
+    .map_err(|e| Error::usage(format!("--fallback-model {reference}: {e}")))?;
     if fallback.provider().name == main.provider().name && fallback.model() == main.model() {
-        return Err(Failure::usage(anyhow!(
+        return Err(Error::usage(format!(
             "--fallback-model {reference}: that is the main model ({}/{}); name another one",
             main.provider().name,
             main.model()
@@ -404,32 +401,32 @@ pub fn offered_tools(catalog: &dyn Catalog, enabled: Option<&[String]>) -> Vec<T
 
 /// Finding the session is a usage problem (wrong id, nothing to continue); reading or
 /// locking it is a runtime one.
-pub fn session_failure(e: SessionError) -> Failure {
+pub fn session_failure(e: SessionError) -> Error {
     match e {
         SessionError::NotFound(_)
         | SessionError::Ambiguous { .. }
         | SessionError::NoneToContinue
-        | SessionError::Exists(_) => Failure::usage(e),
-        _ => Failure::runtime(e),
+        | SessionError::Exists(_) => Error::usage_of(&e),
+        _ => Error::runtime_of(&e),
     }
 }
 
 /// `--add-dir` values: existing directories, canonicalized.
-pub fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Failure> {
+pub fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Error> {
     values
         .iter()
         .map(|dir| {
             let canonical = dir
                 .canonicalize()
-                .map_err(|e| Failure::usage(anyhow!("--add-dir {}: {e}", dir.display())))?;
+                .map_err(|e| Error::usage(format!("--add-dir {}: {e}", dir.display())))?;
             if !canonical.is_dir() {
-                return Err(Failure::usage(anyhow!(
+                return Err(Error::usage(format!(
                     "--add-dir {}: not a directory",
                     dir.display()
                 )));
             }
             canonical.to_str().map(str::to_string).ok_or_else(|| {
-                Failure::usage(anyhow!(
+                Error::usage(format!(
                     "--add-dir {}: the path is not valid UTF-8",
                     dir.display()
                 ))

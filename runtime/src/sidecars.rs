@@ -2,7 +2,7 @@
 //! they contribute with the registry's components behind one `Catalog`. With no package
 //! installed nothing is spawned and the catalog is the registry's.
 
-use crate::exit::Failure;
+use crate::Error;
 use crate::term::errln;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::interceptor::Interceptor;
@@ -26,8 +26,8 @@ pub fn start(
     plugins_dir: &Path,
     workspace: &Path,
     sandbox: SandboxConfig,
-) -> Result<Sidecars, Failure> {
-    let entries = package::enabled(plugins_dir).map_err(Failure::runtime)?;
+) -> Result<Sidecars, Error> {
+    let entries = package::enabled(plugins_dir).map_err(|e| Error::runtime_of(&e))?;
     if entries.is_empty() {
         return Ok(Sidecars::default());
     }
@@ -43,9 +43,8 @@ pub fn start(
     }
     // The policy shell commands get: the same `[sandbox]`, Reasonix's own directories hidden.
     let confinement = Confinement::for_policy(sandbox.resolve(workspace));
-    let sidecars = Sidecars::start(packages, workspace, &confinement).map_err(|e| {
-        Failure::runtime(anyhow::anyhow!("a required sidecar failed to start: {e}"))
-    })?;
+    let sidecars = Sidecars::start(packages, workspace, &confinement)
+        .map_err(|e| Error::runtime(format!("a required sidecar failed to start: {e}")))?;
     for skipped in &sidecars.skipped {
         errln!("warning: sidecar skipped: {skipped}");
     }

@@ -28,7 +28,7 @@ fn run() -> Result<(), String> {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").map_err(|e| e.to_string())?);
     let root = manifest_dir
         .parent()
-        .ok_or("host-cli has no parent directory")?
+        .ok_or("runtime has no parent directory")?
         .to_path_buf();
     let out_dir = PathBuf::from(env::var("OUT_DIR").map_err(|e| e.to_string())?);
     // The kernel's engine configuration and how it describes components shape the artifacts.
@@ -54,7 +54,7 @@ fn run() -> Result<(), String> {
     let precompiler = Precompiler::new(&out_dir)?;
     let mut generated = String::from(
         "/// Components built from `plugins/` and embedded in this binary.\n\
-         // SAFETY (each `from_build_script`): the artifact is the file host-cli/build.rs wrote\n\
+         // SAFETY (each `from_build_script`): the artifact is the file runtime/build.rs wrote\n\
          // from `reasonix_host::component::precompile` of the component embedded beside it, in\n\
          // this same build, with this crate's `reasonix-host`.\n\
          #[allow(unsafe_code)]\n\

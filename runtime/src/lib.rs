@@ -1,0 +1,24 @@
+//! The composition root of Reasonix: what a front end opens before it can run a session. It
+//! loads the configuration (user, project, settings.json, the command line's overrides),
+//! builds the plugin registry with the built-in components embedded at build time, starts the
+//! installed sidecars and the MCP servers, composes the catalog, and builds the provider
+//! client and the agent (`launch`). A front end — the interactive session, `reasonix run`,
+//! later a server or an editor bridge — hands that agent to a `reasonix_session::Session`.
+//!
+//! Warnings go to stderr, escaped (`term`): nothing from outside reaches a terminal raw.
+#![deny(unsafe_code)]
+
+pub mod term;
+
+pub mod builtins;
+pub mod clock;
+pub mod context;
+mod error;
+pub mod hooks;
+pub mod launch;
+pub mod mcp;
+pub mod model_window;
+pub mod open;
+pub mod sidecars;
+
+pub use error::{Error, Kind};
