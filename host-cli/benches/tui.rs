@@ -4,8 +4,8 @@
 //! - keystroke-to-frame latency while a 2,000-token answer streams;
 //! - resident memory with a 1,000-message session loaded (`-c`), against a new session.
 //!
-//! - with `REASONIX_BENCH_BASELINE=<path to another build's reasonix>`: only the keystroke
-//!   measurement, for both builds in alternating rounds within this one run (the machines are
+//! - with `REASONIX_BENCH_BASELINE=<path to another build's reasonix>`: launch and keystroke
+//!   measurements, for both builds in alternating rounds within this one run (the machines are
 //!   noisy; a comparison across runs is not fair).
 //!
 //! Frame time with a 10,000-line tool result in view is measured in-process by the
@@ -163,6 +163,18 @@ fn compare(
             cache
         })
         .collect();
+    // Launch to a ready prompt, alternating which build goes first.
+    let mut launches: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    for round in 0..LAUNCHES {
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for i in order {
+            let start = Instant::now();
+            let term = Term::spawn_bin(&builds[i].1, home, project, &caches[i], &[]);
+            term.wait(ready);
+            launches[i].push(start.elapsed());
+            term.quit();
+        }
+    }
     let mut all: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
     let mut rounds: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
     for round in 0..ROUNDS {
@@ -174,6 +186,13 @@ fn compare(
         }
     }
     println!("baseline: {}", baseline.display());
+    println!("| build | launch to a ready prompt, warm, median of {LAUNCHES} | p90 |");
+    println!("|---|---:|---:|");
+    for (i, (name, _)) in builds.iter().enumerate() {
+        launches[i].sort();
+        let p90 = launches[i][(launches[i].len() * 9 / 10).min(launches[i].len() - 1)];
+        println!("| {name} | {} | {} |", ms(median(&launches[i])), ms(p90));
+    }
     println!(
         "| build | keystroke to frame, median of {} keys | p90 | round medians (ms) |",
         ROUNDS * KEYSTROKES
