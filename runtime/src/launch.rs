@@ -94,7 +94,7 @@ pub fn prepare_with(
     )?;
     let mcp = crate::mcp::start(&cx, &workspace);
     let history: Arc<dyn reasonix_core::tool::Tool> =
-        Arc::new(reasonix_agent::history::HistoryTool::new(&cx.paths.state));
+        Arc::new(crate::history::HistoryTool::new(&cx.paths.state));
     let catalog: Arc<dyn Catalog> = Arc::new(
         sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
             .with_host_tools(vec![history]),

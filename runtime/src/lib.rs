@@ -14,6 +14,7 @@ pub mod builtins;
 pub mod clock;
 pub mod context;
 mod error;
+pub mod history;
 pub mod hooks;
 pub mod launch;
 pub mod mcp;

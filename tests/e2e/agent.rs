@@ -841,7 +841,7 @@ fn cancelling_one_agent_leaves_the_other_agents_command_running() {
 /// the redactor and the bounder for the model, the redactor once for the display: four (it
 /// was six, when the result was shown twice and the tool-calls-only answer dispatched empty).
 #[test]
-fn a_read_only_call_costs_at_most_four_stores() {
+fn a_read_only_call_costs_at_most_three_stores() {
     let home = tempfile::tempdir().unwrap().keep();
     let paths = Paths {
         state: home.clone(),
@@ -885,7 +885,9 @@ fn a_read_only_call_costs_at_most_four_stores() {
             "stores: run without a call {without}, with one read_file call {with}, per call {per_call}"
         );
     }
-    assert!(per_call <= 4, "a read-only call cost {per_call} stores");
+    // The tool, `redact` (its `tool.after` and the `frontend.event` showing the result share
+    // one instance) and `bound`.
+    assert!(per_call <= 3, "a read-only call cost {per_call} stores");
 }
 
 // ---------------------------------------------------------------------------------------------

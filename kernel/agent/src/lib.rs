@@ -11,7 +11,6 @@ pub mod completion;
 pub mod config;
 pub mod cost;
 pub mod fork;
-pub mod history;
 pub mod permissions;
 pub mod providers;
 pub mod rewind;

@@ -16,4 +16,16 @@ pub trait Interceptor: Send + Sync {
     }
     /// Handle one interception; the payload is JSON in the point's documented schema.
     fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError>;
+    /// One instance for the points of one unit of work (a tool call's `tool.after` and the
+    /// `frontend.event` that shows its result), dropped with it: what it keeps between those
+    /// calls concerns that unit only. `None` (the default): every interception is separate.
+    fn held(&self) -> Option<Box<dyn HeldInterceptor>> {
+        None
+    }
+}
+
+/// An interceptor instance kept for one unit of work ([`Interceptor::held`]).
+pub trait HeldInterceptor: Send {
+    /// As [`Interceptor::intercept`], on the kept instance.
+    fn intercept(&mut self, point: &str, payload: &str) -> Result<Decision, CallError>;
 }

@@ -97,8 +97,9 @@ impl<'a> Display<'a> {
             } => {
                 self.flush(on_event);
                 let (id, output) = (id.clone(), output.clone());
+                // The instances that served this call's `tool.after` serve this too.
                 let shown = match payload(&event) {
-                    Some(original) => verdict(self.interceptors, original),
+                    Some(original) => verdict_held(self.interceptors, original, &id),
                     None => Shown::Text(output.clone()),
                 };
                 emit_shown(event, shown.clone(), on_event);
@@ -231,11 +232,27 @@ fn dispatch_piece(
 
 /// What the chain makes of `original`.
 fn verdict(interceptors: &Interceptors, original: FrontendEvent) -> Shown {
-    match interceptors.dispatch(
+    let outcome = interceptors.dispatch(
         points::FRONTEND_EVENT,
         || original.clone(),
         |replaced| replaced.validate(&original),
-    ) {
+    );
+    shown(original, outcome)
+}
+
+/// [`verdict`] for the result of tool call `call_id`, on the instances kept for it.
+fn verdict_held(interceptors: &Interceptors, original: FrontendEvent, call_id: &str) -> Shown {
+    let outcome = interceptors.dispatch_held(
+        points::FRONTEND_EVENT,
+        call_id,
+        || original.clone(),
+        |replaced| replaced.validate(&original),
+    );
+    shown(original, outcome)
+}
+
+fn shown(original: FrontendEvent, outcome: Outcome<FrontendEvent>) -> Shown {
+    match outcome {
         Outcome::Unchanged => Shown::Text(original.text),
         Outcome::Replaced(replaced) => Shown::Text(replaced.text),
         Outcome::Blocked(stop) if stop.failed => Shown::Failed(stop.describe()),

@@ -10,11 +10,13 @@
 use super::payloads::{HostDecision, PermissionDecision};
 use crate::interceptor::Interceptor;
 use crate::types::Decision;
+use reasonix_core::error::CallError;
+use reasonix_core::interceptor::HeldInterceptor;
 use reasonix_core::slots::{self, Slot, SlotClash};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The interception points (the full list is [`reasonix_core::slots::POINTS`]); their
 /// payloads are in `payloads`.
@@ -48,6 +50,41 @@ pub struct Interceptors {
     owners: HashMap<Slot, Arc<dyn Interceptor>>,
     /// Points where some slot has an owner (a tool or provider slot counts for its points).
     owned_points: HashSet<&'static str>,
+    /// The instances kept for the tool call whose result is being shown (its id).
+    held: Arc<Mutex<Option<(String, Held)>>>,
+}
+
+/// Interceptor instances kept for the points of one tool call — its `tool.after` and the
+/// `frontend.event` that shows its result — by plugin. An interceptor that keeps none is called
+/// afresh each time.
+#[derive(Default)]
+pub struct Held {
+    kept: Vec<(String, Box<dyn HeldInterceptor>)>,
+}
+
+impl Held {
+    fn intercept(
+        &mut self,
+        interceptor: &Arc<dyn Interceptor>,
+        point: &str,
+        payload: &str,
+    ) -> Result<Decision, CallError> {
+        if let Some((_, kept)) = self
+            .kept
+            .iter_mut()
+            .find(|(source, _)| source == interceptor.source())
+        {
+            return kept.intercept(point, payload);
+        }
+        match interceptor.held() {
+            Some(mut kept) => {
+                let result = kept.intercept(point, payload);
+                self.kept.push((interceptor.source().to_string(), kept));
+                result
+            }
+            None => interceptor.intercept(point, payload),
+        }
+    }
 }
 
 /// What the chain did with a payload.
@@ -128,6 +165,7 @@ impl Interceptors {
             by_point,
             owners,
             owned_points,
+            held: Arc::default(),
         })
     }
 
@@ -203,13 +241,80 @@ impl Interceptors {
         if !self.listens(point) {
             return Outcome::Unchanged;
         }
-        self.run_chain(point, self.chain(point, subject), make, validate)
+        self.run_chain(point, self.chain(point, subject), None, make, validate)
+    }
+
+    /// [`dispatch_about`](Self::dispatch_about) for a point of tool call `call_id` whose
+    /// result will be shown next: the instances it makes are kept for [`Self::dispatch_held`]
+    /// at `frontend.event`, so one instance of an interceptor serves both points of the call.
+    pub fn dispatch_keeping<T>(
+        &self,
+        point: &str,
+        subject: Subject<'_>,
+        call_id: &str,
+        make: impl FnOnce() -> T,
+        validate: impl Fn(&T) -> Result<(), String>,
+    ) -> Outcome<T>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        if !self.listens(point) {
+            return Outcome::Unchanged;
+        }
+        let mut held = Held::default();
+        let outcome = self.run_chain(
+            point,
+            self.chain(point, subject),
+            Some(&mut held),
+            make,
+            validate,
+        );
+        *self.held.lock().unwrap_or_else(|p| p.into_inner()) = Some((call_id.to_string(), held));
+        outcome
+    }
+
+    /// [`dispatch`](Self::dispatch) with the instances kept for tool call `call_id`, which are
+    /// then dropped.
+    pub fn dispatch_held<T>(
+        &self,
+        point: &str,
+        call_id: &str,
+        make: impl FnOnce() -> T,
+        validate: impl Fn(&T) -> Result<(), String>,
+    ) -> Outcome<T>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        if !self.listens(point) {
+            return Outcome::Unchanged;
+        }
+        let mut held = self
+            .held
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .filter(|(id, _)| id == call_id)
+            .map(|(_, held)| held)
+            .unwrap_or_default();
+        self.run_chain(
+            point,
+            self.chain(point, Subject::None),
+            Some(&mut held),
+            make,
+            validate,
+        )
+    }
+
+    /// Drop the instances kept for a tool call (its result was shown, or will not be).
+    pub fn release_held(&self) {
+        self.held.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 
     fn run_chain<T>(
         &self,
         point: &str,
         chain: Vec<Arc<dyn Interceptor>>,
+        mut held: Option<&mut Held>,
         make: impl FnOnce() -> T,
         validate: impl Fn(&T) -> Result<(), String>,
     ) -> Outcome<T>
@@ -235,7 +340,11 @@ impl Interceptors {
                     return failed(format!("the `{point}` payload could not be encoded: {e}"));
                 }
             };
-            match interceptor.intercept(point, &text) {
+            let decision = match held.as_deref_mut() {
+                Some(held) => held.intercept(interceptor, point, &text),
+                None => interceptor.intercept(point, &text),
+            };
+            match decision {
                 Ok(Decision::Proceed) => {}
                 Ok(Decision::Block(reason)) => {
                     return Outcome::Blocked(Stop {

@@ -1993,3 +1993,109 @@ fn a_cut_off_final_answer_is_reported() {
         assert_eq!(h.provider.requests.lock().unwrap().len(), 1);
     }
 }
+
+/// Counts the instances it keeps and which instance saw each point (0: a plain call).
+struct Keeping {
+    subs: Vec<Subscription>,
+    made: Arc<std::sync::atomic::AtomicUsize>,
+    calls: Arc<Mutex<Vec<(usize, String, String)>>>,
+}
+
+struct Kept {
+    number: usize,
+    calls: Arc<Mutex<Vec<(usize, String, String)>>>,
+}
+
+fn detail(payload: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(payload).unwrap();
+    value["callId"]
+        .as_str()
+        .or(value["kind"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+impl Interceptor for Keeping {
+    fn source(&self) -> &str {
+        "keeping"
+    }
+    fn points(&self) -> &[Subscription] {
+        &self.subs
+    }
+    fn intercept(&self, point: &str, payload: &str) -> Result<Decision, CallError> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((0, point.to_string(), detail(payload)));
+        Ok(Decision::Proceed)
+    }
+    fn held(&self) -> Option<Box<dyn reasonix_core::interceptor::HeldInterceptor>> {
+        let number = self.made.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        Some(Box::new(Kept {
+            number,
+            calls: self.calls.clone(),
+        }))
+    }
+}
+
+impl reasonix_core::interceptor::HeldInterceptor for Kept {
+    fn intercept(&mut self, point: &str, payload: &str) -> Result<Decision, CallError> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((self.number, point.to_string(), detail(payload)));
+        Ok(Decision::Proceed)
+    }
+}
+
+#[test]
+fn one_instance_serves_a_calls_tool_after_and_the_display_of_its_result() {
+    let tool = FakeTool::new("peek", TEXT_SCHEMA, true, NO_EFFECTS).answering(Ok("seen".into()));
+    let keeping = Arc::new(Keeping {
+        subs: ["tool.after", "frontend.event"]
+            .iter()
+            .map(|p| Subscription {
+                point: p.to_string(),
+                priority: 0,
+            })
+            .collect(),
+        made: Arc::default(),
+        calls: Arc::default(),
+    });
+    let script = vec![answer(vec![
+        call("c1", "peek", serde_json::json!({"text": "a"})),
+        call("c2", "peek", serde_json::json!({"text": "b"})),
+    ])];
+    let h = Harness::new(vec![tool], vec![keeping.clone()], script);
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    h.run(&mut agent);
+    let calls = keeping.calls.lock().unwrap().clone();
+    // One instance per tool call, serving its `tool.after` and the display of its output, and
+    // never another call's.
+    assert_eq!(keeping.made.load(std::sync::atomic::Ordering::SeqCst), 2);
+    for (number, id) in [(1, "c1"), (2, "c2")] {
+        let mine: Vec<&str> = calls
+            .iter()
+            .filter(|(n, _, _)| *n == number)
+            .map(|(_, point, _)| point.as_str())
+            .collect();
+        assert_eq!(
+            mine,
+            vec!["tool.after", "frontend.event"],
+            "{id}: {calls:?}"
+        );
+        assert!(
+            calls
+                .iter()
+                .any(|(n, p, d)| *n == number && p == "tool.after" && d == id),
+            "{calls:?}"
+        );
+    }
+    // Everything else is shown through plain calls.
+    assert!(
+        calls
+            .iter()
+            .any(|(n, p, _)| *n == 0 && p == "frontend.event"),
+        "{calls:?}"
+    );
+}

@@ -263,6 +263,7 @@ impl Agent {
                     output: output.clone(),
                     duration_ms,
                 });
+                self.interceptors.release_held();
                 let message = Message {
                     raw_content: raw,
                     images,
@@ -726,12 +727,26 @@ impl Agent {
             call_id: call.id.clone(),
             session_id: self.session_id().map(str::to_string),
         };
-        match self.interceptors.dispatch_about(
-            points::TOOL_AFTER,
-            Subject::Tool(&call.name),
-            || original.clone(),
-            |replaced| replaced.validate(&original),
-        ) {
+        let validate = |replaced: &ToolAfter| replaced.validate(&original);
+        // When the result will be shown through `frontend.event`, the instances serving this
+        // point serve that one too: one store per interceptor per call.
+        let outcome = if self.interceptors.listens(points::FRONTEND_EVENT) {
+            self.interceptors.dispatch_keeping(
+                points::TOOL_AFTER,
+                Subject::Tool(&call.name),
+                &call.id,
+                || original.clone(),
+                validate,
+            )
+        } else {
+            self.interceptors.dispatch_about(
+                points::TOOL_AFTER,
+                Subject::Tool(&call.name),
+                || original.clone(),
+                validate,
+            )
+        };
+        match outcome {
             Intercepted::Unchanged => {
                 let images = if original.is_error {
                     Vec::new()

@@ -1,10 +1,10 @@
 //! History-search latency over 1,000 saved sessions (ignored; run it with `--release`):
 //!
-//! `cargo test -p reasonix-agent --release --lib history::bench -- --ignored --nocapture`
+//! `cargo test -p reasonix-runtime --release --lib history::bench -- --ignored --nocapture`
 
 use super::*;
-use crate::session::SessionStore;
-use crate::types::{Message, Role};
+use reasonix_agent::session::SessionStore;
+use reasonix_core::types::{Message, Role};
 use std::time::Instant;
 
 const SESSIONS: usize = 1_000;

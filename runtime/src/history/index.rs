@@ -5,7 +5,7 @@
 
 use super::scan::Identity;
 use super::tokenize;
-use crate::types::Role;
+use reasonix_core::types::Role;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -19,10 +19,10 @@ mod scan;
 mod store;
 pub mod tokenize;
 
-use crate::error::{CallError, PluginError};
-use crate::session::workspace_key;
-use crate::tool::{Effects, ProgressSink, Tool};
-use crate::types::{CallContext, FileChange, ToolSpec};
+use reasonix_agent::session::workspace_key;
+use reasonix_core::error::{CallError, PluginError};
+use reasonix_core::tool::{Effects, ProgressSink, Tool};
+use reasonix_core::types::{CallContext, FileChange, ToolSpec};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! The tool as the agent calls it, over real session files written by [`SessionStore`].
 
 use super::*;
-use crate::session::SessionStore;
-use crate::types::{Message, Role};
+use reasonix_agent::session::SessionStore;
+use reasonix_core::types::{Message, Role};
 
 fn context(workspace: &Path) -> CallContext {
     CallContext {

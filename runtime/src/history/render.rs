@@ -5,8 +5,8 @@
 use super::index::{FileIndex, Hit, Index};
 use super::scan::{self, Entry};
 use super::{hit_id, tokenize};
-use crate::error::{CallError, PluginError};
-use crate::types::Role;
+use reasonix_core::error::{CallError, PluginError};
+use reasonix_core::types::Role;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -191,7 +191,8 @@ fn date(ms: u64) -> String {
         return "unknown date".into();
     }
     let secs = ms / 1000;
-    let (y, m, d) = crate::session::civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
+    let (y, m, d) =
+        reasonix_agent::session::civil_from_days(i64::try_from(secs / 86_400).unwrap_or(0));
     let rem = secs % 86_400;
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",

@@ -2,7 +2,7 @@
 //! parsed leniently (a line that is not a header or a `message` record is skipped, never an
 //! error), and the file's identity, so a replaced or shrunk file is noticed and read again.
 
-use crate::types::{Role, ToolCall};
+use reasonix_core::types::{Role, ToolCall};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::fs::{File, Metadata};
