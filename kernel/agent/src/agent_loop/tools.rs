@@ -730,7 +730,7 @@ impl Agent {
         let validate = |replaced: &ToolAfter| replaced.validate(&original);
         // When the result will be shown through `frontend.event`, the instances serving this
         // point serve that one too: one store per interceptor per call.
-        let outcome = if self.interceptors.listens(points::FRONTEND_EVENT) {
+        let intercepted = if self.interceptors.listens(points::FRONTEND_EVENT) {
             self.interceptors.dispatch_keeping(
                 points::TOOL_AFTER,
                 Subject::Tool(&call.name),
@@ -746,7 +746,7 @@ impl Agent {
                 validate,
             )
         };
-        match outcome {
+        match intercepted {
             Intercepted::Unchanged => {
                 let images = if original.is_error {
                     Vec::new()
