@@ -10,7 +10,7 @@ use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, sample, us};
 use reasonix_core::settings::Paths;
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use reasonix_host::Registry;
 use std::time::Duration;
 
@@ -54,12 +54,13 @@ fn main() {
         state: dir.path().join("home"),
     };
     let registry = Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap();
-    let kernel_ctx = CallContext {
+    let kernel_ctx = ToolContext {
         call_id: "bench".into(),
         workspace: workspace.clone(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     };
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),
@@ -98,10 +99,10 @@ fn main() {
         }
         let wasm_tool = registry.tool(tool).unwrap();
         let expected = read_tools.invoke(tool, args, &sdk_ctx).unwrap();
-        assert_eq!(wasm_tool.invoke(args, &kernel_ctx, None).unwrap(), expected);
+        assert_eq!(wasm_tool.invoke(args, &kernel_ctx).unwrap(), expected);
         let wasm = sample(runs, || {
             for _ in 0..batch {
-                wasm_tool.invoke(args, &kernel_ctx, None).unwrap();
+                wasm_tool.invoke(args, &kernel_ctx).unwrap();
             }
         });
         let native = sample(runs, || {
@@ -140,7 +141,7 @@ fn main() {
     const EDITS: usize = 4;
     let wasm = sample(15, || {
         for i in 0..EDITS {
-            edit.invoke(&flip(i), &kernel_ctx, None).unwrap();
+            edit.invoke(&flip(i), &kernel_ctx).unwrap();
         }
     });
     let native = sample(15, || {

@@ -20,7 +20,7 @@ use common::{median, ms, us};
 use pty::Term;
 use reasonix_agent::config::mcp::{Origin, ServerSpec, SourceKind, Transport};
 use reasonix_core::settings::Paths;
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use reasonix_host::Registry;
 use reasonix_mcp::{Servers, StartOptions};
 use reasonix_mock_llm::MockLlm;
@@ -178,12 +178,13 @@ fn main() {
         state: dir.path().join("home2"),
     };
     let registry = Registry::load(BUILTINS, &paths, &Default::default(), None).unwrap();
-    let context = CallContext {
+    let context = ToolContext {
         call_id: "bench".into(),
         workspace: workspace.clone(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     };
     let read_file = registry
         .tools()
@@ -192,12 +193,12 @@ fn main() {
         .unwrap();
     let time_calls = |tool: &dyn reasonix_core::tool::Tool, args: &str| -> Duration {
         for _ in 0..20 {
-            tool.invoke(args, &context, None).unwrap();
+            tool.invoke(args, &context).unwrap();
         }
         let mut samples = Vec::new();
         for _ in 0..CALLS {
             let start = Instant::now();
-            tool.invoke(args, &context, None).unwrap();
+            tool.invoke(args, &context).unwrap();
             samples.push(start.elapsed());
         }
         median(&samples)

@@ -17,7 +17,7 @@ use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms, sample};
 use reasonix_core::settings::Paths;
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use reasonix_host::Registry;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,12 +113,13 @@ fn main() {
     let Some(grep) = registry.tool("grep") else {
         panic!("grep is not loaded; problems: {:?}", registry.problems());
     };
-    let cx = CallContext {
+    let cx = ToolContext {
         call_id: "bench".into(),
         workspace: tree.clone(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     };
     let have_rg = rg(&tree, "warm-up-the-page-cache").is_some();
     if !have_rg {
@@ -131,14 +132,14 @@ fn main() {
     println!("|---|---|---|---|---|");
     for pattern in PATTERNS {
         let args = serde_json::json!({ "pattern": pattern, "timeout_seconds": 300 }).to_string();
-        let first = grep.invoke(&args, &cx, None).unwrap();
+        let first = grep.invoke(&args, &cx).unwrap();
         assert!(!first.contains("timed out"), "{first}");
         let ours = first
             .lines()
             .filter(|l| !l.starts_with("(no matches") && !l.starts_with("... ("))
             .count();
         let wasm = median(&sample(RUNS, || {
-            grep.invoke(&args, &cx, None).unwrap();
+            grep.invoke(&args, &cx).unwrap();
         }));
         if have_rg {
             let theirs = rg(&tree, pattern).unwrap_or_default().lines().count();

@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use reasonix_agent::config::{Config, Paths};
-use reasonix_core::types::{CallContext, ChangeKind};
+use reasonix_core::types::{ChangeKind, ToolContext};
 use reasonix_host::Registry;
 use serde_json::{Value, json};
 use support::{Env, stderr, stdout};
@@ -102,13 +102,14 @@ fn registry(env: &Env) -> Registry {
     Registry::load(BUILTINS, &paths, &config.registry_settings(), None).unwrap()
 }
 
-fn ctx(env: &Env) -> CallContext {
-    CallContext {
+fn ctx(env: &Env) -> ToolContext {
+    ToolContext {
         call_id: "e2e-1".into(),
         workspace: env.workspace(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     }
 }
 
@@ -673,7 +674,7 @@ fn preview_agrees_with_invoke_through_the_component() {
         let before = get(&env, file);
         let changes = t.preview(&args.to_string(), &cx).unwrap();
         assert_eq!(get(&env, file), before, "{tool}: preview wrote");
-        t.invoke(&args.to_string(), &cx, None).unwrap();
+        t.invoke(&args.to_string(), &cx).unwrap();
         assert_eq!(changes.len(), 1, "{tool}");
         let change = &changes[0];
         assert_eq!(change.kind, ChangeKind::Modify, "{tool}");
@@ -703,7 +704,7 @@ fn preview_agrees_with_invoke_through_the_component() {
     assert_eq!(changes[1].kind, ChangeKind::Create);
     assert_eq!(Path::new(&changes[1].path), ws.join("sub/d2.txt"));
     assert_eq!(changes[1].new_text.as_deref(), Some(text.as_str()));
-    mv.invoke(&args, &cx, None).unwrap();
+    mv.invoke(&args, &cx).unwrap();
     assert_eq!(get(&env, "sub/d2.txt"), text.as_bytes());
 
     // Errors agree too: a failing preview means a failing invoke, and nothing changes.
@@ -711,7 +712,7 @@ fn preview_agrees_with_invoke_through_the_component() {
     let before = get(&env, "e.txt");
     let edit = registry.tool("edit_file").unwrap();
     let p = edit.preview(&bad, &cx).unwrap_err().to_string();
-    let i = edit.invoke(&bad, &cx, None).unwrap_err().to_string();
+    let i = edit.invoke(&bad, &cx).unwrap_err().to_string();
     assert_eq!(p, i);
     assert_eq!(get(&env, "e.txt"), before);
 }
@@ -782,7 +783,7 @@ fn editors_write_configuration_files_only_in_an_approved_call() {
         let result = registry
             .tool(tool)
             .unwrap()
-            .invoke(&args.to_string(), &ctx(&env), None);
+            .invoke(&args.to_string(), &ctx(&env));
         assert!(
             result.is_err(),
             "{tool} {args} wrote without approval: {result:?}"
@@ -796,7 +797,7 @@ fn editors_write_configuration_files_only_in_an_approved_call() {
             assert!(!ws.join(path).exists(), "{path} after {tool} {args}");
         }
     }
-    let approved = CallContext {
+    let approved = ToolContext {
         may_write_protected: true,
         approved_local: None,
         cancel: Default::default(),
@@ -807,7 +808,7 @@ fn editors_write_configuration_files_only_in_an_approved_call() {
         let result = registry
             .tool(tool)
             .unwrap()
-            .invoke(&args.to_string(), &approved, None);
+            .invoke(&args.to_string(), &approved);
         assert!(result.is_ok(), "{tool} {args}: {result:?}");
     }
     assert!(

@@ -10,7 +10,7 @@ use crate::BUILTINS;
 use reasonix_agent::config::{Config, Paths};
 use reasonix_core::CallError;
 use reasonix_core::capability::Capabilities;
-use reasonix_core::types::{CallContext, CompletionRequest, Decision, Message, Role, StreamEvent};
+use reasonix_core::types::{CompletionRequest, Decision, Message, Role, StreamEvent, ToolContext};
 use reasonix_host::cache::Provenance;
 use reasonix_host::index::{IndexEntry, PluginIndex};
 use reasonix_host::{BuiltinComponent, LoadError, Precompiled, Registry};
@@ -29,13 +29,14 @@ fn load(env: &Env, config_text: &str) -> Registry {
     Registry::load(BUILTINS, &paths(env), &config.registry_settings(), None).unwrap()
 }
 
-fn ctx(env: &Env) -> CallContext {
-    CallContext {
+fn ctx(env: &Env) -> ToolContext {
+    ToolContext {
         call_id: "t-1".into(),
         workspace: env.workspace(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     }
 }
 
@@ -50,13 +51,13 @@ fn hostile_plugin_is_stopped_and_the_process_keeps_serving() {
         "[plugin.hostile]\ncall_timeout_ms = 2000\nmemory_mib = 48\n",
     );
     assert!(registry.problems().is_empty(), "{:?}", registry.problems());
-    let call = |name: &str| registry.tool(name).unwrap().invoke("{}", &ctx(&env), None);
+    let call = |name: &str| registry.tool(name).unwrap().invoke("{}", &ctx(&env));
     let still_serving = || {
         assert_eq!(call("echo").unwrap(), "{}");
         let read = registry
             .tool("read_file")
             .unwrap()
-            .invoke(r#"{"path":"a.txt"}"#, &ctx(&env), None)
+            .invoke(r#"{"path":"a.txt"}"#, &ctx(&env))
             .unwrap();
         assert!(read.contains("still here"));
     };
@@ -271,10 +272,10 @@ fn one_component_serves_a_tool_and_an_interceptor_through_one_export() {
     let schema: serde_json::Value = serde_json::from_str(&stamp.spec().parameters).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["text"]));
     assert_eq!(
-        stamp.invoke(r#"{"text":"x"}"#, &ctx(&env), None).unwrap(),
+        stamp.invoke(r#"{"text":"x"}"#, &ctx(&env)).unwrap(),
         "stamped: x"
     );
-    match stamp.invoke(r#"{"text":1}"#, &ctx(&env), None) {
+    match stamp.invoke(r#"{"text":1}"#, &ctx(&env)) {
         Err(CallError::Plugin(reasonix_core::PluginError::InvalidInput(m))) => {
             assert!(m.contains("field `text`"), "{m}")
         }

@@ -9,7 +9,7 @@ use crate::support;
 use crate::BUILTINS;
 
 use reasonix_agent::config::{Config, Paths};
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use reasonix_core::{CallError, PluginError};
 use reasonix_host::Registry;
 use std::sync::OnceLock;
@@ -42,17 +42,15 @@ fn try_call(
     tool: &str,
     args: serde_json::Value,
 ) -> Result<String, CallError> {
-    let ctx = CallContext {
+    let ctx = ToolContext {
         call_id: "t-1".into(),
         workspace: env.workspace(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     };
-    registry
-        .tool(tool)
-        .unwrap()
-        .invoke(&args.to_string(), &ctx, None)
+    registry.tool(tool).unwrap().invoke(&args.to_string(), &ctx)
 }
 
 fn bash(registry: &Registry, env: &Env, command: &str) -> String {

@@ -5,7 +5,7 @@ use anyhow::anyhow;
 use reasonix_agent::permissions::ToolClass;
 use reasonix_core::CallError;
 use reasonix_core::terminal::shown;
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use serde_json::json;
 use std::path::Path;
 
@@ -74,7 +74,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
         )));
     };
     let workspace = context::resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
-    let context = CallContext {
+    let context = ToolContext {
         call_id: "cli-1".to_string(),
         workspace,
         may_write_protected: true,
@@ -84,8 +84,9 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
             .and_then(|u| u.as_str())
             .and_then(reasonix_core::origin::Origin::local_of_url),
         cancel: Default::default(),
+        events: None,
     };
-    match tool.invoke(&parsed.to_string(), &context, None) {
+    match tool.invoke(&parsed.to_string(), &context) {
         Ok(text) => {
             outln!("{text}");
             Ok(Code::Success)

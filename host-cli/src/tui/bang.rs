@@ -5,7 +5,7 @@
 use super::app::App;
 use super::msg::Msg;
 use super::transcript::{CardStatus, ToolCard};
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use std::time::Instant;
 
 /// The shell tool's name (a front end may name the tools it offers shortcuts for).
@@ -38,14 +38,15 @@ pub fn run(app: &mut App, command: String) {
         .spawn(move || {
             let started = Instant::now();
             let arguments = serde_json::json!({ "command": command }).to_string();
-            let context = CallContext {
+            let context = ToolContext {
                 call_id: "bang".into(),
                 workspace,
                 may_write_protected: false,
                 approved_local: None,
                 cancel: Default::default(),
+                events: None,
             };
-            let result = tool.invoke(&arguments, &context, None);
+            let result = tool.invoke(&arguments, &context);
             let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             let (status, output) = match result {
                 Ok(text) => (CardStatus::Done, text),

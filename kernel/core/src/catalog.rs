@@ -25,11 +25,11 @@ pub trait Catalog: Send + Sync {
     }
     /// Kill every command the plugins started (the user cancelled).
     fn stop_processes(&self, reason: &str);
-    /// Stop what calls whose [`CallContext::cancel`] has fired started (their processes):
+    /// Stop what calls whose [`ToolContext::cancel`] has fired started (their processes):
     /// cancelling one agent's turn leaves another agent's work running. Without a way to tell
     /// (the default), everything stops.
     ///
-    /// [`CallContext::cancel`]: crate::types::CallContext::cancel
+    /// [`ToolContext::cancel`]: crate::types::ToolContext::cancel
     fn stop_cancelled(&self, reason: &str) {
         self.stop_processes(reason);
     }

@@ -2,7 +2,7 @@
 
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::error::CallError;
-use crate::types::{CallContext, FileChange, ToolOutput, ToolSpec};
+use crate::types::{FileChange, ToolContext, ToolOutput, ToolSpec};
 use std::sync::Arc;
 
 /// Where a running call reports progress (message, fraction done).
@@ -18,25 +18,18 @@ pub trait Tool: Send + Sync {
     /// says about itself): the permission class is at least this.
     fn effects(&self) -> Effects;
     /// Run it. Errors are for the model to read; they are never fatal.
-    fn invoke(
-        &self,
-        arguments: &str,
-        context: &CallContext,
-        progress: Option<ProgressSink>,
-    ) -> Result<String, CallError>;
+    fn invoke(&self, arguments: &str, context: &ToolContext) -> Result<String, CallError>;
     /// Run it, keeping the images a tool may return beside its text (MCP image content).
     /// Tools that only return text need not implement it.
     fn invoke_output(
         &self,
         arguments: &str,
-        context: &CallContext,
-        progress: Option<ProgressSink>,
+        context: &ToolContext,
     ) -> Result<ToolOutput, CallError> {
-        self.invoke(arguments, context, progress)
-            .map(ToolOutput::from)
+        self.invoke(arguments, context).map(ToolOutput::from)
     }
     /// The file changes `invoke` would make with the same arguments.
-    fn preview(&self, arguments: &str, context: &CallContext)
+    fn preview(&self, arguments: &str, context: &ToolContext)
     -> Result<Vec<FileChange>, CallError>;
     /// Why a call with these arguments reaches beyond what the spec's `read_only` claim
     /// covers, in words for the user (`None`: it stays within). A tool whose reach depends on

@@ -16,9 +16,10 @@ pub struct ToolSpec {
     pub guidance: Option<String>,
 }
 
-/// What a tool is told about the call in progress.
+/// What a tool is told about the call in progress, and what it may use while it runs: its
+/// cancellation and where it reports what it is doing (ADR 0033).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallContext {
+pub struct ToolContext {
     pub call_id: String,
     /// Absolute, symlink-free workspace root.
     pub workspace: std::path::PathBuf,
@@ -33,7 +34,61 @@ pub struct CallContext {
     /// This call's cancellation, a child of its turn's: when it fires the host stops the
     /// processes and MCP requests this call started, and only those.
     pub cancel: crate::cancel::CancelToken,
+    /// Where the call reports what happens while it runs; the agent tags each event with this
+    /// call's id. `None` where nobody listens (`tools call`, a preview).
+    pub events: Option<ToolEvents>,
 }
+
+/// Something a running call reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolEvent {
+    /// How far it got (a fraction from 0 to 1, when it knows).
+    Progress {
+        message: String,
+        fraction: Option<f32>,
+    },
+}
+
+/// The sink of one call's [`ToolEvent`]s.
+#[derive(Clone)]
+pub struct ToolEvents(std::sync::Arc<dyn Fn(ToolEvent) + Send + Sync>);
+
+impl ToolEvents {
+    pub fn new(sink: impl Fn(ToolEvent) + Send + Sync + 'static) -> ToolEvents {
+        ToolEvents(std::sync::Arc::new(sink))
+    }
+
+    pub fn emit(&self, event: ToolEvent) {
+        (self.0)(event);
+    }
+
+    /// The sink as a plain progress callback (what a component's `progress` host call and an
+    /// MCP server's progress notifications feed).
+    pub fn progress_sink(&self) -> crate::tool::ProgressSink {
+        let events = self.clone();
+        std::sync::Arc::new(move |message: &str, fraction: Option<f32>| {
+            events.emit(ToolEvent::Progress {
+                message: message.to_string(),
+                fraction,
+            });
+        })
+    }
+}
+
+impl std::fmt::Debug for ToolEvents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ToolEvents")
+    }
+}
+
+/// Two sinks are equal when they are the same sink.
+impl PartialEq for ToolEvents {
+    fn eq(&self, other: &ToolEvents) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ToolEvents {}
 
 /// Create, modify or delete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,8 +4,8 @@ use crate::error::PluginError;
 use crate::host::bindings::provider as wit_provider;
 use crate::host::bindings::types as wit;
 use crate::types::{
-    CallContext, ChangeKind, FileChange, FinishReason, Message, ModelProfile, ProfileRequest, Role,
-    StreamEvent, ToolCall, ToolSpec, Usage,
+    ChangeKind, FileChange, FinishReason, Message, ModelProfile, ProfileRequest, Role, StreamEvent,
+    ToolCall, ToolContext, ToolSpec, Usage,
 };
 
 /// Most effort levels a profile may offer.
@@ -41,7 +41,7 @@ impl From<wit::Error> for PluginError {
     }
 }
 
-pub fn call_context(ctx: &CallContext) -> wit::CallContext {
+pub fn call_context(ctx: &ToolContext) -> wit::CallContext {
     wit::CallContext {
         call_id: ctx.call_id.clone(),
         workspace: ctx.workspace.to_string_lossy().into_owned(),

@@ -4,7 +4,7 @@ use crate::component::LoadedPlugin;
 use crate::convert;
 use reasonix_core::error::CallError;
 pub use reasonix_core::tool::{Effects, ProgressSink, Tool};
-use reasonix_core::types::{CallContext, FileChange, ToolSpec};
+use reasonix_core::types::{FileChange, ToolContext, ToolSpec};
 use std::sync::Arc;
 
 /// A tool served by a wasm component. Each call gets a fresh instance, so a trap or a runaway
@@ -39,13 +39,9 @@ impl Tool for WasmTool {
         Effects::of_grant(&self.plugin.granted)
     }
 
-    fn invoke(
-        &self,
-        arguments: &str,
-        context: &CallContext,
-        progress: Option<ProgressSink>,
-    ) -> Result<String, CallError> {
+    fn invoke(&self, arguments: &str, context: &ToolContext) -> Result<String, CallError> {
         let indices = self.indices()?;
+        let progress = context.events.as_ref().map(|events| events.progress_sink());
         let (mut store, instance) = self.plugin.instantiate_call(
             &context.workspace,
             progress,
@@ -70,7 +66,7 @@ impl Tool for WasmTool {
     fn preview(
         &self,
         arguments: &str,
-        context: &CallContext,
+        context: &ToolContext,
     ) -> Result<Vec<FileChange>, CallError> {
         let indices = self.indices()?;
         let (mut store, instance) =

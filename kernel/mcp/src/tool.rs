@@ -6,7 +6,7 @@ use crate::{McpError, names};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
-use reasonix_core::types::{CallContext, FileChange, ToolOutput, ToolSpec, canonical_json};
+use reasonix_core::types::{FileChange, ToolContext, ToolOutput, ToolSpec, canonical_json};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -101,21 +101,15 @@ impl Tool for McpTool {
         }
     }
 
-    fn invoke(
-        &self,
-        arguments: &str,
-        context: &CallContext,
-        progress: Option<ProgressSink>,
-    ) -> Result<String, CallError> {
-        self.invoke_output(arguments, context, progress)
+    fn invoke(&self, arguments: &str, context: &ToolContext) -> Result<String, CallError> {
+        self.invoke_output(arguments, context)
             .map(|output| output.text)
     }
 
     fn invoke_output(
         &self,
         arguments: &str,
-        context: &CallContext,
-        progress: Option<ProgressSink>,
+        context: &ToolContext,
     ) -> Result<ToolOutput, CallError> {
         let arguments: Map<String, Value> = if arguments.trim().is_empty() {
             Map::new()
@@ -132,7 +126,7 @@ impl Tool for McpTool {
                 &self.server,
                 &self.raw_name,
                 arguments,
-                progress,
+                context.events.as_ref().map(|events| events.progress_sink()),
                 &context.cancel,
             )
             .map_err(|e| {
@@ -156,7 +150,7 @@ impl Tool for McpTool {
     fn preview(
         &self,
         _arguments: &str,
-        _context: &CallContext,
+        _context: &ToolContext,
     ) -> Result<Vec<FileChange>, CallError> {
         Ok(Vec::new())
     }

@@ -4,7 +4,7 @@
 
 use reasonix_agent::config::mcp::{Origin, ServerSpec, SourceKind, Transport};
 use reasonix_core::tool::ProgressSink;
-use reasonix_core::types::CallContext;
+use reasonix_core::types::ToolContext;
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,13 +57,14 @@ fn stdio_spec(name: &str, command: &str, args: &[&str]) -> ServerSpec {
     }
 }
 
-fn context(dir: &Path) -> CallContext {
-    CallContext {
+fn context(dir: &Path) -> ToolContext {
+    ToolContext {
         call_id: "call-1".into(),
         workspace: dir.to_path_buf(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     }
 }
 

@@ -8,7 +8,7 @@ use crate::limits::TOOL_CALL;
 use crate::manifest::ToolDecl;
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
-use reasonix_core::types::{CallContext, FileChange, ToolSpec, canonical_json};
+use reasonix_core::types::{FileChange, ToolContext, ToolSpec, canonical_json};
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -63,12 +63,7 @@ impl Tool for SidecarTool {
         }
     }
 
-    fn invoke(
-        &self,
-        arguments: &str,
-        _context: &CallContext,
-        _progress: Option<ProgressSink>,
-    ) -> Result<String, CallError> {
+    fn invoke(&self, arguments: &str, _context: &ToolContext) -> Result<String, CallError> {
         let arguments: Value = if arguments.trim().is_empty() {
             Value::Object(serde_json::Map::new())
         } else {
@@ -113,7 +108,7 @@ impl Tool for SidecarTool {
     fn preview(
         &self,
         _arguments: &str,
-        _context: &CallContext,
+        _context: &ToolContext,
     ) -> Result<Vec<FileChange>, CallError> {
         Ok(Vec::new())
     }

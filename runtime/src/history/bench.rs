@@ -25,13 +25,14 @@ impl Words {
     }
 }
 
-fn context(workspace: &Path) -> CallContext {
-    CallContext {
+fn context(workspace: &Path) -> ToolContext {
+    ToolContext {
         call_id: "bench".into(),
         workspace: workspace.to_path_buf(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     }
 }
 
@@ -67,7 +68,7 @@ fn history_search_over_1000_sessions() {
     }
     let call = |tool: &HistoryTool, query: &str| {
         let args = format!(r#"{{"operation":"search","query":"{query}"}}"#);
-        tool.invoke(&args, &context(ws), None).unwrap()
+        tool.invoke(&args, &context(ws)).unwrap()
     };
 
     let tool = HistoryTool::new(state.path());

@@ -22,7 +22,7 @@ pub mod tokenize;
 use reasonix_agent::session::workspace_key;
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::tool::{Effects, ProgressSink, Tool};
-use reasonix_core::types::{CallContext, FileChange, ToolSpec};
+use reasonix_core::types::{FileChange, ToolContext, ToolSpec};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -187,12 +187,7 @@ impl Tool for HistoryTool {
         })
     }
 
-    fn invoke(
-        &self,
-        arguments: &str,
-        context: &CallContext,
-        _progress: Option<ProgressSink>,
-    ) -> Result<String, CallError> {
+    fn invoke(&self, arguments: &str, context: &ToolContext) -> Result<String, CallError> {
         let request = parse(arguments)?;
         self.run(&request, &context.workspace)
     }
@@ -200,7 +195,7 @@ impl Tool for HistoryTool {
     fn preview(
         &self,
         _arguments: &str,
-        _context: &CallContext,
+        _context: &ToolContext,
     ) -> Result<Vec<FileChange>, CallError> {
         Ok(Vec::new())
     }

@@ -4,13 +4,14 @@ use super::*;
 use reasonix_agent::session::SessionStore;
 use reasonix_core::types::{Message, Role};
 
-fn context(workspace: &Path) -> CallContext {
-    CallContext {
+fn context(workspace: &Path) -> ToolContext {
+    ToolContext {
         call_id: "c1".into(),
         workspace: workspace.to_path_buf(),
         may_write_protected: false,
         approved_local: None,
         cancel: Default::default(),
+        events: None,
     }
 }
 
@@ -30,7 +31,7 @@ fn saved(state: &Path, workspace: &Path, texts: &[&str]) -> String {
 }
 
 fn call(tool: &HistoryTool, workspace: &Path, args: &str) -> Result<String, CallError> {
-    tool.invoke(args, &context(workspace), None)
+    tool.invoke(args, &context(workspace))
 }
 
 #[test]

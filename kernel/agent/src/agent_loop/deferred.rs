@@ -10,7 +10,7 @@
 
 use crate::error::{CallError, PluginError};
 use crate::tool::{Effects, ProgressSink, Tool};
-use crate::types::{CallContext, FileChange, ToolCall, ToolSpec};
+use crate::types::{FileChange, ToolCall, ToolContext, ToolSpec};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -170,12 +170,7 @@ impl Tool for Proxy {
         Effects::default()
     }
 
-    fn invoke(
-        &self,
-        arguments: &str,
-        _context: &CallContext,
-        _progress: Option<ProgressSink>,
-    ) -> Result<String, CallError> {
+    fn invoke(&self, arguments: &str, _context: &ToolContext) -> Result<String, CallError> {
         let args: Value = serde_json::from_str(arguments)
             .map_err(|e| invalid(format!("{PROXY}: the arguments are not JSON: {e}")))?;
         match args.get("action").and_then(Value::as_str) {
@@ -200,7 +195,7 @@ impl Tool for Proxy {
     fn preview(
         &self,
         _arguments: &str,
-        _context: &CallContext,
+        _context: &ToolContext,
     ) -> Result<Vec<FileChange>, CallError> {
         Ok(Vec::new())
     }

@@ -13,8 +13,8 @@ use crate::provider::{CompletionStream, Endpoint, Provider};
 use crate::providers::resolve_providers;
 use crate::tool::{Effects, ProgressSink};
 use crate::types::{
-    CallContext, ChangeKind, CompletionRequest, Decision, FileChange, ModelProfile, ProfileRequest,
-    ProviderKind, StreamEvent, Subscription,
+    ChangeKind, CompletionRequest, Decision, FileChange, ModelProfile, ProfileRequest,
+    ProviderKind, StreamEvent, Subscription, ToolContext,
 };
 use std::sync::Mutex;
 
@@ -67,12 +67,7 @@ impl Tool for FakeTool {
     fn effects(&self) -> Effects {
         self.effects
     }
-    fn invoke(
-        &self,
-        arguments: &str,
-        context: &CallContext,
-        _progress: Option<ProgressSink>,
-    ) -> Result<String, CallError> {
+    fn invoke(&self, arguments: &str, context: &ToolContext) -> Result<String, CallError> {
         self.calls
             .lock()
             .unwrap()
@@ -90,7 +85,7 @@ impl Tool for FakeTool {
     fn preview(
         &self,
         arguments: &str,
-        context: &CallContext,
+        context: &ToolContext,
     ) -> Result<Vec<FileChange>, CallError> {
         *self.previews.lock().unwrap() += 1;
         let args: serde_json::Value = serde_json::from_str(arguments).unwrap();

@@ -16,8 +16,8 @@ use crate::permissions::{
     Approval, ApprovalRequest, Call, Decision, Posture, Preview, Rule, Source, ToolClass, ToolKind,
     local_target,
 };
-use crate::tool::{ProgressSink, Tool};
-use crate::types::{CallContext, Image, Message, ToolCall, canonical_json};
+use crate::tool::Tool;
+use crate::types::{Image, Message, ToolCall, ToolContext, ToolEvent, ToolEvents, canonical_json};
 use reasonix_core::origin::Origin;
 use std::fmt;
 use std::sync::Arc;
@@ -590,12 +590,13 @@ impl Agent {
         if class.kind != ToolKind::FileWriter {
             return Preview::None;
         }
-        let context = CallContext {
+        let context = ToolContext {
             call_id: call_id.to_string(),
             workspace: self.config.workspace.clone(),
             may_write_protected: false,
             approved_local: None,
             cancel: Default::default(),
+            events: None,
         };
         match tool.preview(&args.to_string(), &context) {
             Ok(changes) => Preview::Changes(changes),
@@ -625,14 +626,17 @@ impl Agent {
                     Prepared::Run(approved) => {
                         running += 1;
                         let done = done_tx.clone();
-                        let progress = done_tx.clone();
+                        let reports = done_tx.clone();
                         let id = call.id.clone();
-                        let sink: ProgressSink = Arc::new(move |message: &str, fraction| {
-                            let _ = progress.send(Ran::Progress {
-                                id: id.clone(),
-                                message: message.to_string(),
-                                fraction,
-                            });
+                        // The call's events, tagged with its id on their way to the run.
+                        let sink = ToolEvents::new(move |event| match event {
+                            ToolEvent::Progress { message, fraction } => {
+                                let _ = reports.send(Ran::Progress {
+                                    id: id.clone(),
+                                    message,
+                                    fraction,
+                                });
+                            }
                         });
                         let call_cancel = cancel.child();
                         Ok(scope.spawn(move || {
@@ -834,25 +838,22 @@ fn invoke(
     call: &ToolCall,
     approved: Approved,
     workspace: &std::path::Path,
-    progress: ProgressSink,
+    events: ToolEvents,
     cancel: CancelToken,
 ) -> Outcome {
     let started = Instant::now();
-    let context = CallContext {
+    let context = ToolContext {
         call_id: call.id.clone(),
         workspace: workspace.to_path_buf(),
         may_write_protected: approved.may_write_protected,
         approved_local: approved.approved_local,
         cancel,
+        events: Some(events),
     };
-    let (result, images) =
-        match approved
-            .tool
-            .invoke_output(&approved.arguments, &context, Some(progress))
-        {
-            Ok(output) => (Ok(output.text), output.images),
-            Err(e) => (Err(CallFailure::Tool(e)), Vec::new()),
-        };
+    let (result, images) = match approved.tool.invoke_output(&approved.arguments, &context) {
+        Ok(output) => (Ok(output.text), output.images),
+        Err(e) => (Err(CallFailure::Tool(e)), Vec::new()),
+    };
     Outcome {
         arguments: approved.arguments,
         result,

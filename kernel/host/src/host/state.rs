@@ -81,7 +81,7 @@ pub struct PluginState {
     /// Built-ins only: the user's own command lines, whose jobs run with the user's
     /// confinement (ADR 0028).
     pub user_commands: Option<Arc<reasonix_core::user_commands::UserCommands>>,
-    /// The tool call's cancellation (`CallContext::cancel`): the jobs it starts are its own,
+    /// The tool call's cancellation (`ToolContext::cancel`): the jobs it starts are its own,
     /// killed when it fires (`ProcessHost::kill_cancelled`).
     pub cancel: Option<reasonix_core::cancel::CancelToken>,
     /// What the plugin's filesystem calls may touch inside its preopened directories (none
@@ -111,7 +111,7 @@ pub struct StoreSpec<'a> {
     pub endpoint: Option<super::http::Endpoint>,
     /// The workspace's protected configuration files are read-only in this store: always for
     /// an installed plugin, and for a built-in unless the user explicitly allowed this call's
-    /// write to one (`CallContext::may_write_protected`).
+    /// write to one (`ToolContext::may_write_protected`).
     pub protected_read_only: bool,
     /// Built-ins only: values for requested environment names that the host provides.
     pub host_env: &'a [(String, String)],
