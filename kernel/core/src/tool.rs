@@ -3,10 +3,8 @@
 use crate::capability::{Capabilities, WorkspaceAccess};
 use crate::error::CallError;
 use crate::types::{FileChange, ToolContext, ToolOutput, ToolSpec};
-use std::sync::Arc;
 
-/// Where a running call reports progress (message, fraction done).
-pub type ProgressSink = Arc<dyn Fn(&str, Option<f32>) + Send + Sync>;
+pub use crate::types::ProgressSink;
 
 /// A tool the agent can call, whatever tier serves it.
 pub trait Tool: Send + Sync {

@@ -49,6 +49,9 @@ pub enum ToolEvent {
     },
 }
 
+/// Where a running call reports progress (message, fraction done).
+pub type ProgressSink = std::sync::Arc<dyn Fn(&str, Option<f32>) + Send + Sync>;
+
 /// The sink of one call's [`ToolEvent`]s.
 #[derive(Clone)]
 pub struct ToolEvents(std::sync::Arc<dyn Fn(ToolEvent) + Send + Sync>);
@@ -64,7 +67,7 @@ impl ToolEvents {
 
     /// The sink as a plain progress callback (what a component's `progress` host call and an
     /// MCP server's progress notifications feed).
-    pub fn progress_sink(&self) -> crate::tool::ProgressSink {
+    pub fn progress_sink(&self) -> ProgressSink {
         let events = self.clone();
         std::sync::Arc::new(move |message: &str, fraction: Option<f32>| {
             events.emit(ToolEvent::Progress {

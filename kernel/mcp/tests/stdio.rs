@@ -3,8 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use reasonix_agent::config::mcp::{Origin, ServerSpec, SourceKind, Transport};
-use reasonix_core::tool::ProgressSink;
-use reasonix_core::types::ToolContext;
+use reasonix_core::types::{ToolContext, ToolEvent, ToolEvents};
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -103,7 +102,7 @@ fn the_reference_server_over_stdio() {
     assert!(!echo.spec().read_only);
     assert!(echo.effects().runs_commands);
     let out = echo
-        .invoke(r#"{"message":"hello there"}"#, &context(dir.path()), None)
+        .invoke(r#"{"message":"hello there"}"#, &context(dir.path()))
         .unwrap();
     assert!(out.contains("hello there"), "{out}");
 
@@ -115,17 +114,18 @@ fn the_reference_server_over_stdio() {
     type Seen = Arc<Mutex<Vec<(String, Option<f32>)>>>;
     let seen: Seen = Arc::default();
     let sink_seen = seen.clone();
-    let sink: ProgressSink = Arc::new(move |message: &str, fraction: Option<f32>| {
-        sink_seen
-            .lock()
-            .unwrap()
-            .push((message.to_string(), fraction));
+    let events = ToolEvents::new(move |event| match event {
+        ToolEvent::Progress { message, fraction } => {
+            sink_seen.lock().unwrap().push((message, fraction));
+        }
     });
     let out = long
         .invoke(
             r#"{"duration":1,"steps":3}"#,
-            &context(dir.path()),
-            Some(sink),
+            &ToolContext {
+                events: Some(events),
+                ..context(dir.path())
+            },
         )
         .unwrap();
     assert!(!out.is_empty());
@@ -183,7 +183,7 @@ fn a_server_that_dies_is_restarted_on_next_use() {
         .iter()
         .find(|t| t.spec().name == "mcp__everything__echo")
         .unwrap();
-    echo.invoke(r#"{"message":"one"}"#, &context(dir.path()), None)
+    echo.invoke(r#"{"message":"one"}"#, &context(dir.path()))
         .unwrap();
     let pid = std::fs::read_to_string(&pidfile).unwrap();
     let out = std::process::Command::new("kill")
@@ -192,13 +192,13 @@ fn a_server_that_dies_is_restarted_on_next_use() {
         .unwrap();
     assert!(out.success());
     std::thread::sleep(Duration::from_millis(300));
-    let first = echo.invoke(r#"{"message":"two"}"#, &context(dir.path()), None);
+    let first = echo.invoke(r#"{"message":"two"}"#, &context(dir.path()));
     let second = match first {
         Ok(out) => out, // the death was noticed before the call: restarted at once
         Err(e) => {
             let text = e.to_string();
             assert!(text.contains("everything"), "{text}");
-            echo.invoke(r#"{"message":"two"}"#, &context(dir.path()), None)
+            echo.invoke(r#"{"message":"two"}"#, &context(dir.path()))
                 .unwrap()
         }
     };

@@ -7,7 +7,7 @@ use crate::interceptor::call_error;
 use crate::limits::TOOL_CALL;
 use crate::manifest::ToolDecl;
 use reasonix_core::error::{CallError, PluginError};
-use reasonix_core::tool::{Effects, ProgressSink, Tool};
+use reasonix_core::tool::{Effects, Tool};
 use reasonix_core::types::{FileChange, ToolContext, ToolSpec, canonical_json};
 use serde::Deserialize;
 use serde_json::Value;

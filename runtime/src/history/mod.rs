@@ -21,7 +21,7 @@ pub mod tokenize;
 
 use reasonix_agent::session::workspace_key;
 use reasonix_core::error::{CallError, PluginError};
-use reasonix_core::tool::{Effects, ProgressSink, Tool};
+use reasonix_core::tool::{Effects, Tool};
 use reasonix_core::types::{FileChange, ToolContext, ToolSpec};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;

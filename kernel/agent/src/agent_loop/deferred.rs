@@ -9,7 +9,7 @@
 //! user's question see the MCP tool itself, exactly as if it had been offered directly.
 
 use crate::error::{CallError, PluginError};
-use crate::tool::{Effects, ProgressSink, Tool};
+use crate::tool::{Effects, Tool};
 use crate::types::{FileChange, ToolCall, ToolContext, ToolSpec};
 use serde_json::{Value, json};
 use std::sync::Arc;

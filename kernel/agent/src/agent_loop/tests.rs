@@ -11,7 +11,7 @@ use crate::interceptor::Interceptor;
 use crate::permissions::{Approval, Preview, Rule, ScriptedApprover};
 use crate::provider::{CompletionStream, Endpoint, Provider};
 use crate::providers::resolve_providers;
-use crate::tool::{Effects, ProgressSink};
+use crate::tool::Effects;
 use crate::types::{
     ChangeKind, CompletionRequest, Decision, FileChange, ModelProfile, ProfileRequest,
     ProviderKind, StreamEvent, Subscription, ToolContext,
