@@ -414,4 +414,70 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), usage);
     }
+
+    mod parsing {
+        use super::super::{Op, Scope};
+        use proptest::prelude::*;
+
+        fn scope() -> impl Strategy<Value = Scope> {
+            prop_oneof![Just(Scope::Once), Just(Scope::Session), Just(Scope::Always)]
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            let text = ".{0,40}";
+            prop_oneof![
+                text.prop_map(|text| Op::Prompt { text }),
+                (text, scope(), proptest::option::of(text)).prop_map(|(id, scope, rule)| {
+                    Op::Approve {
+                        question_id: id,
+                        scope,
+                        rule,
+                    }
+                }),
+                (text, proptest::option::of(text)).prop_map(|(id, note)| Op::Deny {
+                    question_id: id,
+                    note
+                }),
+                Just(Op::Cancel {}),
+                text.prop_map(|focus| Op::Compact { focus }),
+                text.prop_map(|model| Op::SetModel { model }),
+                (any::<u32>(), any::<bool>(), any::<bool>()).prop_map(
+                    |(turn, code, conversation)| Op::Rewind {
+                        turn,
+                        code,
+                        conversation
+                    }
+                ),
+                proptest::option::of(any::<u32>()).prop_map(|turn| Op::Fork { turn }),
+                Just(Op::Quit {}),
+            ]
+        }
+
+        proptest! {
+            /// What a client writes is what the session reads.
+            #[test]
+            fn every_op_survives_its_line(op in op()) {
+                let line = serde_json::to_string(&op).unwrap();
+                prop_assert!(!line.contains('\n'));
+                prop_assert_eq!(serde_json::from_str::<Op>(&line).unwrap(), op);
+            }
+
+            /// A line from a client is untrusted input: any text is an op or an error, never a
+            /// panic.
+            #[test]
+            fn any_line_is_an_op_or_an_error(line in ".{0,200}") {
+                let _ = serde_json::from_str::<Op>(&line);
+            }
+
+            /// Near misses of real ops: a field added or a type misspelt is refused.
+            #[test]
+            fn unknown_fields_are_refused(op in op(), field in "[a-z]{1,8}") {
+                let mut value = serde_json::to_value(&op).unwrap();
+                let known = value.as_object().unwrap().contains_key(&field);
+                value["x_".to_string() + &field] = serde_json::json!(1);
+                prop_assume!(!known);
+                prop_assert!(serde_json::from_value::<Op>(value).is_err());
+            }
+        }
+    }
 }
