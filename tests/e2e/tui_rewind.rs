@@ -63,3 +63,43 @@ fn esc_esc_lists_turns_and_rewind_restores_files_conversation_and_prompt() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+/// The answer is on screen while the turn still ends (here a `Stop` hook that takes a moment):
+/// Esc then is not a cancel, it is the first of Esc Esc.
+#[test]
+fn esc_after_the_answer_opens_the_rewind_list_instead_of_cancelling_the_save() {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    let config = env.mock_provider("openai", &mock.base_url(), "k", "");
+    std::fs::write(env.home().join("config.toml"), config).unwrap();
+    let stop_hook = serde_json::json!({"hooks": {"Stop": [
+        {"matcher": "", "hooks": [{"type": "command", "command": "sleep 4"}]}
+    ]}});
+    std::fs::write(env.home().join("settings.json"), stop_hook.to_string()).unwrap();
+    mock.enqueue(Reply::text(&["Done."]));
+
+    let mut pty = env.pty(&[], 100, 30, &[]);
+    pty.wait_for("Ctrl+D to leave", WAIT);
+    pty.type_text("say done");
+    pty.send("\r");
+    pty.wait_for("Done.", WAIT);
+    // The live line says what is left, and offers no cancel.
+    pty.wait_for("saving", Duration::from_secs(3));
+    assert!(
+        !pty.screen().contains("(Esc to cancel)"),
+        "{}",
+        pty.screen()
+    );
+    pty.send("\x1b");
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send("\x1b");
+    pty.wait_for("Rewind to the start of a turn", WAIT);
+    assert!(!pty.screen().contains("cancelling"), "{}", pty.screen());
+    pty.send("\x1b");
+    pty.wait_gone("saving", WAIT);
+    assert!(
+        !pty.transcript().contains("cancelled"),
+        "{}",
+        pty.transcript()
+    );
+}

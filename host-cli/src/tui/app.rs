@@ -39,6 +39,16 @@ pub struct Turn {
     /// The request failed and is retried: shown on the live line until the next event, not
     /// committed (a persistent 500 left ten permanent lines).
     pub retrying: Option<String>,
+    /// The final answer arrived: only saving is left (hooks at the end of a turn may take a
+    /// moment). Esc and Ctrl+C no longer cancel it; they do what they do between turns.
+    pub answered: bool,
+}
+
+impl Turn {
+    /// Whether Esc or Ctrl+C would stop something.
+    pub fn cancellable(&self) -> bool {
+        !self.answered
+    }
 }
 
 /// What the live area shows instead of the composer.
@@ -245,7 +255,7 @@ impl App {
                 return;
             }
             KeyCode::Esc if !self.composer.popup_open() => {
-                if self.turn.is_some() {
+                if self.turn.as_ref().is_some_and(Turn::cancellable) {
                     self.cancel_turn();
                 } else if self.composer.is_empty() {
                     // Esc Esc on an empty composer: the turns to rewind to.
@@ -287,7 +297,7 @@ impl App {
     }
 
     fn ctrl_c(&mut self) {
-        if self.turn.is_some() {
+        if self.turn.as_ref().is_some_and(Turn::cancellable) {
             self.cancel_turn();
             return;
         }
@@ -551,6 +561,7 @@ impl App {
             cancelling: false,
             heard_at: Instant::now(),
             retrying: None,
+            answered: false,
         });
     }
 
@@ -668,6 +679,12 @@ impl App {
                 if message.role == reasonix_core::types::Role::Assistant {
                     self.fold_reasoning();
                     self.flush_answer();
+                    // A message without calls is the turn's last: the agent ends it.
+                    if message.tool_calls.is_empty()
+                        && let Some(turn) = &mut self.turn
+                    {
+                        turn.answered = true;
+                    }
                 }
             }
             AgentEvent::ToolProgress {

@@ -70,6 +70,8 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         let silent = turn.heard_at.elapsed();
         let what = if turn.cancelling {
             "cancelling".to_string()
+        } else if turn.answered {
+            "saving".to_string()
         } else if let Some(retrying) = &turn.retrying {
             safe_line(retrying).into_owned()
         } else if app.status.running_tool.is_none() && silent >= PROVIDER_SILENCE {
@@ -80,8 +82,13 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         } else {
             "working".to_string()
         };
+        let hint = if turn.cancellable() {
+            "  (Esc to cancel)"
+        } else {
+            ""
+        };
         let line = format!(
-            "{} {what} {}  (Esc to cancel)",
+            "{} {what} {}{hint}",
             SPINNER[frame],
             super::transcript::duration(
                 u64::try_from(turn.started.elapsed().as_millis()).unwrap_or(u64::MAX)
