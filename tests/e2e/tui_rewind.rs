@@ -78,7 +78,7 @@ fn esc_after_the_answer_opens_the_rewind_list_instead_of_cancelling_the_save() {
     std::fs::write(env.home().join("settings.json"), stop_hook.to_string()).unwrap();
     mock.enqueue(Reply::text(&["Done."]));
 
-    let mut pty = env.pty(&[], 100, 30, &[]);
+    let pty = env.pty(&[], 100, 30, &[]);
     pty.wait_for("Ctrl+D to leave", WAIT);
     pty.type_text("say done");
     pty.send("\r");
