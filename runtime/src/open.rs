@@ -49,6 +49,7 @@ pub fn session(
                 .map_err(|e| e.to_string())
             }
         })),
+        asks: true,
     };
     Session::spawn(agent, store, expander(&prepared), options, emit)
 }

@@ -28,6 +28,9 @@ pub struct SessionOptions {
     pub user_config: Option<PathBuf>,
     /// For `set_model`; without it the operation fails saying so.
     pub models: Option<ModelResolver>,
+    /// Questions go to the front end (`SessionEvent::Question`, answered by id). Without it
+    /// the agent resolves an "ask" itself, as a headless run must: nobody could answer.
+    pub asks: bool,
 }
 
 enum Input {
@@ -35,6 +38,8 @@ enum Input {
     Typed(String),
     /// Expanded by the front end already.
     Expanded(Outgoing),
+    /// Expanded and its references read, with its images (a stream of turns).
+    Ready(crate::input::Turn),
 }
 
 enum Request {
@@ -71,7 +76,8 @@ pub struct Session {
 }
 
 impl Session {
-    /// Start the session's thread. The agent asks its questions through this session.
+    /// Start the session's thread. With `options.asks`, the agent asks its questions through
+    /// this session.
     pub fn spawn(
         agent: Agent,
         store: SessionStore,
@@ -86,7 +92,11 @@ impl Session {
             tokens.clone(),
             emit.clone(),
         ));
-        let agent = agent.with_approver(router.approver());
+        let agent = if options.asks {
+            agent.with_approver(router.approver())
+        } else {
+            agent
+        };
         let (requests, inbox) = std::sync::mpsc::channel();
         let worker = Worker {
             agent,
@@ -162,6 +172,15 @@ impl Session {
     pub fn prompt(&self, outgoing: Outgoing) -> CancelToken {
         self.start(|cancel| Request::Prompt {
             input: Input::Expanded(outgoing),
+            cancel,
+        })
+    }
+
+    /// A turn the front end expanded and resolved itself (text and images); returns its
+    /// token.
+    pub fn prompt_turn(&self, turn: crate::input::Turn) -> CancelToken {
+        self.start(|cancel| Request::Prompt {
+            input: Input::Ready(turn),
             cancel,
         })
     }
@@ -244,6 +263,7 @@ impl Worker {
                     let turn = match input {
                         Input::Typed(line) => self.expander.expand(&line),
                         Input::Expanded(outgoing) => outgoing.resolve(self.expander.servers()),
+                        Input::Ready(turn) => Ok(turn),
                     };
                     let outcome = match turn {
                         Ok(turn) => self.agent.run_with_images(

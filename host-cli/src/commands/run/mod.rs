@@ -23,6 +23,7 @@ use reasonix_agent::agent_loop::{RunDeadline, RunOutcome, RunStatus};
 use reasonix_agent::permissions::Posture;
 use reasonix_core::cancel::CancelToken;
 use reasonix_session::input::Turn;
+use reasonix_session::{Session, SessionEvent};
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -407,12 +408,34 @@ pub fn run(args: RunArgs) -> Outcome {
         let code = ops::serve(agent, opened, cancel, &mut printer).map_err(Failure::runtime)?;
         return Ok(code);
     }
+    // The run is a front end of the session service, like the interactive session: the
+    // agent runs on the session's thread, this one prints what it reports. Nobody can answer
+    // a question here: the agent resolves "ask" itself (refused, fail closed).
+    let (to_printer, reports) = mpsc::channel::<SessionEvent>();
+    let session = std::sync::Arc::new(
+        Session::spawn(
+            agent,
+            launched.store.clone(),
+            reasonix_runtime::open::expander(&prepared),
+            reasonix_session::SessionOptions::default(),
+            move |event| {
+                let _ = to_printer.send(event);
+            },
+        )
+        .map_err(|e| Failure::runtime(anyhow!("cannot start the session: {e}")))?,
+    );
+    let watch = interrupt_watch(session.clone(), cancel.clone());
     let turns: Box<dyn Iterator<Item = Result<Turn, input::InputError>>> = match task {
         Some(task) => Box::new(std::iter::once(Ok(task))),
         None => Box::new(input::Turns::new(std::io::stdin().lock())),
     };
     let mut code = None;
     let mut bad_input = None;
+    let driver = Driver {
+        session,
+        reports: &reports,
+        cancel: &cancel,
+    };
     for turn in turns {
         // A stream-json turn is expanded like a typed line; the argument task already was.
         let expanded = match turn {
@@ -425,7 +448,7 @@ pub fn run(args: RunArgs) -> Outcome {
         };
         let turn_started = Instant::now();
         let (outcome, structured_failed) = match expanded {
-            Ok(task) => one_turn(&mut agent, task, schema.as_ref(), &cancel, &mut printer),
+            Ok(task) => driver.one_turn(task, schema.as_ref(), &mut printer),
             // One turn that cannot be expanded (a reference that cannot be read) is an error
             // result; the stream goes on.
             Err(why) => (reasonix_session::not_sent(why), None),
@@ -466,7 +489,9 @@ pub fn run(args: RunArgs) -> Outcome {
             break;
         }
     }
-    agent.end_session(&mut |event| printer.event(&event));
+    drop(watch);
+    // End the session (its `session.end` point may still report) and print what it says.
+    driver.end(&mut printer);
     if let Some(e) = bad_input {
         return Err(Failure::usage(e));
     }
@@ -477,30 +502,134 @@ pub fn run(args: RunArgs) -> Outcome {
     })
 }
 
-/// One user turn: the run, and with `--json-schema` the corrections its answer needs. The
-/// outcome covers every request made; the second value is why the structured answer failed.
-fn one_turn(
-    agent: &mut reasonix_agent::agent_loop::Agent,
-    task: Turn,
-    schema: Option<&structured::Schema>,
-    cancel: &CancelToken,
-    printer: &mut Printer,
-) -> (RunOutcome, Option<String>) {
-    let outcome = agent.run_with_images(&task.text, task.images, cancel, &mut |event| {
-        printer.event(&event)
-    });
-    let Some(schema) = schema else {
-        return (outcome, None);
-    };
-    let (outcome, came_out) = answer_structured(agent, schema, outcome, cancel, printer);
-    let failed = match &came_out {
-        Some(output::Structured::Invalid(why)) => Some(why.clone()),
-        _ => None,
-    };
-    if let Some(came_out) = came_out {
-        printer.structured(came_out);
+/// Drives the session turn by turn: submits a turn and prints what the session reports until
+/// it ends.
+struct Driver<'a> {
+    session: std::sync::Arc<Session>,
+    reports: &'a mpsc::Receiver<SessionEvent>,
+    /// Ctrl-C and the deadline: a turn submitted after it fired is stopped at once.
+    cancel: &'a CancelToken,
+}
+
+impl Driver<'_> {
+    /// One user turn, and with `--json-schema` the corrections its answer needs. The outcome
+    /// covers every request made; the second value is why the structured answer failed.
+    fn one_turn(
+        &self,
+        task: Turn,
+        schema: Option<&structured::Schema>,
+        printer: &mut Printer,
+    ) -> (RunOutcome, Option<String>) {
+        self.session.prompt_turn(task);
+        let outcome = self.finished(printer);
+        let Some(schema) = schema else {
+            return (outcome, None);
+        };
+        let (outcome, came_out) = self.answer_structured(schema, outcome, printer);
+        let failed = match &came_out {
+            Some(output::Structured::Invalid(why)) => Some(why.clone()),
+            _ => None,
+        };
+        if let Some(came_out) = came_out {
+            printer.structured(came_out);
+        }
+        (outcome, failed)
     }
-    (outcome, failed)
+
+    /// `--json-schema`: validate the final answer, asking the model again (at most
+    /// [`structured::RETRIES`] times) while it does not validate. The outcome covers every
+    /// request made; `None` when the run did not end with an answer to check.
+    fn answer_structured(
+        &self,
+        schema: &structured::Schema,
+        mut outcome: RunOutcome,
+        printer: &mut Printer,
+    ) -> (RunOutcome, Option<output::Structured>) {
+        let mut corrections = 0;
+        loop {
+            if outcome.status != RunStatus::Success {
+                return (outcome, None);
+            }
+            let problems = match structured::check(schema, &outcome.result) {
+                Ok(value) => return (outcome, Some(output::Structured::Valid(value))),
+                Err(problems) => problems,
+            };
+            if corrections == structured::RETRIES {
+                let why = structured::failure(&problems);
+                return (outcome, Some(output::Structured::Invalid(why)));
+            }
+            corrections += 1;
+            self.session
+                .prompt_turn(Turn::text(structured::correction(&problems)));
+            let next = self.finished(printer);
+            outcome = joined(outcome, next);
+        }
+    }
+
+    /// Print the session's reports until the turn submitted last ends; its outcome.
+    fn finished(&self, printer: &mut Printer) -> RunOutcome {
+        if self.cancel.is_cancelled() {
+            self.session.cancel();
+        }
+        while let Ok(report) = self.reports.recv() {
+            match report {
+                SessionEvent::Agent(event) => printer.event(&event),
+                SessionEvent::TurnDone(outcome) => return *outcome,
+                _ => {}
+            }
+        }
+        reasonix_session::not_sent("the session ended before the turn did".into())
+    }
+
+    /// End the session and print what it reports on the way out.
+    fn end(self, printer: &mut Printer) {
+        match std::sync::Arc::try_unwrap(self.session) {
+            Ok(session) => session.quit(),
+            // A watcher still holds it: dropping ours ends it once the watcher lets go.
+            Err(shared) => shared.submit(reasonix_protocol::Op::Quit {}),
+        }
+        while let Ok(report) = self.reports.recv() {
+            match report {
+                SessionEvent::Agent(event) => printer.event(&event),
+                SessionEvent::Stopped => return,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Ctrl-C or the run's deadline cancel `cancel`: stop the session's turn then. Dropping the
+/// returned guard ends the watch.
+fn interrupt_watch(session: std::sync::Arc<Session>, cancel: CancelToken) -> WatchGuard {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop = done.clone();
+    let thread = std::thread::spawn(move || {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            if cancel.is_cancelled() {
+                session.cancel();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    WatchGuard {
+        done,
+        thread: Some(thread),
+    }
+}
+
+struct WatchGuard {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// `--timeout`: `90s`, `5m`, `1h` or plain seconds.
@@ -518,37 +647,6 @@ fn with_schema(append: Option<String>, schema: Option<&structured::Schema>) -> O
         Some(text) => format!("{text}\n\n{instruction}"),
         None => instruction,
     })
-}
-
-/// `--json-schema`: validate the final answer, asking the model again (at most
-/// [`structured::RETRIES`] times) while it does not validate. The outcome covers every request
-/// made; `None` when the run did not end with an answer to check.
-fn answer_structured(
-    agent: &mut reasonix_agent::agent_loop::Agent,
-    schema: &structured::Schema,
-    mut outcome: RunOutcome,
-    cancel: &CancelToken,
-    printer: &mut Printer,
-) -> (RunOutcome, Option<output::Structured>) {
-    let mut corrections = 0;
-    loop {
-        if outcome.status != RunStatus::Success {
-            return (outcome, None);
-        }
-        let problems = match structured::check(schema, &outcome.result) {
-            Ok(value) => return (outcome, Some(output::Structured::Valid(value))),
-            Err(problems) => problems,
-        };
-        if corrections == structured::RETRIES {
-            let why = structured::failure(&problems);
-            return (outcome, Some(output::Structured::Invalid(why)));
-        }
-        corrections += 1;
-        let next = agent.run(&structured::correction(&problems), cancel, &mut |event| {
-            printer.event(&event)
-        });
-        outcome = joined(outcome, next);
-    }
 }
 
 /// Two runs of one command as one: the later's status and answer, both's requests and spend.
