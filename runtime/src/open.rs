@@ -50,6 +50,7 @@ pub fn session(
             }
         })),
         asks: true,
+        parent: None,
     };
     Session::spawn(agent, store, expander(&prepared), options, emit)
 }

@@ -31,6 +31,9 @@ pub struct SessionOptions {
     /// Questions go to the front end (`SessionEvent::Question`, answered by id). Without it
     /// the agent resolves an "ask" itself, as a headless run must: nobody could answer.
     pub asks: bool,
+    /// The parent of every turn's token: cancelling it (Ctrl-C, a deadline) stops what runs
+    /// and whatever is submitted after.
+    pub parent: Option<CancelToken>,
 }
 
 enum Input {
@@ -72,6 +75,7 @@ pub struct Session {
     requests: Sender<Request>,
     router: Arc<Router>,
     tokens: Arc<Tokens>,
+    parent: Option<CancelToken>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -113,6 +117,7 @@ impl Session {
             requests,
             router,
             tokens,
+            parent: options.parent,
             thread: Some(thread),
         })
     }
@@ -226,7 +231,10 @@ impl Session {
     }
 
     fn start(&self, request: impl FnOnce(CancelToken) -> Request) -> CancelToken {
-        let cancel = CancelToken::new();
+        let cancel = match &self.parent {
+            Some(parent) => parent.child(),
+            None => CancelToken::new(),
+        };
         self.tokens.submitted(&cancel);
         self.send(request(cancel.clone()));
         cancel

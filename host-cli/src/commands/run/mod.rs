@@ -411,20 +411,28 @@ pub fn run(args: RunArgs) -> Outcome {
     // The run is a front end of the session service, like the interactive session: the
     // agent runs on the session's thread, this one prints what it reports. Nobody can answer
     // a question here: the agent resolves "ask" itself (refused, fail closed).
-    let (to_printer, reports) = mpsc::channel::<SessionEvent>();
-    let session = std::sync::Arc::new(
-        Session::spawn(
-            agent,
-            launched.store.clone(),
-            reasonix_runtime::open::expander(&prepared),
-            reasonix_session::SessionOptions::default(),
-            move |event| {
-                let _ = to_printer.send(event);
-            },
-        )
-        .map_err(|e| Failure::runtime(anyhow!("cannot start the session: {e}")))?,
-    );
-    let watch = interrupt_watch(session.clone(), cancel.clone());
+    // The agent's events are printed on the session's thread as they come (no hop per
+    // streamed piece); the rest comes here. Ctrl-C and the deadline cancel `cancel`, the
+    // parent of every turn's token.
+    let printer = std::sync::Arc::new(std::sync::Mutex::new(printer));
+    let (to_driver, reports) = mpsc::channel::<SessionEvent>();
+    let printing = printer.clone();
+    let session = Session::spawn(
+        agent,
+        launched.store.clone(),
+        reasonix_runtime::open::expander(&prepared),
+        reasonix_session::SessionOptions {
+            parent: Some(cancel.clone()),
+            ..Default::default()
+        },
+        move |event| match event {
+            SessionEvent::Agent(event) => locked(&printing).event(&event),
+            other => {
+                let _ = to_driver.send(other);
+            }
+        },
+    )
+    .map_err(|e| Failure::runtime(anyhow!("cannot start the session: {e}")))?;
     let turns: Box<dyn Iterator<Item = Result<Turn, input::InputError>>> = match task {
         Some(task) => Box::new(std::iter::once(Ok(task))),
         None => Box::new(input::Turns::new(std::io::stdin().lock())),
@@ -434,7 +442,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let driver = Driver {
         session,
         reports: &reports,
-        cancel: &cancel,
+        printer: &printer,
     };
     for turn in turns {
         // A stream-json turn is expanded like a typed line; the argument task already was.
@@ -448,7 +456,7 @@ pub fn run(args: RunArgs) -> Outcome {
         };
         let turn_started = Instant::now();
         let (outcome, structured_failed) = match expanded {
-            Ok(task) => driver.one_turn(task, schema.as_ref(), &mut printer),
+            Ok(task) => driver.one_turn(task, schema.as_ref()),
             // One turn that cannot be expanded (a reference that cannot be read) is an error
             // result; the stream goes on.
             Err(why) => (reasonix_session::not_sent(why), None),
@@ -460,7 +468,7 @@ pub fn run(args: RunArgs) -> Outcome {
             turn_started
         };
         let duration_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
-        printer.finish(&outcome, duration_ms);
+        locked(&printer).finish(&outcome, duration_ms);
         if args.output_format != Format::Text {
             // The result object says it too, but a script's log should show why it stopped.
             if outcome.status == RunStatus::BudgetExceeded {
@@ -489,9 +497,8 @@ pub fn run(args: RunArgs) -> Outcome {
             break;
         }
     }
-    drop(watch);
-    // End the session (its `session.end` point may still report) and print what it says.
-    driver.end(&mut printer);
+    // End the session (its `session.end` point may still report, printed as it comes).
+    driver.end();
     if let Some(e) = bad_input {
         return Err(Failure::usage(e));
     }
@@ -502,13 +509,12 @@ pub fn run(args: RunArgs) -> Outcome {
     })
 }
 
-/// Drives the session turn by turn: submits a turn and prints what the session reports until
-/// it ends.
+/// Drives the session turn by turn: submits a turn and waits until it ends (the session's
+/// thread prints the agent's events meanwhile).
 struct Driver<'a> {
-    session: std::sync::Arc<Session>,
+    session: Session,
     reports: &'a mpsc::Receiver<SessionEvent>,
-    /// Ctrl-C and the deadline: a turn submitted after it fired is stopped at once.
-    cancel: &'a CancelToken,
+    printer: &'a std::sync::Mutex<Printer>,
 }
 
 impl Driver<'_> {
@@ -518,20 +524,19 @@ impl Driver<'_> {
         &self,
         task: Turn,
         schema: Option<&structured::Schema>,
-        printer: &mut Printer,
     ) -> (RunOutcome, Option<String>) {
         self.session.prompt_turn(task);
-        let outcome = self.finished(printer);
+        let outcome = self.finished();
         let Some(schema) = schema else {
             return (outcome, None);
         };
-        let (outcome, came_out) = self.answer_structured(schema, outcome, printer);
+        let (outcome, came_out) = self.answer_structured(schema, outcome);
         let failed = match &came_out {
             Some(output::Structured::Invalid(why)) => Some(why.clone()),
             _ => None,
         };
         if let Some(came_out) = came_out {
-            printer.structured(came_out);
+            locked(self.printer).structured(came_out);
         }
         (outcome, failed)
     }
@@ -543,7 +548,6 @@ impl Driver<'_> {
         &self,
         schema: &structured::Schema,
         mut outcome: RunOutcome,
-        printer: &mut Printer,
     ) -> (RunOutcome, Option<output::Structured>) {
         let mut corrections = 0;
         loop {
@@ -561,75 +565,32 @@ impl Driver<'_> {
             corrections += 1;
             self.session
                 .prompt_turn(Turn::text(structured::correction(&problems)));
-            let next = self.finished(printer);
+            let next = self.finished();
             outcome = joined(outcome, next);
         }
     }
 
-    /// Print the session's reports until the turn submitted last ends; its outcome.
-    fn finished(&self, printer: &mut Printer) -> RunOutcome {
-        if self.cancel.is_cancelled() {
-            self.session.cancel();
-        }
+    /// Wait until the turn submitted last ends; its outcome.
+    fn finished(&self) -> RunOutcome {
         while let Ok(report) = self.reports.recv() {
-            match report {
-                SessionEvent::Agent(event) => printer.event(&event),
-                SessionEvent::TurnDone(outcome) => return *outcome,
-                _ => {}
+            if let SessionEvent::TurnDone(outcome) = report {
+                return *outcome;
             }
         }
         reasonix_session::not_sent("the session ended before the turn did".into())
     }
 
-    /// End the session and print what it reports on the way out.
-    fn end(self, printer: &mut Printer) {
-        match std::sync::Arc::try_unwrap(self.session) {
-            Ok(session) => session.quit(),
-            // A watcher still holds it: dropping ours ends it once the watcher lets go.
-            Err(shared) => shared.submit(reasonix_protocol::Op::Quit {}),
-        }
-        while let Ok(report) = self.reports.recv() {
-            match report {
-                SessionEvent::Agent(event) => printer.event(&event),
-                SessionEvent::Stopped => return,
-                _ => {}
-            }
-        }
+    /// End the session; what it reports on the way out is printed by its thread.
+    fn end(self) {
+        self.session.quit();
     }
 }
 
-/// Ctrl-C or the run's deadline cancel `cancel`: stop the session's turn then. Dropping the
-/// returned guard ends the watch.
-fn interrupt_watch(session: std::sync::Arc<Session>, cancel: CancelToken) -> WatchGuard {
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stop = done.clone();
-    let thread = std::thread::spawn(move || {
-        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-            if cancel.is_cancelled() {
-                session.cancel();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    });
-    WatchGuard {
-        done,
-        thread: Some(thread),
-    }
-}
-
-struct WatchGuard {
-    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for WatchGuard {
-    fn drop(&mut self) {
-        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+/// The printer, also after a panic of a holder (what it printed so far stays printed).
+fn locked(printer: &std::sync::Mutex<Printer>) -> std::sync::MutexGuard<'_, Printer> {
+    printer
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// `--timeout`: `90s`, `5m`, `1h` or plain seconds.
