@@ -132,7 +132,8 @@ impl Router {
     }
 
     /// The ids of the open questions, oldest first.
-    pub fn open(&self) -> Vec<String> {
+    #[cfg(test)]
+    fn open(&self) -> Vec<String> {
         let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         let mut ids: Vec<(u64, String)> = open
             .keys()

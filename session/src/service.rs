@@ -205,11 +205,6 @@ impl Session {
         self.router.answer(id, answer)
     }
 
-    /// The ids of the questions waiting for an answer, oldest first.
-    pub fn open_questions(&self) -> Vec<String> {
-        self.router.open()
-    }
-
     /// Stop the turn (or compaction) in progress, and those submitted and not started; their
     /// open questions are withdrawn.
     pub fn cancel(&self) {

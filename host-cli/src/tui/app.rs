@@ -518,10 +518,7 @@ impl App {
 
     /// A prompt for the model: now, or after the running turn.
     pub fn send_prompt(&mut self, text: String) {
-        self.send(Outgoing {
-            references: Some(text.clone()),
-            text,
-        });
+        self.send(Outgoing::typed(text));
     }
 
     /// A custom command's expanded template: the `@` references of the user's `args` are
