@@ -52,13 +52,15 @@ fn run() -> Result<(), String> {
     }
 
     let precompiler = Precompiler::new(&out_dir)?;
+    // A `static`, not a `const`: a const is copied into every codegen unit that names it, and
+    // the embedded components and artifacts (tens of MB) with it.
     let mut generated = String::from(
         "/// Components built from `plugins/` and embedded in this binary.\n\
          // SAFETY (each `from_build_script`): the artifact is the file runtime/build.rs wrote\n\
          // from `reasonix_host::component::precompile` of the component embedded beside it, in\n\
          // this same build, with this crate's `reasonix-host`.\n\
          #[allow(unsafe_code)]\n\
-         pub const BUILTINS: &[reasonix_host::BuiltinComponent] = &[\n",
+         pub static BUILTINS: &[reasonix_host::BuiltinComponent] = &[\n",
     );
     for package in &packages {
         let file = format!("{}.wasm", package.replace('-', "_"));

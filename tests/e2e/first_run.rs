@@ -83,3 +83,52 @@ fn in_the_home_directory_no_start_compiles_a_built_in_and_the_cache_is_used() {
     assert!(!second.contains("compiling"), "{second}");
     assert!(!second.contains("cache is not used"), "{second}");
 }
+
+/// How often `needle` occurs in `haystack`.
+fn occurrences(haystack: &[u8], needle: &[u8]) -> usize {
+    memchr::memmem::find_iter(haystack, needle).count()
+}
+
+/// 256 bytes of `blob` found nowhere else in `blobs` (which holds `blob`): components share
+/// code (the WASI adapter, wit-bindgen's glue) and so do their compiled artifacts.
+fn unique_sample<'a>(blob: &'a [u8], blobs: &[&[u8]]) -> &'a [u8] {
+    const LEN: usize = 256;
+    (1..64)
+        .map(|k| blob.len() * k / 64)
+        .map(|offset| &blob[offset..(offset + LEN).min(blob.len())])
+        .find(|sample| {
+            sample.len() == LEN && blobs.iter().map(|b| occurrences(b, sample)).sum::<usize>() == 1
+        })
+        .expect("no sample of a built-in is unique to it")
+}
+
+/// Each built-in component and its compiled artifact are in the binary once. A `const` table
+/// would put a copy in every codegen unit that names it: twice in a release binary, up to eight
+/// times in a debug one, tens of MB in all, on disk and mapped for nothing.
+#[test]
+fn the_binary_embeds_each_built_in_once() {
+    let binary = std::fs::read(env!("CARGO_BIN_EXE_reasonix")).unwrap();
+    let mut blobs: Vec<(String, &[u8])> = Vec::new();
+    for builtin in crate::BUILTINS {
+        blobs.push((
+            format!("the component of `{}`", builtin.name),
+            builtin.bytes,
+        ));
+        if let Some(precompiled) = builtin.precompiled {
+            let artifact = precompiled.artifact.bytes();
+            blobs.push((
+                format!("the compiled artifact of `{}`", builtin.name),
+                artifact,
+            ));
+        }
+    }
+    assert!(
+        blobs.len() > crate::BUILTINS.len(),
+        "a native build embeds compiled artifacts"
+    );
+    let all: Vec<&[u8]> = blobs.iter().map(|(_, blob)| *blob).collect();
+    for (what, blob) in &blobs {
+        let sample = unique_sample(blob, &all);
+        assert_eq!(occurrences(&binary, sample), 1, "{what}");
+    }
+}
