@@ -45,6 +45,7 @@ mod registry;
 mod rewind;
 mod run;
 mod run_faults;
+mod run_formats;
 mod run_scenarios;
 mod sandbox;
 mod search_tools;
