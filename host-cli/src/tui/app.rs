@@ -697,11 +697,23 @@ impl App {
                         Some(format!("{} · {done}{message}", running.card.name));
                 }
             }
-            AgentEvent::ToolsChanged { .. } => {
-                self.notice(&crate::wording::tools_changed(&event));
+            AgentEvent::ToolsChanged { added, removed } => {
+                self.notice(&crate::wording::tools_changed(&added, &removed));
             }
-            AgentEvent::Compacted { tokens_after, .. } => {
-                self.notice(&crate::wording::compacted(&event));
+            AgentEvent::Compacted {
+                tier,
+                number,
+                tokens_before,
+                tokens_after,
+                manual,
+            } => {
+                self.notice(&crate::wording::compacted(
+                    tier.as_str(),
+                    number,
+                    tokens_before,
+                    tokens_after,
+                    manual,
+                ));
                 // The status line shows what the context holds now (the next request's
                 // provider count replaces this estimate), as the notice does.
                 self.status.context_used = tokens_after;

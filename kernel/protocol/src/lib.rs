@@ -57,6 +57,12 @@ pub enum EventKind {
         tools: Vec<String>,
         /// `ask`, `acceptEdits`, `auto`, `dontAsk` or `bypassPermissions`.
         permission_mode: String,
+        /// The session already held this many messages (a resumed session).
+        #[serde(default, skip_serializing_if = "is_zero_u64")]
+        resumed_messages: u64,
+        /// The MCP servers and how they stand when the session starts.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        mcp_servers: Vec<McpServer>,
     },
     /// A user turn begins.
     TurnStarted {},
@@ -207,6 +213,19 @@ pub enum EventKind {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
+/// An MCP server of the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct McpServer {
+    pub name: String,
+    /// `connected`, `failed`, `pending`, `disabled` or `not-approved`.
+    pub status: String,
 }
 
 /// A tool call of an assistant message.

@@ -5,7 +5,6 @@
 mod input;
 mod ops;
 pub mod output;
-mod partial;
 mod piped;
 mod session_flags;
 mod settings_flags;

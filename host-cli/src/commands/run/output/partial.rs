@@ -5,8 +5,7 @@
 //! before the complete `assistant` line. Tool calls arrive whole (they are in the `assistant`
 //! line), so they have no partial events.
 
-use reasonix_agent::agent_loop::AgentEvent;
-use reasonix_core::types::Role;
+use reasonix_protocol::EventKind;
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,15 +26,17 @@ pub struct Partial {
 
 impl Partial {
     /// The stream events `event` adds (the inner `event` objects), in order.
-    pub fn events(&mut self, event: &AgentEvent, model: &str) -> Vec<Value> {
+    pub fn events(&mut self, event: &EventKind, model: &str) -> Vec<Value> {
         let mut out = Vec::new();
         match event {
-            AgentEvent::TextDelta(text) => self.delta(Block::Text, text, model, &mut out),
-            AgentEvent::ReasoningDelta(text) => self.delta(Block::Thinking, text, model, &mut out),
-            AgentEvent::Message(m) if m.role == Role::Assistant => {
+            EventKind::TextDelta { text } => self.delta(Block::Text, text, model, &mut out),
+            EventKind::ReasoningDelta { text } => {
+                self.delta(Block::Thinking, text, model, &mut out)
+            }
+            EventKind::AssistantMessage { tool_calls, .. } => {
                 self.close_block(&mut out);
                 if self.in_message {
-                    let stop = if m.tool_calls.is_empty() {
+                    let stop = if tool_calls.is_empty() {
                         "end_turn"
                     } else {
                         "tool_use"
@@ -49,7 +50,7 @@ impl Partial {
                 *self = Partial::default();
             }
             // A replayed stream starts its answer again: the open message is abandoned.
-            AgentEvent::StreamRestarted { .. } | AgentEvent::RequestStarted { .. } => {
+            EventKind::StreamRestarted { .. } | EventKind::RequestStarted { .. } => {
                 self.close_block(&mut out);
                 if self.in_message {
                     out.push(json!({"type": "message_stop"}));
@@ -111,17 +112,21 @@ impl Partial {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reasonix_core::types::Message;
 
     #[test]
     fn deltas_become_blocks_of_one_message() {
         let mut p = Partial::default();
         let mut all = Vec::new();
-        all.extend(p.events(&AgentEvent::ReasoningDelta("hm".into()), "m"));
-        all.extend(p.events(&AgentEvent::TextDelta("Hel".into()), "m"));
-        all.extend(p.events(&AgentEvent::TextDelta("lo".into()), "m"));
+        let text = |t: &str| EventKind::TextDelta { text: t.into() };
+        all.extend(p.events(&EventKind::ReasoningDelta { text: "hm".into() }, "m"));
+        all.extend(p.events(&text("Hel"), "m"));
+        all.extend(p.events(&text("lo"), "m"));
         all.extend(p.events(
-            &AgentEvent::Message(Message::text(Role::Assistant, "Hello")),
+            &EventKind::AssistantMessage {
+                text: "Hello".into(),
+                reasoning: None,
+                tool_calls: Vec::new(),
+            },
             "m",
         ));
         let types: Vec<&str> = all.iter().map(|e| e["type"].as_str().unwrap()).collect();
