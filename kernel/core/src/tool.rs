@@ -50,11 +50,13 @@ pub struct Effects {
     pub writes_workspace: bool,
     /// May reach the network.
     pub fetches: bool,
-    /// Served from outside Reasonix's plugin model (an MCP server): only rules that name it
-    /// (`mcp__server`, `mcp__server__tool`) cover it, never the families by kind (`Bash`,
-    /// `Edit`, `Read`, `WebFetch`) — Claude Code's convention, and a `Bash` grant for sandboxed
-    /// commands must not reach an unconfined server.
-    pub own_rules_only: bool,
+    /// Served from outside Reasonix's plugin model (an MCP server), which grants bound
+    /// nothing: only rules that name it (`mcp__server`, `mcp__server__tool`) cover it, never
+    /// the families by kind (`Bash`, `Edit`, `Read`, `WebFetch`) — Claude Code's convention,
+    /// and a `Bash` grant for sandboxed commands must not reach an unconfined server. Such a
+    /// tool is offered beside `[tools] enabled` (the original's rule; a deny rule turns it
+    /// off), and its schema may wait behind the deferred-tools proxy.
+    pub external: bool,
 }
 
 impl Effects {
@@ -64,7 +66,7 @@ impl Effects {
             runs_commands: granted.process,
             writes_workspace: granted.workspace == WorkspaceAccess::ReadWrite,
             fetches: !granted.network.is_empty(),
-            own_rules_only: false,
+            external: false,
         }
     }
 

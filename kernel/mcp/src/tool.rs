@@ -89,7 +89,7 @@ impl Tool for McpTool {
     fn effects(&self) -> Effects {
         if self.read_only {
             return Effects {
-                own_rules_only: true,
+                external: true,
                 ..Effects::default()
             };
         }
@@ -97,7 +97,7 @@ impl Tool for McpTool {
             runs_commands: true,
             writes_workspace: true,
             fetches: true,
-            own_rules_only: true,
+            external: true,
         }
     }
 

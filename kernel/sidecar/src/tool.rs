@@ -59,7 +59,7 @@ impl Tool for SidecarTool {
             runs_commands: true,
             writes_workspace: true,
             fetches: true,
-            own_rules_only: false,
+            external: false,
         }
     }
 

@@ -29,14 +29,14 @@ fn spec_bytes(spec: &ToolSpec) -> usize {
     spec.name.len() + spec.description.len() + spec.parameters.len()
 }
 
-/// Split the MCP tools off `tools` when their specs pass `budget`: `Some(proxy)` then, the
-/// tool to offer in their place. `tools` is left whole (every tool stays callable by name).
-pub fn proxy_for(tools: &[Arc<dyn Tool>], budget: usize) -> Option<Arc<dyn Tool>> {
+/// Split the external (MCP) tools off `tools` when their specs pass `budget`: `Some(proxy)`
+/// then, the tool to offer in their place. `tools` is left whole (every tool stays callable
+/// by name).
+pub fn proxy_for(tools: &[Arc<dyn Tool>], budget: usize) -> Option<Arc<Proxy>> {
     let mut deferred: Vec<ToolSpec> = tools
         .iter()
-        .map(|t| t.spec())
-        .filter(|s| s.name.starts_with("mcp__"))
-        .cloned()
+        .filter(|t| t.effects().external)
+        .map(|t| t.spec().clone())
         .collect();
     let bytes: usize = deferred.iter().map(spec_bytes).sum();
     if deferred.is_empty() || bytes <= budget {
@@ -46,43 +46,48 @@ pub fn proxy_for(tools: &[Arc<dyn Tool>], budget: usize) -> Option<Arc<dyn Tool>
     Some(Arc::new(Proxy::new(deferred)))
 }
 
-/// Whether `name` is offered through the proxy rather than directly, given the proxy is on.
-pub fn is_deferred(name: &str) -> bool {
-    name.starts_with("mcp__")
-}
-
-/// A `call` of the proxy, as the call of the tool it names (same id); `None` for anything
-/// else (the proxy itself answers, with an error for a malformed call).
-pub fn unwrap(call: &ToolCall) -> Option<ToolCall> {
-    if call.name != PROXY {
-        return None;
-    }
-    let args: Value = serde_json::from_str(&call.arguments).ok()?;
-    if args.get("action").and_then(Value::as_str) != Some("call") {
-        return None;
-    }
-    let name = args.get("name").and_then(Value::as_str)?;
-    if !is_deferred(name) {
-        return None;
-    }
-    let arguments = match args.get("arguments") {
-        None | Some(Value::Null) => "{}".to_string(),
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
-    };
-    Some(ToolCall {
-        id: call.id.clone(),
-        name: name.to_string(),
-        arguments,
-    })
-}
-
-struct Proxy {
+/// The tool the deferred tools are reached through.
+pub struct Proxy {
     spec: ToolSpec,
+    /// Sorted by name.
     deferred: Vec<ToolSpec>,
 }
 
 impl Proxy {
+    /// Whether `name` is offered through the proxy rather than directly.
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.deferred
+            .binary_search_by(|s| s.name.as_str().cmp(name))
+            .is_ok()
+    }
+
+    /// A `call` of the proxy, as the call of the tool it names (same id); `None` for anything
+    /// else, a tool it does not defer included (the proxy itself answers, with an error for a
+    /// malformed call).
+    pub fn unwrap(&self, call: &ToolCall) -> Option<ToolCall> {
+        if call.name != PROXY {
+            return None;
+        }
+        let args: Value = serde_json::from_str(&call.arguments).ok()?;
+        if args.get("action").and_then(Value::as_str) != Some("call") {
+            return None;
+        }
+        let name = args.get("name").and_then(Value::as_str)?;
+        if !self.is_deferred(name) {
+            return None;
+        }
+        let arguments = match args.get("arguments") {
+            None | Some(Value::Null) => "{}".to_string(),
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+        };
+        Some(ToolCall {
+            id: call.id.clone(),
+            name: name.to_string(),
+            arguments,
+        })
+    }
+
     fn new(deferred: Vec<ToolSpec>) -> Proxy {
         let names: Vec<&str> = deferred.iter().map(|s| s.name.as_str()).collect();
         let description = format!(
@@ -227,15 +232,28 @@ mod tests {
             name: PROXY.into(),
             arguments: args.to_string(),
         };
-        let inner = unwrap(&call(json!({"action": "call", "name": "mcp__s__echo",
-            "arguments": {"message": "hi"}})))
-        .unwrap();
+        let proxy = Proxy::new(vec![spec("mcp__s__echo", "Echoes")]);
+        let inner = proxy
+            .unwrap(&call(json!({"action": "call", "name": "mcp__s__echo",
+                "arguments": {"message": "hi"}})))
+            .unwrap();
         assert_eq!(inner.id, "c1");
         assert_eq!(inner.name, "mcp__s__echo");
         assert_eq!(inner.arguments, r#"{"message":"hi"}"#);
-        // Only MCP tools are reached this way, and only by `call`.
-        assert!(unwrap(&call(json!({"action": "call", "name": "bash"}))).is_none());
-        assert!(unwrap(&call(json!({"action": "search", "query": "x"}))).is_none());
+        // Only the tools it defers are reached this way, whatever their names, and only by
+        // `call`.
+        assert!(
+            proxy
+                .unwrap(&call(json!({"action": "call", "name": "bash"})))
+                .is_none()
+        );
+        let unknown = json!({"action": "call", "name": "mcp__s__other"});
+        assert!(proxy.unwrap(&call(unknown)).is_none());
+        assert!(
+            proxy
+                .unwrap(&call(json!({"action": "search", "query": "x"})))
+                .is_none()
+        );
     }
 
     #[test]

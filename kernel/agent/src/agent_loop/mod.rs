@@ -120,6 +120,8 @@ pub struct Agent {
     /// What each tool is to the permission rules, from its spec and its plugin's grant,
     /// worked out once.
     classes: HashMap<String, ToolClass>,
+    /// The deferred-tools proxy, when the external tools are reached through it.
+    proxy: Option<Arc<deferred::Proxy>>,
     /// Shared so a run can lend it to the event filter without copying the maps.
     interceptors: Arc<Interceptors>,
     /// `session.start` was dispatched.
@@ -161,43 +163,52 @@ pub struct RunDeadline {
     pub limit: Duration,
 }
 
-/// The tools a catalog offers (sorted by name: the order is part of the cached prefix), their
-/// specs and their permission classes.
-#[allow(clippy::type_complexity)]
-fn offered(
-    catalog: &dyn Catalog,
-    enabled: Option<&[String]>,
-    mcp_schema_budget: usize,
-) -> (
-    Vec<Arc<dyn Tool>>,
-    Vec<ToolSpec>,
-    HashMap<String, ToolClass>,
-) {
+/// What a catalog offers the model.
+struct Offered {
+    /// Every callable tool, sorted by name (the order is part of the cached prefix).
+    tools: Vec<Arc<dyn Tool>>,
+    /// The specs sent to the model: the deferred tools' only through the proxy.
+    specs: Vec<ToolSpec>,
+    /// The permission class of each tool.
+    classes: HashMap<String, ToolClass>,
+    /// The deferred-tools proxy, when the external tools' specs pass the budget.
+    proxy: Option<Arc<deferred::Proxy>>,
+}
+
+fn offered(catalog: &dyn Catalog, enabled: Option<&[String]>, mcp_schema_budget: usize) -> Offered {
     let mut tools: Vec<Arc<dyn Tool>> = catalog
         .tools()
         .into_iter()
         .filter(|t| {
-            // MCP tools come in addition to `[tools] enabled` (the original's rule); a deny
-            // rule or `[[plugins]]` removal is how a user turns them off.
-            let name = &t.spec().name;
-            name.starts_with("mcp__") || enabled.is_none_or(|names| names.iter().any(|n| n == name))
+            // External (MCP) tools come in addition to `[tools] enabled` (the original's
+            // rule); a deny rule or `[[plugins]]` removal is how a user turns them off.
+            t.effects().external
+                || enabled.is_none_or(|names| names.iter().any(|n| *n == t.spec().name))
         })
         .collect();
-    // Past the budget the MCP tools stay callable (by the proxy's `call`) but are not offered.
+    // Past the budget the external tools stay callable (by the proxy's `call`) but are not
+    // offered.
     let proxy = deferred::proxy_for(&tools, mcp_schema_budget);
-    tools.extend(proxy.iter().cloned());
+    if let Some(proxy) = &proxy {
+        tools.push(proxy.clone());
+    }
     tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
     let specs: Vec<ToolSpec> = tools
         .iter()
         .map(|t| t.spec())
-        .filter(|s| proxy.is_none() || !deferred::is_deferred(&s.name))
+        .filter(|s| proxy.as_ref().is_none_or(|p| !p.is_deferred(&s.name)))
         .cloned()
         .collect();
     let classes = tools
         .iter()
         .map(|t| (t.spec().name.clone(), ToolClass::of(t.spec(), t.effects())))
         .collect();
-    (tools, specs, classes)
+    Offered {
+        tools,
+        specs,
+        classes,
+        proxy,
+    }
 }
 
 /// What a [`Agent::reload`] changed.
@@ -218,7 +229,12 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Agent, StartError> {
         let tools_revision = registry.tools_revision();
-        let (tools, specs, classes) = offered(
+        let Offered {
+            tools,
+            specs,
+            classes,
+            proxy,
+        } = offered(
             registry.as_ref(),
             config.enabled_tools.as_deref(),
             config.mcp_schema_budget,
@@ -236,6 +252,7 @@ impl Agent {
             tools,
             specs,
             classes,
+            proxy,
             interceptors,
             started: false,
             history: Vec::new(),
@@ -264,7 +281,12 @@ impl Agent {
             return;
         }
         self.tools_revision = revision;
-        let (tools, specs, classes) = offered(
+        let Offered {
+            tools,
+            specs,
+            classes,
+            proxy,
+        } = offered(
             self.registry.as_ref(),
             self.config.enabled_tools.as_deref(),
             self.config.mcp_schema_budget,
@@ -278,6 +300,7 @@ impl Agent {
         self.tools = tools;
         self.specs = specs;
         self.classes = classes;
+        self.proxy = proxy;
         if changed {
             on_event(AgentEvent::ToolsChanged { added, removed });
         }

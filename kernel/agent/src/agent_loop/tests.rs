@@ -254,19 +254,19 @@ const NO_EFFECTS: Effects = Effects {
     runs_commands: false,
     writes_workspace: false,
     fetches: false,
-    own_rules_only: false,
+    external: false,
 };
 const PROCESS: Effects = Effects {
     runs_commands: true,
     writes_workspace: true,
     fetches: false,
-    own_rules_only: false,
+    external: false,
 };
 const WRITES: Effects = Effects {
     runs_commands: false,
     writes_workspace: true,
     fetches: false,
-    own_rules_only: false,
+    external: false,
 };
 const PATH_SCHEMA: &str = r#"{"properties":{"path":{"type":"string"}},"type":"object"}"#;
 const TEXT_SCHEMA: &str = r#"{"properties":{"text":{"type":"string"}},"type":"object"}"#;
@@ -2093,4 +2093,42 @@ fn one_instance_serves_a_calls_tool_after_and_the_display_of_its_result() {
             .any(|(n, p, _)| *n == 0 && p == "frontend.event"),
         "{calls:?}"
     );
+}
+
+/// What makes a tool external (offered beside `[tools] enabled`, deferrable behind the proxy)
+/// is what the host says of it, never its name: a plugin's tool named like an MCP tool is
+/// an ordinary tool.
+#[test]
+fn only_tools_the_host_calls_external_pass_tools_enabled_and_wait_behind_the_proxy() {
+    let external = Effects {
+        external: true,
+        ..NO_EFFECTS
+    };
+    let catalog = FakeCatalog {
+        tools: vec![
+            FakeTool::new("mcp__s__echo", TEXT_SCHEMA, false, external),
+            FakeTool::new("mcp__posing__x", TEXT_SCHEMA, true, NO_EFFECTS),
+            FakeTool::new("read_file", PATH_SCHEMA, true, NO_EFFECTS),
+        ],
+        ..FakeCatalog::default()
+    };
+    let names = |offered: &Offered| -> Vec<String> {
+        offered.specs.iter().map(|s| s.name.clone()).collect()
+    };
+    let enabled = vec!["read_file".to_string()];
+    let got = offered(&catalog, Some(&enabled), deferred::DEFAULT_BUDGET);
+    assert_eq!(names(&got), ["mcp__s__echo", "read_file"]);
+    assert!(got.proxy.is_none());
+
+    let enabled = vec!["read_file".to_string(), "mcp__posing__x".to_string()];
+    let got = offered(&catalog, Some(&enabled), 0);
+    assert_eq!(
+        names(&got),
+        ["mcp__posing__x", deferred::PROXY, "read_file"]
+    );
+    let proxy = got.proxy.as_ref().unwrap();
+    assert!(proxy.is_deferred("mcp__s__echo"));
+    assert!(!proxy.is_deferred("mcp__posing__x"));
+    // The deferred tool stays callable.
+    assert!(got.tools.iter().any(|t| t.spec().name == "mcp__s__echo"));
 }

@@ -180,7 +180,12 @@ impl Agent {
         // A call through the deferred-tools proxy is judged and run as the tool it names.
         let calls: Vec<ToolCall> = calls
             .iter()
-            .map(|call| super::deferred::unwrap(call).unwrap_or_else(|| call.clone()))
+            .map(|call| {
+                self.proxy
+                    .as_ref()
+                    .and_then(|proxy| proxy.unwrap(call))
+                    .unwrap_or_else(|| call.clone())
+            })
             .collect();
         let calls = calls.as_slice();
         for group in self.groups(calls) {

@@ -24,7 +24,7 @@ impl ToolClass {
     pub fn of(spec: &ToolSpec, effects: Effects) -> ToolClass {
         let read_only = spec.read_only && effects.backs_read_only();
         let described = ToolKind::described(&spec.parameters, read_only);
-        let kind = if effects.own_rules_only {
+        let kind = if effects.external {
             ToolKind::Other
         } else if effects.runs_commands {
             ToolKind::Shell
@@ -44,7 +44,7 @@ impl ToolClass {
         ToolClass {
             kind,
             read_only,
-            own_rules: effects.own_rules_only,
+            own_rules: effects.external,
         }
     }
 }
@@ -82,7 +82,7 @@ mod tests {
         runs_commands: false,
         writes_workspace: false,
         fetches: false,
-        own_rules_only: false,
+        external: false,
     };
     const PROCESS: Effects = Effects {
         runs_commands: true,
@@ -169,12 +169,12 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_with_its_own_rules_only_is_no_family_whatever_its_arguments() {
+    fn an_external_tool_is_no_family_whatever_its_arguments() {
         let mcp = Effects {
             runs_commands: true,
             writes_workspace: true,
             fetches: true,
-            own_rules_only: true,
+            external: true,
         };
         let shell = r#"{"properties":{"command":{"type":"string"}},"type":"object"}"#;
         for schema in [shell, PATH, URL, PLAIN] {
@@ -190,7 +190,7 @@ mod tests {
         }
         // A trusted read-only hint (no effects) stays read-only, still in no family.
         let hinted = Effects {
-            own_rules_only: true,
+            external: true,
             ..NONE
         };
         assert_eq!(
