@@ -1,11 +1,12 @@
 //! Slash commands: what each built-in does in the session. The names, descriptions and
-//! completion come from the one registry ([`super::slash`]); this is the dispatch.
+//! completion come from the one registry ([`super::slash`]); this is the dispatch. A command
+//! reads the app and returns what it asks for ([`Effects`]); the app applies it.
 
 use super::app::{App, Overlay};
+use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::status::{money, posture_name, tokens};
 use super::text::safe_line;
-use crate::clock::now_ms;
 use ratatui::text::{Line, Span};
 use reasonix_agent::providers::ResolvedProvider;
 use reasonix_agent::session::SessionStore;
@@ -34,30 +35,29 @@ pub struct Context {
 /// The prompt `/init` sends: the model looks at the project and writes REASONIX.md.
 const INIT_PROMPT: &str = "Look at this project (its layout, build files, README, tests) and write a concise REASONIX.md at the workspace root for future sessions: what the project is, how to build, test and run it, the code layout, and conventions worth following. If REASONIX.md exists, improve it instead of replacing what is still true. Keep it under 80 lines.";
 
-pub fn dispatch(app: &mut App, line: &str) {
+/// What the command on `line` asks for.
+pub fn dispatch(app: &App, line: &str) -> Effects {
     let Some(invocation) = super::slash::SlashRegistry::parse(line) else {
         let text = super::slash::message_text(line).to_string();
-        app.send_prompt(text);
-        return;
+        return Effect::Prompt(text).into();
     };
     let (name, args) = (invocation.name.as_str(), invocation.args.trim());
     let theme = app.theme;
+    let mut out = Effects::default();
     match name {
         "help" => {
-            let lines = app.actions.slash.help_lines(&theme);
-            app.commit(lines);
-            app.commit([Line::from(Span::styled(
+            out.commit(app.actions.slash.help_lines(&theme));
+            out.commit([Line::from(Span::styled(
                 "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Esc Esc rewind · Shift+Tab ask→acceptEdits→auto · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+E last tool call · Ctrl+T tool calls · Ctrl+C twice / Ctrl+D quit",
                 theme.dim(),
             ))]);
         }
-        "new" | "clear" => app.session.submit(Op::NewSession {}),
+        "new" | "clear" => out.submit(Op::NewSession {}),
         "resume" | "sessions" => match app.actions.store.list() {
             Ok(sessions) if sessions.is_empty() => {
-                app.notice("no saved sessions in this workspace")
+                out.notice("no saved sessions in this workspace")
             }
             Ok(sessions) if name == "sessions" => {
-                let now = now_ms();
                 let lines: Vec<Line<'static>> = sessions
                     .iter()
                     .take(20)
@@ -72,16 +72,15 @@ pub fn dispatch(app: &mut App, line: &str) {
                         ))
                     })
                     .collect();
-                let _ = now;
-                app.commit(lines);
-                app.notice("/resume <id> opens one");
+                out.commit(lines);
+                out.notice("/resume <id> opens one");
             }
-            Ok(sessions) => {
-                app.overlay = Some(Overlay::Picker(super::picker::Picker::new(sessions, args)));
-            }
-            Err(e) => app.error(&format!("cannot list sessions: {e}")),
+            Ok(sessions) => out.push(Effect::Open(Overlay::Picker(super::picker::Picker::new(
+                sessions, args,
+            )))),
+            Err(e) => out.error(format!("cannot list sessions: {e}")),
         },
-        "model" => model(app, args),
+        "model" => out.extend(model(app, args)),
         "effort" => {
             if args.is_empty() {
                 let effort = app
@@ -89,14 +88,13 @@ pub fn dispatch(app: &mut App, line: &str) {
                     .effort
                     .clone()
                     .unwrap_or_else(|| "the provider's default".into());
-                app.notice(&format!(
+                out.notice(format!(
                     "effort: {effort} (set with /effort <level>, `auto` for the default)"
                 ));
             } else {
                 let effort = (args != "auto").then(|| args.to_string());
-                app.actions.effort = effort.clone();
-                app.session.submit(Op::SetEffort { effort });
-                app.notice(&format!("effort: {args} from the next request"));
+                out.push(Effect::SetEffort(effort));
+                out.notice(format!("effort: {args} from the next request"));
             }
         }
         "status" => {
@@ -130,22 +128,16 @@ pub fn dispatch(app: &mut App, line: &str) {
                 ),
                 format!("cost      {}", cost_text(app)),
             ];
-            let lines: Vec<String> = lines.into_iter().chain(model_lines(app)).collect();
-            app.commit(
+            out.commit(
                 lines
                     .into_iter()
+                    .chain(model_lines(app))
                     .map(|l| Line::from(Span::styled(l, theme.plain()))),
             );
         }
         "cost" => {
-            let text = cost_text(app);
-            app.notice(&format!("this session: {text}"));
-            let lines: Vec<String> = model_lines(app).collect();
-            app.commit(
-                lines
-                    .into_iter()
-                    .map(|l| Line::from(Span::styled(l, theme.plain()))),
-            );
+            out.notice(format!("this session: {}", cost_text(app)));
+            out.commit(model_lines(app).map(|l| Line::from(Span::styled(l, theme.plain()))));
         }
         "permissions" if args.starts_with("revoke") => {
             let wanted = args.trim_start_matches("revoke").trim();
@@ -158,16 +150,16 @@ pub fn dispatch(app: &mut App, line: &str) {
                 .or_else(|| app.session_grants.iter().position(|r| r == wanted));
             match found {
                 Some(i) => {
-                    let rule = app.session_grants.remove(i);
-                    app.session.submit(Op::Revoke { rule: rule.clone() });
-                    app.notice(&format!(
+                    let rule = app.session_grants[i].clone();
+                    out.notice(format!(
                         "revoked for this session: {} (such calls ask again)",
                         safe_line(&rule)
                     ));
+                    out.push(Effect::RevokeGrant(rule));
                 }
-                None if app.session_grants.is_empty() => app
+                None if app.session_grants.is_empty() => out
                     .notice("no session grant to revoke (rules in config files are edited there)"),
-                None => app.error(&format!(
+                None => out.error(format!(
                     "/permissions revoke <N|rule>: one of {}",
                     app.session_grants
                         .iter()
@@ -201,7 +193,7 @@ pub fn dispatch(app: &mut App, line: &str) {
                     theme.dim(),
                 )));
             }
-            app.commit(lines);
+            out.commit(lines);
         }
         "plugins" => {
             let catalog = app.actions.catalog.clone();
@@ -248,7 +240,7 @@ pub fn dispatch(app: &mut App, line: &str) {
                     ])
                 })
                 .collect();
-            app.commit(lines);
+            out.commit(lines);
         }
         "tools" => {
             let lines: Vec<Line<'static>> = app
@@ -268,24 +260,28 @@ pub fn dispatch(app: &mut App, line: &str) {
                     ])
                 })
                 .collect();
-            app.commit(lines);
+            out.commit(lines);
         }
         "compact" => {
-            app.notice("compacting the history…");
-            app.session.compact(args.trim().to_string());
+            out.notice("compacting the history…");
+            out.push(Effect::Compact(args.trim().to_string()));
         }
-        "init" => app.send_prompt(INIT_PROMPT.to_string()),
-        "rewind" => super::rewind::command(app, args),
-        "fork" => super::rewind::fork(app, args),
-        "tree" => super::rewind::tree(app),
-        "mcp" => super::mcp::command(app, args),
-        _ if name.starts_with("mcp__") => super::mcp::run_prompt(app, name, args),
-        "quit" | "exit" => app.quit = true,
+        "init" => out.push(Effect::Prompt(INIT_PROMPT.to_string())),
+        "rewind" => out.extend(super::rewind::command(app, args)),
+        "fork" => out.extend(super::rewind::fork(app, args)),
+        "tree" => out.extend(super::rewind::tree(app)),
+        "mcp" => out.extend(super::mcp::command(app, args)),
+        _ if name.starts_with("mcp__") => out.extend(super::mcp::run_prompt(app, name, args)),
+        "quit" | "exit" => out.push(Effect::Quit),
         _ => match app.actions.slash.get(name).and_then(|c| c.expand(args)) {
-            Some(prompt) => app.send_command_prompt(prompt.trim().to_string(), args),
-            None => app.error(&format!("unknown command /{} (try /help)", safe_line(name))),
+            Some(prompt) => out.push(Effect::CommandPrompt {
+                prompt: prompt.trim().to_string(),
+                args: args.to_string(),
+            }),
+            None => out.error(format!("unknown command /{} (try /help)", safe_line(name))),
         },
     }
+    out
 }
 
 fn cost_text(app: &App) -> String {
@@ -319,7 +315,8 @@ fn model_lines(app: &App) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-fn model(app: &mut App, args: &str) {
+fn model(app: &App, args: &str) -> Effects {
+    let mut out = Effects::default();
     if args.is_empty() {
         let mut lines = vec![Line::from(Span::styled(
             format!(
@@ -337,8 +334,8 @@ fn model(app: &mut App, args: &str) {
                 )));
             }
         }
-        app.commit(lines);
-        return;
+        out.commit(lines);
+        return out;
     }
     let effort = app.actions.effort.clone();
     match crate::launch::client_for(
@@ -348,7 +345,8 @@ fn model(app: &mut App, args: &str) {
         None,
         effort.as_deref(),
     ) {
-        Ok(client) => app.session.switch_client(client),
-        Err(e) => app.error(&format!("/model {}: {e}", safe_line(args))),
+        Ok(client) => out.push(Effect::SwitchClient(Box::new(client))),
+        Err(e) => out.error(format!("/model {}: {e}", safe_line(args))),
     }
+    out
 }

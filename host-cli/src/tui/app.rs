@@ -2,6 +2,7 @@
 //! reaches the scrollback is queued in `commits` and written by the loop before the next frame.
 
 use super::approval::{CHOICES, Choice, PersistTarget, Prompt};
+use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::status::Status;
 use super::theme::Theme;
@@ -51,15 +52,7 @@ impl Turn {
     }
 }
 
-/// What the live area shows instead of the composer.
-pub enum Overlay {
-    /// The session picker (`/resume`, `-r` without a match).
-    Picker(super::picker::Picker),
-    /// The tool calls of the session (Ctrl+T).
-    Calls(super::calls::CallPicker),
-    /// The turns to rewind to (`/rewind`, Esc Esc).
-    Turns(super::turn_picker::TurnPicker),
-}
+pub use super::overlay::Overlay;
 
 pub struct App {
     pub theme: Theme,
@@ -173,6 +166,42 @@ impl App {
         self.commits.push(line);
     }
 
+    /// What a command asked for, in order: the one place commands change the app.
+    pub fn apply(&mut self, effects: Effects) {
+        for effect in effects {
+            match effect {
+                Effect::Commit(lines) => self.commit(lines),
+                Effect::Notice(text) => self.notice(&text),
+                Effect::Error(text) => self.error(&text),
+                Effect::Open(overlay) => self.overlay = Some(overlay),
+                Effect::Submit(op) => self.session.submit(op),
+                Effect::Compact(focus) => {
+                    self.session.compact(focus);
+                }
+                Effect::SwitchClient(client) => self.session.switch_client(*client),
+                Effect::Prompt(text) => self.send_prompt(text),
+                Effect::CommandPrompt { prompt, args } => self.send_command_prompt(prompt, &args),
+                Effect::ServerPrompt(text) => self.send_server_prompt(text),
+                Effect::SetEffort(effort) => {
+                    self.actions.effort = effort.clone();
+                    self.session.submit(Op::SetEffort { effort });
+                }
+                Effect::RevokeGrant(rule) => {
+                    self.session_grants.retain(|granted| *granted != rule);
+                    self.session.submit(Op::Revoke { rule });
+                }
+                Effect::Compose(text) => self.composer.set_text(&text),
+                Effect::HasMessages(has) => self.has_messages = has,
+                Effect::McpQuestion(question) => {
+                    self.mcp.question = question;
+                    self.mcp.guard.rearm();
+                }
+                Effect::ExpectMcp(names) => self.mcp.expect_change(&names),
+                Effect::Quit => self.quit = true,
+            }
+        }
+    }
+
     pub fn handle(&mut self, msg: Msg) {
         match msg {
             Msg::Input(Event::Key(key), at) if key.kind != KeyEventKind::Release => {
@@ -191,7 +220,7 @@ impl App {
             Msg::Session(event) => self.session_event(event),
             Msg::Stderr(line) => self.notice(&line),
             Msg::Shell(finished) => self.shell_card(finished.card),
-            Msg::Mcp(event) => super::mcp::handle(self, event),
+            Msg::Mcp(event) => self.apply(super::mcp::handle(event)),
             Msg::InputClosed => self.quit = true,
         }
     }
@@ -260,7 +289,8 @@ impl App {
                 } else if self.composer.is_empty() {
                     // Esc Esc on an empty composer: the turns to rewind to.
                     if std::mem::take(&mut self.esc_armed) {
-                        super::rewind::list_turns(self);
+                        let effects = super::rewind::list_turns(self);
+                        self.apply(effects);
                     } else {
                         self.esc_armed = true;
                     }
@@ -505,12 +535,14 @@ impl App {
         if let Some(command) = trimmed.strip_prefix('!') {
             let command = command.trim().to_string();
             if !command.is_empty() {
-                super::bang::run(self, command);
+                let effects = super::bang::run(self, command);
+                self.apply(effects);
             }
             return;
         }
         if trimmed.starts_with('/') {
-            super::actions::dispatch(self, trimmed);
+            let effects = super::actions::dispatch(self, trimmed);
+            self.apply(effects);
             return;
         }
         self.send_prompt(trimmed.to_string());
@@ -625,7 +657,10 @@ impl App {
                 self.notice(&format!("model: {provider}/{model}"));
                 self.status.model = format!("{provider}/{model}");
             }
-            SessionEvent::Rewound(done) => super::rewind::rewound(self, *done),
+            SessionEvent::Rewound(done) => {
+                let effects = super::rewind::rewound(self.theme, *done);
+                self.apply(effects);
+            }
             SessionEvent::Failed(text) => self.error(&text),
             SessionEvent::Stopped => self.quit = true,
         }

@@ -3,6 +3,7 @@
 //! output is shown as a card and is not sent to the model.
 
 use super::app::App;
+use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::transcript::{CardStatus, ToolCard};
 use reasonix_core::types::ToolContext;
@@ -16,7 +17,8 @@ pub struct Finished {
     pub card: ToolCard,
 }
 
-pub fn run(app: &mut App, command: String) {
+/// Echo `!command` and start it; its card comes back as [`super::msg::Msg::Shell`].
+pub fn run(app: &App, command: String) -> Effects {
     let Some(tool) = app
         .actions
         .catalog
@@ -24,10 +26,10 @@ pub fn run(app: &mut App, command: String) {
         .into_iter()
         .find(|t| t.spec().name == SHELL_TOOL)
     else {
-        app.error("`!` needs the shell tool, which is not loaded");
-        return;
+        return Effect::Error("`!` needs the shell tool, which is not loaded".into()).into();
     };
-    app.commit(super::transcript::user_lines(
+    let mut out = Effects::default();
+    out.commit(super::transcript::user_lines(
         &format!("!{command}"),
         app.theme,
     ));
@@ -59,6 +61,7 @@ pub fn run(app: &mut App, command: String) {
             let _ = to_ui.send(Msg::Shell(Finished { card }));
         });
     if let Err(e) = spawned {
-        app.error(&format!("cannot start the command: {e}"));
+        out.error(format!("cannot start the command: {e}"));
     }
+    out
 }

@@ -3,7 +3,9 @@
 //! thread, which holds the session.
 
 use super::app::{App, Overlay};
+use super::effect::{Effect, Effects};
 use super::text::safe_line;
+use super::theme::Theme;
 use super::turn_picker::{TurnPicker, TurnRow};
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Rewound;
@@ -13,15 +15,14 @@ use reasonix_protocol::Op;
 use std::collections::BTreeMap;
 
 /// The turn picker over this session's turns (their prompts, which ran shell commands).
-pub fn list_turns(app: &mut App) {
+pub fn list_turns(app: &App) -> Effects {
     let transcript = app.actions.store.transcript(&app.status.session_id);
+    let nothing = || Effect::Notice("nothing to rewind yet".into()).into();
     let Ok(loaded) = load(&transcript) else {
-        app.notice("nothing to rewind yet");
-        return;
+        return nothing();
     };
     if loaded.timeline.turns.is_empty() {
-        app.notice("nothing to rewind yet");
-        return;
+        return nothing();
     }
     let shell: Vec<u32> = CheckpointStore::for_transcript(&transcript)
         .turns()
@@ -44,66 +45,62 @@ pub fn list_turns(app: &mut App) {
             ran_shell: shell.contains(&mark.turn),
         })
         .collect();
-    app.overlay = Some(Overlay::Turns(TurnPicker::new(rows)));
+    Effect::Open(Overlay::Turns(TurnPicker::new(rows))).into()
 }
 
 /// `/rewind`, `/rewind N [scope]`, `/rewind undo`.
-pub fn command(app: &mut App, args: &str) {
+pub fn command(app: &App, args: &str) -> Effects {
     if app.turn.is_some() {
-        app.error("a turn is running: rewind when it has finished (Esc cancels it)");
-        return;
+        return Effect::Error(
+            "a turn is running: rewind when it has finished (Esc cancels it)".into(),
+        )
+        .into();
     }
+    let usage = || Effect::Error("usage: /rewind N [code|conversation|both] | /rewind undo".into());
     let words: Vec<&str> = args.split_whitespace().collect();
     match words.as_slice() {
         [] => list_turns(app),
-        ["undo"] => app.session.submit(Op::UndoRewind {}),
+        ["undo"] => Effect::Submit(Op::UndoRewind {}).into(),
         [turn, rest @ ..] => {
             let Ok(turn) = turn.parse::<u32>() else {
-                app.error("usage: /rewind N [code|conversation|both] | /rewind undo");
-                return;
+                return usage().into();
             };
             let (code, conversation) = match rest {
                 [] | ["both"] => (true, true),
                 ["code"] => (true, false),
                 ["conversation"] => (false, true),
-                _ => {
-                    app.error("usage: /rewind N [code|conversation|both] | /rewind undo");
-                    return;
-                }
+                _ => return usage().into(),
             };
-            app.session.submit(Op::Rewind {
+            Effect::Submit(Op::Rewind {
                 turn,
                 code,
                 conversation,
-            });
+            })
+            .into()
         }
     }
 }
 
 /// `/fork [N]`.
-pub fn fork(app: &mut App, args: &str) {
+pub fn fork(app: &App, args: &str) -> Effects {
     if app.turn.is_some() {
-        app.error("a turn is running: fork when it has finished");
-        return;
+        return Effect::Error("a turn is running: fork when it has finished".into()).into();
     }
     let turn = match args.trim() {
         "" => None,
         n => match n.parse::<u32>() {
             Ok(n) => Some(n),
-            Err(_) => {
-                app.error("usage: /fork [N]");
-                return;
-            }
+            Err(_) => return Effect::Error("usage: /fork [N]".into()).into(),
         },
     };
-    app.session.submit(Op::Fork { turn });
+    Effect::Submit(Op::Fork { turn }).into()
 }
 
 /// `/tree`: the sessions, forks under their parents.
-pub fn tree(app: &mut App) {
+pub fn tree(app: &App) -> Effects {
     let sessions = match app.actions.store.list() {
         Ok(s) => s,
-        Err(e) => return app.error(&format!("cannot list sessions: {e}")),
+        Err(e) => return Effect::Error(format!("cannot list sessions: {e}")).into(),
     };
     let ids: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
     let mut children: BTreeMap<Option<String>, Vec<&reasonix_agent::session::Summary>> =
@@ -117,9 +114,9 @@ pub fn tree(app: &mut App) {
     let mut lines = Vec::new();
     tree_lines(&children, None, 0, &app.status.session_id, &mut lines);
     if lines.is_empty() {
-        app.notice("no saved sessions in this workspace");
+        Effect::Notice("no saved sessions in this workspace".into()).into()
     } else {
-        app.commit(lines);
+        Effect::Commit(lines).into()
     }
 }
 
@@ -145,9 +142,9 @@ fn tree_lines(
     }
 }
 
-/// The worker did a rewind or its undo.
-pub fn rewound(app: &mut App, done: Rewound) {
-    let theme = app.theme;
+/// What the screen shows of a rewind or its undo the session did.
+pub fn rewound(theme: Theme, done: Rewound) -> Effects {
+    let mut out = Effects::default();
     let mut lines = Vec::new();
     if let Some(files) = &done.files {
         let list = |paths: &[String]| {
@@ -167,11 +164,11 @@ pub fn rewound(app: &mut App, done: Rewound) {
             lines.push("no file needed restoring".to_string());
         }
         for failure in &files.failed {
-            app.error(&format!("not restored: {}", safe_line(failure)));
+            out.error(format!("not restored: {}", safe_line(failure)));
         }
         if !files.shell_turns.is_empty() {
             let turns: Vec<String> = files.shell_turns.iter().map(u32::to_string).collect();
-            app.notice(&format!(
+            out.notice(format!(
                 "turn {} ran shell commands: what they changed is not tracked and was not undone",
                 turns.join(", ")
             ));
@@ -181,13 +178,81 @@ pub fn rewound(app: &mut App, done: Rewound) {
         "conversation: {} messages (/rewind undo takes this back)",
         done.history.len()
     ));
-    app.commit(
+    out.commit(
         lines
             .into_iter()
             .map(|l| Line::from(Span::styled(l, theme.dim()))),
     );
-    app.has_messages = !done.history.is_empty();
+    out.push(Effect::HasMessages(!done.history.is_empty()));
     if let Some(prompt) = done.prompt {
-        app.composer.set_text(&prompt);
+        out.push(Effect::Compose(prompt));
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::ColorLevel;
+    use reasonix_agent::rewind::RestoreReport;
+    use reasonix_core::types::{Message, Role};
+
+    fn text(line: &Line<'_>) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    /// What the screen makes of a rewind is a list a test reads: what failed first, what was
+    /// restored, the conversation's size, and the prompt back in the composer.
+    #[test]
+    fn a_rewind_says_what_it_restored_and_gives_the_prompt_back() {
+        let done = Rewound {
+            files: Some(RestoreReport {
+                restored: vec!["src/a.rs".into()],
+                deleted: vec!["new.txt".into()],
+                failed: vec!["locked.txt: permission denied".into()],
+                shell_turns: vec![2],
+                untracked: Vec::new(),
+            }),
+            prompt: Some("fix the \u{1b}[31mbug".into()),
+            history: vec![Message::text(Role::User, "hi")],
+        };
+        let effects = rewound(Theme::new(ColorLevel::None), done);
+        let list = effects.list();
+        assert!(
+            matches!(&list[0], Effect::Error(e) if e == "not restored: locked.txt: permission denied")
+        );
+        assert!(
+            matches!(&list[1], Effect::Notice(n) if n.starts_with("turn 2 ran shell commands"))
+        );
+        let Effect::Commit(lines) = &list[2] else {
+            panic!("the third effect commits the report");
+        };
+        let lines: Vec<String> = lines.iter().map(text).collect();
+        assert_eq!(
+            lines,
+            [
+                "restored: src/a.rs",
+                "deleted: new.txt",
+                "conversation: 1 messages (/rewind undo takes this back)"
+            ]
+        );
+        assert!(matches!(list[3], Effect::HasMessages(true)));
+        // The composer gets the prompt as it was; it is drawn escaped like any typed text.
+        assert!(matches!(&list[4], Effect::Compose(p) if p == "fix the \u{1b}[31mbug"));
+        assert_eq!(list.len(), 5);
+    }
+
+    #[test]
+    fn an_undone_conversation_leaves_the_composer_alone() {
+        let done = Rewound {
+            files: None,
+            prompt: None,
+            history: Vec::new(),
+        };
+        let effects = rewound(Theme::new(ColorLevel::None), done);
+        let list = effects.list();
+        assert!(matches!(list[1], Effect::HasMessages(false)));
+        assert_eq!(list.len(), 2);
     }
 }

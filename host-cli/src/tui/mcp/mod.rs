@@ -11,6 +11,7 @@ pub mod question;
 pub mod resources;
 
 use super::app::App;
+use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::slash::{CommandKind, CommandSpec};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -173,7 +174,7 @@ impl McpSession {
     }
 
     /// A change was asked for: read the states at the next chance.
-    fn expect_change(&mut self, names: &[String]) {
+    pub fn expect_change(&mut self, names: &[String]) {
         for name in names {
             self.last.insert(name.clone(), Seen::Starting);
         }
@@ -220,39 +221,43 @@ pub fn poll(app: &mut App) {
     }
 }
 
-pub fn handle(app: &mut App, event: Event) {
+/// What a background MCP request's report asks for.
+pub fn handle(event: Event) -> Effects {
     match event {
         Event::Prompt { command, result } => match result {
-            Ok(text) if !text.trim().is_empty() => app.send_server_prompt(text),
-            Ok(_) => app.error(&format!("/{command}: the server returned an empty prompt")),
-            Err(e) => app.error(&format!("/{command}: {e}")),
-        },
+            Ok(text) if !text.trim().is_empty() => Effect::ServerPrompt(text),
+            Ok(_) => Effect::Error(format!("/{command}: the server returned an empty prompt")),
+            Err(e) => Effect::Error(format!("/{command}: {e}")),
+        }
+        .into(),
     }
 }
 
 /// `/mcp [list | reconnect <name> | approve]`.
-pub fn command(app: &mut App, args: &str) {
+pub fn command(app: &App, args: &str) -> Effects {
     let mut words = args.split_whitespace();
     match (words.next(), words.next()) {
         (None | Some("list"), _) => {
-            let lines = listing::lines(&app.mcp.servers.statuses(), app.theme);
-            app.commit(lines);
+            Effect::Commit(listing::lines(&app.mcp.servers.statuses(), app.theme)).into()
         }
         (Some("reconnect"), Some(name)) => reconnect(app, name),
         (Some("reconnect"), None) => {
             let names = names(&app.mcp.servers.statuses());
-            app.error(&format!("/mcp reconnect <name>: one of {names}"));
+            Effect::Error(format!("/mcp reconnect <name>: one of {names}")).into()
         }
         (Some("approve"), _) => {
-            app.mcp.question = Question::for_statuses(&app.mcp.servers.statuses());
-            app.mcp.guard.rearm();
-            if app.mcp.question.is_none() {
-                app.notice("no MCP server is waiting for approval");
+            let question = Question::for_statuses(&app.mcp.servers.statuses());
+            let mut out = Effects::default();
+            if question.is_none() {
+                out.notice("no MCP server is waiting for approval");
             }
+            out.push(Effect::McpQuestion(question));
+            out
         }
-        (Some(other), _) => app.error(&format!(
+        (Some(other), _) => Effect::Error(format!(
             "/mcp {other}: unknown; use /mcp, /mcp reconnect <name> or /mcp approve"
-        )),
+        ))
+        .into(),
     }
 }
 
@@ -267,54 +272,56 @@ fn names(statuses: &[ServerStatus]) -> String {
         .join(", ")
 }
 
-fn reconnect(app: &mut App, name: &str) {
+fn reconnect(app: &App, name: &str) -> Effects {
     let statuses = app.mcp.servers.statuses();
     let Some(status) = statuses.iter().find(|s| s.name == name) else {
-        app.error(&format!(
+        return Effect::Error(format!(
             "/mcp reconnect: no MCP server named `{name}`; configured: {}",
             names(&statuses)
-        ));
-        return;
+        ))
+        .into();
     };
     // Reconnecting must not start what the user has not allowed to run.
     match status.state {
         ServerState::Disabled => {
-            app.error(&format!(
+            return Effect::Error(format!(
                 "MCP server `{name}` is disabled in its configuration"
-            ));
-            return;
+            ))
+            .into();
         }
         ServerState::NotApproved => {
-            app.error(&format!(
+            return Effect::Error(format!(
                 "MCP server `{name}`: {}",
                 listing::state_text(status)
-            ));
-            return;
+            ))
+            .into();
         }
         _ => {}
     }
+    let mut out = Effects::default();
     match app.mcp.servers.reconnect(name) {
         Ok(()) => {
-            app.notice(&format!("MCP server `{name}`: reconnecting…"));
-            app.mcp.expect_change(&[name.to_string()]);
+            out.notice(format!("MCP server `{name}`: reconnecting…"));
+            out.push(Effect::ExpectMcp(vec![name.to_string()]));
         }
-        Err(e) => app.error(&format!("/mcp reconnect {name}: {e}")),
+        Err(e) => out.error(format!("/mcp reconnect {name}: {e}")),
     }
+    out
 }
 
 /// `/mcp__<server>__<prompt> args…`: bind the arguments, then ask the server for the text on
 /// a thread of its own, with the resources the user's arguments name (as `reasonix run` does;
 /// never those the server's text names); [`handle`] sends it.
-pub fn run_prompt(app: &mut App, command: &str, args: &str) {
+pub fn run_prompt(app: &App, command: &str, args: &str) -> Effects {
     let Some(prompt) = prompt_command::find(&app.mcp.prompts, command).cloned() else {
-        app.error(&format!(
+        return Effect::Error(format!(
             "unknown command /{command}: no ready MCP server offers this prompt (see /mcp)"
-        ));
-        return;
+        ))
+        .into();
     };
     let bound = match prompt_args::bind(command, &prompt.arguments, args) {
         Ok(bound) => bound,
-        Err(e) => return app.error(&e),
+        Err(e) => return Effect::Error(e).into(),
     };
     let servers = app.mcp.servers.clone();
     let to_ui = app.actions.to_ui.clone();
@@ -334,8 +341,9 @@ pub fn run_prompt(app: &mut App, command: &str, args: &str) {
                 });
             let _ = to_ui.send(Msg::Mcp(Event::Prompt { command, result }));
         });
-    if let Err(e) = spawned {
-        app.error(&format!("cannot ask the MCP server for the prompt: {e}"));
+    match spawned {
+        Ok(_) => Effects::default(),
+        Err(e) => Effect::Error(format!("cannot ask the MCP server for the prompt: {e}")).into(),
     }
 }
 

@@ -348,3 +348,22 @@ fn hostile_names_reasons_and_stderr_are_escaped() {
         }
     }
 }
+
+/// A prompt the server answered is sent as its own text (no `@` reference read); an empty one
+/// or a failure is an error naming the command.
+#[test]
+fn a_prompt_report_becomes_a_server_prompt_or_an_error() {
+    let report = |result: Result<&str, &str>| {
+        handle(Event::Prompt {
+            command: "mcp__s__review".into(),
+            result: result.map(str::to_string).map_err(str::to_string),
+        })
+    };
+    let sent = report(Ok("Review @s:file:///x"));
+    assert!(matches!(sent.list(), [Effect::ServerPrompt(t)] if t == "Review @s:file:///x"));
+    let empty = report(Ok("  \n"));
+    assert!(matches!(empty.list(),
+        [Effect::Error(e)] if e == "/mcp__s__review: the server returned an empty prompt"));
+    let failed = report(Err("server gone"));
+    assert!(matches!(failed.list(), [Effect::Error(e)] if e == "/mcp__s__review: server gone"));
+}
