@@ -1,10 +1,10 @@
 //! `Config::parse` on arbitrary text, then everything the CLI derives from a parsed config
-//! without I/O: warnings, the permission policy, provider resolution, the per-plugin
+//! without I/O: warnings, the permission rules, provider resolution, the per-plugin
 //! settings. Nothing may panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reasonix_agent::config::Config;
+use reasonix_config::Config;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,8 +15,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = config.warnings();
-    let _ = config.permission_policy();
-    let _ = reasonix_agent::providers::resolve_providers(&config);
+    let _ = config.permission_rules();
+    let _ = reasonix_config::providers::resolve_providers(&config);
     for name in config.plugins.keys() {
         let settings = config.plugin(name);
         let _ = settings.narrow(&reasonix_core::capability::Capabilities::default());

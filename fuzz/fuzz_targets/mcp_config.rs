@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use reasonix_agent::config::mcp::{SourceKind, Transport, from_mcp_json, merge};
+use reasonix_config::mcp::{SourceKind, Transport, from_mcp_json, merge};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

@@ -53,6 +53,8 @@ fuzz_target!(|data: &[u8]| {
                 read_only: kind == ToolKind::FileReader,
                 args: &args,
                 workspace,
+                reach: None,
+                own_rules: false,
             };
             let _ = policy.decide(&call);
             let _ = reasonix_agent::permissions::suggested_scopes(&call);

@@ -62,6 +62,7 @@ fuzz_target!(|input: Input| {
             .into_iter()
             .map(|(point, priority)| Subscription { point, priority })
             .collect(),
+        slots: Vec::new(),
     };
     if validate::check(&description).is_ok() {
         assert!(description.tools.len() <= MAX_TOOLS);

@@ -52,6 +52,7 @@ fn request(kind: &str) -> CompletionRequest {
             reasoning_state: None,
             tool_calls: Vec::new(),
             tool_call_id: None,
+            images: Vec::new(),
         }],
         tools: Vec::new(),
         effort: None,

@@ -18,7 +18,7 @@ use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms, us};
 use pty::Term;
-use reasonix_agent::config::mcp::{Origin, ServerSpec, SourceKind, Transport};
+use reasonix_config::mcp::{Origin, ServerSpec, SourceKind, Transport};
 use reasonix_core::settings::Paths;
 use reasonix_core::types::ToolContext;
 use reasonix_host::Registry;

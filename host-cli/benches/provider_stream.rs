@@ -13,8 +13,8 @@ use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms};
 use reasonix_agent::completion::{ChatRequest, ProviderClient};
-use reasonix_agent::config::{Config, Paths};
-use reasonix_agent::providers::resolve_providers;
+use reasonix_config::providers::resolve_providers;
+use reasonix_config::{Config, Paths};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::types::{Message, Role, StreamEvent};
 use reasonix_host::Registry;

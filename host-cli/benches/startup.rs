@@ -11,7 +11,7 @@ mod common;
 use reasonix_runtime::builtins::BUILTINS;
 
 use common::{median, ms, sample};
-use reasonix_agent::config::{Config, Paths};
+use reasonix_config::{Config, Paths};
 use reasonix_host::Registry;
 use std::path::Path;
 use std::process::Command;

@@ -301,7 +301,7 @@ fn finish(result: exit::Outcome) -> ExitCode {
     match result {
         Ok(code) => code.into(),
         Err(failure) => {
-            let home = reasonix_agent::config::Paths::from_env().home;
+            let home = reasonix_config::Paths::from_env().home;
             errln!(
                 "error: {}",
                 commands::setup::with_real_home(&format!("{failure:#}"), &home)

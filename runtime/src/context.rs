@@ -3,7 +3,7 @@
 use crate::Error;
 use crate::builtins::BUILTINS;
 use crate::term::errln;
-use reasonix_agent::config::{Config, Paths, SettingsChoice};
+use reasonix_config::{Config, Paths, SettingsChoice};
 use reasonix_core::settings::RegistrySettings;
 use reasonix_core::terminal::shown;
 use reasonix_host::Registry;
@@ -119,7 +119,7 @@ pub fn load_adjusted_choosing(
 /// instructions component.
 fn host_extras(settings: &mut RegistrySettings, config: &Config, paths: &Paths, cwd: &Path) {
     // A config the providers cannot be resolved from fails later, where it is used.
-    if let Ok(resolved) = reasonix_agent::providers::resolve_providers(config) {
+    if let Ok(resolved) = reasonix_config::providers::resolve_providers(config) {
         let mut names: Vec<&str> = resolved
             .iter()
             .filter_map(|p| p.api_key_env.as_deref())
@@ -128,7 +128,7 @@ fn host_extras(settings: &mut RegistrySettings, config: &Config, paths: &Paths, 
         names.dedup();
         settings.known_secrets = names
             .into_iter()
-            .filter_map(|n| reasonix_agent::providers::dotenv::secret(n, &paths.home))
+            .filter_map(|n| reasonix_config::providers::dotenv::secret(n, &paths.home))
             .collect();
     }
     let home = reasonix_core::sandbox::normalize(&cwd.join(&paths.home));
@@ -164,7 +164,7 @@ const INSTRUCTIONS_TRUSTED_KEY: &str = "trusted_project";
 /// Whether the user trusted the project in `cwd`: its `reasonix.toml` (as loaded), or the
 /// directory itself when it has none (`reasonix trust`, `--trust-workspace`).
 fn workspace_trusted(config: &Config, paths: &Paths, cwd: &Path) -> bool {
-    use reasonix_agent::config::{ProjectTrust, TrustCheck, TrustStore};
+    use reasonix_config::{ProjectTrust, TrustCheck, TrustStore};
     match config.project_trust {
         Some(trust) => trust == ProjectTrust::Trusted,
         None => {

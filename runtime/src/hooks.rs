@@ -1,4 +1,4 @@
-//! Hooks from `settings.json` (read by `reasonix_agent::config`) handed to the built-in `hooks`
+//! Hooks from `settings.json` (read by `reasonix_config`) handed to the built-in `hooks`
 //! component.
 //!
 //! The host alone decides which hooks run: the trusted ones of events that fire in this build,
@@ -6,7 +6,7 @@
 //! put there is replaced, so a project file cannot smuggle a command in). With no hook to run,
 //! the component is not loaded at all, so its points cost nothing.
 
-use reasonix_agent::config::{Config, HookEntry, RegistrySettings};
+use reasonix_config::{Config, HookEntry, RegistrySettings};
 use reasonix_core::user_commands::UserCommands;
 
 /// The built-in component that runs hooks.

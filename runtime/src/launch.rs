@@ -10,8 +10,8 @@ use reasonix_agent::agent_loop::{Agent, AgentConfig, budget, prompt};
 use reasonix_agent::completion::ProviderClient;
 use reasonix_agent::fork;
 use reasonix_agent::permissions::{Posture, Rule};
-use reasonix_agent::providers::{self, ResolvedProvider};
 use reasonix_agent::session::{self, SessionError, SessionStore, SessionWriter, Summary};
+use reasonix_config::providers::{self, ResolvedProvider};
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::Message;
 use reasonix_core::types::ToolSpec;
@@ -46,11 +46,11 @@ pub struct Prepared {
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     /// `--mcp-config` servers.
-    pub mcp_servers: Vec<reasonix_agent::config::mcp::ServerSpec>,
+    pub mcp_servers: Vec<reasonix_config::mcp::ServerSpec>,
     /// `--strict-mcp-config`: only those servers, none of the configured ones.
     pub strict_mcp: bool,
     /// `--setting-sources`, `--settings`.
-    pub settings: reasonix_agent::config::SettingsChoice,
+    pub settings: reasonix_config::SettingsChoice,
 }
 
 /// Load the configuration (with `--add-dir` directories writable) and start the runtime.
@@ -222,10 +222,11 @@ pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Error>
             }
         }
     }
-    let mut policy = cx
-        .config
-        .permission_policy()
-        .map_err(|e| Error::usage_of(&e))?;
+    let mut policy = reasonix_agent::permissions::Policy::from(
+        cx.config
+            .permission_rules()
+            .map_err(|e| Error::usage_of(&e))?,
+    );
     policy.allow.extend(options.extra_allow.iter().cloned());
     policy.deny.extend(options.extra_deny.iter().cloned());
     let enabled_tools = options
@@ -438,15 +439,15 @@ pub fn add_dirs(values: &[PathBuf]) -> Result<Vec<String>, Error> {
 /// The first preset (DeepSeek first, then the file's order) whose key is in the environment
 /// or `<home>/.env`: a model reference that works with no config at all. Today's
 /// `resolve_model` does not fall back on it by itself (docs/tui/setup.md).
-pub fn fallback_model(paths: &reasonix_agent::config::Paths) -> Option<String> {
-    let mut presets: Vec<&reasonix_agent::providers::Preset> =
-        reasonix_agent::providers::presets().iter().collect();
+pub fn fallback_model(paths: &reasonix_config::Paths) -> Option<String> {
+    let mut presets: Vec<&reasonix_config::providers::Preset> =
+        reasonix_config::providers::presets().iter().collect();
     presets.sort_by_key(|p| p.id != "deepseek");
     presets
         .into_iter()
         .find(|p| {
             p.api_key_env.as_deref().is_some_and(|env| {
-                reasonix_agent::providers::dotenv::secret_with_source(env, &paths.home).is_some()
+                reasonix_config::providers::dotenv::secret_with_source(env, &paths.home).is_some()
             })
         })
         .map(|p| p.id.clone())

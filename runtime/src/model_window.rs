@@ -9,7 +9,7 @@
 //! said") is kept in `<state>/model-windows.json` for a week, so a start costs no request.
 
 use reasonix_agent::completion::ProviderClient;
-use reasonix_agent::providers::{ModelOverride, ResolvedProvider};
+use reasonix_config::providers::{ModelOverride, ResolvedProvider};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;

@@ -4,8 +4,8 @@
 
 use crate::launch::{Prepared, client_for};
 use reasonix_agent::agent_loop::Agent;
-use reasonix_agent::providers::ResolvedProvider;
 use reasonix_agent::session::SessionStore;
+use reasonix_config::providers::ResolvedProvider;
 use reasonix_session::input::Expander;
 use reasonix_session::input::commands::CommandDir;
 use reasonix_session::{Session, SessionEvent, SessionOptions};

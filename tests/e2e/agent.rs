@@ -12,11 +12,11 @@ use crate::BUILTINS;
 
 use reasonix_agent::agent_loop::{Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus};
 use reasonix_agent::completion::ProviderClient;
-use reasonix_agent::config::{Config, Paths};
 use reasonix_agent::permissions::{Policy, Posture, Rule};
-use reasonix_agent::providers::retry::RetryPolicy;
-use reasonix_agent::providers::{ResolvedProvider, resolve_providers};
 use reasonix_agent::session::SessionStore;
+use reasonix_config::providers::retry::RetryPolicy;
+use reasonix_config::providers::{ResolvedProvider, resolve_providers};
+use reasonix_config::{Config, Paths};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::types::{Message, Role, ToolCall};
 use reasonix_host::Registry;

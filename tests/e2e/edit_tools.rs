@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use reasonix_agent::config::{Config, Paths};
+use reasonix_config::{Config, Paths};
 use reasonix_core::types::{ChangeKind, ToolContext};
 use reasonix_host::Registry;
 use serde_json::{Value, json};

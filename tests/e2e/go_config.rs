@@ -14,7 +14,7 @@
 //! "deepseek"` with the mock's `base_url` — the documented way to point a preset elsewhere; the
 //! alias then resolves through that entry. Resolution without any `[[providers]]` is checked
 //! here up to the key lookup (no request leaves the machine) and in the unit tests
-//! (`kernel/agent/src/providers/tests.rs`).
+//! (`kernel/config/src/providers/tests.rs`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::{Env, stderr, stdout};

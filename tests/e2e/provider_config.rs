@@ -10,8 +10,8 @@ use crate::support;
 use crate::BUILTINS;
 
 use reasonix_agent::completion::{ChatRequest, ProviderClient, ask_profile};
-use reasonix_agent::config::{Config, Paths};
-use reasonix_agent::providers::resolve_providers;
+use reasonix_config::providers::resolve_providers;
+use reasonix_config::{Config, Paths};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::types::{Message, Role, StreamEvent};
 use reasonix_host::Registry;
@@ -139,7 +139,7 @@ fn every_preset_is_profiled_by_the_builtin_component() {
         ("ollama", "ollama"),
         ("llamacpp", "generic"),
     ];
-    for preset in reasonix_agent::providers::presets() {
+    for preset in reasonix_config::providers::presets() {
         let text = format!("[[providers]]\npreset = \"{}\"\n", preset.id);
         let config = Config::parse(&env.project().join("reasonix.toml"), &text).unwrap();
         let p = resolve_providers(&config).unwrap().remove(0);

@@ -9,9 +9,9 @@ use crate::support;
 use crate::BUILTINS;
 
 use reasonix_agent::completion::{ChatRequest, Completion, CompletionError, ProviderClient};
-use reasonix_agent::config::{Config, Paths};
-use reasonix_agent::providers::retry::RetryPolicy;
-use reasonix_agent::providers::{ResolvedProvider, resolve_providers};
+use reasonix_config::providers::retry::RetryPolicy;
+use reasonix_config::providers::{ResolvedProvider, resolve_providers};
+use reasonix_config::{Config, Paths};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::types::{FinishReason, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
 use reasonix_host::Registry;

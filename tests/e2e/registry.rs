@@ -7,7 +7,7 @@ use crate::support;
 
 use crate::BUILTINS;
 
-use reasonix_agent::config::{Config, Paths};
+use reasonix_config::{Config, Paths};
 use reasonix_core::CallError;
 use reasonix_core::capability::Capabilities;
 use reasonix_core::types::{CompletionRequest, Decision, Message, Role, StreamEvent, ToolContext};

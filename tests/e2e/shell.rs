@@ -8,7 +8,7 @@ use crate::support;
 
 use crate::BUILTINS;
 
-use reasonix_agent::config::{Config, Paths};
+use reasonix_config::{Config, Paths};
 use reasonix_core::types::ToolContext;
 use reasonix_core::{CallError, PluginError};
 use reasonix_host::Registry;

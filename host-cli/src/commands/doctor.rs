@@ -5,8 +5,8 @@ use crate::commands::providers::{key_source, profile_of};
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, outln};
-use reasonix_agent::config::ShellSandbox;
-use reasonix_agent::providers;
+use reasonix_config::ShellSandbox;
+use reasonix_config::providers;
 use reasonix_core::catalog::Catalog;
 use serde_json::json;
 use std::path::Path;
@@ -29,7 +29,7 @@ struct Report(Vec<Finding>);
 
 /// What each `settings.json` file contributed: hooks (and whether they run) and permission
 /// rules as applied.
-fn report_settings(report: &mut Report, config: &reasonix_agent::config::Config) {
+fn report_settings(report: &mut Report, config: &reasonix_config::Config) {
     for file in &config.settings {
         let path = reasonix_core::terminal::shown(&file.path.display().to_string()).to_string();
         let trust = if file.trusted {
@@ -130,12 +130,12 @@ pub fn run(as_json: bool) -> Outcome {
         report.add(Status::Ok, "config", format!("read {}", source.display()));
     }
     match cx.config.project_trust {
-        Some(reasonix_agent::config::ProjectTrust::Trusted) => report.add(
+        Some(reasonix_config::ProjectTrust::Trusted) => report.add(
             Status::Ok,
             "trust",
             "this workspace is trusted: its reasonix.toml applies in full".to_string(),
         ),
-        Some(reasonix_agent::config::ProjectTrust::Untrusted) => report.add(
+        Some(reasonix_config::ProjectTrust::Untrusted) => report.add(
             Status::Ok,
             "trust",
             "this workspace is not trusted: its reasonix.toml can only narrow your settings (`reasonix trust` to change that)".to_string(),

@@ -5,13 +5,13 @@ use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::hooks::{PLUGIN, never_fires, point_of, user_commands};
 use crate::term::outln;
-use reasonix_agent::config::HookEntry;
+use reasonix_config::HookEntry;
 use reasonix_core::terminal::shown;
 use serde_json::json;
 
 /// `reasonix hooks list [--json]`.
 pub fn list(json_out: bool) -> Outcome {
-    let paths = reasonix_agent::config::Paths::from_env();
+    let paths = reasonix_config::Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
     let config = context::load_config(&paths, &cwd)?;

@@ -86,7 +86,7 @@ pub fn install(args: InstallArgs) -> Outcome {
             args.grant.yes,
             |name| {
                 BUILTINS.iter().any(|b| b.name == name)
-                    || PluginIndex::load(&reasonix_agent::config::Paths::from_env().plugins_dir())
+                    || PluginIndex::load(&reasonix_config::Paths::from_env().plugins_dir())
                         .is_ok_and(|i| i.plugins.iter().any(|e| e.name == name))
             },
         );
@@ -97,7 +97,7 @@ pub fn install(args: InstallArgs) -> Outcome {
 /// A plugin index that does not parse stops an index-changing command before the registry
 /// loads: its error is printed once, not first as a load note and then again as the error.
 fn readable_index() -> Result<(), Failure> {
-    let plugins_dir = reasonix_agent::config::Paths::from_env().plugins_dir();
+    let plugins_dir = reasonix_config::Paths::from_env().plugins_dir();
     PluginIndex::load(&plugins_dir)
         .map(drop)
         .map_err(|e| install_failure(InstallError::State(e)))
@@ -293,9 +293,7 @@ fn decide_grant(
 
 /// The variables that hold a provider's API key (the configured providers' and the presets'
 /// `api_key_env`), each with the providers that read it: a grant of one is a grant of a key.
-fn provider_key_variables(
-    config: &reasonix_agent::config::Config,
-) -> BTreeMap<String, Vec<String>> {
+fn provider_key_variables(config: &reasonix_config::Config) -> BTreeMap<String, Vec<String>> {
     let mut variables: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut add = |variable: &str, provider: &str| {
         let providers = variables.entry(variable.to_string()).or_default();
@@ -304,12 +302,12 @@ fn provider_key_variables(
         }
     };
     // A config whose providers do not resolve still has the presets' variables.
-    for provider in reasonix_agent::providers::resolve_providers(config).unwrap_or_default() {
+    for provider in reasonix_config::providers::resolve_providers(config).unwrap_or_default() {
         if let Some(variable) = &provider.api_key_env {
             add(variable, &provider.name);
         }
     }
-    for preset in reasonix_agent::providers::presets() {
+    for preset in reasonix_config::providers::presets() {
         if let Some(variable) = &preset.api_key_env {
             add(variable, &preset.id);
         }
@@ -343,7 +341,7 @@ pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
     if sidecar_packages::installed(name)?.is_some() {
         return sidecar_packages::set_enabled(name, enabled);
     }
-    let paths = reasonix_agent::config::Paths::from_env();
+    let paths = reasonix_config::Paths::from_env();
     let builtin = BUILTINS.iter().any(|b| b.name == name);
     let entry = install::set_enabled(&paths, name, enabled, builtin).map_err(install_failure)?;
     outln!(

@@ -5,7 +5,7 @@ use crate::context::{self, Context};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
 use reasonix_agent::completion::{ChatRequest, ProviderClient, ask_profile};
-use reasonix_agent::providers::{self, ResolvedProvider, chosen_effort, dotenv};
+use reasonix_config::providers::{self, ResolvedProvider, chosen_effort, dotenv};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::{Message, ModelProfile, Role, StreamEvent, Usage};
@@ -253,7 +253,7 @@ pub fn presets(as_json: bool) -> Outcome {
     outln!(
         "Without a [[providers]] entry, `default_model` (or --model) may name a preset, an alias or \
          `<preset>/<model>`: the preset is used as it is, with its key from the environment or {}.",
-        reasonix_agent::config::Paths::from_env()
+        reasonix_config::Paths::from_env()
             .credentials_file()
             .display()
     );

@@ -6,8 +6,8 @@ use super::session_admin::workspace_store;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{errln, outln};
 use anyhow::anyhow;
-use reasonix_agent::config::Paths;
 use reasonix_agent::session::go::{self, Imported};
+use reasonix_config::Paths;
 use reasonix_core::terminal::shown;
 use std::path::{Path, PathBuf};
 

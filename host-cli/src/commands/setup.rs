@@ -4,7 +4,7 @@
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::errln;
 use crate::tui::setup::{self, SetupError, SetupOutcome};
-use reasonix_agent::config::Paths;
+use reasonix_config::Paths;
 use std::path::Path;
 
 pub fn run() -> Outcome {
@@ -35,7 +35,7 @@ pub fn with_real_home(message: &str, home: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reasonix_agent::providers::ModelRefError;
+    use reasonix_config::providers::ModelRefError;
 
     #[test]
     fn placeholders_become_the_real_home() {

@@ -17,7 +17,7 @@ pub fn is_package_dir(source: &str) -> bool {
 }
 
 fn plugins_dir() -> std::path::PathBuf {
-    reasonix_agent::config::Paths::from_env().plugins_dir()
+    reasonix_config::Paths::from_env().plugins_dir()
 }
 
 fn index() -> Result<PackageIndex, Failure> {

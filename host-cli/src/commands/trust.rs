@@ -4,7 +4,7 @@
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
-use reasonix_agent::config::{Paths, TrustCheck, TrustStore};
+use reasonix_config::{Paths, TrustCheck, TrustStore};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

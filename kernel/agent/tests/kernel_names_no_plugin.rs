@@ -37,12 +37,12 @@ const NOT_A_TOOL: &[(&str, &str, &str)] = &[
         "the shell program in the list of shells whose `-c` code a deny rule reads",
     ),
     (
-        "config/check.rs",
+        "config/src/check.rs",
         "\"bash\"",
         "the `[sandbox] bash` configuration key",
     ),
     (
-        "config/trust.rs",
+        "config/src/trust.rs",
         "\"bash\"",
         "the `[sandbox] bash` configuration key",
     ),
@@ -56,7 +56,7 @@ const NOT_A_TOOL: &[(&str, &str, &str)] = &[
 fn kernel_sources() -> Vec<PathBuf> {
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut out = Vec::new();
-    for krate in ["core", "host", "agent", "rules"] {
+    for krate in ["core", "host", "agent", "config", "rules"] {
         collect(&kernel.join(krate).join("src"), &mut out);
     }
     assert!(out.len() > 20, "found the kernel's sources");

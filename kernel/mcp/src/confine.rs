@@ -2,7 +2,7 @@
 //! front end decides per server (project servers run in the OS sandbox unless the user opted
 //! out, ADR 0026) and hands back the launcher's command line. This crate only runs it.
 
-use reasonix_agent::config::mcp::ServerSpec;
+use reasonix_config::mcp::ServerSpec;
 use std::ffi::OsString;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};

@@ -15,7 +15,7 @@ use crate::limits::{BACKOFF_FIRST, BACKOFF_MAX, CALL_TIMEOUT, STARTUP_TIMEOUT};
 use crate::stderr_tail::StderrTail;
 use crate::stdio::{self, Broken};
 use crate::tool::{CallTool, McpTool};
-use reasonix_agent::config::mcp::{Concurrency, Origin, ServerSpec, Transport};
+use reasonix_config::mcp::{Concurrency, Origin, ServerSpec, Transport};
 use reasonix_core::tool::{ProgressSink, Tool};
 use reasonix_core::types::ToolOutput;
 use serde_json::{Map, Value};
@@ -274,12 +274,10 @@ impl Servers {
                 let gate = if !spec.enabled {
                     Some(ServerState::Disabled)
                 } else if match spec.origin.kind {
-                    reasonix_agent::config::mcp::SourceKind::ProjectMcpJson => {
+                    reasonix_config::mcp::SourceKind::ProjectMcpJson => {
                         !options.project_mcp_json_approved
                     }
-                    reasonix_agent::config::mcp::SourceKind::ProjectToml => {
-                        !options.project_toml_trusted
-                    }
+                    reasonix_config::mcp::SourceKind::ProjectToml => !options.project_toml_trusted,
                     _ => false,
                 } {
                     Some(ServerState::NotApproved)
@@ -325,8 +323,7 @@ impl Servers {
         for server in inner.servers.values() {
             let mut gate = lock(&server.gate);
             if *gate == Some(ServerState::NotApproved)
-                && server.spec.origin.kind
-                    == reasonix_agent::config::mcp::SourceKind::ProjectMcpJson
+                && server.spec.origin.kind == reasonix_config::mcp::SourceKind::ProjectMcpJson
             {
                 *gate = None;
                 drop(gate);

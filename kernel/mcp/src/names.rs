@@ -1,13 +1,13 @@
 //! Tool names as the model sees them: `mcp__<server>__<tool>`.
 //!
 //! A name must say which server serves the tool, because permission rules are matched on the
-//! (server, tool) pair read back out of it ([`reasonix_agent::config::mcp::split_tool_name`]).
+//! (server, tool) pair read back out of it ([`reasonix_config::mcp::split_tool_name`]).
 //! Server names never contain `__` nor end with `_` and are at most
 //! [`MAX_SERVER_NAME`] long, so `mcp__<server>__` is kept whole in every name, and two servers'
 //! tools never share a name. Two tools of one server can (`a.b` and `a_b`): the manager offers
 //! neither of them (see [`crate::Servers::tools`]).
 
-use reasonix_agent::config::mcp::MAX_SERVER_NAME;
+use reasonix_config::mcp::MAX_SERVER_NAME;
 
 /// Provider APIs accept `^[a-zA-Z0-9_-]{1,64}$` (OpenAI; Anthropic is close): every other
 /// character of a server's tool name becomes `_`, and a name that would be longer is cut with
@@ -18,7 +18,7 @@ const HASH_SUFFIX: usize = 9;
 const _: () = assert!(5 + MAX_SERVER_NAME + 2 + 1 + HASH_SUFFIX <= MAX_TOOL_NAME);
 
 /// The name offered to the model for `tool` of `server` (a server name is already restricted
-/// by the configuration, see [`reasonix_agent::config::mcp::server_name_problem`]).
+/// by the configuration, see [`reasonix_config::mcp::server_name_problem`]).
 pub fn tool_name(server: &str, tool: &str) -> String {
     let clean: String = tool
         .chars()
@@ -62,7 +62,7 @@ mod tests {
         let name = tool_name("a-forty-character-server-name-0123456789", &"t".repeat(80));
         assert!(name.len() <= MAX_TOOL_NAME, "{name}");
         assert_eq!(
-            reasonix_agent::config::mcp::split_tool_name(&name).map(|(s, _)| s),
+            reasonix_config::mcp::split_tool_name(&name).map(|(s, _)| s),
             Some("a-forty-character-server-name-0123456789")
         );
     }
@@ -82,9 +82,9 @@ mod tests {
             server in "[a-zA-Z0-9]([a-zA-Z0-9-]|_[a-zA-Z0-9-]){0,19}",
             tool in "[a-zA-Z0-9_.-]{1,100}",
         ) {
-            prop_assume!(reasonix_agent::config::mcp::valid_server_name(&server));
+            prop_assume!(reasonix_config::mcp::valid_server_name(&server));
             let name = tool_name(&server, &tool);
-            let split = reasonix_agent::config::mcp::split_tool_name(&name);
+            let split = reasonix_config::mcp::split_tool_name(&name);
             prop_assert_eq!(split.map(|(s, _)| s), Some(server.as_str()), "{}", name);
         }
 

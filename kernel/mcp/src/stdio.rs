@@ -10,7 +10,7 @@
 use crate::confine::{Confine, Launch};
 use crate::limits::MAX_FRAME_BYTES;
 use crate::stderr_tail::StderrTail;
-use reasonix_agent::config::mcp::ServerSpec;
+use reasonix_config::mcp::ServerSpec;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! stdio: start, list, call (with progress), prompts, resources, a server that dies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use reasonix_agent::config::mcp::{Origin, ServerSpec, SourceKind, Transport};
+use reasonix_config::mcp::{Origin, ServerSpec, SourceKind, Transport};
 use reasonix_core::types::{ToolContext, ToolEvent, ToolEvents};
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::collections::BTreeMap;

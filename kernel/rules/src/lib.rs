@@ -10,7 +10,7 @@ pub mod mcp_name;
 pub mod rule;
 pub mod shell;
 
-pub use rule::{Rule, RuleError, ToolKind, Use};
+pub use rule::{Decision, Rule, RuleError, ToolKind, Use};
 
 #[cfg(test)]
 mod tests;

@@ -447,6 +447,14 @@ fn url_host(url: &str) -> Option<String> {
     Some(host.to_ascii_lowercase())
 }
 
+/// What the rules say about one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Allow,
+    Ask,
+    Deny,
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

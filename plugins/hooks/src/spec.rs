@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 /// A hook's default timeout, as in Claude Code: 60 s.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
-/// One hook, as the host serialises it (`reasonix_agent::config::HookEntry`).
+/// One hook, as the host serialises it (`reasonix_config::HookEntry`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HookSpec {

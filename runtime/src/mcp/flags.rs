@@ -4,7 +4,7 @@
 //! servers of the same name; `--strict-mcp-config` makes them the only ones.
 
 use crate::Error;
-use reasonix_agent::config::mcp::{self, ServerSpec, SourceKind};
+use reasonix_config::mcp::{self, ServerSpec, SourceKind};
 use std::path::Path;
 
 /// A config file larger than this is refused.

@@ -7,8 +7,8 @@ pub mod sandbox;
 
 use crate::context::Context;
 use crate::term::errln;
-use reasonix_agent::config::mcp::SourceKind;
-use reasonix_agent::config::{ProjectTrust, TrustStore};
+use reasonix_config::mcp::SourceKind;
+use reasonix_config::{ProjectTrust, TrustStore};
 use reasonix_core::terminal::shown;
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::path::Path;

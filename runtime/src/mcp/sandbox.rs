@@ -6,9 +6,9 @@
 //! asking for it is ignored with a warning.
 
 use crate::term::errln;
-use reasonix_agent::config::Config;
-use reasonix_agent::config::Paths;
-use reasonix_agent::config::mcp::ServerSpec;
+use reasonix_config::Config;
+use reasonix_config::Paths;
+use reasonix_config::mcp::ServerSpec;
 use reasonix_core::sandbox::{SandboxConfig, SandboxPolicy};
 use reasonix_core::terminal::shown;
 use reasonix_host::host::process::{OS_SANDBOX, ServerLaunch, confine_server};

@@ -4,7 +4,7 @@
 use super::{Scope, command_line, save_entry};
 use crate::exit::{Failure, Outcome};
 use anyhow::anyhow;
-use reasonix_agent::config::mcp_files::{self, Remote};
+use reasonix_config::mcp_files::{self, Remote};
 use reasonix_core::terminal::shown;
 use std::collections::BTreeMap;
 

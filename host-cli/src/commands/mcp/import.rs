@@ -5,8 +5,8 @@ use super::{Scope, load_scope, save_edit, scope_file, scope_place, workspace};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
-use reasonix_agent::config::Paths;
-use reasonix_agent::config::mcp_files::{self, McpFile};
+use reasonix_config::Paths;
+use reasonix_config::mcp_files::{self, McpFile};
 use reasonix_core::terminal::shown;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -135,7 +135,7 @@ fn scope_name(scope: Scope) -> &'static str {
 
 /// Why an entry is not imported, or `None` when it is.
 fn why_not(file: &McpFile, name: &str, entry: &Value, force: bool) -> Option<String> {
-    if let Some(problem) = reasonix_agent::config::mcp::server_name_problem(name) {
+    if let Some(problem) = reasonix_config::mcp::server_name_problem(name) {
         return Some(format!("{problem} (rename it in the source first)"));
     }
     if let Some(reason) = unsupported_transport(entry) {

@@ -19,8 +19,8 @@ mod status;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
-use reasonix_agent::config::mcp_files::{self, McpFile};
-use reasonix_agent::config::{Paths, TrustStore};
+use reasonix_config::mcp_files::{self, McpFile};
+use reasonix_config::{Paths, TrustStore};
 use reasonix_core::terminal::shown;
 use std::path::{Path, PathBuf};
 

@@ -4,9 +4,9 @@ use super::{Scope, load_scope, lookup, save_edit, scope_place, workspace};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::outln;
 use anyhow::anyhow;
-use reasonix_agent::config::Paths;
-use reasonix_agent::config::mcp::SourceKind;
-use reasonix_agent::config::mcp_files;
+use reasonix_config::Paths;
+use reasonix_config::mcp::SourceKind;
+use reasonix_config::mcp_files;
 use reasonix_core::terminal::shown;
 
 #[derive(Debug, clap::Args)]

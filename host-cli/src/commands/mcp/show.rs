@@ -9,9 +9,9 @@ use super::{lookup, workspace};
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, errln, outln};
 use anyhow::anyhow;
-use reasonix_agent::config::mcp::{ServerSpec, SourceKind, Transport};
-use reasonix_agent::config::mcp_files::{self, Inventory, ListedServer};
-use reasonix_agent::config::{Paths, ProjectTrust, TrustCheck, TrustStore};
+use reasonix_config::mcp::{ServerSpec, SourceKind, Transport};
+use reasonix_config::mcp_files::{self, Inventory, ListedServer};
+use reasonix_config::{Paths, ProjectTrust, TrustCheck, TrustStore};
 use reasonix_core::terminal::shown;
 use reasonix_mcp::StartOptions;
 use serde_json::{Value, json};
@@ -69,7 +69,7 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
     options.project_toml_trusted = toml_trusted;
     // Project servers probed here are confined as in a session, even when the config does
     // not load (then with the defaults).
-    let defaults = reasonix_agent::config::Config::default();
+    let defaults = reasonix_config::Config::default();
     let for_sandbox = config.as_ref().unwrap_or(&defaults);
     options.confine = Some(crate::mcp::sandbox::confinement(
         &paths,

@@ -2,7 +2,7 @@
 //! manager (each with its own startup timeout, side by side) and asked for its tools, then
 //! stopped. A project server whose file is not approved is never started here either.
 
-use reasonix_agent::config::mcp::ServerSpec;
+use reasonix_config::mcp::ServerSpec;
 use reasonix_mcp::{ServerState, Servers, StartOptions};
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -594,7 +594,7 @@ fn locked(printer: &std::sync::Mutex<Printer>) -> std::sync::MutexGuard<'_, Prin
 
 /// `--timeout`: `90s`, `5m`, `1h` or plain seconds.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
-    reasonix_agent::config::duration::parse(text)
+    reasonix_config::duration::parse(text)
 }
 
 /// The appended system prompt with `--json-schema`'s instruction after it.

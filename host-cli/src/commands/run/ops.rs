@@ -7,8 +7,8 @@
 use super::output::Printer;
 use crate::exit::Code;
 use reasonix_agent::agent_loop::{Agent, RunStatus};
-use reasonix_agent::providers::ResolvedProvider;
 use reasonix_agent::session::SessionStore;
+use reasonix_config::providers::ResolvedProvider;
 use reasonix_core::cancel::CancelToken;
 use reasonix_protocol::{EventKind, Op};
 use reasonix_runtime::launch::Prepared;

@@ -3,7 +3,7 @@
 
 use crate::exit::Failure;
 use anyhow::anyhow;
-use reasonix_agent::config::{SettingScope, SettingsChoice};
+use reasonix_config::{SettingScope, SettingsChoice};
 use std::path::PathBuf;
 
 /// A `--settings` file larger than this is refused.

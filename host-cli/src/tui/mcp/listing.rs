@@ -3,7 +3,7 @@
 use crate::tui::text::safe_line;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
-use reasonix_agent::config::mcp::SourceKind;
+use reasonix_config::mcp::SourceKind;
 use reasonix_mcp::{ServerState, ServerStatus};
 
 /// Lines of a failed server's stderr shown at most.

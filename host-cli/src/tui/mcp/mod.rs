@@ -16,7 +16,7 @@ use super::msg::Msg;
 use super::slash::{CommandKind, CommandSpec};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use question::{ANSWERS, Answer, Question};
-use reasonix_agent::config::TrustStore;
+use reasonix_config::TrustStore;
 use reasonix_mcp::{PromptInfo, ServerState, ServerStatus, Servers};
 use reasonix_session::input::mcp_prompt::{args as prompt_args, command as prompt_command};
 use resources::ResourceIndex;
@@ -430,7 +430,7 @@ fn remember_approval(
     home: &std::path::Path,
     workspace: &std::path::Path,
     sha: Option<String>,
-    pinned: Vec<reasonix_agent::config::PinnedFile>,
+    pinned: Vec<reasonix_config::PinnedFile>,
 ) -> Result<String, String> {
     let Some(sha) = sha else {
         return Err("the project has no .mcp.json to remember".into());

@@ -6,7 +6,7 @@ use super::listing::origin_label;
 use crate::tui::text::safe_line;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
-use reasonix_agent::config::mcp::SourceKind;
+use reasonix_config::mcp::SourceKind;
 use reasonix_mcp::{ServerState, ServerStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

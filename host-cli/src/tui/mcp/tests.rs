@@ -7,7 +7,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
-use reasonix_agent::config::mcp::{Origin, SourceKind};
+use reasonix_config::mcp::{Origin, SourceKind};
 use reasonix_mcp::PromptArgumentInfo;
 use std::path::PathBuf;
 

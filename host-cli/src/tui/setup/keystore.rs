@@ -3,7 +3,7 @@
 //! The OS keyring is not used (docs/tui/setup.md says why).
 
 use super::write::{WriteError, atomic_write};
-use reasonix_agent::providers::dotenv;
+use reasonix_config::providers::dotenv;
 use std::path::{Path, PathBuf};
 
 /// `existing` with `name` set to `value`: the first assignment of `name` replaced in place,

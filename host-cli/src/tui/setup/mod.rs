@@ -17,8 +17,8 @@ mod snapshots;
 
 use crate::tui::theme::{ColorLevel, Theme};
 use crossterm::event::{self, Event, KeyEventKind};
-use reasonix_agent::config::{Config, Paths};
-use reasonix_agent::providers::{self, ModelRefError, dotenv};
+use reasonix_config::providers::{self, ModelRefError, dotenv};
+use reasonix_config::{Config, Paths};
 use state::{Effect, KeyFound, Plan, SetupState, Written};
 use std::time::Duration;
 use thiserror::Error;

@@ -2,7 +2,7 @@
 //! here touches the terminal, the network or the disk, so every transition is unit-tested.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use reasonix_agent::providers::{self, resolve::parse_http_url};
+use reasonix_config::providers::{self, resolve::parse_http_url};
 use std::path::PathBuf;
 
 /// The provider name and key variable a custom endpoint is written with.

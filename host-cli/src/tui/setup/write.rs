@@ -4,7 +4,7 @@
 //! failure never loses the previous file.
 
 use super::state::{CUSTOM_NAME, Plan};
-use reasonix_agent::config::Config;
+use reasonix_config::Config;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -205,7 +205,7 @@ mod tests {
             "default_model = \"custom\"\n\n[[providers]]\nname = \"custom\"\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m-1\"\napi_key_env = \"CUSTOM_API_KEY\"\n"
         );
         let config = Config::parse(&path, &text).unwrap();
-        let resolved = reasonix_agent::providers::resolve_providers(&config).unwrap();
+        let resolved = reasonix_config::providers::resolve_providers(&config).unwrap();
         assert_eq!(resolved[0].name, "custom");
         assert_eq!(resolved[0].api_key_env.as_deref(), Some("CUSTOM_API_KEY"));
     }

@@ -12,33 +12,7 @@ mod tests;
 use crate::types::{Message, Role};
 use serde::Serialize;
 
-/// The `[agent]` ratios, as fractions of the context window.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ratios {
-    /// `tool_result_snip_ratio`: stale tool results are shortened from here on.
-    pub snip: f64,
-    /// `compact_ratio`: stale tool results are pruned, then a summary folds older work.
-    pub compact: f64,
-    /// `compact_force_ratio`: the fold runs even when it would save little.
-    pub force: f64,
-}
-
-impl Default for Ratios {
-    fn default() -> Ratios {
-        Ratios {
-            snip: 0.6,
-            compact: 0.8,
-            force: 0.9,
-        }
-    }
-}
-
-impl Ratios {
-    /// Tokens at which `ratio` of `window` is reached.
-    pub fn at(ratio: f64, window: u64) -> u64 {
-        (window as f64 * ratio).floor() as u64
-    }
-}
+pub use reasonix_config::Ratios;
 
 /// Which tier a compaction reached (the highest one that changed something).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -8,13 +8,7 @@ use reasonix_core::origin::Origin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// What the rules say about one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Allow,
-    Ask,
-    Deny,
-}
+pub use reasonix_rules::Decision;
 
 /// Where a decision came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +117,21 @@ pub struct Policy {
     /// Workspace files the project configuration executes (MCP server and hook scripts,
     /// absolute): protected like the configuration files themselves (ADR 0026).
     pub protected: Vec<PathBuf>,
+}
+
+impl From<reasonix_config::PermissionRules> for Policy {
+    /// The policy a session starts with, from `[permissions]` (no session grants yet).
+    fn from(rules: reasonix_config::PermissionRules) -> Policy {
+        Policy {
+            mode: rules.mode,
+            allow: rules.allow,
+            ask: rules.ask,
+            deny: rules.deny,
+            session: Vec::new(),
+            allow_dynamic_bash: rules.allow_dynamic_bash,
+            protected: rules.protected,
+        }
+    }
 }
 
 /// Parse rule texts, naming the list and position of a bad one.

@@ -69,3 +69,36 @@ fn the_reason_to_ask_comes_from_the_tool_class_not_its_name() {
         "{wider}"
     );
 }
+
+/// `[permissions]` as the configuration reads it becomes the policy: the deny rule blocks even
+/// under `--yolo`, the allow rule lets its command run under `ask`.
+#[test]
+fn the_configured_rules_are_the_policy() {
+    let config = reasonix_config::Config::parse(
+        Path::new("/home/me/.reasonix/config.toml"),
+        "[permissions]\nmode = \"ask\"\nallow = [\"Bash(cargo test:*)\"]\ndeny = [\"Bash(rm:*)\"]\n",
+    )
+    .unwrap();
+    let policy = Policy::from(config.permission_rules().unwrap());
+    let workspace = Path::new("/w");
+    let call = |args: &serde_json::Value| -> Result<(), String> {
+        let call = Call {
+            tool: "bash",
+            kind: ToolKind::Shell,
+            read_only: false,
+            args,
+            workspace,
+            reach: None,
+            own_rules: false,
+        };
+        let posture = if args["command"] == "rm -rf target" {
+            Posture::Yolo
+        } else {
+            Posture::Ask
+        };
+        policy.resolve_headless(&call, posture).map(|_| ())
+    };
+    let err = call(&json!({ "command": "rm -rf target" })).unwrap_err();
+    assert!(err.contains("Bash(rm:*)"), "{err}");
+    assert!(call(&json!({ "command": "cargo test --all" })).is_ok());
+}

@@ -3,7 +3,7 @@
 //! component's; those tests live with it, in `plugins/llm/src/backend/tests.rs`.)
 
 use super::*;
-use crate::config::Config;
+use crate::Config;
 use proptest::prelude::*;
 use serde_json::json;
 use std::path::Path;
@@ -175,7 +175,7 @@ fn project_entries_replace_user_entries_by_name() {
         "default_model = \"c\"\n[[providers]]\nname = \"c\"\npreset = \"llamacpp\"\n[[providers]]\nname = \"a\"\nkind = \"openai\"\nbase_url = \"https://a2.example\"\nmodel = \"m2\"\n[[providers]]\nname = \"ollama\"\npreset = \"ollama\"\nmodel = \"x\"\n",
     )
     .unwrap();
-    let paths = crate::config::Paths {
+    let paths = crate::Paths {
         home: home.path().to_path_buf(),
         cache: home.path().join("cache"),
         state: home.path().to_path_buf(),

@@ -5,6 +5,12 @@
 //! named in one `ignored: …` warning per file (`[[plugins]]` MCP servers each in their own);
 //! other unknown keys are reported by [`Config::warnings`] with their file and line
 //! ([`check`]). Invalid values of known keys are errors naming the file, line, column and key.
+//!
+//! The product's configuration and compatibility layer, apart from the agent: Claude Code's
+//! `settings.json` and `.mcp.json`, which files a workspace may contribute (trust, pins),
+//! and provider resolution. It only reads and checks; what the agent makes of it (its
+//! permission policy, its compaction) is built on the agent's side.
+#![forbid(unsafe_code)]
 
 mod check;
 mod compaction_keys;
@@ -12,6 +18,7 @@ pub mod duration;
 pub mod mcp;
 pub mod mcp_files;
 pub mod pins;
+pub mod providers;
 pub mod settings_json;
 mod settings_sources;
 #[cfg(test)]
@@ -19,6 +26,7 @@ mod tests;
 mod trust;
 mod warned;
 
+pub use compaction_keys::Ratios;
 pub use pins::PinnedFile;
 pub use settings_sources::{
     HookEntry, SettingScope, SettingsChoice, SettingsSource, settings_files,
@@ -34,13 +42,31 @@ pub use reasonix_core::settings::{
     expand_vars,
 };
 
+// The shared vocabulary, under the names the modules use.
+#[cfg(test)]
+pub(crate) use reasonix_core::capability;
+pub(crate) use reasonix_core::{error, sandbox, state_file};
+
 use crate::error::StateError;
-use crate::permissions::{Decision, Policy, Rule};
 use crate::providers::ProviderSettings;
+pub use reasonix_rules::{Decision, Rule};
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
+
+/// `[permissions]` parsed: what the agent's permission policy starts from.
+#[derive(Debug, Clone, Default)]
+pub struct PermissionRules {
+    /// The fallback for writers and shell when no rule matches (`mode`).
+    pub mode: Option<Decision>,
+    pub allow: Vec<Rule>,
+    pub ask: Vec<Rule>,
+    pub deny: Vec<Rule>,
+    pub allow_dynamic_bash: bool,
+    /// Files the configuration executes (hooks, MCP servers): writing them asks.
+    pub protected: Vec<PathBuf>,
+}
 
 /// `[agent]`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -100,11 +126,11 @@ struct AgentFile {
     max_output_tokens: Option<u32>,
     #[serde(deserialize_with = "at_least_one")]
     max_steps: Option<u32>,
-    #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
+    #[serde(deserialize_with = "crate::compaction_keys::ratio")]
     tool_result_snip_ratio: Option<f64>,
-    #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
+    #[serde(deserialize_with = "crate::compaction_keys::ratio")]
     compact_ratio: Option<f64>,
-    #[serde(deserialize_with = "crate::config::compaction_keys::ratio")]
+    #[serde(deserialize_with = "crate::compaction_keys::ratio")]
     compact_force_ratio: Option<f64>,
     accept_cut_off_answer: Option<bool>,
     #[serde(deserialize_with = "run_timeout")]
@@ -639,10 +665,10 @@ impl Config {
         }
     }
 
-    /// The policy from `[permissions]`. Rules are checked when a file is read, so this fails
-    /// only for rules added to the lists afterwards; the error names the file the rule came
-    /// from, the list and the index.
-    pub fn permission_policy(&self) -> Result<Policy, StateError> {
+    /// The rules of `[permissions]`, parsed. Rules are checked when a file is read, so this
+    /// fails only for rules added to the lists afterwards; the error names the file the rule
+    /// came from, the list and the index.
+    pub fn permission_rules(&self) -> Result<PermissionRules, StateError> {
         let p = &self.permissions;
         let rules = |list: &str, texts: &[String]| -> Result<Vec<Rule>, StateError> {
             texts
@@ -672,12 +698,11 @@ impl Config {
                 });
             }
         };
-        Ok(Policy {
+        Ok(PermissionRules {
             mode,
             allow: rules("allow", &p.allow)?,
             ask: rules("ask", &p.ask)?,
             deny: rules("deny", &p.deny)?,
-            session: Vec::new(),
             allow_dynamic_bash: p.allow_dynamic_bash.unwrap_or(false),
             protected: self.executed_files.clone(),
         })

@@ -423,7 +423,7 @@ fn merge(config: &mut Config, path: &Path, place: &Scope<'_>, toml_mode: bool, d
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use crate::config::settings_json::parse;
+    use crate::settings_json::parse;
 
     fn doc(text: &str) -> SettingsDoc {
         parse(Path::new("/p/.claude/settings.json"), text).unwrap()

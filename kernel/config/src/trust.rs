@@ -10,7 +10,7 @@
 
 use super::pins::{self, PinnedFile};
 use super::{ConfigFile, PermissionsFile, check};
-use crate::config::ShellSandbox;
+use crate::ShellSandbox;
 use crate::error::StateError;
 use crate::providers::{ProviderSettings, presets, resolve};
 use crate::sandbox::real_path;
