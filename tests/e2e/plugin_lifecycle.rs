@@ -479,8 +479,12 @@ fn a_directory_with_one_component_is_installed_and_says_which() {
 #[test]
 fn a_crate_directory_is_built_and_its_cdylib_installed() {
     let env = Env::new();
-    let built = fixture("scribe"); // <target>/fixtures/wasm32-wasip2/release/scribe.wasm
-    let fixtures_target = built.parent().unwrap().parent().unwrap().parent().unwrap();
+    // A target directory of its own: the crate built alone is not byte-identical to the
+    // fixture the workspace build made (another feature set of its dependencies), and
+    // rebuilding it in the shared fixtures directory would change `scribe.wasm` under the
+    // tests that install it at the same time.
+    let fixtures_target = support::target_dir().join("fixtures-crate-install");
+    let built = fixtures_target.join("wasm32-wasip2/release/scribe.wasm");
     let crate_dir = support::repo_root().join("tests/fixtures/scribe");
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_reasonix"));
     command
@@ -488,8 +492,7 @@ fn a_crate_directory_is_built_and_its_cdylib_installed() {
         .current_dir(env.project())
         .env("REASONIX_HOME", env.home())
         .env("REASONIX_CACHE_HOME", support::shared_artifact_cache())
-        // The fixtures are already built there, so this build is a no-op check.
-        .env("CARGO_TARGET_DIR", fixtures_target);
+        .env("CARGO_TARGET_DIR", &fixtures_target);
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
         if (key.starts_with("CARGO_") && key != "CARGO_HOME" && key != "CARGO_TARGET_DIR")
@@ -627,4 +630,47 @@ fn on_a_terminal_the_grant_is_asked_for() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("granted: workspace:read-write"), "{text}");
+}
+
+/// Installing other bytes under a plugin's name (an update, a rebuilt component) takes the
+/// replaced component's compiled artifacts out of the cache: nothing loads them any more, and
+/// each is megabytes.
+#[test]
+fn replacing_a_plugin_removes_the_artifacts_of_the_replaced_bytes() {
+    let env = Env::new();
+    let first = std::fs::read(fixture("scribe")).unwrap();
+    // The same component with one custom section more: other bytes, the same plugin.
+    let mut second = first.clone();
+    second.extend_from_slice(&[0x00, 0x06, 0x04, b'n', b'o', b't', b'e', b'!']);
+    let changed = env.home().join("scribe-changed.wasm");
+    std::fs::write(&changed, &second).unwrap();
+
+    ok(&own(&env, &["plugin", "install", &fx("scribe"), "--yes"]));
+    let sha_of = |env: &Env| {
+        plugin(&own_list(env), "scribe").unwrap()["sha256"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let old = sha_of(&env);
+    let cache = env.home().join("cache");
+    let artifacts = |sha: &str| -> usize {
+        std::fs::read_dir(&cache)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with(sha))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert!(artifacts(&old) >= 1, "installing precompiled it");
+
+    ok(&own(
+        &env,
+        &["plugin", "install", changed.to_str().unwrap(), "--yes"],
+    ));
+    let new = sha_of(&env);
+    assert_ne!(new, old);
+    assert!(artifacts(&new) >= 1, "the new bytes are precompiled");
+    assert_eq!(artifacts(&old), 0, "the replaced bytes' artifacts are gone");
 }

@@ -487,6 +487,13 @@ pub fn commit(
         .filter(|e| e.name == name && e.file != entry.file)
         .map(|e| e.file.clone())
         .collect();
+    // The component it replaces, whose compiled artifacts go once nothing installed uses it.
+    let replaced: Vec<String> = index
+        .plugins
+        .iter()
+        .filter(|e| e.name == name && e.sha256 != entry.sha256)
+        .map(|e| e.sha256.clone())
+        .collect();
     index.plugins.retain(|e| e.name != name);
     index.upsert(entry.clone());
     if let Err(e) = index.save(&dir) {
@@ -499,6 +506,11 @@ pub fn commit(
     }
     for file in stale {
         let _ = std::fs::remove_file(dir.join(file));
+    }
+    for sha256 in replaced {
+        if !index.plugins.iter().any(|e| e.sha256 == sha256) {
+            remove_artifacts(&paths.cache, &sha256);
+        }
     }
     Ok(entry)
 }
