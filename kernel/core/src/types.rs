@@ -144,6 +144,10 @@ pub struct Image {
 pub struct ToolOutput {
     pub text: String,
     pub images: Vec<Image>,
+    /// The tool ran and says it failed, in `text` (an MCP result with `isError`): the model
+    /// reads it as an error, and the images stay with it (a screenshot of what went wrong).
+    /// A call that could not run at all is an `Err` instead.
+    pub is_error: bool,
 }
 
 impl From<String> for ToolOutput {
@@ -151,6 +155,7 @@ impl From<String> for ToolOutput {
         ToolOutput {
             text,
             images: Vec::new(),
+            is_error: false,
         }
     }
 }

@@ -29,7 +29,11 @@ pub fn blocks_output(blocks: &[Value]) -> ToolOutput {
             "\n[{left_out} more image(s) not shown to the model: at most {MAX_IMAGES} per result]"
         ));
     }
-    ToolOutput { text, images }
+    ToolOutput {
+        text,
+        images,
+        is_error: false,
+    }
 }
 
 /// The image a content block carries (`image` content, or an embedded or read resource with an
@@ -104,7 +108,7 @@ fn block_text(block: &Value) -> String {
 }
 
 /// A tool result: its content blocks, or its structured content when it has no blocks.
-pub fn tool_result(result: &Value) -> (ToolOutput, bool) {
+pub fn tool_result(result: &Value) -> ToolOutput {
     let is_error = result
         .get("isError")
         .and_then(Value::as_bool)
@@ -124,7 +128,7 @@ pub fn tool_result(result: &Value) -> (ToolOutput, bool) {
     } else {
         blocks_output(&blocks)
     };
-    (output, is_error)
+    ToolOutput { is_error, ..output }
 }
 
 #[cfg(test)]
@@ -140,8 +144,8 @@ mod tests {
             {"type": "image", "data": "AAAA", "mimeType": "image/png"},
             {"type": "resource", "resource": {"uri": "x://a", "text": "inside"}},
         ]});
-        let (output, error) = tool_result(&result);
-        assert!(!error);
+        let output = tool_result(&result);
+        assert!(!output.is_error);
         assert_eq!(
             output.text,
             "hello\n[image: image/png, about 3 bytes]\ninside"
@@ -208,7 +212,7 @@ mod tests {
         let big = "x".repeat(3 * MAX_RESULT_BYTES);
         let result =
             json!({"content": [{"type": "text", "text": big}, {"type": "text", "text": "more"}]});
-        let (output, _) = tool_result(&result);
+        let output = tool_result(&result);
         let text = output.text;
         assert!(text.len() < MAX_RESULT_BYTES + 200, "{}", text.len());
         assert!(text.ends_with("over 1 MiB]"));
@@ -216,8 +220,20 @@ mod tests {
 
     #[test]
     fn structured_content_when_no_blocks() {
-        let (output, error) = tool_result(&json!({"structuredContent": {"a": 1}, "isError": true}));
+        let output = tool_result(&json!({"structuredContent": {"a": 1}, "isError": true}));
         assert_eq!(output.text, r#"{"a":1}"#);
-        assert!(error);
+        assert!(output.is_error);
+    }
+
+    /// An error result keeps its images: a screenshot of what went wrong reaches the model.
+    #[test]
+    fn an_error_result_keeps_its_text_and_images() {
+        let output = tool_result(&json!({"content": [
+            {"type": "text", "text": "the page did not load"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        ], "isError": true}));
+        assert!(output.is_error);
+        assert!(output.text.starts_with("the page did not load"));
+        assert_eq!(output.images.len(), 1);
     }
 }

@@ -139,11 +139,9 @@ impl Tool for McpTool {
                 };
                 failed(code, e.to_string(), retryable)
             })?;
-        let (output, is_error) = crate::content::tool_result(&result);
-        if is_error {
-            return Err(failed("tool_error", output.text, false));
-        }
-        Ok(output)
+        // A result with `isError` is the tool's own failure: its text and images go to the
+        // model as an error result.
+        Ok(crate::content::tool_result(&result))
     }
 
     /// A server cannot say what it would change.

@@ -13,8 +13,8 @@ use crate::provider::{CompletionStream, Endpoint, Provider};
 use crate::providers::resolve_providers;
 use crate::tool::Effects;
 use crate::types::{
-    ChangeKind, CompletionRequest, Decision, FileChange, ModelProfile, ProfileRequest,
-    ProviderKind, StreamEvent, Subscription, ToolContext,
+    ChangeKind, CompletionRequest, Decision, FileChange, Image, ModelProfile, ProfileRequest,
+    ProviderKind, StreamEvent, Subscription, ToolContext, ToolOutput,
 };
 use std::sync::Mutex;
 
@@ -25,6 +25,8 @@ struct FakeTool {
     spec: ToolSpec,
     effects: Effects,
     answer: Result<String, String>,
+    /// What `invoke_output` returns instead of `answer`, images and `is_error` included.
+    output: Option<ToolOutput>,
     calls: Mutex<Vec<(String, bool)>>,
     previews: Mutex<u32>,
 }
@@ -41,6 +43,7 @@ impl FakeTool {
             },
             effects,
             answer: Ok(format!("{name} done")),
+            output: None,
             calls: Mutex::new(Vec::new()),
             previews: Mutex::new(0),
         })
@@ -48,6 +51,11 @@ impl FakeTool {
 
     fn answering(mut self: Arc<Self>, answer: Result<String, String>) -> Arc<FakeTool> {
         Arc::get_mut(&mut self).unwrap().answer = answer;
+        self
+    }
+
+    fn returning(mut self: Arc<Self>, output: ToolOutput) -> Arc<FakeTool> {
+        Arc::get_mut(&mut self).unwrap().output = Some(output);
         self
     }
 
@@ -75,6 +83,19 @@ impl Tool for FakeTool {
         self.answer
             .clone()
             .map_err(|e| CallError::Plugin(crate::error::PluginError::InvalidInput(e)))
+    }
+    fn invoke_output(
+        &self,
+        arguments: &str,
+        context: &ToolContext,
+    ) -> Result<ToolOutput, CallError> {
+        match &self.output {
+            Some(output) => {
+                self.invoke(arguments, context)?;
+                Ok(output.clone())
+            }
+            None => self.invoke(arguments, context).map(ToolOutput::from),
+        }
     }
     /// A call with `"wide": true` reaches past the read-only claim (like `history` in global
     /// scope).
@@ -2131,4 +2152,47 @@ fn only_tools_the_host_calls_external_pass_tools_enabled_and_wait_behind_the_pro
     assert!(!proxy.is_deferred("mcp__posing__x"));
     // The deferred tool stays callable.
     assert!(got.tools.iter().any(|t| t.spec().name == "mcp__s__echo"));
+}
+
+/// A tool that ran and reports its own failure (`ToolOutput::is_error`, an MCP result with
+/// `isError`) reaches the model as an error result that keeps its images; a tool that fails
+/// to run (`Err`) has none to keep.
+#[test]
+fn a_failure_the_tool_reports_is_an_error_result_with_its_images() {
+    let shot = Image {
+        media_type: "image/png".into(),
+        data: "AAAA".into(),
+    };
+    let browse = FakeTool::new("browse", TEXT_SCHEMA, true, NO_EFFECTS).returning(ToolOutput {
+        text: "the page did not load".into(),
+        images: vec![shot.clone()],
+        is_error: true,
+    });
+    let h = Harness::new(
+        vec![browse],
+        vec![],
+        vec![
+            answer(vec![call("c1", "browse", serde_json::json!({"text": "x"}))]),
+            vec![
+                StreamEvent::Text("it failed".into()),
+                StreamEvent::Done(FinishReason::Stop),
+            ],
+        ],
+    );
+    let mut agent = h.agent(Posture::Ask, Policy::default());
+    let (outcome, events) = h.run(&mut agent);
+    assert_eq!(outcome.status, RunStatus::Success);
+    assert_eq!(h.result_of("c1"), "Error: the page did not load");
+    // The history keeps them for the request (the client passes them to a model that reads
+    // images; this fake one does not).
+    let result = agent
+        .history()
+        .iter()
+        .find(|m| m.tool_call_id.as_deref() == Some("c1"))
+        .unwrap();
+    assert_eq!(result.images, vec![shot]);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::ToolFinished { is_error: true, id, .. } if id == "c1"
+    )));
 }

@@ -65,6 +65,9 @@ pub enum CallFailure {
     Cancelled,
     /// The tool ran and failed.
     Tool(CallError),
+    /// The tool ran and said it failed, in its own words (`ToolOutput::is_error`); its images
+    /// stay with the result.
+    Reported(String),
     /// The thread running the call panicked.
     Crashed,
 }
@@ -105,6 +108,7 @@ impl fmt::Display for CallFailure {
                 f.write_str("Cancelled: the user stopped the run before this call ran.")
             }
             CallFailure::Tool(e) => write!(f, "Error: {e}"),
+            CallFailure::Reported(text) => write!(f, "Error: {text}"),
             CallFailure::Crashed => f.write_str("Error: the tool call failed unexpectedly"),
         }
     }
@@ -713,8 +717,11 @@ impl Agent {
     ) -> Finished {
         let ran = matches!(
             outcome.result,
-            Ok(_) | Err(CallFailure::Tool(_) | CallFailure::Crashed)
+            Ok(_) | Err(CallFailure::Tool(_) | CallFailure::Reported(_) | CallFailure::Crashed)
         );
+        // Images come with what the tool returned, an error it reported included; a call that
+        // could not run has none.
+        let images_kept = matches!(outcome.result, Ok(_) | Err(CallFailure::Reported(_)));
         let (result, is_error) = match outcome.result {
             Ok(text) => (text, false),
             Err(failure) => (failure.to_string(), true),
@@ -757,10 +764,10 @@ impl Agent {
         };
         match intercepted {
             Intercepted::Unchanged => {
-                let images = if original.is_error {
-                    Vec::new()
-                } else {
+                let images = if images_kept {
                     outcome.images
+                } else {
+                    Vec::new()
                 };
                 finished(original.result, original.is_error, None, images)
             }
@@ -856,6 +863,7 @@ fn invoke(
         events: Some(events),
     };
     let (result, images) = match approved.tool.invoke_output(&approved.arguments, &context) {
+        Ok(output) if output.is_error => (Err(CallFailure::Reported(output.text)), output.images),
         Ok(output) => (Ok(output.text), output.images),
         Err(e) => (Err(CallFailure::Tool(e)), Vec::new()),
     };
