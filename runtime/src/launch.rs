@@ -31,8 +31,11 @@ pub enum Resume {
     Query(String),
 }
 
-/// The loaded configuration and the runtime (registry + sidecars) of one workspace.
-pub struct Prepared {
+/// The runtime of one workspace, what every front end opens first: its configuration, the
+/// plugin registry with the built-ins, the installed sidecars, the MCP servers and the catalog
+/// they compose. [`Runtime::launch`] builds an agent on it, [`Runtime::session`] a session
+/// service around that agent.
+pub struct Runtime {
     pub cx: Context,
     pub workspace: PathBuf,
     /// Held, never read: dropping it stops the sidecar processes.
@@ -53,17 +56,32 @@ pub struct Overrides {
     pub settings: reasonix_config::SettingsChoice,
 }
 
-/// Load the configuration (with `--add-dir` directories writable) and start the runtime.
-pub fn prepare(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<Prepared, Error> {
-    prepare_with(dir, add_dirs, &Overrides::default())
+impl Runtime {
+    /// Load the configuration (with `--add-dir` directories writable) and start the runtime.
+    pub fn open(dir: Option<&std::path::Path>, add_dirs: Vec<String>) -> Result<Runtime, Error> {
+        Runtime::open_with(dir, add_dirs, &Overrides::default())
+    }
+
+    /// [`Runtime::open`], with the command line's MCP servers and settings sources.
+    pub fn open_with(
+        dir: Option<&std::path::Path>,
+        add_dirs: Vec<String>,
+        overrides: &Overrides,
+    ) -> Result<Runtime, Error> {
+        open_runtime(dir, add_dirs, overrides)
+    }
+
+    /// Build the agent as `options` say.
+    pub fn launch(&self, options: &Options) -> Result<Launched, Error> {
+        launch(self, options)
+    }
 }
 
-/// [`prepare`], with the command line's MCP servers.
-pub fn prepare_with(
+fn open_runtime(
     dir: Option<&std::path::Path>,
     add_dirs: Vec<String>,
     overrides: &Overrides,
-) -> Result<Prepared, Error> {
+) -> Result<Runtime, Error> {
     let cx = context::load_adjusted_choosing(&overrides.settings, |config| {
         crate::mcp::flags::apply(
             &mut config.mcp_servers,
@@ -99,7 +117,7 @@ pub fn prepare_with(
         sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
             .with_host_tools(vec![history]),
     );
-    Ok(Prepared {
+    Ok(Runtime {
         cx,
         workspace,
         sidecars,
@@ -151,8 +169,7 @@ pub struct Launched {
     pub config: AgentConfig,
 }
 
-/// Build the agent for `prepared` as `options` say.
-pub fn launch(prepared: &Prepared, options: &Options) -> Result<Launched, Error> {
+fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     let cx = &prepared.cx;
     let mut resolved = providers::resolve_providers(&cx.config).map_err(|e| Error::usage_of(&e))?;
     let store = SessionStore::new(&cx.paths.state, &prepared.workspace);
@@ -341,7 +358,7 @@ fn session_for(
 /// The provider client for a model reference (else the resumed session's model, else
 /// `default_model`).
 pub fn client_for(
-    prepared: &Prepared,
+    prepared: &Runtime,
     resolved: &[ResolvedProvider],
     reference: Option<&str>,
     resume: Option<&Summary>,
@@ -363,7 +380,7 @@ pub fn client_for(
 }
 
 fn fallback_client(
-    prepared: &Prepared,
+    prepared: &Runtime,
     resolved: &[ResolvedProvider],
     reference: &str,
     main: &ProviderClient,

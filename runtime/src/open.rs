@@ -2,7 +2,7 @@
 //! [`reasonix_session::Session`], with the workspace's input expansion, the user's own config
 //! file for "always allow", and `set_model` resolved against the configured providers.
 
-use crate::launch::{Prepared, client_for};
+use crate::launch::{Runtime, client_for};
 use reasonix_agent::agent_loop::Agent;
 use reasonix_agent::session::SessionStore;
 use reasonix_config::providers::ResolvedProvider;
@@ -12,22 +12,36 @@ use reasonix_session::{Session, SessionEvent, SessionOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// What a workspace's typed lines expand with: its custom command directories (the project's,
-/// then the user's) and its MCP servers.
-pub fn expander(prepared: &Prepared) -> Expander {
-    Expander::new(
-        CommandDir::standard(
-            &prepared.workspace,
-            &prepared.cx.paths.home,
-            std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-        ),
-        prepared.mcp.clone(),
-    )
+impl Runtime {
+    /// What the workspace's typed lines expand with: its custom command directories (the
+    /// project's, then the user's) and its MCP servers.
+    pub fn expander(&self) -> Expander {
+        Expander::new(
+            CommandDir::standard(
+                &self.workspace,
+                &self.cx.paths.home,
+                std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+            ),
+            self.mcp.clone(),
+        )
+    }
+
+    /// Start a session on `agent` (built by [`Runtime::launch`]). Its events go to `emit`, in
+    /// order.
+    pub fn session(
+        self: &Arc<Self>,
+        agent: Agent,
+        store: SessionStore,
+        resolved: Vec<ResolvedProvider>,
+        effort: Option<String>,
+        emit: impl Fn(SessionEvent) + Send + Sync + 'static,
+    ) -> std::io::Result<Session> {
+        session(self.clone(), agent, store, resolved, effort, emit)
+    }
 }
 
-/// Start a session on `agent`. Its events go to `emit`, in order.
-pub fn session(
-    prepared: Arc<Prepared>,
+fn session(
+    prepared: Arc<Runtime>,
     agent: Agent,
     store: SessionStore,
     resolved: Vec<ResolvedProvider>,
@@ -52,5 +66,5 @@ pub fn session(
         asks: true,
         parent: None,
     };
-    Session::spawn(agent, store, expander(&prepared), options, emit)
+    Session::spawn(agent, store, prepared.expander(), options, emit)
 }

@@ -20,7 +20,7 @@ use std::sync::mpsc::Sender;
 /// What the commands need besides the app state.
 pub struct Context {
     pub catalog: Arc<dyn Catalog>,
-    pub prepared: Arc<crate::launch::Prepared>,
+    pub prepared: Arc<crate::launch::Runtime>,
     pub resolved: Vec<ResolvedProvider>,
     pub store: SessionStore,
     pub workspace: PathBuf,

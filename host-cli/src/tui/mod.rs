@@ -112,13 +112,13 @@ pub fn run(args: SessionArgs) -> Outcome {
         (None, false) => Posture::Ask,
     };
     let add_dirs = launch::add_dirs(&args.add_dir)?;
-    let mut prepared = launch::prepare(args.dir.as_deref(), add_dirs.clone())?;
+    let mut prepared = launch::Runtime::open(args.dir.as_deref(), add_dirs.clone())?;
     // First run: nothing configured and no key found. The setup screen instead of an error.
     if setup::needs_setup(&prepared.cx.config, &prepared.cx.paths) {
         match setup::run_setup_screen(&prepared.cx.paths) {
             Ok(setup::SetupOutcome::Configured(_)) => {
                 drop(prepared);
-                prepared = launch::prepare(args.dir.as_deref(), add_dirs)?;
+                prepared = launch::Runtime::open(args.dir.as_deref(), add_dirs)?;
             }
             Ok(setup::SetupOutcome::Cancelled) => {
                 return Err(Failure::usage(anyhow!(
@@ -161,18 +161,15 @@ pub fn run(args: SessionArgs) -> Outcome {
         (None, true) => (Some(Resume::Latest), None),
         (None, false) => (None, None),
     };
-    let launched = launch::launch(
-        &prepared,
-        &Options {
-            model: args.model.clone(),
-            effort: args.effort.clone(),
-            posture,
-            extra_allow,
-            max_steps: args.max_steps,
-            resume,
-            ..Options::default()
-        },
-    )?;
+    let launched = prepared.launch(&Options {
+        model: args.model.clone(),
+        effort: args.effort.clone(),
+        posture,
+        extra_allow,
+        max_steps: args.max_steps,
+        resume,
+        ..Options::default()
+    })?;
 
     let (to_ui, inbox) = channel::<Msg>();
     // Questions are asked through the session (`reasonix_session::Session::spawn`).
@@ -232,17 +229,17 @@ pub fn run(args: SessionArgs) -> Outcome {
     composer.set_slash_registry(slash_registry.clone());
     composer.set_placeholder("Ask anything · / commands · @ files · ! shell");
     let to_session = to_ui.clone();
-    let session = reasonix_runtime::open::session(
-        prepared.clone(),
-        agent,
-        launched.store.clone(),
-        launched.resolved.clone(),
-        args.effort.clone(),
-        move |event| {
-            let _ = to_session.send(Msg::Session(event));
-        },
-    )
-    .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
+    let session = prepared
+        .session(
+            agent,
+            launched.store.clone(),
+            launched.resolved.clone(),
+            args.effort.clone(),
+            move |event| {
+                let _ = to_session.send(Msg::Session(event));
+            },
+        )
+        .map_err(|e| Failure::runtime(anyhow!("cannot start the agent thread: {e}")))?;
     let actions = actions::Context {
         catalog: prepared.catalog.clone(),
         prepared: prepared.clone(),

@@ -241,7 +241,7 @@ pub fn run(args: RunArgs) -> Outcome {
             args.settings.as_deref(),
         )?,
     };
-    let prepared = launch::prepare_with(args.dir.as_deref(), add_dirs, &overrides)?;
+    let prepared = launch::Runtime::open_with(args.dir.as_deref(), add_dirs, &overrides)?;
     // A task is one request away from needing the servers' tools: wait for those still
     // starting, each bounded by its own startup timeout (they started in parallel).
     prepared
@@ -275,7 +275,7 @@ pub fn run(args: RunArgs) -> Outcome {
     // The task is expanded exactly as the interactive session expands a line: a custom
     // command's template, an MCP prompt, `@server:uri` references of the user's words. The
     // command files are read only for a task that starts with `/`.
-    let expander = reasonix_runtime::open::expander(&prepared);
+    let expander = prepared.expander();
     let task = if streaming_input || ops_input {
         if !words.is_empty() {
             return Err(Failure::usage(anyhow!(
@@ -313,39 +313,36 @@ pub fn run(args: RunArgs) -> Outcome {
         (None, true) => Some(Resume::Latest),
         (None, false) => None,
     };
-    let launched = launch::launch(
-        &prepared,
-        &Options {
-            model: args.model.clone(),
-            fallback_model: args.fallback_model.clone(),
-            effort: args.effort.clone(),
-            posture,
-            extra_allow,
-            extra_deny,
-            system_prompt: prompt_text(
-                args.system_prompt.as_ref(),
-                args.system_prompt_file.as_deref(),
-                "--system-prompt-file",
+    let launched = prepared.launch(&Options {
+        model: args.model.clone(),
+        fallback_model: args.fallback_model.clone(),
+        effort: args.effort.clone(),
+        posture,
+        extra_allow,
+        extra_deny,
+        system_prompt: prompt_text(
+            args.system_prompt.as_ref(),
+            args.system_prompt_file.as_deref(),
+            "--system-prompt-file",
+        )?,
+        append_system_prompt: with_schema(
+            prompt_text(
+                args.append_system_prompt.as_ref(),
+                args.append_system_prompt_file.as_deref(),
+                "--append-system-prompt-file",
             )?,
-            append_system_prompt: with_schema(
-                prompt_text(
-                    args.append_system_prompt.as_ref(),
-                    args.append_system_prompt_file.as_deref(),
-                    "--append-system-prompt-file",
-                )?,
-                schema.as_ref(),
-            ),
-            max_steps: args.max_steps,
-            budget_usd: args.max_budget_usd,
-            resume,
-            session_id: sessions.id.clone(),
-            fork_session: sessions.fork,
-            no_persistence: sessions.no_persistence,
-            title,
-            enabled_tools,
-            wait_for_model_list: true,
-        },
-    )?;
+            schema.as_ref(),
+        ),
+        max_steps: args.max_steps,
+        budget_usd: args.max_budget_usd,
+        resume,
+        session_id: sessions.id.clone(),
+        fork_session: sessions.fork,
+        no_persistence: sessions.no_persistence,
+        title,
+        enabled_tools,
+        wait_for_model_list: true,
+    })?;
     let resumed_messages = launched.resumed_messages;
     let mut agent = launched.agent;
     let provider_name = agent.client().provider().name.clone();
@@ -419,7 +416,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let session = Session::spawn(
         agent,
         launched.store.clone(),
-        reasonix_runtime::open::expander(&prepared),
+        prepared.expander(),
         reasonix_session::SessionOptions {
             parent: Some(cancel.clone()),
             ..Default::default()

@@ -11,7 +11,7 @@ use reasonix_agent::session::SessionStore;
 use reasonix_config::providers::ResolvedProvider;
 use reasonix_core::cancel::CancelToken;
 use reasonix_protocol::{EventKind, Op};
-use reasonix_runtime::launch::Prepared;
+use reasonix_runtime::launch::Runtime;
 use reasonix_session::{Session, SessionEvent};
 use std::io::{BufRead, Read};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ enum Inbound {
 
 /// What the session is opened on besides its agent.
 pub struct Opened {
-    pub prepared: Arc<Prepared>,
+    pub prepared: Arc<Runtime>,
     pub store: SessionStore,
     pub resolved: Vec<ResolvedProvider>,
     pub effort: Option<String>,
@@ -46,8 +46,7 @@ pub fn serve(
     let to_printer = tx.clone();
     // A client shows a file writer's change before it runs, as the interactive session does.
     let agent = agent.with_write_previews();
-    let session = Arc::new(reasonix_runtime::open::session(
-        opened.prepared,
+    let session = Arc::new(opened.prepared.session(
         agent,
         opened.store,
         opened.resolved,
