@@ -197,6 +197,12 @@ impl App {
                     self.mcp.guard.rearm();
                 }
                 Effect::ExpectMcp(names) => self.mcp.expect_change(&names),
+                Effect::McpStatus(field) => self.status.mcp = field,
+                Effect::Commands(registry) => {
+                    self.actions.slash = registry.clone();
+                    self.composer.set_slash_registry(registry);
+                }
+                Effect::McpResources(index) => self.composer.set_mcp_resources(index),
                 Effect::Quit => self.quit = true,
             }
         }
@@ -273,7 +279,8 @@ impl App {
         // The same for the question that starts a project's MCP servers (programs that run
         // with the user's rights): type-ahead stays in the composer.
         if self.mcp.question.is_some() && self.mcp.guard.admits(at) {
-            return super::mcp::question_key(self, key);
+            let effects = super::mcp::question_key(&mut self.mcp, &self.actions, key);
+            return self.apply(effects);
         }
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),

@@ -5,10 +5,13 @@
 //! without a terminal.
 
 use super::mcp::question::Question;
+use super::mcp::resources::ResourceIndex;
 use super::overlay::Overlay;
+use super::slash::SlashRegistry;
 use ratatui::text::Line;
 use reasonix_agent::completion::ProviderClient;
 use reasonix_protocol::Op;
+use std::sync::Arc;
 
 /// One change to the session screen or the session.
 pub enum Effect {
@@ -45,6 +48,12 @@ pub enum Effect {
     McpQuestion(Option<Question>),
     /// MCP servers asked to change: read their states at the next chance.
     ExpectMcp(Vec<String>),
+    /// The MCP field of the status line (`MCP 2/3`; `None`: no server counts).
+    McpStatus(Option<String>),
+    /// The slash commands now (the MCP servers' prompts changed).
+    Commands(Arc<SlashRegistry>),
+    /// The `@server:uri` resources the composer completes.
+    McpResources(ResourceIndex),
     /// End the session.
     Quit,
 }

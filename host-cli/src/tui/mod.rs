@@ -316,7 +316,8 @@ fn event_loop(
     // The last frame that showed what the agent side had sent.
     let mut last_paced = std::time::Instant::now();
     loop {
-        mcp::poll(app);
+        let effects = mcp::poll(&mut app.mcp, &app.actions.slash);
+        app.apply(effects);
         let size = screen.size()?;
         // A terminal that reports no size (some pseudo-terminals until they are resized) gets
         // nothing drawn: lines wait in `commits` until it has one.

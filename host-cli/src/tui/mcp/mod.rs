@@ -184,41 +184,41 @@ impl McpSession {
 
 /// Read the servers' states (at most every [`POLL_EVERY`]): notices for transitions, the
 /// status-line field, prompt commands and resource completion brought up to date.
-pub fn poll(app: &mut App) {
-    if app.mcp.servers.is_empty() {
-        return;
+pub fn poll(mcp: &mut McpSession, slash: &super::slash::SlashRegistry) -> Effects {
+    let mut out = Effects::default();
+    if mcp.servers.is_empty() {
+        return out;
     }
     let now = Instant::now();
-    if app
-        .mcp
+    if mcp
         .polled
         .is_some_and(|at| now.duration_since(at) < POLL_EVERY)
     {
-        return;
+        return out;
     }
-    app.mcp.polled = Some(now);
-    let statuses = app.mcp.servers.statuses();
-    for note in transitions(&mut app.mcp.last, &statuses) {
+    mcp.polled = Some(now);
+    let statuses = mcp.servers.statuses();
+    for note in transitions(&mut mcp.last, &statuses) {
         if note.error {
-            app.error(&note.text);
+            out.error(note.text);
         } else {
-            app.notice(&note.text);
+            out.notice(note.text);
         }
     }
-    app.status.mcp = status_field(&statuses);
-    let prompts = app.mcp.servers.prompts();
-    if prompts != app.mcp.prompts {
-        let registry = Arc::new(app.actions.slash.with_mcp_prompts(prompt_specs(&prompts)));
-        app.actions.slash = registry.clone();
-        app.composer.set_slash_registry(registry);
-        app.mcp.prompts = prompts;
+    out.push(Effect::McpStatus(status_field(&statuses)));
+    let prompts = mcp.servers.prompts();
+    if prompts != mcp.prompts {
+        out.push(Effect::Commands(Arc::new(
+            slash.with_mcp_prompts(prompt_specs(&prompts)),
+        )));
+        mcp.prompts = prompts;
     }
-    let resources = app.mcp.servers.resources();
-    if resources != app.mcp.resources {
-        app.composer
-            .set_mcp_resources(ResourceIndex::new(resources.clone()));
-        app.mcp.resources = resources;
+    let resources = mcp.servers.resources();
+    if resources != mcp.resources {
+        out.push(Effect::McpResources(ResourceIndex::new(resources.clone())));
+        mcp.resources = resources;
     }
+    out
 }
 
 /// What a background MCP request's report asks for.
@@ -348,16 +348,20 @@ pub fn run_prompt(app: &App, command: &str, args: &str) -> Effects {
 }
 
 /// A key while the approval question is open.
-pub fn question_key(app: &mut App, key: KeyEvent) {
-    let Some(question) = &mut app.mcp.question else {
-        return;
+pub fn question_key(
+    mcp: &mut McpSession,
+    actions: &super::actions::Context,
+    key: KeyEvent,
+) -> Effects {
+    let Some(question) = &mut mcp.question else {
+        return Effects::default();
     };
     if question.confirm_always {
         question.confirm_always = false;
         if matches!(key.code, KeyCode::Char('a') | KeyCode::Enter) {
-            return answer_question(app, Answer::Always);
+            return answer_question(mcp, actions, Answer::Always);
         }
-        return;
+        return Effects::default();
     }
     let answer = match key.code {
         KeyCode::Char('y') => Answer::Session,
@@ -365,62 +369,67 @@ pub fn question_key(app: &mut App, key: KeyEvent) {
             // Always is permanent: one more deliberate key, after its own pause.
             question.confirm_always = true;
             question.selected = 1;
-            app.mcp.guard.rearm();
-            return;
+            mcp.guard.rearm();
+            return Effects::default();
         }
         KeyCode::Char('n') | KeyCode::Esc => Answer::No,
         KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Answer::No,
         KeyCode::Up => {
             question.selected = question.selected.saturating_sub(1);
-            return;
+            return Effects::default();
         }
         KeyCode::Down => {
             question.selected = (question.selected + 1).min(ANSWERS.len() - 1);
-            return;
+            return Effects::default();
         }
         KeyCode::Enter if ANSWERS[question.selected] == Answer::Always => {
             question.confirm_always = true;
-            app.mcp.guard.rearm();
-            return;
+            mcp.guard.rearm();
+            return Effects::default();
         }
         KeyCode::Enter => ANSWERS[question.selected],
-        _ => return,
+        _ => return Effects::default(),
     };
-    answer_question(app, answer);
+    answer_question(mcp, actions, answer)
 }
 
-fn answer_question(app: &mut App, answer: Answer) {
-    let Some(question) = app.mcp.question.take() else {
-        return;
+fn answer_question(
+    mcp: &mut McpSession,
+    actions: &super::actions::Context,
+    answer: Answer,
+) -> Effects {
+    let mut out = Effects::default();
+    let Some(question) = mcp.question.take() else {
+        return out;
     };
     let listed: Vec<String> = question.servers.iter().map(|s| s.name.clone()).collect();
     if answer == Answer::No {
-        app.notice(&format!(
+        out.notice(format!(
             "MCP servers left stopped: {} (/mcp approve to start them)",
             listed.join(", ")
         ));
-        return;
+        return out;
     }
     if answer == Answer::Always {
-        let cx = &app.actions.prepared.cx;
+        let cx = &actions.prepared.cx;
         let (home, sha, pinned) = (
             cx.paths.home.clone(),
             cx.config.project_mcp_json_sha256.clone(),
             cx.config.project_mcp_json_pins.clone(),
         );
-        let workspace = app.actions.workspace.clone();
-        match remember_approval(&home, &workspace, sha, pinned) {
-            Ok(text) => app.notice(&text),
-            Err(e) => app.error(&format!("approved for this session only: {e}")),
+        match remember_approval(&home, &actions.workspace, sha, pinned) {
+            Ok(text) => out.notice(text),
+            Err(e) => out.error(format!("approved for this session only: {e}")),
         }
     }
-    let started = app.mcp.servers.approve_project();
+    let started = mcp.servers.approve_project();
     if started.is_empty() {
-        app.notice("no MCP server was waiting any more");
+        out.notice("no MCP server was waiting any more");
     } else {
-        app.notice(&format!("starting MCP servers: {}", started.join(", ")));
+        out.notice(format!("starting MCP servers: {}", started.join(", ")));
     }
-    app.mcp.expect_change(&started);
+    mcp.expect_change(&started);
+    out
 }
 
 /// Record the approval of `<workspace>/.mcp.json` in the trust store: the bytes read when the
