@@ -353,3 +353,38 @@ fn cancel_withdraws_the_open_question_and_the_session_goes_on() {
     let (code, _) = client.finish();
     assert_eq!(code, 0);
 }
+
+/// Ctrl-C (here SIGTERM, handled alike) during an ops session cancels the running turn and
+/// ends the session: `turn_finished` says `cancelled` and the process exits, although the
+/// client never closed stdin.
+#[test]
+fn an_interrupt_cancels_the_turn_and_ends_an_ops_session() {
+    use reasonix_mock_llm::Step;
+    let (env, mock) = setup();
+    // The answer starts, then waits for a gate nobody opens.
+    mock.enqueue(Reply::text(&["thinking about it"]).then(Step::Gate("never".into())));
+    let mut client = OpsClient::start(&env);
+    client.until("session_started");
+    client.send(r#"{"type":"prompt","text":"take your time"}"#);
+    client.until("text_delta");
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &client.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let finished = client.until("turn_finished");
+    assert_eq!(finished["status"], "cancelled", "{finished}");
+    // stdin stays open: only the interrupt can end the session.
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = client.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the session did not end after the interrupt"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_ne!(status.code(), Some(0));
+}

@@ -5,7 +5,7 @@
 
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 use tokio::sync::Notify;
 
 /// Cheap to clone; every clone sees the same signal. Cancelling is permanent.
@@ -16,6 +16,9 @@ pub struct CancelToken(Arc<Inner>);
 struct Inner {
     cancelled: AtomicBool,
     notify: Notify,
+    /// For threads that block until the cancel ([`CancelToken::wait`]).
+    parked: Mutex<()>,
+    woken: Condvar,
     /// Tokens cancelled with this one (dropped ones are pruned as children are added).
     children: Mutex<Vec<Weak<Inner>>>,
 }
@@ -53,6 +56,18 @@ impl CancelToken {
         self.0.cancelled.load(Ordering::SeqCst)
     }
 
+    /// Block this thread until [`cancel`](Self::cancel) has been called (no polling).
+    pub fn wait(&self) {
+        let mut parked = self.0.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        while !self.is_cancelled() {
+            parked = self
+                .0
+                .woken
+                .wait(parked)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
     /// Resolves once [`cancel`](Self::cancel) has been called.
     pub async fn cancelled(&self) {
         loop {
@@ -73,6 +88,11 @@ impl Inner {
             return;
         }
         inner.notify.notify_waiters();
+        {
+            // Under the lock, so a waiter between its check and its wait is not missed.
+            let _parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
+            inner.woken.notify_all();
+        }
         let children: Vec<Arc<Inner>> = inner
             .children
             .lock()
@@ -121,5 +141,20 @@ mod tests {
         assert!(turn.child().is_cancelled());
         assert_eq!(a.clone(), a);
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn a_waiting_thread_wakes_when_a_parent_is_cancelled() {
+        let turn = CancelToken::new();
+        let call = turn.child();
+        let waiter = std::thread::spawn(move || call.wait());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert!(!waiter.is_finished());
+        turn.cancel();
+        waiter
+            .join()
+            .unwrap_or_else(|_| panic!("the waiter panicked"));
+        // Already cancelled: returns at once.
+        turn.wait();
     }
 }

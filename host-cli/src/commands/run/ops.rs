@@ -16,7 +16,7 @@ use reasonix_session::{Session, SessionEvent};
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A line longer than this is refused (and the rest of it skipped).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -119,15 +119,14 @@ fn skip_line(reader: &mut impl BufRead) -> std::io::Result<()> {
 
 /// Ctrl-C or the run's deadline: stop what runs and end the session.
 fn watch_interrupt(session: Arc<Session>, interrupt: CancelToken) {
+    // Blocks until Ctrl-C; holds the session weakly, so it does not keep it alive.
+    let session = Arc::downgrade(&session);
     std::thread::spawn(move || {
-        while !interrupt.is_cancelled() {
-            std::thread::sleep(Duration::from_millis(50));
-            if Arc::strong_count(&session) == 1 {
-                return;
-            }
+        interrupt.wait();
+        if let Some(session) = session.upgrade() {
+            session.cancel();
+            session.submit(Op::Quit {});
         }
-        session.cancel();
-        session.submit(Op::Quit {});
     });
 }
 
