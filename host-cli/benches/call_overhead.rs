@@ -61,6 +61,7 @@ fn main() {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     };
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),

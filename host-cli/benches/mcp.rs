@@ -185,6 +185,7 @@ fn main() {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     };
     let read_file = registry
         .tools()

@@ -120,6 +120,7 @@ fn main() {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     };
     let have_rg = rg(&tree, "warm-up-the-page-cache").is_some();
     if !have_rg {

@@ -113,9 +113,11 @@ fn open_runtime(
     let mcp = crate::mcp::start(&cx, &workspace);
     let history: Arc<dyn reasonix_core::tool::Tool> =
         Arc::new(crate::history::HistoryTool::new(&cx.paths.state));
+    let mut host_tools = vec![history];
+    host_tools.extend(crate::delegate::tools::Delegating::all(&cx.paths.home));
     let catalog: Arc<dyn Catalog> = Arc::new(
         sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
-            .with_host_tools(vec![history]),
+            .with_host_tools(host_tools),
     );
     Ok(Runtime {
         cx,
@@ -308,6 +310,16 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     if let Some(usd) = options.budget_usd {
         agent = agent.with_budget(budget::Budget { usd });
     }
+    let factory = crate::delegate::factory::Factory {
+        resolved: resolved.clone(),
+        home: cx.paths.home.clone(),
+        settings: cx.config.agent.clone(),
+        store: (!options.no_persistence).then(|| store.clone()),
+    };
+    agent = agent.with_lineage(reasonix_agent::delegation::Delegator::root(
+        Arc::new(factory),
+        crate::delegate::limits(&cx.config.agent),
+    ));
     Ok(Launched {
         agent,
         store,

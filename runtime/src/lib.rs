@@ -13,6 +13,7 @@ pub mod term;
 pub mod builtins;
 pub mod clock;
 pub mod context;
+pub mod delegate;
 mod error;
 pub mod history;
 pub mod hooks;

@@ -163,6 +163,7 @@ impl Router {
             reason: reason(request),
             scopes: request.scopes.to_vec(),
             preview: request.preview.clone(),
+            agent: request.agent.map(str::to_string),
         }));
         loop {
             match answer.recv_timeout(Duration::from_millis(50)) {
@@ -269,6 +270,7 @@ mod tests {
                 verdict: &verdict,
                 scopes: &scopes,
                 preview: &Preview::None,
+                agent: None,
             })
         });
         let SessionEvent::Question(q) = asked.events.recv().unwrap() else {

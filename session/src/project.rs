@@ -48,6 +48,7 @@ pub fn project(event: &SessionEvent) -> Option<EventKind> {
                 Preview::Unavailable(why) => Some(why.clone()),
                 _ => None,
             },
+            agent: q.agent.clone(),
         },
         SessionEvent::QuestionClosed { id, answered } => {
             let (answer, rule, note) = match answered {

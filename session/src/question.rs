@@ -18,6 +18,8 @@ pub struct Question {
     /// Rules the answer could be saved as, narrowest first.
     pub scopes: Vec<String>,
     pub preview: Preview,
+    /// The sub-agent asking (its label); `None` for the main agent.
+    pub agent: Option<String>,
 }
 
 /// A user's answer.

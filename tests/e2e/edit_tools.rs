@@ -110,6 +110,7 @@ fn ctx(env: &Env) -> ToolContext {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     }
 }
 

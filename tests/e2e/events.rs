@@ -144,7 +144,7 @@ fn stream_json_input_gives_one_turn_per_line_in_one_stream() {
 
 /// `run --input-format ops --output-format events` as a client drives it: operations in,
 /// events out, answering each question when it appears.
-struct OpsClient {
+pub(crate) struct OpsClient {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
     lines: std::sync::mpsc::Receiver<Value>,
@@ -152,7 +152,7 @@ struct OpsClient {
 }
 
 impl OpsClient {
-    fn start(env: &Env) -> OpsClient {
+    pub(crate) fn start(env: &Env) -> OpsClient {
         use std::io::BufRead;
         use std::process::Stdio;
         let ws = env.workspace();
@@ -190,7 +190,7 @@ impl OpsClient {
         }
     }
 
-    fn send(&mut self, op: &str) {
+    pub(crate) fn send(&mut self, op: &str) {
         use std::io::Write;
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{op}").unwrap();
@@ -198,7 +198,7 @@ impl OpsClient {
     }
 
     /// The next event of type `kind` (every event on the way is kept in `seen`).
-    fn until(&mut self, kind: &str) -> Value {
+    pub(crate) fn until(&mut self, kind: &str) -> Value {
         loop {
             let line = self
                 .lines
@@ -212,7 +212,7 @@ impl OpsClient {
     }
 
     /// Close stdin (the session ends) and collect the exit code and the rest of the events.
-    fn finish(mut self) -> (i32, Vec<Value>) {
+    pub(crate) fn finish(mut self) -> (i32, Vec<Value>) {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
         while let Ok(line) = self.lines.recv_timeout(std::time::Duration::from_secs(5)) {

@@ -20,6 +20,7 @@ mod claude_compat;
 mod claude_flags;
 mod cli;
 mod compaction;
+mod delegation;
 mod edit_tools;
 mod events;
 mod first_run;

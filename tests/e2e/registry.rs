@@ -37,6 +37,7 @@ fn ctx(env: &Env) -> ToolContext {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     }
 }
 

@@ -49,6 +49,7 @@ fn try_call(
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     };
     registry.tool(tool).unwrap().invoke(&args.to_string(), &ctx)
 }
@@ -63,7 +64,7 @@ fn bash(registry: &Registry, env: &Env, command: &str) -> String {
 }
 
 /// A token no other process on the machine has in its command line.
-fn unique() -> String {
+pub(crate) fn unique() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -72,7 +73,7 @@ fn unique() -> String {
 }
 
 /// Processes on the host whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
+pub(crate) fn processes_with(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {

@@ -85,6 +85,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
             .and_then(reasonix_core::origin::Origin::local_of_url),
         cancel: Default::default(),
         events: None,
+        agents: None,
     };
     match tool.invoke(&parsed.to_string(), &context) {
         Ok(text) => {

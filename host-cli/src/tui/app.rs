@@ -821,7 +821,53 @@ impl App {
                 card.status = CardStatus::Denied(reason);
                 self.finished_card(card);
             }
+            AgentEvent::Child { .. } => self.child_event(&event),
+            // Only ever inside a `Child`.
+            AgentEvent::SubagentStarted { .. } | AgentEvent::SubagentFinished { .. } => {}
         }
+    }
+
+    /// A sub-agent's activity, as it happens: when it starts and ends, its tool calls (dimmed,
+    /// labelled, and in the status line while they run), its notices and refusals. Its answer
+    /// reaches the conversation as the result of the call that started it.
+    fn child_event(&mut self, event: &AgentEvent) {
+        let (path, inner) = event.lineage();
+        let label = path
+            .iter()
+            .map(|c| c.label.as_str())
+            .collect::<Vec<_>>()
+            .join(" › ");
+        let line = match inner {
+            AgentEvent::SubagentStarted { model, .. } => {
+                format!("⇢ sub-agent {label} ({model})")
+            }
+            AgentEvent::SubagentFinished { status, steps } => {
+                let s = if *steps == 1 { "" } else { "s" };
+                format!("⇠ sub-agent {label}: {status} ({steps} request{s})")
+            }
+            AgentEvent::ToolStarted {
+                name, arguments, ..
+            } => {
+                self.status.running_tool = Some(format!("{label} · {name}"));
+                let args: String = arguments.chars().take(100).collect();
+                format!("  ↳ [{label}] {name} {args}")
+            }
+            AgentEvent::ToolFinished {
+                name,
+                is_error: true,
+                output,
+                ..
+            } => {
+                let first: String = output.lines().next().unwrap_or("").chars().take(160).collect();
+                format!("  ↳ [{label}] {name} failed: {first}")
+            }
+            AgentEvent::Notice(text) => format!("[{label}] {text}"),
+            AgentEvent::PermissionDenied { name, reason, .. } => {
+                format!("[{label}] {}", crate::wording::not_run(name, reason))
+            }
+            _ => return,
+        };
+        self.notice(&line);
     }
 
     /// The reasoning of a request, once its answer or tool calls start: in full when

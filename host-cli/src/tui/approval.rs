@@ -56,12 +56,20 @@ impl Prompt {
             .first()
             .map(|s| safe_line(s).into_owned())
             .unwrap_or_else(|| safe_line(&pending.tool).into_owned());
-        let mut lines = vec![Line::from(vec![
+        let mut lines = Vec::new();
+        if let Some(agent) = &pending.agent {
+            lines.push(Line::from(vec![
+                Span::styled("Sub-agent ", theme.dim()),
+                Span::styled(safe_line(agent).into_owned(), theme.heading()),
+                Span::styled(" asks:", theme.dim()),
+            ]));
+        }
+        lines.push(Line::from(vec![
             Span::styled("Allow ", theme.warning()),
             Span::styled(safe_line(&pending.tool).into_owned(), theme.heading()),
             Span::styled("?  ", theme.warning()),
             Span::styled(safe_line(&pending.reason).into_owned(), theme.dim()),
-        ])];
+        ]));
         // A change already shown as a diff is not dumped again as JSON.
         if !matches!(pending.preview, Preview::Changes(_)) {
             lines.extend(argument_rows(&pending.arguments, theme, width));
@@ -169,6 +177,7 @@ mod tests {
                 old_text: Some("fn a() {}\nfn keep() {}\n".into()),
                 new_text: Some("fn b() {}\nfn keep() {}\n".into()),
             }]),
+            agent: None,
         }
     }
 

@@ -47,6 +47,7 @@ pub fn run(app: &App, command: String) -> Effects {
                 approved_local: None,
                 cancel: Default::default(),
                 events: None,
+                agents: None,
             };
             let result = tool.invoke(&arguments, &context);
             let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -10,6 +10,7 @@ pub mod checkpoint;
 pub mod compaction;
 pub mod completion;
 pub mod cost;
+pub mod delegation;
 pub mod fork;
 pub mod permissions;
 pub mod rewind;

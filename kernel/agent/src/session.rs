@@ -195,6 +195,15 @@ impl SessionStore {
         &self.dir
     }
 
+    /// Where this workspace's sub-agents keep their sessions (`<sessions>/subagents/`): apart,
+    /// so `--continue`, `sessions list` and `/resume` see only the user's own sessions.
+    pub fn subagents(&self) -> SessionStore {
+        SessionStore {
+            dir: self.dir.join("subagents"),
+            workspace: self.workspace.clone(),
+        }
+    }
+
     /// Start a new session and write its header.
     pub fn create(&self, provider: &str, model: &str) -> Result<SessionWriter, SessionError> {
         self.create_with_parent(provider, model, None)

@@ -92,6 +92,17 @@ pub struct AgentSettings {
     /// `reasonix run`: the whole run ends after this long (`--timeout` wins). `run_timeout`
     /// in the file: `"90s"`, `"5m"`, `"1h"` or a number of seconds.
     pub run_timeout: Option<std::time::Duration>,
+    /// Sub-agents' model and effort (docs/AGENTS.md): the default for every profile, and per
+    /// profile (which wins even over the model a `task` call names).
+    pub subagent_model: Option<String>,
+    pub subagent_effort: Option<String>,
+    pub subagent_models: BTreeMap<String, String>,
+    pub subagent_efforts: BTreeMap<String, String>,
+    /// How deep sub-agents nest, how many run at once, how many of those write (1–32 each;
+    /// writers at most the concurrency). `None`: 2, 6 and 3.
+    pub max_subagent_depth: Option<u32>,
+    pub max_subagent_concurrency: Option<u32>,
+    pub max_parallel_writers: Option<u32>,
 }
 
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
@@ -135,6 +146,32 @@ struct AgentFile {
     accept_cut_off_answer: Option<bool>,
     #[serde(deserialize_with = "run_timeout")]
     run_timeout: Option<std::time::Duration>,
+    subagent_model: Option<String>,
+    subagent_effort: Option<String>,
+    subagent_models: BTreeMap<String, String>,
+    subagent_efforts: BTreeMap<String, String>,
+    #[serde(deserialize_with = "subagent_limit")]
+    max_subagent_depth: Option<u32>,
+    #[serde(deserialize_with = "subagent_limit")]
+    max_subagent_concurrency: Option<u32>,
+    #[serde(deserialize_with = "subagent_limit")]
+    max_parallel_writers: Option<u32>,
+}
+
+/// A sub-agent limit: a whole number from 1 to 32.
+fn subagent_limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    match Option::<i64>::deserialize(d)? {
+        None => Ok(None),
+        Some(n) => u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=32).contains(n))
+            .map(Some)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "sub-agent limits are whole numbers from 1 to 32, not {n} (remove the key for the default)"
+                ))
+            }),
+    }
 }
 
 /// `run_timeout`: a duration string (`"90s"`, `"5m"`, `"1h"`) or a number of seconds.
@@ -629,6 +666,26 @@ impl Config {
         }
         if agent.run_timeout.is_some() {
             self.agent.run_timeout = agent.run_timeout;
+        }
+        if agent.subagent_model.is_some() {
+            self.agent.subagent_model = agent.subagent_model;
+        }
+        if agent.subagent_effort.is_some() {
+            self.agent.subagent_effort = agent.subagent_effort;
+        }
+        self.agent.subagent_models.extend(agent.subagent_models);
+        self.agent.subagent_efforts.extend(agent.subagent_efforts);
+        for (mine, theirs) in [
+            (&mut self.agent.max_subagent_depth, agent.max_subagent_depth),
+            (
+                &mut self.agent.max_subagent_concurrency,
+                agent.max_subagent_concurrency,
+            ),
+            (&mut self.agent.max_parallel_writers, agent.max_parallel_writers),
+        ] {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
         }
     }
 

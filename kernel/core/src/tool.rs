@@ -38,6 +38,11 @@ pub trait Tool: Send + Sync {
         let _ = arguments;
         None
     }
+    /// The tool starts sub-agents through [`ToolContext::agents`]. Only the composition root's
+    /// own tools say so: the agent gives no other tool a host, whatever it claims.
+    fn delegates(&self) -> bool {
+        false
+    }
 }
 
 /// What a tool can do to the world, as its plugin's effective grant allows. A tool's own

@@ -37,6 +37,9 @@ pub struct ToolContext {
     /// Where the call reports what happens while it runs; the agent tags each event with this
     /// call's id. `None` where nobody listens (`tools call`, a preview).
     pub events: Option<ToolEvents>,
+    /// Where a delegating host tool starts its sub-agents (ADR 0035); `None` for every other
+    /// tool, and where the call cannot delegate (`tools call`, a preview).
+    pub agents: Option<crate::delegation::Delegation>,
 }
 
 /// Something a running call reports.

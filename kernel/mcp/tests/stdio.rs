@@ -64,6 +64,7 @@ fn context(dir: &Path) -> ToolContext {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     }
 }
 
@@ -124,6 +125,7 @@ fn the_reference_server_over_stdio() {
             r#"{"duration":1,"steps":3}"#,
             &ToolContext {
                 events: Some(events),
+                agents: None,
                 ..context(dir.path())
             },
         )

@@ -131,6 +131,25 @@ pub enum EventKind {
         arguments: String,
         reason: String,
     },
+    /// A sub-agent starts (ADR 0035): its first event, under its own `agent_id`
+    /// (`<parent>/<call id>`, `<parent>/<call id>.<n>` in a batch) with `parent_agent_id`.
+    SubagentStarted {
+        /// The parent's `task` / `fleet` / `parallel_tasks` call.
+        call_id: String,
+        profile: String,
+        description: String,
+        /// `provider/model`.
+        model: String,
+        /// Its own session (transcript), when it keeps one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+    },
+    /// A sub-agent ended: `status` is `answered`, `refused`, `failed` or `cancelled`.
+    SubagentFinished {
+        call_id: String,
+        status: String,
+        steps: u32,
+    },
     /// The offered tools changed between two turns.
     ToolsChanged {
         added: Vec<String>,
@@ -167,6 +186,9 @@ pub enum EventKind {
         /// Why a file writer could not say what it would change.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         preview_error: Option<String>,
+        /// The sub-agent asking (its label), absent for the main agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     /// A question is no longer open: `answer` is `once`, `session`, `always`, `denied` or
     /// `withdrawn`; `rule` is the rule granted; `note` what a denial tells the model or why
@@ -315,6 +337,15 @@ impl Sequencer {
     pub fn start_turn(&mut self) -> Event {
         self.turn_id += 1;
         self.next(EventKind::TurnStarted {})
+    }
+
+    /// `kind` as the next event of the stream, from sub-agent `agent_id` started by
+    /// `parent_agent_id`.
+    pub fn next_as(&mut self, agent_id: String, parent_agent_id: String, kind: EventKind) -> Event {
+        let mut event = self.next(kind);
+        event.agent_id = agent_id;
+        event.parent_agent_id = Some(parent_agent_id);
+        event
     }
 
     /// `kind` as the next event of the stream.

@@ -12,6 +12,7 @@ fn context(workspace: &Path) -> ToolContext {
         approved_local: None,
         cancel: Default::default(),
         events: None,
+        agents: None,
     }
 }
 

@@ -92,6 +92,8 @@ struct State {
     queue: VecDeque<Reply>,
     /// Replies for requests that offer no tools (a summary request), taken before `queue`.
     tool_free: VecDeque<Reply>,
+    /// Replies for requests whose body contains a marker, taken before everything else.
+    routed: Vec<(String, VecDeque<Reply>)>,
     requests: Vec<RecordedRequest>,
     /// The body of `GET …/models`, when set ([`MockLlm::serve_models`]).
     models: Option<String>,
@@ -174,6 +176,20 @@ impl MockLlm {
         self.shared.state().tool_free.push_back(reply);
     }
 
+    /// Queues a reply for the next request whose body contains `marker` (a sub-agent's system
+    /// prompt, say): such a request takes from this marker's queue first, whatever else is
+    /// queued, so requests that run at the same time get their own replies in any order.
+    /// Requests without the marker never take from it.
+    pub fn enqueue_when(&self, marker: &str, reply: Reply) {
+        let mut state = self.shared.state();
+        match state.routed.iter_mut().find(|(m, _)| m == marker) {
+            Some((_, queue)) => queue.push_back(reply),
+            None => state
+                .routed
+                .push((marker.to_string(), VecDeque::from([reply]))),
+        }
+    }
+
     /// Answer `GET <any path ending in /models>` with this JSON (a model list), 200; without
     /// it such a request gets a 404. Either way it is recorded in [`MockLlm::model_lists`],
     /// not [`MockLlm::requests`].
@@ -188,7 +204,8 @@ impl MockLlm {
 
     /// Replies not consumed yet.
     pub fn pending(&self) -> usize {
-        self.shared.state().queue.len()
+        let state = self.shared.state();
+        state.queue.len() + state.routed.iter().map(|(_, q)| q.len()).sum::<usize>()
     }
 
     /// Every request received so far, in order (also unscripted and unknown-path ones).
@@ -404,7 +421,13 @@ async fn handle(
             connection,
         });
         let seq = state.requests.len();
+        let routed = state
+            .routed
+            .iter_mut()
+            .find(|(marker, queue)| !queue.is_empty() && body.contains(marker.as_str()))
+            .and_then(|(_, queue)| queue.pop_front());
         let reply = match (wire, &method) {
+            (Some(_), &Method::POST) if streaming && routed.is_some() => routed,
             (Some(_), &Method::POST) if streaming => match state.tool_free.pop_front() {
                 Some(reply) if tool_free => Some(reply),
                 Some(reply) => {

@@ -85,6 +85,53 @@ pub enum AgentEvent {
         arguments: String,
         reason: String,
     },
+    /// Something a sub-agent did, as it happened (ADR 0035): `event` is the child's own event
+    /// (itself a `Child` for a grandchild's).
+    Child {
+        child: ChildRef,
+        event: Box<AgentEvent>,
+    },
+    /// A sub-agent starts: the first event inside its `Child`.
+    SubagentStarted {
+        profile: String,
+        description: String,
+        /// `provider/model`.
+        model: String,
+        /// Its own session, when it keeps one.
+        session_id: Option<String>,
+    },
+    /// A sub-agent ended: the last event inside its `Child`.
+    SubagentFinished {
+        /// [`reasonix_core::delegation::ChildStatus::as_str`].
+        status: String,
+        steps: u32,
+    },
+}
+
+/// Which sub-agent an event is from, as its parent knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildRef {
+    /// The parent's `task` / `fleet` / `parallel_tasks` call that started it.
+    pub call_id: String,
+    /// Its part of the agent id (`<call id>`, or `<call id>.<n>` in a batch): the child of
+    /// agent `main` is `main/<id>`.
+    pub id: String,
+    /// Profile and description, for people (cards, questions).
+    pub label: String,
+}
+
+impl AgentEvent {
+    /// The event without its `Child` wrappers, and the children it passed through, outermost
+    /// first (empty for the agent's own event).
+    pub fn lineage(&self) -> (Vec<&ChildRef>, &AgentEvent) {
+        let mut path = Vec::new();
+        let mut event = self;
+        while let AgentEvent::Child { child, event: inner } = event {
+            path.push(child);
+            event = inner;
+        }
+        (path, event)
+    }
 }
 
 /// How a run ended.

@@ -30,7 +30,7 @@ pub use crate::cost::{self, Cost, ModelSpend, Spend};
 pub use budget::Budget;
 pub use checkpoints::Rewound;
 pub use compact::ASSUMED_WINDOW as ASSUMED_CONTEXT_WINDOW;
-pub use events::{AgentEvent, RunOutcome, RunStatus, UsageTotals};
+pub use events::{AgentEvent, ChildRef, RunOutcome, RunStatus, UsageTotals};
 pub use history::repair_history;
 pub use intercept::Interceptors;
 pub use tools::{CallFailure, MAX_RESULT_BYTES, RunStop};
@@ -153,6 +153,12 @@ pub struct Agent {
     deadline: Option<RunDeadline>,
     /// The most the session may spend (`reasonix run --max-budget-usd`).
     budget: Option<Budget>,
+    /// How this agent starts sub-agents, and where it stands among them; `None`: it cannot.
+    delegator: Option<crate::delegation::Delegator>,
+    /// A sub-agent's label (`explore: find the loader`), which its questions carry.
+    label: Option<String>,
+    /// What this agent's sub-agents spent since the last look (their calls add to it).
+    child_spend: Arc<std::sync::Mutex<Spend>>,
 }
 
 /// A run's time limit: it ends at `at`, `limit` after it started (`reasonix run --timeout`,
@@ -269,6 +275,9 @@ impl Agent {
             compaction_spend: Spend::default(),
             checkpoint: None,
             compaction: compact::CompactionState::default(),
+            delegator: None,
+            label: None,
+            child_spend: Arc::default(),
             config,
         })
     }
@@ -348,6 +357,8 @@ impl Agent {
         next.spend = std::mem::take(&mut self.spend);
         next.checkpoint = self.checkpoint.take();
         next.compaction = std::mem::take(&mut self.compaction);
+        next.delegator = self.delegator.take();
+        next.label = self.label.take();
         *self = next;
         Ok(report)
     }
@@ -423,6 +434,24 @@ impl Agent {
     pub fn with_write_previews(mut self) -> Agent {
         self.write_previews = true;
         self
+    }
+
+    /// Let the delegating host tools start sub-agents (ADR 0035) as `delegator` says: the main
+    /// agent's is [`Delegator::root`](crate::delegation::Delegator::root); a child's is
+    /// one level deeper, with its claim.
+    pub fn with_lineage(mut self, delegator: crate::delegation::Delegator) -> Agent {
+        self.delegator = Some(delegator);
+        self
+    }
+
+    /// Use `switch` for the posture (a child follows its parent's, switches included).
+    pub fn share_posture(&mut self, switch: PostureSwitch) {
+        self.posture = switch;
+    }
+
+    /// Name this agent in its questions (a sub-agent).
+    pub fn set_label(&mut self, label: String) {
+        self.label = Some(label);
     }
 
     /// Let an interactive front end answer `ask` decisions.
@@ -649,7 +678,9 @@ impl Agent {
                 let names: Vec<String> = calls.iter().map(|c| format!("`{}`", c.name)).collect();
                 format!("running {}", names.join(", "))
             };
-            if let Err(stop) = self.run_tools(&calls, cancel, on_event) {
+            let ran = self.run_tools(&calls, cancel, on_event);
+            self.count_child_spend(&mut usage, &mut spend, on_event);
+            if let Err(stop) = ran {
                 if cancel.is_cancelled() {
                     let (status, result) = self.stopped(&running());
                     if status == RunStatus::TimedOut {
@@ -1050,6 +1081,48 @@ impl Agent {
             && let Err(e) = session.usage_of(usage, spent)
         {
             on_event(AgentEvent::Notice(format!("session not saved: {e}")));
+        }
+    }
+
+    /// Add what sub-agents spent during the last calls to the run's and the session's spend,
+    /// and record it in the transcript (one record per model) so a resumed session counts it.
+    fn count_child_spend(
+        &mut self,
+        usage: &mut UsageTotals,
+        run: &mut Spend,
+        on_event: &mut dyn FnMut(AgentEvent),
+    ) {
+        let children = std::mem::take(
+            &mut *self
+                .child_spend
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        if children.is_empty() {
+            return;
+        }
+        usage.merge(&children.usage());
+        run.extend(&children);
+        self.spend.extend(&children);
+        if let Some(session) = &mut self.session {
+            for model in &children.models {
+                let totals = &model.usage;
+                let summed = Usage {
+                    prompt_tokens: totals.input_tokens,
+                    completion_tokens: totals.output_tokens,
+                    cache_hit_tokens: totals.cache_read_tokens,
+                    cache_miss_tokens: totals.cache_miss_tokens,
+                    reasoning_tokens: totals.reasoning_tokens,
+                };
+                let spent = crate::session::Spent {
+                    provider: model.provider.clone(),
+                    model: model.model.clone(),
+                    cost: model.cost.clone(),
+                };
+                if let Err(e) = session.usage_of(&summed, spent) {
+                    on_event(AgentEvent::Notice(format!("session not saved: {e}")));
+                }
+            }
         }
     }
 

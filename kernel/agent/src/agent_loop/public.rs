@@ -12,6 +12,36 @@ impl AgentEvent {
     /// messages: `tool_finished` has them; system messages).
     pub fn to_protocol(&self) -> Option<EventKind> {
         Some(match self {
+            AgentEvent::Child { .. } => {
+                let (path, inner) = self.lineage();
+                let call_id = path.last().map(|c| c.call_id.clone()).unwrap_or_default();
+                return match inner {
+                    AgentEvent::SubagentStarted {
+                        profile,
+                        description,
+                        model,
+                        session_id,
+                    } => Some(EventKind::SubagentStarted {
+                        call_id,
+                        profile: profile.clone(),
+                        description: description.clone(),
+                        model: model.clone(),
+                        session_id: session_id.clone(),
+                    }),
+                    AgentEvent::SubagentFinished { status, steps } => {
+                        Some(EventKind::SubagentFinished {
+                            call_id,
+                            status: status.clone(),
+                            steps: *steps,
+                        })
+                    }
+                    other => other.to_protocol(),
+                };
+            }
+            // Only ever inside a `Child`.
+            AgentEvent::SubagentStarted { .. } | AgentEvent::SubagentFinished { .. } => {
+                return None;
+            }
             AgentEvent::RequestStarted { step } => EventKind::RequestStarted { step: *step },
             AgentEvent::Retry(n) => EventKind::Retry {
                 provider: n.provider.clone(),
@@ -99,6 +129,24 @@ impl AgentEvent {
                 reason: reason.clone(),
             },
         })
+    }
+}
+
+impl AgentEvent {
+    /// A sub-agent's event: its agent id and its parent's, from the main agent's
+    /// (`main/<call>`, `main/<call>/<call>`); `None` for the agent's own event.
+    pub fn agent_ids(&self) -> Option<(String, String)> {
+        let (path, _) = self.lineage();
+        if path.is_empty() {
+            return None;
+        }
+        let mut parent = protocol::MAIN_AGENT.to_string();
+        let mut id = parent.clone();
+        for child in path {
+            parent = id.clone();
+            id = format!("{id}/{}", child.id);
+        }
+        Some((id, parent))
     }
 }
 

@@ -18,6 +18,8 @@ use crate::permissions::{
 };
 use crate::tool::Tool;
 use crate::types::{Image, Message, ToolCall, ToolContext, ToolEvent, ToolEvents, canonical_json};
+use crate::delegation::host::{ChildHost, Parent};
+use reasonix_core::delegation::Delegation;
 use reasonix_core::origin::Origin;
 use std::fmt;
 use std::sync::Arc;
@@ -404,6 +406,16 @@ impl Agent {
             Err(_) => None,
         };
         let may_write_protected = self.permission_point(call, &arguments, class, host, on_event)?;
+        // A claimed sub-agent's writes stay inside its claim, whatever allowed them.
+        if class.kind == ToolKind::FileWriter
+            && let Some(claim) = self.delegator.as_ref().and_then(|d| d.claim.as_ref())
+            && let Some(path) = claim.outside(&args, &self.config.workspace)
+        {
+            return Err(CallFailure::Refused(format!(
+                "Refused: `{path}` is outside this sub-agent's write claim ({}). Change only the files the task claimed, or finish and say in your answer what else needs changing.",
+                claim.describe()
+            )));
+        }
         Ok(Approved {
             tool,
             arguments,
@@ -552,6 +564,7 @@ impl Agent {
                     verdict: &verdict,
                     scopes: &scopes,
                     preview,
+                    agent: self.label.as_deref(),
                 };
                 match approver.approve(&request) {
                     Approval::Once => Ok(protected),
@@ -606,6 +619,7 @@ impl Agent {
             approved_local: None,
             cancel: Default::default(),
             events: None,
+            agents: None,
         };
         match tool.preview(&args.to_string(), &context) {
             Ok(changes) => Preview::Changes(changes),
@@ -625,6 +639,11 @@ impl Agent {
     ) -> Vec<Outcome> {
         let workspace = &self.config.workspace;
         let catalog = self.registry.as_ref();
+        let parent = prepared
+            .iter()
+            .any(|p| matches!(p, Prepared::Run(a) if a.tool.delegates()))
+            .then(|| self.delegation_parent())
+            .flatten();
         std::thread::scope(|scope| {
             let (done_tx, done_rx) = std::sync::mpsc::channel::<Ran>();
             let mut running = 0usize;
@@ -648,8 +667,24 @@ impl Agent {
                             }
                         });
                         let call_cancel = cancel.child();
+                        let agents = match &parent {
+                            Some(parent) if approved.tool.delegates() => {
+                                let children = done_tx.clone();
+                                Some(Delegation(Arc::new(ChildHost {
+                                    parent: parent.clone(),
+                                    call_id: call.id.clone(),
+                                    cancel: call_cancel.clone(),
+                                    events: Box::new(move |event| {
+                                        let _ = children.send(Ran::Child(event));
+                                    }),
+                                    spend: self.child_spend.clone(),
+                                })))
+                            }
+                            _ => None,
+                        };
                         Ok(scope.spawn(move || {
-                            let outcome = invoke(call, approved, workspace, sink, call_cancel);
+                            let outcome =
+                                invoke(call, approved, workspace, sink, call_cancel, agents);
                             let _ = done.send(Ran::Done);
                             outcome
                         }))
@@ -664,6 +699,7 @@ impl Agent {
             while running > 0 {
                 match done_rx.recv_timeout(CANCEL_POLL) {
                     Ok(Ran::Done) => running -= 1,
+                    Ok(Ran::Child(event)) => on_event(event),
                     Ok(Ran::Progress {
                         id,
                         message,
@@ -703,6 +739,32 @@ impl Agent {
                 })
                 .collect()
         })
+    }
+
+    /// What this agent hands down to the children of a delegating call; `None` when it cannot
+    /// delegate (no composition root gave it a delegator).
+    fn delegation_parent(&self) -> Option<Arc<Parent>> {
+        let delegator = self.delegator.clone()?;
+        Some(Arc::new(Parent {
+            config: self.config.clone(),
+            posture: self.posture.clone(),
+            approver: self.approver.clone(),
+            catalog: self.registry.clone(),
+            tools: self
+                .tools
+                .iter()
+                .map(|t| {
+                    let read_only = !t.delegates()
+                        && self.class(&t.spec().name).is_some_and(|c| c.read_only);
+                    (t.spec().name.clone(), read_only)
+                })
+                .collect(),
+            session_id: self.session_id().map(str::to_string),
+            model: format!("{}/{}", self.client.provider().name, self.client.model()),
+            delegator,
+            label: self.label.clone(),
+            deadline: self.deadline,
+        }))
     }
 
     /// `tool.after` over a call's result; returns the text the model reads, whether it is an
@@ -839,6 +901,8 @@ fn parse_object(tool: &str, arguments: &str) -> Result<serde_json::Value, CallFa
 /// What a call's thread tells the thread watching the group.
 enum Ran {
     Done,
+    /// A sub-agent's event (a delegating call).
+    Child(AgentEvent),
     Progress {
         id: String,
         message: String,
@@ -852,6 +916,7 @@ fn invoke(
     workspace: &std::path::Path,
     events: ToolEvents,
     cancel: CancelToken,
+    agents: Option<Delegation>,
 ) -> Outcome {
     let started = Instant::now();
     let context = ToolContext {
@@ -861,6 +926,7 @@ fn invoke(
         approved_local: approved.approved_local,
         cancel,
         events: Some(events),
+        agents,
     };
     let (result, images) = match approved.tool.invoke_output(&approved.arguments, &context) {
         Ok(output) if output.is_error => (Err(CallFailure::Reported(output.text)), output.images),

@@ -29,6 +29,9 @@ pub struct ApprovalRequest<'a> {
     /// Rules an approval could be saved as, narrowest first ([`super::suggested_scopes`]).
     pub scopes: &'a [String],
     pub preview: &'a Preview,
+    /// The sub-agent asking (its label), `None` for the main agent: front ends say whose
+    /// question it is.
+    pub agent: Option<&'a str>,
 }
 
 /// What a [`ScriptedApprover`] was asked.

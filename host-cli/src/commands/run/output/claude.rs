@@ -94,3 +94,23 @@ pub fn line(event: &Event, model: &str) -> Option<Value> {
         _ => Line::of(event).and_then(|line| serde_json::to_value(line).ok()),
     }
 }
+
+/// A sub-agent's line: its messages only, as Claude Code writes them, marked with the `task`
+/// call that started it (`parent_tool_use_id`); the rest of its events are not carried (a
+/// consumer joining `text` lines into the answer must not read a child's text as the
+/// parent's).
+pub fn child_line(event: &Event, model: &str, parent_tool_use_id: &str) -> Option<Value> {
+    if !matches!(
+        event.kind,
+        EventKind::UserMessage { .. }
+            | EventKind::AssistantMessage { .. }
+            | EventKind::ToolFinished { .. }
+    ) {
+        return None;
+    }
+    let mut value = line(event, model)?;
+    if let Some(map) = value.as_object_mut() {
+        map.insert("parent_tool_use_id".into(), json!(parent_tool_use_id));
+    }
+    Some(value)
+}

@@ -121,6 +121,8 @@ pub struct Printer {
     /// The stream's numbering, and whether a turn is open.
     events: Sequencer,
     turn_open: bool,
+    /// Each sub-agent's model, by agent id (for its `stream-json` lines).
+    child_models: std::collections::HashMap<String, String>,
 }
 
 impl Printer {
@@ -141,6 +143,7 @@ impl Printer {
             partial: None,
             events: Sequencer::main(None),
             turn_open: false,
+            child_models: std::collections::HashMap::new(),
         }
     }
 
@@ -192,9 +195,145 @@ impl Printer {
 
     /// One of the agent's events, as the protocol's.
     pub fn event(&mut self, event: &AgentEvent) {
-        if let Some(kind) = event.to_protocol() {
-            self.agent_event(kind);
+        let Some(kind) = event.to_protocol() else {
+            return;
+        };
+        let Some((agent_id, parent_agent_id)) = event.agent_ids() else {
+            return self.agent_event(kind);
+        };
+        let (path, _) = event.lineage();
+        let call_id = path.last().map(|c| c.call_id.clone()).unwrap_or_default();
+        let label = path
+            .iter()
+            .map(|c| c.label.as_str())
+            .collect::<Vec<_>>()
+            .join(" › ");
+        self.open_turn();
+        let event = self.events.next_as(agent_id, parent_agent_id, kind);
+        self.print_child(&event, &call_id, &label);
+    }
+
+    fn open_turn(&mut self) {
+        if !self.turn_open {
+            self.turn_open = true;
+            let turn = self.events.start_turn();
+            self.print(&turn);
         }
+    }
+
+    /// A sub-agent's event in the run's format: its own `agent_id` in `events`, its messages
+    /// marked with `parent_tool_use_id` in `stream-json`, `agent_id` and `parent_agent_id` on
+    /// its `stream-json-v1` lines, its activity labelled on stderr in text and json.
+    fn print_child(&mut self, event: &Event, call_id: &str, label: &str) {
+        if let EventKind::SubagentStarted { model, .. } = &event.kind {
+            self.child_models
+                .insert(event.agent_id.clone(), model.clone());
+        }
+        if let EventKind::PermissionDenied {
+            call_id,
+            name,
+            arguments,
+            reason,
+        } = &event.kind
+        {
+            self.denials.push(PermissionDenial {
+                tool_name: name.clone(),
+                tool_use_id: call_id.clone(),
+                tool_input: input(arguments),
+                reason: reason.clone(),
+            });
+        }
+        match self.format {
+            Format::Events => match serde_json::to_string(event) {
+                Ok(text) => self.stdout_line(&text),
+                Err(e) => self.stderr(&format!("error: cannot encode an event: {e}\n")),
+            },
+            Format::StreamJson => {
+                let model = self
+                    .child_models
+                    .get(&event.agent_id)
+                    .cloned()
+                    .unwrap_or_else(|| self.model.clone());
+                if let Some(value) = claude::child_line(event, &model, call_id) {
+                    self.value_line(value);
+                }
+            }
+            Format::StreamJsonV1 => {
+                if matches!(
+                    event.kind,
+                    EventKind::TextDelta { .. } | EventKind::ReasoningDelta { .. }
+                ) {
+                    return;
+                }
+                if let Some(line) = Line::of(event)
+                    && let Ok(mut value) = serde_json::to_value(&line)
+                {
+                    if let Some(map) = value.as_object_mut() {
+                        map.insert("agent_id".into(), Value::String(event.agent_id.clone()));
+                        map.insert(
+                            "parent_agent_id".into(),
+                            Value::String(event.parent_agent_id.clone().unwrap_or_default()),
+                        );
+                    }
+                    self.stdout_line(&value.to_string());
+                }
+            }
+            Format::Json | Format::Text => self.child_text(&event.kind, label),
+        }
+    }
+
+    /// A sub-agent's activity on stderr: when it starts and ends, its tool calls and notices,
+    /// each labelled; never its answer text (stdout is the main agent's answer).
+    fn child_text(&mut self, event: &EventKind, label: &str) {
+        let label = shown(label);
+        let line = match event {
+            EventKind::SubagentStarted { model, .. } if self.format == Format::Text => {
+                format!("⇢ sub-agent {label} ({})\n", shown(model))
+            }
+            EventKind::SubagentFinished { status, steps, .. } if self.format == Format::Text => {
+                let s = if *steps == 1 { "" } else { "s" };
+                format!("⇠ sub-agent {label}: {status} ({steps} request{s})\n")
+            }
+            EventKind::ToolStarted {
+                name, arguments, ..
+            } if self.format == Format::Text && !self.print_only => {
+                let args = match input(arguments) {
+                    Value::String(raw) => raw,
+                    other => other.to_string(),
+                };
+                format!("  [{label}] → {} {}\n", shown(name), shown(&clip(&args, 120)))
+            }
+            EventKind::ToolFinished {
+                name,
+                is_error: true,
+                output,
+                ..
+            } if self.format == Format::Text && !self.print_only => format!(
+                "  [{label}] ← {}: error: {}\n",
+                shown(name),
+                shown(&clip(output.lines().next().unwrap_or(""), 200))
+            ),
+            EventKind::Notice { text } => format!("note: [{label}] {}\n", shown(text)),
+            EventKind::PermissionDenied { name, reason, .. } => {
+                format!("note: [{label}] {}\n", shown(&not_run(name, reason)))
+            }
+            EventKind::Retry {
+                attempt,
+                max_retries,
+                delay_ms,
+                reason,
+                ..
+            } => format!(
+                "[{label}] retrying ({attempt}/{max_retries}) in {:.1} s: {}\n",
+                *delay_ms as f64 / 1000.0,
+                shown(reason)
+            ),
+            _ => return,
+        };
+        if self.print_only && self.format == Format::Text {
+            return;
+        }
+        self.stderr_fresh(&line);
     }
 
     /// An agent's event: inside the open turn, opening one first when none is open.

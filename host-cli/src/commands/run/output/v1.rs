@@ -101,6 +101,21 @@ pub enum Line {
         tokens_after: u64,
         manual: bool,
     },
+    /// A sub-agent starts (its own lines carry `agent_id` and `parent_agent_id`).
+    SubagentStarted {
+        call_id: String,
+        profile: String,
+        description: String,
+        model: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
+    },
+    /// A sub-agent ended: `answered`, `refused`, `failed` or `cancelled`.
+    SubagentFinished {
+        call_id: String,
+        status: String,
+        steps: u32,
+    },
     Result(ResultObject),
 }
 
@@ -228,6 +243,28 @@ impl Line {
             },
             EventKind::PermissionDenied { name, reason, .. } => Line::Notice {
                 message: not_run(name, reason),
+            },
+            EventKind::SubagentStarted {
+                call_id,
+                profile,
+                description,
+                model,
+                session_id,
+            } => Line::SubagentStarted {
+                call_id: call_id.clone(),
+                profile: profile.clone(),
+                description: description.clone(),
+                model: model.clone(),
+                session_id: session_id.clone(),
+            },
+            EventKind::SubagentFinished {
+                call_id,
+                status,
+                steps,
+            } => Line::SubagentFinished {
+                call_id: call_id.clone(),
+                status: status.clone(),
+                steps: *steps,
             },
             EventKind::TurnStarted {}
             | EventKind::ToolPreview { .. }

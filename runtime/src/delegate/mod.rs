@@ -1,0 +1,25 @@
+//! Sub-agents on the runtime's side (ADR 0035): the delegating host tools, the profiles they
+//! resolve when they run, and the factory that builds children for the agent.
+
+pub mod factory;
+pub mod profiles;
+pub mod tools;
+
+use reasonix_agent::delegation::Limits;
+use reasonix_config::AgentSettings;
+
+/// The session's sub-agent limits from `[agent]` (writers never more than the concurrency).
+pub fn limits(settings: &AgentSettings) -> Limits {
+    let default = Limits::default();
+    let max_concurrency = settings
+        .max_subagent_concurrency
+        .map_or(default.max_concurrency, |n| n as usize);
+    Limits {
+        max_depth: settings.max_subagent_depth.unwrap_or(default.max_depth),
+        max_concurrency,
+        max_writers: settings
+            .max_parallel_writers
+            .map_or(default.max_writers, |n| n as usize)
+            .min(max_concurrency),
+    }
+}

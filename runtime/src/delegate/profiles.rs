@@ -1,0 +1,367 @@
+//! Sub-agent profiles: the built-in `explore` and `general`, and Markdown files in Claude
+//! Code's format (`name`, `description`, `tools`, `model` frontmatter; the body is the child's
+//! whole system prompt) from `<home>/agents/`, then the project's `.claude/agents/` and
+//! `.reasonix/agents/` (a later one wins a name). Read when a `task` runs, never offered in a
+//! tool schema or the system prompt, so the cached prefix does not depend on them.
+//!
+//! A profile file is untrusted input (a cloned repository brings its own): it can narrow the
+//! tools its child gets and pick one of the user's configured models, nothing more.
+
+use reasonix_core::delegation::ChildTools;
+use std::path::{Path, PathBuf};
+
+/// The largest profile file read.
+const MAX_PROFILE_BYTES: u64 = 256 * 1024;
+/// The most files read from one directory.
+const MAX_FILES: usize = 256;
+
+/// Where a profile came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    BuiltIn,
+    File(PathBuf),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    /// The child's system prompt.
+    pub prompt: String,
+    pub tools: ChildTools,
+    /// The frontmatter's model: `None` for none or `inherit`.
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    pub origin: Origin,
+}
+
+const EXPLORE_PROMPT: &str = "You are an explore sub-agent of Reasonix, a coding agent. Another agent gave you a research task in the user's workspace. You can only read: search, list and read files and fetch pages; you cannot change anything or run commands.\n\n# How to work\n\n- Look at the actual code before you conclude anything; do not guess file contents, paths or APIs.\n- Independent reads can be requested together in one answer; they run in parallel.\n- Stop as soon as you can answer: the agent that asked is waiting for you.\n\n# Answering\n\nYour final answer is all the other agent will see of your work. Make it self-contained and short: what you found, with file paths and line numbers, and what you could not find. No preamble.";
+
+const GENERAL_PROMPT: &str = "You are a sub-agent of Reasonix, a coding agent. Another agent gave you one task in the user's workspace; do it with the tools you have, and nothing beyond it.\n\n# How to work\n\n- Look at the actual code before you change anything; do not guess file contents, paths or APIs.\n- Change only what the task asks for. If you were given write paths, change files only inside them.\n- A result saying a call was blocked or needs permission is the user's decision: do not work around it; say so in your answer.\n\n# Answering\n\nYour final answer is all the other agent will see of your work. Make it self-contained and short: what you did (files changed), what you verified and how, and anything left undone. No preamble.";
+
+/// The built-in profiles.
+pub fn built_in() -> Vec<Profile> {
+    vec![
+        Profile {
+            name: "explore".into(),
+            description: "Read-only research: finds and reads code, answers with paths and lines.".into(),
+            prompt: EXPLORE_PROMPT.into(),
+            tools: ChildTools::ReadOnly,
+            model: None,
+            effort: None,
+            origin: Origin::BuiltIn,
+        },
+        Profile {
+            name: "general".into(),
+            description: "A task with the parent's tools (writes need `write_paths` to run beside other writers).".into(),
+            prompt: GENERAL_PROMPT.into(),
+            tools: ChildTools::Inherit,
+            model: None,
+            effort: None,
+            origin: Origin::BuiltIn,
+        },
+    ]
+}
+
+/// The directories searched, lowest precedence first.
+pub fn directories(home: &Path, workspace: &Path) -> Vec<PathBuf> {
+    vec![
+        home.join("agents"),
+        workspace.join(".claude").join("agents"),
+        workspace.join(".reasonix").join("agents"),
+    ]
+}
+
+/// Every profile, by name (a later source wins), and what was wrong with the files that were
+/// skipped (path and why).
+pub fn load(home: &Path, workspace: &Path) -> (Vec<Profile>, Vec<String>) {
+    let mut profiles = built_in();
+    let mut problems = Vec::new();
+    for dir in directories(home, workspace) {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .take(MAX_FILES)
+            .collect();
+        files.sort();
+        for path in files {
+            match read(&path) {
+                Ok(profile) => {
+                    profiles.retain(|p| p.name != profile.name);
+                    profiles.push(profile);
+                }
+                Err(why) => problems.push(format!("{}: {why}", path.display())),
+            }
+        }
+    }
+    profiles.sort_by(|a, b| a.name.cmp(&b.name));
+    (profiles, problems)
+}
+
+fn read(path: &Path) -> Result<Profile, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a file".into());
+    }
+    if meta.len() > MAX_PROFILE_BYTES {
+        return Err(format!(
+            "{} bytes; a profile is at most {MAX_PROFILE_BYTES}",
+            meta.len()
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    parse(&text, &stem, Origin::File(path.to_path_buf()))
+}
+
+/// A profile from a file's text; `stem` names it when the frontmatter does not.
+pub fn parse(text: &str, stem: &str, origin: Origin) -> Result<Profile, String> {
+    let (fields, body) = frontmatter(text)?;
+    let field = |key: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let name = field("name")
+        .map(|v| v.join(","))
+        .unwrap_or_else(|| stem.to_string());
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(format!(
+            "the profile name `{}` is not 1 to 64 letters, digits, `-`, `_` or `.`",
+            reasonix_core::terminal::shown(&name)
+        ));
+    }
+    let prompt = body.trim().to_string();
+    if prompt.is_empty() {
+        return Err("the body (the sub-agent's system prompt) is empty".into());
+    }
+    let tools = match field("tools") {
+        None => ChildTools::Inherit,
+        Some(names) => {
+            let mut mapped: Vec<String> = Vec::new();
+            for name in names.iter().filter(|n| !n.is_empty()) {
+                for tool in tool_names(name) {
+                    if !mapped.contains(&tool) {
+                        mapped.push(tool);
+                    }
+                }
+            }
+            ChildTools::Named(mapped)
+        }
+    };
+    let model = field("model")
+        .map(|v| v.join(","))
+        .filter(|m| !m.is_empty() && m != "inherit");
+    let effort = field("effort")
+        .map(|v| v.join(","))
+        .filter(|e| !e.is_empty());
+    Ok(Profile {
+        name,
+        description: field("description").map(|v| v.join(", ")).unwrap_or_default(),
+        prompt,
+        tools,
+        model,
+        effort,
+        origin,
+    })
+}
+
+/// Reasonix's tools for a name in a profile's `tools`: Claude Code's names map to the tools
+/// that do that job here; any other name is taken as a Reasonix (or `mcp__…`) tool name.
+fn tool_names(name: &str) -> Vec<String> {
+    let names: &[&str] = match name {
+        "Read" => &["read_file"],
+        "LS" => &["ls"],
+        "Grep" => &["grep"],
+        "Glob" => &["glob"],
+        "Bash" => &["bash", "bash_output", "kill_shell", "wait"],
+        "BashOutput" => &["bash_output"],
+        "KillShell" | "KillBash" => &["kill_shell"],
+        "Edit" => &["edit_file", "delete_range"],
+        "MultiEdit" => &["multi_edit"],
+        "Write" => &["write_file", "move_file"],
+        "NotebookEdit" => &["notebook_edit"],
+        "WebFetch" => &["web_fetch"],
+        "TodoWrite" => &["todo_write"],
+        "Task" | "Agent" => &["task", "fleet", "parallel_tasks"],
+        other => return vec![other.to_string()],
+    };
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+type Fields = Vec<(String, Vec<String>)>;
+
+/// The `---` block's `key: value` lines (a value may be a comma-separated list, a `[a, b]`
+/// list or `- item` lines under the key) and the body after it. No block: no fields, the
+/// whole text is the body.
+fn frontmatter(text: &str) -> Result<(Fields, &str), String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return Ok((Vec::new(), text));
+    };
+    let mut fields: Fields = Vec::new();
+    let mut offset = 0;
+    for (number, line) in rest.split_inclusive('\n').enumerate() {
+        offset += line.len();
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim_end() == "---" {
+            return Ok((fields, &rest[offset..]));
+        }
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        if let Some(item) = line.trim_start().strip_prefix("- ")
+            && line.starts_with([' ', '\t', '-'])
+        {
+            match fields.last_mut() {
+                Some((_, values)) => values.push(unquote(item.trim()).to_string()),
+                None => {
+                    return Err(format!(
+                        "frontmatter line {}: a list item without a key",
+                        number + 2
+                    ));
+                }
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once(':') else {
+            return Err(format!(
+                "frontmatter line {}: expected `key: value`",
+                number + 2
+            ));
+        };
+        let value = value.trim();
+        let values: Vec<String> = if key.trim() == "description" {
+            vec![unquote(value).to_string()]
+        } else {
+            let inner = value
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(']'))
+                .unwrap_or(value);
+            inner
+                .split(',')
+                .map(|v| unquote(v.trim()).to_string())
+                .filter(|v| !v.is_empty())
+                .collect()
+        };
+        fields.push((key.trim().to_string(), values));
+    }
+    Err("the frontmatter block is not closed with `---`".into())
+}
+
+fn unquote(s: &str) -> &str {
+    for q in ['"', '\''] {
+        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
+            return &s[1..s.len() - 1];
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The example of Claude Code's sub-agent documentation, as a user would copy it.
+    const CLAUDE_REVIEWER: &str = "---\nname: code-reviewer\ndescription: Expert code review specialist. Proactively reviews code for quality, security, and maintainability. Use immediately after writing or modifying code.\ntools: Read, Grep, Glob, Bash\nmodel: inherit\n---\n\nYou are a senior code reviewer ensuring high standards of code quality and security.\n\nWhen invoked:\n1. Run git diff to see recent changes\n2. Focus on modified files\n3. Begin review immediately\n";
+
+    #[test]
+    fn a_claude_code_profile_reads_unchanged() {
+        let p = parse(CLAUDE_REVIEWER, "reviewer", Origin::BuiltIn).unwrap();
+        assert_eq!(p.name, "code-reviewer");
+        assert!(p.description.starts_with("Expert code review specialist."));
+        assert_eq!(
+            p.tools,
+            ChildTools::Named(
+                ["read_file", "grep", "glob", "bash", "bash_output", "kill_shell", "wait"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+        assert_eq!(p.model, None, "`inherit` is the parent's model");
+        assert!(p.prompt.starts_with("You are a senior code reviewer"));
+    }
+
+    #[test]
+    fn lists_names_and_bad_files() {
+        let list = "---\ntools:\n  - Read\n  - mcp__docs__search\nmodel: deepseek/deepseek-chat\n---\nBody";
+        let p = parse(list, "docs", Origin::BuiltIn).unwrap();
+        assert_eq!(p.name, "docs");
+        assert_eq!(
+            p.tools,
+            ChildTools::Named(vec!["read_file".into(), "mcp__docs__search".into()])
+        );
+        assert_eq!(p.model.as_deref(), Some("deepseek/deepseek-chat"));
+        let inline = parse("---\ntools: [Grep, \"Glob\"]\n---\nB", "x", Origin::BuiltIn).unwrap();
+        assert_eq!(
+            inline.tools,
+            ChildTools::Named(vec!["grep".into(), "glob".into()])
+        );
+        assert!(
+            parse("---\nname: a b\n---\nB", "x", Origin::BuiltIn)
+                .unwrap_err()
+                .contains("not 1 to 64")
+        );
+        assert!(
+            parse("---\nname: a\nB", "x", Origin::BuiltIn)
+                .unwrap_err()
+                .contains("not closed")
+        );
+        assert!(
+            parse("---\nname: a\n---\n  \n", "x", Origin::BuiltIn)
+                .unwrap_err()
+                .contains("empty")
+        );
+        // No frontmatter: the file's name, every tool.
+        let plain = parse("Just a prompt.", "helper", Origin::BuiltIn).unwrap();
+        assert_eq!((plain.name.as_str(), &plain.tools), ("helper", &ChildTools::Inherit));
+    }
+
+    #[test]
+    fn a_project_profile_overrides_a_user_one_and_bad_files_are_named() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join("agents")).unwrap();
+        std::fs::create_dir_all(ws.path().join(".claude/agents")).unwrap();
+        std::fs::write(home.path().join("agents/rev.md"), "User's.").unwrap();
+        std::fs::write(ws.path().join(".claude/agents/rev.md"), "Project's.").unwrap();
+        std::fs::write(ws.path().join(".claude/agents/bad.md"), "---\nname: x\n").unwrap();
+        let (profiles, problems) = load(home.path(), ws.path());
+        let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["explore", "general", "rev"]);
+        assert_eq!(profiles[2].prompt, "Project's.");
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].contains("bad.md") && problems[0].contains("not closed"));
+    }
+
+    proptest! {
+        /// Any text: no panic, and a profile that reads has a valid name and a body.
+        #[test]
+        fn any_text_parses_or_says_why(text in ".{0,400}", stem in "[a-z]{1,8}") {
+            if let Ok(p) = parse(&text, &stem, Origin::BuiltIn) {
+                prop_assert!(!p.name.is_empty() && p.name.len() <= 64);
+                prop_assert!(!p.prompt.is_empty());
+            }
+            let framed = format!("---\n{text}\n---\nbody");
+            let _ = parse(&framed, &stem, Origin::BuiltIn);
+        }
+    }
+}
