@@ -431,17 +431,17 @@ fn add_dir_widens_the_writable_roots() {
 #[test]
 fn unknown_flags_and_bad_rules_are_usage_errors() {
     let s = Setup::new();
-    let out = s.run(&["--fallbak-model", "x", "task"]);
+    let out = s.run(&["--fallbak-model", "x", "hello"]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("--fallbak-model"), "{}", stderr(&out));
-    let out = s.run(&["--allowedTools", "Bash(", "task"]);
+    let out = s.run(&["--allowedTools", "Bash(", "hello"]);
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("--allowed-tools: `Bash(`"),
         "{}",
         stderr(&out)
     );
-    let out = s.run(&["--disallowedTools", "Bash(", "task"]);
+    let out = s.run(&["--disallowedTools", "Bash(", "hello"]);
     assert_eq!(code(&out), 2);
     assert!(
         stderr(&out).contains("--disallowed-tools: `Bash(`"),

@@ -50,7 +50,12 @@ fn offered(body: &Value) -> Vec<String> {
         .map(|tools| {
             tools
                 .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string())
+                .map(|t| {
+                    t["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string()
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -142,18 +147,33 @@ fn two_children_of_one_answer_work_apart_and_their_answers_and_spend_return() {
         std::fs::read_to_string(ws.join("src/new.rs")).unwrap(),
         "pub fn new() {}\n"
     );
-    assert_eq!(std::fs::read_to_string(ws.join("README.md")).unwrap(), "# readme\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("README.md")).unwrap(),
+        "# readme\n"
+    );
 
     let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
     assert_eq!(requests.len(), 6, "two for the parent, two per child");
-    let explore: Vec<&Value> = requests.iter().filter(|b| system(b).starts_with(EXPLORE)).collect();
-    let general: Vec<&Value> = requests.iter().filter(|b| system(b).starts_with(GENERAL)).collect();
+    let explore: Vec<&Value> = requests
+        .iter()
+        .filter(|b| system(b).starts_with(EXPLORE))
+        .collect();
+    let general: Vec<&Value> = requests
+        .iter()
+        .filter(|b| system(b).starts_with(GENERAL))
+        .collect();
     assert_eq!((explore.len(), general.len()), (2, 2));
     // Each child has its own prompt and tool subset: explore only reads.
     let explore_tools = offered(explore[0]);
-    assert!(explore_tools.contains(&"read_file".to_string()), "{explore_tools:?}");
+    assert!(
+        explore_tools.contains(&"read_file".to_string()),
+        "{explore_tools:?}"
+    );
     for writer in ["write_file", "edit_file", "bash", "task", "fleet"] {
-        assert!(!explore_tools.iter().any(|t| t == writer), "{explore_tools:?}");
+        assert!(
+            !explore_tools.iter().any(|t| t == writer),
+            "{explore_tools:?}"
+        );
     }
     let general_tools = offered(general[0]);
     for tool in ["write_file", "bash", "read_file", "task"] {
@@ -248,7 +268,10 @@ fn a_third_level_is_refused_and_overlapping_writers_never_start() {
         refused.contains("nest at most 2 deep") && refused.contains("depth 2"),
         "{refused}"
     );
-    assert_eq!(result_of(&requests[4], "t2"), "grandchild: could not go deeper");
+    assert_eq!(
+        result_of(&requests[4], "t2"),
+        "grandchild: could not go deeper"
+    );
 
     // A fleet whose writers claim overlapping paths starts none of them.
     let (env, mock) = setup();
@@ -306,7 +329,10 @@ fn a_fleet_runs_its_children_at_once_and_answers_in_order() {
         let out = run(&env, &["parallel"]);
         (out, watcher.join().unwrap())
     });
-    assert!(concurrent, "the second child asked only after the first had answered");
+    assert!(
+        concurrent,
+        "the second child asked only after the first had answered"
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
     let result = result_of(requests.last().unwrap(), "p1");
@@ -347,7 +373,15 @@ fn a_claude_code_reviewer_profile_works_unchanged() {
     tools.sort();
     assert_eq!(
         tools,
-        ["bash", "bash_output", "glob", "grep", "kill_shell", "read_file", "wait"]
+        [
+            "bash",
+            "bash_output",
+            "glob",
+            "grep",
+            "kill_shell",
+            "read_file",
+            "wait"
+        ]
     );
     assert_eq!(result_of(&requests[2], "r1"), "REVIEW: looks fine");
     // The parent's prefix names no profile: its schemas and prompt are the same bytes with
@@ -367,10 +401,14 @@ fn an_interrupt_during_a_childs_command_ends_the_command_and_the_child() {
     )]));
     mock.enqueue_when(
         GENERAL,
-        calls(&[call("b1", "bash", json!({"command": format!("sleep {marker}")}))]),
+        calls(&[call(
+            "b1",
+            "bash",
+            json!({"command": format!("sleep {marker}")}),
+        )]),
     );
     let ws = env.workspace();
-    let mut child = env
+    let child = env
         .command(&[
             "run",
             "--dir",
@@ -418,7 +456,10 @@ fn an_interrupt_during_a_childs_command_ends_the_command_and_the_child() {
         "the child's `sleep` outlived the interrupt"
     );
     // The child ended cancelled, and the parent recorded its call so.
-    let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
     let task_result = lines
         .iter()
         .find_map(|l| {
@@ -470,9 +511,7 @@ fn a_childs_question_names_the_child_and_its_answer_reaches_it() {
         .filter(|e| e["agent_id"] == "main/t1")
         .collect();
     assert!(
-        child_events
-            .iter()
-            .all(|e| e["parent_agent_id"] == "main"),
+        child_events.iter().all(|e| e["parent_agent_id"] == "main"),
         "{child_events:?}"
     );
     let kinds: Vec<&str> = child_events

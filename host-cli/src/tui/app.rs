@@ -858,7 +858,13 @@ impl App {
                 output,
                 ..
             } => {
-                let first: String = output.lines().next().unwrap_or("").chars().take(160).collect();
+                let first: String = output
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .take(160)
+                    .collect();
                 format!("  ↳ [{label}] {name} failed: {first}")
             }
             AgentEvent::Notice(text) => format!("[{label}] {text}"),

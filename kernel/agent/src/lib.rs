@@ -10,7 +10,6 @@ pub mod checkpoint;
 pub mod compaction;
 pub mod completion;
 pub mod cost;
-pub mod delegation;
 pub mod fork;
 pub mod permissions;
 pub mod rewind;
@@ -26,6 +25,7 @@ pub use reasonix_core::{
     sandbox, settings, state_file, terminal, tool, types,
 };
 
+pub use agent_loop::delegation;
 pub use agent_loop::{
     ASSUMED_CONTEXT_WINDOW, Agent, AgentConfig, AgentEvent, RunOutcome, RunStatus,
 };

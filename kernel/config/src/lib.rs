@@ -681,7 +681,10 @@ impl Config {
                 &mut self.agent.max_subagent_concurrency,
                 agent.max_subagent_concurrency,
             ),
-            (&mut self.agent.max_parallel_writers, agent.max_parallel_writers),
+            (
+                &mut self.agent.max_parallel_writers,
+                agent.max_parallel_writers,
+            ),
         ] {
             if theirs.is_some() {
                 *mine = theirs;

@@ -221,7 +221,6 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
         [
             "reasonix.toml: ignored: `language` (line 3), `config_version` (line 4), [ui] (line 6), \
              [notifications] (line 10), `agent.reasoning_language` (line 17), \
-             `agent.subagent_model` (line 18), `agent.subagent_models` (line 19), \
              `agent.planner_max_steps` (line 22), \
              [environment] (line 33), `tools.protect_changed_files` (line 41), \
              `tools.shell` (line 44), [skills] (line 57), \
@@ -473,8 +472,8 @@ fn empty_permissions_give_the_default_policy() {
 #[test]
 fn agent_settings_merge_key_by_key() {
     let cfg = merged(
-        "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\nrun_timeout = \"5m\"\n",
-        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\n",
+        "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\nrun_timeout = \"5m\"\nsubagent_model = \"a/one\"\nmax_subagent_depth = 1\n[agent.subagent_models]\nexplore = \"a/cheap\"\n",
+        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\nmax_subagent_concurrency = 4\n[agent.subagent_efforts]\ngeneral = \"high\"\n",
     );
     assert_eq!(
         cfg.agent,
@@ -489,8 +488,26 @@ fn agent_settings_merge_key_by_key() {
             compact_force_ratio: None,
             accept_cut_off_answer: true,
             run_timeout: Some(std::time::Duration::from_secs(300)),
+            subagent_model: Some("a/one".into()),
+            subagent_effort: None,
+            subagent_models: [("explore".to_string(), "a/cheap".to_string())].into(),
+            subagent_efforts: [("general".to_string(), "high".to_string())].into(),
+            max_subagent_depth: Some(1),
+            max_subagent_concurrency: Some(4),
+            max_parallel_writers: None,
         }
     );
+}
+
+#[test]
+fn sub_agent_limits_are_from_1_to_32() {
+    for bad in ["0", "33", "-1"] {
+        let text = format!("[agent]\nmax_parallel_writers = {bad}\n");
+        let err = Config::parse(Path::new("/c.toml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("from 1 to 32") && err.contains(bad), "{err}");
+    }
 }
 
 #[test]

@@ -55,7 +55,10 @@ impl ChildFactory for Factory {
                 "[agent] subagent_models",
             ),
             (spec.model.clone(), "the task or its profile"),
-            (self.settings.subagent_model.clone(), "[agent] subagent_model"),
+            (
+                self.settings.subagent_model.clone(),
+                "[agent] subagent_model",
+            ),
         ];
         let mut reference = child.parent_model.to_string();
         for (candidate, from) in candidates {
@@ -99,8 +102,8 @@ impl ChildFactory for Factory {
                 let writer = store
                     .subagents()
                     .create_with_parent(
-                        &agent.client().provider().name.clone(),
-                        &agent.client().model().to_string(),
+                        &agent.client().provider().name,
+                        agent.client().model(),
                         child.parent_session.map(|id| (id, None)),
                     )
                     .map_err(|e| format!("its session could not be created: {e}"))?;

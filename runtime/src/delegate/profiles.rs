@@ -170,7 +170,9 @@ pub fn parse(text: &str, stem: &str, origin: Origin) -> Result<Profile, String> 
         .filter(|e| !e.is_empty());
     Ok(Profile {
         name,
-        description: field("description").map(|v| v.join(", ")).unwrap_or_default(),
+        description: field("description")
+            .map(|v| v.join(", "))
+            .unwrap_or_default(),
         prompt,
         tools,
         model,
@@ -291,9 +293,17 @@ mod tests {
         assert_eq!(
             p.tools,
             ChildTools::Named(
-                ["read_file", "grep", "glob", "bash", "bash_output", "kill_shell", "wait"]
-                    .map(String::from)
-                    .to_vec()
+                [
+                    "read_file",
+                    "grep",
+                    "glob",
+                    "bash",
+                    "bash_output",
+                    "kill_shell",
+                    "wait"
+                ]
+                .map(String::from)
+                .to_vec()
             )
         );
         assert_eq!(p.model, None, "`inherit` is the parent's model");
@@ -321,7 +331,7 @@ mod tests {
                 .contains("not 1 to 64")
         );
         assert!(
-            parse("---\nname: a\nB", "x", Origin::BuiltIn)
+            parse("---\nname: a\n", "x", Origin::BuiltIn)
                 .unwrap_err()
                 .contains("not closed")
         );
@@ -332,7 +342,10 @@ mod tests {
         );
         // No frontmatter: the file's name, every tool.
         let plain = parse("Just a prompt.", "helper", Origin::BuiltIn).unwrap();
-        assert_eq!((plain.name.as_str(), &plain.tools), ("helper", &ChildTools::Inherit));
+        assert_eq!(
+            (plain.name.as_str(), &plain.tools),
+            ("helper", &ChildTools::Inherit)
+        );
     }
 
     #[test]

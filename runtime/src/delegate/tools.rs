@@ -75,11 +75,15 @@ fn bad(message: impl Into<String>) -> CallError {
 
 impl Delegating {
     /// The children the call asks for, with their profiles resolved.
-    fn children(&self, arguments: &str, context: &ToolContext) -> Result<Vec<ChildSpec>, CallError> {
+    fn children(
+        &self,
+        arguments: &str,
+        context: &ToolContext,
+    ) -> Result<Vec<ChildSpec>, CallError> {
         let tasks = match self.kind {
-            Kind::Task => vec![
-                serde_json::from_str::<TaskArgs>(arguments).map_err(|e| bad(e.to_string()))?,
-            ],
+            Kind::Task => {
+                vec![serde_json::from_str::<TaskArgs>(arguments).map_err(|e| bad(e.to_string()))?]
+            }
             Kind::Fleet | Kind::ParallelTasks => {
                 serde_json::from_str::<BatchArgs>(arguments)
                     .map_err(|e| bad(e.to_string()))?
@@ -101,7 +105,10 @@ impl Delegating {
         tasks
             .into_iter()
             .enumerate()
-            .map(|(i, task)| self.child(task, &profiles).map_err(|e| numbered(e, i, self.kind)))
+            .map(|(i, task)| {
+                self.child(task, &profiles)
+                    .map_err(|e| numbered(e, i, self.kind))
+            })
             .collect()
     }
 
@@ -149,9 +156,7 @@ impl Delegating {
 fn numbered(e: CallError, i: usize, kind: Kind) -> CallError {
     match (kind, e) {
         (Kind::Task, e) => e,
-        (_, CallError::Plugin(PluginError::InvalidInput(m))) => {
-            bad(format!("task {}: {m}", i + 1))
-        }
+        (_, CallError::Plugin(PluginError::InvalidInput(m))) => bad(format!("task {}: {m}", i + 1)),
         (_, e) => e,
     }
 }
@@ -179,7 +184,11 @@ impl Tool for Delegating {
         self.invoke_output(arguments, context).map(|o| o.text)
     }
 
-    fn invoke_output(&self, arguments: &str, context: &ToolContext) -> Result<ToolOutput, CallError> {
+    fn invoke_output(
+        &self,
+        arguments: &str,
+        context: &ToolContext,
+    ) -> Result<ToolOutput, CallError> {
         let Some(host) = &context.agents else {
             return Err(CallError::Plugin(PluginError::Unsupported(
                 "sub-agents cannot be started here (no agent session runs this call)".into(),
@@ -203,7 +212,11 @@ impl Tool for Delegating {
         })
     }
 
-    fn preview(&self, _arguments: &str, _context: &ToolContext) -> Result<Vec<FileChange>, CallError> {
+    fn preview(
+        &self,
+        _arguments: &str,
+        _context: &ToolContext,
+    ) -> Result<Vec<FileChange>, CallError> {
         Ok(Vec::new())
     }
 }
@@ -218,7 +231,11 @@ fn single(outcome: Option<ChildOutcome>) -> ToolOutput {
     };
     let is_error = outcome.status != ChildStatus::Answered;
     let text = if is_error {
-        format!("The sub-agent {}: {}", outcome.status.as_str(), outcome.answer)
+        format!(
+            "The sub-agent {}: {}",
+            outcome.status.as_str(),
+            outcome.answer
+        )
     } else {
         outcome.answer
     };
@@ -298,7 +315,9 @@ fn spec(kind: Kind) -> ToolSpec {
                 "required": ["prompt"],
                 "additionalProperties": false,
             }),
-            Some("Delegate broad searches and separable work to `task` sub-agents; give each a self-contained prompt, and do small lookups yourself (a sub-agent costs a new conversation)."),
+            Some(
+                "Delegate broad searches and separable work to `task` sub-agents; give each a self-contained prompt, and do small lookups yourself (a sub-agent costs a new conversation).",
+            ),
         ),
         Kind::Fleet => (
             "fleet",

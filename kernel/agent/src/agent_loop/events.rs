@@ -126,7 +126,11 @@ impl AgentEvent {
     pub fn lineage(&self) -> (Vec<&ChildRef>, &AgentEvent) {
         let mut path = Vec::new();
         let mut event = self;
-        while let AgentEvent::Child { child, event: inner } = event {
+        while let AgentEvent::Child {
+            child,
+            event: inner,
+        } = event
+        {
             path.push(child);
             event = inner;
         }

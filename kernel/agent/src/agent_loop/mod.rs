@@ -13,6 +13,7 @@ pub mod budget;
 mod checkpoints;
 mod compact;
 pub mod deferred;
+pub mod delegation;
 mod events;
 mod frontend;
 mod history;
@@ -154,7 +155,7 @@ pub struct Agent {
     /// The most the session may spend (`reasonix run --max-budget-usd`).
     budget: Option<Budget>,
     /// How this agent starts sub-agents, and where it stands among them; `None`: it cannot.
-    delegator: Option<crate::delegation::Delegator>,
+    delegator: Option<delegation::Delegator>,
     /// A sub-agent's label (`explore: find the loader`), which its questions carry.
     label: Option<String>,
     /// What this agent's sub-agents spent since the last look (their calls add to it).
@@ -437,9 +438,9 @@ impl Agent {
     }
 
     /// Let the delegating host tools start sub-agents (ADR 0035) as `delegator` says: the main
-    /// agent's is [`Delegator::root`](crate::delegation::Delegator::root); a child's is
+    /// agent's is [`Delegator::root`](delegation::Delegator::root); a child's is
     /// one level deeper, with its claim.
-    pub fn with_lineage(mut self, delegator: crate::delegation::Delegator) -> Agent {
+    pub fn with_lineage(mut self, delegator: delegation::Delegator) -> Agent {
         self.delegator = Some(delegator);
         self
     }

@@ -7,6 +7,7 @@
 //! are appended in call order. Everything that goes wrong with one call is a [`CallFailure`]
 //! the model reads as that call's result; only the loop guard stops the run ([`RunStop`]).
 
+use super::delegation::host::{ChildHost, Parent};
 use super::intercept::{Outcome as Intercepted, Subject, Verdict, points};
 use super::payloads::{HostDecision, PermissionDecision, ToolAfter, ToolBefore};
 use super::{Agent, AgentEvent, REPEAT_LIMIT, REPEAT_WARNING};
@@ -18,7 +19,6 @@ use crate::permissions::{
 };
 use crate::tool::Tool;
 use crate::types::{Image, Message, ToolCall, ToolContext, ToolEvent, ToolEvents, canonical_json};
-use crate::delegation::host::{ChildHost, Parent};
 use reasonix_core::delegation::Delegation;
 use reasonix_core::origin::Origin;
 use std::fmt;
@@ -754,8 +754,8 @@ impl Agent {
                 .tools
                 .iter()
                 .map(|t| {
-                    let read_only = !t.delegates()
-                        && self.class(&t.spec().name).is_some_and(|c| c.read_only);
+                    let read_only =
+                        !t.delegates() && self.class(&t.spec().name).is_some_and(|c| c.read_only);
                     (t.spec().name.clone(), read_only)
                 })
                 .collect(),

@@ -301,7 +301,11 @@ impl Printer {
                     Value::String(raw) => raw,
                     other => other.to_string(),
                 };
-                format!("  [{label}] → {} {}\n", shown(name), shown(&clip(&args, 120)))
+                format!(
+                    "  [{label}] → {} {}\n",
+                    shown(name),
+                    shown(&clip(&args, 120))
+                )
             }
             EventKind::ToolFinished {
                 name,

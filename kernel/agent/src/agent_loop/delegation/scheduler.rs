@@ -228,7 +228,10 @@ mod tests {
         let err = s
             .claim(&[("a".into(), claim("src")), ("b".into(), claim("src/x.rs"))])
             .unwrap_err();
-        assert!(err.contains("`a` (`src`) and `b` (`src/x.rs`) overlap"), "{err}");
+        assert!(
+            err.contains("`a` (`src`) and `b` (`src/x.rs`) overlap"),
+            "{err}"
+        );
         let held = s.claim(&[("a".into(), claim("src"))]).unwrap();
         let err = s.claim(&[("b".into(), claim("src/lib.rs"))]).unwrap_err();
         assert!(err.contains("`a` holds"), "{err}");

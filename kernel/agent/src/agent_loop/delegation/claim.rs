@@ -66,9 +66,12 @@ impl Claim {
 
     /// Whether the two claims share a path: one holds a path inside (or equal to) the other's.
     pub fn overlaps(&self, other: &Claim) -> bool {
-        self.roots
-            .iter()
-            .any(|a| other.roots.iter().any(|b| a.starts_with(b) || b.starts_with(a)))
+        self.roots.iter().any(|a| {
+            other
+                .roots
+                .iter()
+                .any(|b| a.starts_with(b) || b.starts_with(a))
+        })
     }
 
     /// The claim as the model wrote it.
@@ -160,7 +163,10 @@ mod tests {
         let parent = Claim::of(&["src".into()], &ws(), None).unwrap();
         assert!(Claim::of(&["src/a".into()], &ws(), Some(&parent)).is_ok());
         let err = Claim::of(&["docs".into()], &ws(), Some(&parent)).unwrap_err();
-        assert!(err.contains("outside this agent's own claim (`src`)"), "{err}");
+        assert!(
+            err.contains("outside this agent's own claim (`src`)"),
+            "{err}"
+        );
         assert!(Claim::of(&[], &ws(), None).is_err());
     }
 

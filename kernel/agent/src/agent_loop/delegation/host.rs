@@ -108,8 +108,8 @@ impl AgentHost for ChildHost {
             super::Scheduler::check_disjoint(&batch_claims)?;
         }
         // This agent waits for its children: its own slot is theirs meanwhile.
-        let _lent = (delegator.depth > 0)
-            .then(|| delegator.scheduler.lend(delegator.claim.is_some()));
+        let _lent =
+            (delegator.depth > 0).then(|| delegator.scheduler.lend(delegator.claim.is_some()));
         let outcomes = std::thread::scope(|scope| {
             let handles: Vec<_> = children
                 .into_iter()
