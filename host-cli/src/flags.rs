@@ -13,6 +13,7 @@ pub fn mode_name(posture: Posture) -> &'static str {
         Posture::Auto => "auto",
         Posture::DontAsk => "dontAsk",
         Posture::Yolo => "bypassPermissions",
+        Posture::Plan => "plan",
     }
 }
 
@@ -168,6 +169,7 @@ mod tests {
             Posture::Auto,
             Posture::DontAsk,
             Posture::Yolo,
+            Posture::Plan,
         ] {
             assert_eq!(Posture::parse(mode_name(posture)), Ok(posture));
         }

@@ -115,6 +115,9 @@ fn open_runtime(
         Arc::new(crate::history::HistoryTool::new(&cx.paths.state));
     let mut host_tools = vec![history];
     host_tools.extend(crate::delegate::tools::Delegating::all(&cx.paths.home));
+    host_tools.push(Arc::new(
+        reasonix_agent::agent_loop::plan::ExitPlanMode::new(),
+    ));
     let catalog: Arc<dyn Catalog> = Arc::new(
         sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
             .with_host_tools(host_tools),

@@ -21,6 +21,8 @@ use std::time::Duration;
 struct Open {
     scopes: Vec<String>,
     reply: SyncSender<Approval>,
+    /// A plan to approve: "always" is never written to a file for it.
+    plan: bool,
 }
 
 /// The open questions of one session.
@@ -78,6 +80,10 @@ impl Router {
         let (approval, answered) = match answer {
             Answer::Once => (Approval::Once, Answered::Once),
             Answer::Session(chosen) => {
+                let rule = rule(chosen)?;
+                (Approval::Session(rule.clone()), Answered::Session(rule))
+            }
+            Answer::Always(chosen) if question.plan => {
                 let rule = rule(chosen)?;
                 (Approval::Session(rule.clone()), Answered::Session(rule))
             }
@@ -151,6 +157,7 @@ impl Router {
             Open {
                 scopes: request.scopes.to_vec(),
                 reply,
+                plan: request.plan.is_some(),
             },
         );
         let cancel = self.tokens.running();
@@ -164,6 +171,7 @@ impl Router {
             scopes: request.scopes.to_vec(),
             preview: request.preview.clone(),
             agent: request.agent.map(str::to_string),
+            plan: request.plan.map(str::to_string),
         }));
         loop {
             match answer.recv_timeout(Duration::from_millis(50)) {
@@ -271,6 +279,7 @@ mod tests {
                 scopes: &scopes,
                 preview: &Preview::None,
                 agent: None,
+                plan: None,
             })
         });
         let SessionEvent::Question(q) = asked.events.recv().unwrap() else {

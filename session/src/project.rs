@@ -49,6 +49,7 @@ pub fn project(event: &SessionEvent) -> Option<EventKind> {
                 _ => None,
             },
             agent: q.agent.clone(),
+            plan: q.plan.clone(),
         },
         SessionEvent::QuestionClosed { id, answered } => {
             let (answer, rule, note) = match answered {

@@ -20,6 +20,9 @@ pub struct Question {
     pub preview: Preview,
     /// The sub-agent asking (its label); `None` for the main agent.
     pub agent: Option<String>,
+    /// A plan to approve (plan mode's `exit_plan_mode`): "once" goes on asking, "session"
+    /// in `auto`, a denial's note sends it back.
+    pub plan: Option<String>,
 }
 
 /// A user's answer.

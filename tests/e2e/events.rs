@@ -153,19 +153,26 @@ pub(crate) struct OpsClient {
 
 impl OpsClient {
     pub(crate) fn start(env: &Env) -> OpsClient {
+        OpsClient::start_with(env, &[])
+    }
+
+    /// [`OpsClient::start`] with more `run` flags.
+    pub(crate) fn start_with(env: &Env, flags: &[&str]) -> OpsClient {
         use std::io::BufRead;
         use std::process::Stdio;
         let ws = env.workspace();
+        let mut args = vec![
+            "run",
+            "--dir",
+            ws.to_str().unwrap(),
+            "--input-format",
+            "ops",
+            "--output-format",
+            "events",
+        ];
+        args.extend_from_slice(flags);
         let mut child = env
-            .command(&[
-                "run",
-                "--dir",
-                ws.to_str().unwrap(),
-                "--input-format",
-                "ops",
-                "--output-format",
-                "events",
-            ])
+            .command(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -34,6 +34,7 @@ mod mcp_images;
 mod mcp_pipeline;
 mod pinned_scripts;
 mod pipeline;
+mod plan_mode;
 mod plugin_lifecycle;
 mod plugin_sdk;
 mod points;

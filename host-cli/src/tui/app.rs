@@ -1,7 +1,7 @@
 //! The session's state and how each message changes it. Drawing is in [`super::draw`]; what
 //! reaches the scrollback is queued in `commits` and written by the loop before the next frame.
 
-use super::approval::{CHOICES, Choice, PersistTarget, Prompt};
+use super::approval::{Choice, PersistTarget, Prompt, choices};
 use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::status::Status;
@@ -367,13 +367,14 @@ impl App {
     }
 
     /// Shift+Tab: ask → acceptEdits (writes run, commands still ask) → auto (commands run
-    /// too) → ask. One press never reaches a posture that runs commands unasked. Leaving yolo
-    /// or dontAsk goes back to ask; yolo is reached only by Ctrl+Y.
+    /// too) → plan (nothing changes until a plan is approved) → ask. Leaving yolo or dontAsk
+    /// goes back to ask; yolo is reached only by Ctrl+Y.
     fn cycle_posture(&mut self) {
         let next = match self.posture.get() {
             Posture::Ask => Posture::AcceptEdits,
             Posture::AcceptEdits => Posture::Auto,
-            Posture::Auto | Posture::Yolo | Posture::DontAsk => Posture::Ask,
+            Posture::Auto => Posture::Plan,
+            Posture::Plan | Posture::Yolo | Posture::DontAsk => Posture::Ask,
         };
         self.posture.set(next);
         self.status.posture = next;
@@ -415,17 +416,19 @@ impl App {
             self.prompt.confirm_always = false;
             return;
         }
+        let offered = self.approvals.front().map_or(&[][..], choices);
         match key.code {
             KeyCode::Char('y') => self.answer(Choice::Once, None),
             KeyCode::Char('a') => self.answer(Choice::Session, None),
-            KeyCode::Char('p') => self.always(),
+            KeyCode::Char('p') if offered.contains(&Choice::Always) => self.always(),
             KeyCode::Char('n') => self.prompt.note = Some(String::new()),
             KeyCode::Up => self.prompt.selected = self.prompt.selected.saturating_sub(1),
             KeyCode::Down => {
-                self.prompt.selected = (self.prompt.selected + 1).min(CHOICES.len() - 1);
+                self.prompt.selected =
+                    (self.prompt.selected + 1).min(offered.len().saturating_sub(1));
             }
             KeyCode::Enter if self.prompt.confirm_always => self.always(),
-            KeyCode::Enter => match CHOICES[self.prompt.selected] {
+            KeyCode::Enter => match offered.get(self.prompt.selected).copied().unwrap_or(Choice::Once) {
                 Choice::Deny => self.prompt.note = Some(String::new()),
                 Choice::Always => self.always(),
                 choice => self.answer(choice, None),
@@ -674,6 +677,8 @@ impl App {
     }
 
     fn event(&mut self, event: AgentEvent) {
+        // The agent changes the posture itself when a plan is approved.
+        self.status.posture = self.posture.get();
         if let Some(turn) = &mut self.turn {
             turn.heard_at = Instant::now();
             if !matches!(event, AgentEvent::Retry(_)) {

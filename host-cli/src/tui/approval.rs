@@ -19,6 +19,22 @@ pub enum Choice {
 
 pub const CHOICES: [Choice; 4] = [Choice::Once, Choice::Session, Choice::Always, Choice::Deny];
 
+/// A plan's choices: approve and go on asking, approve in `auto`, keep planning with a note.
+/// "Always" has no meaning for a plan.
+pub const PLAN_CHOICES: [Choice; 3] = [Choice::Once, Choice::Session, Choice::Deny];
+
+/// The choices `question` offers, in the order shown.
+pub fn choices(question: &Question) -> &'static [Choice] {
+    if question.plan.is_some() {
+        &PLAN_CHOICES
+    } else {
+        &CHOICES
+    }
+}
+
+/// Rows of a plan shown in its question (wrapped); the rest is said to be there.
+const PLAN_ROWS: usize = 16;
+
 /// Rows of a call's arguments shown in its question, after wrapping (a write's `content` is
 /// one JSON line that wraps to dozens): the question must fit on the screen.
 const ARGUMENT_ROWS: usize = 6;
@@ -56,6 +72,9 @@ impl Prompt {
             .first()
             .map(|s| safe_line(s).into_owned())
             .unwrap_or_else(|| safe_line(&pending.tool).into_owned());
+        if let Some(plan) = &pending.plan {
+            return self.plan_lines(plan, theme, width);
+        }
         let mut lines = Vec::new();
         if let Some(agent) = &pending.agent {
             lines.push(Line::from(vec![
@@ -105,6 +124,52 @@ impl Prompt {
                 "  typed before this question: kept in the composer; answers count after a pause",
                 theme.dim(),
             )));
+        }
+        if let Some(note) = &self.note {
+            lines.push(Line::from(vec![
+                Span::styled("  note to the model: ", theme.accent()),
+                Span::raw(note.clone()),
+                Span::styled("▏", theme.dim()),
+            ]));
+        }
+        lines
+    }
+}
+
+impl Prompt {
+    /// A plan to approve: the plan, then approve (asking / auto) or keep planning.
+    fn plan_lines(&self, plan: &str, theme: Theme, width: u16) -> Vec<Line<'static>> {
+        let mut lines = vec![Line::from(Span::styled(
+            "Approve this plan?  nothing has changed yet",
+            theme.warning(),
+        ))];
+        let source: Vec<Line<'static>> = safe(plan)
+            .lines()
+            .map(|line| Line::from(Span::styled(format!("  {line}"), theme.plain())))
+            .collect();
+        let mut rows = super::wrap::wrap_lines(source, usize::from(width.max(1)));
+        if rows.len() > PLAN_ROWS {
+            let more = rows.len() - (PLAN_ROWS - 1);
+            rows.truncate(PLAN_ROWS - 1);
+            rows.push(Line::from(Span::styled(
+                format!("  … {more} more rows of the plan"),
+                theme.dim(),
+            )));
+        }
+        lines.extend(rows);
+        let labels = [
+            "y  Yes, carry it out, asking before changes",
+            "a  Yes, carry it out in auto mode",
+            "n  No, keep planning (type a note for the model, Enter)",
+        ];
+        for (i, label) in labels.into_iter().enumerate() {
+            let style = if i == self.selected {
+                theme.selected()
+            } else {
+                theme.plain()
+            };
+            let marker = if i == self.selected { "› " } else { "  " };
+            lines.push(Line::from(Span::styled(format!("{marker}{label}"), style)));
         }
         if let Some(note) = &self.note {
             lines.push(Line::from(vec![
@@ -178,6 +243,7 @@ mod tests {
                 new_text: Some("fn b() {}\nfn keep() {}\n".into()),
             }]),
             agent: None,
+            plan: None,
         }
     }
 

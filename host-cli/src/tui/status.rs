@@ -74,7 +74,9 @@ impl Status {
         let posture_style = match self.posture {
             Posture::Yolo => theme.danger(),
             Posture::Auto => theme.warning(),
-            Posture::Ask | Posture::AcceptEdits | Posture::DontAsk => theme.accent(),
+            Posture::Ask | Posture::AcceptEdits | Posture::DontAsk | Posture::Plan => {
+                theme.accent()
+            }
         };
         let mut parts: Vec<String> = Vec::new();
         parts.push(match self.context_window {
@@ -138,6 +140,7 @@ pub fn posture_name(posture: Posture) -> &'static str {
         Posture::Auto => "auto",
         Posture::DontAsk => "dont-ask",
         Posture::Yolo => "YOLO",
+        Posture::Plan => "plan",
     }
 }
 

@@ -189,6 +189,10 @@ pub enum EventKind {
         /// The sub-agent asking (its label), absent for the main agent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<String>,
+        /// A plan to approve (plan mode): `once` approves it and goes on asking, `session`
+        /// goes on in `auto`, `deny` with a note sends it back to the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan: Option<String>,
     },
     /// A question is no longer open: `answer` is `once`, `session`, `always`, `denied` or
     /// `withdrawn`; `rule` is the rule granted; `note` what a denial tells the model or why

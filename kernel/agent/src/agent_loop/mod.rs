@@ -19,6 +19,7 @@ mod frontend;
 mod history;
 pub mod intercept;
 pub mod payloads;
+pub mod plan;
 pub mod prompt;
 pub mod public;
 mod replayed;
@@ -160,6 +161,8 @@ pub struct Agent {
     label: Option<String>,
     /// What this agent's sub-agents spent since the last look (their calls add to it).
     child_spend: Arc<std::sync::Mutex<Spend>>,
+    /// A plan presented in plan mode that nobody could approve: the run ends with it.
+    plan_presented: Option<String>,
 }
 
 /// A run's time limit: it ends at `at`, `limit` after it started (`reasonix run --timeout`,
@@ -279,6 +282,7 @@ impl Agent {
             delegator: None,
             label: None,
             child_spend: Arc::default(),
+            plan_presented: None,
             config,
         })
     }
@@ -590,6 +594,11 @@ impl Agent {
                 return end(self, RunStatus::Error, result, steps, usage, &spend);
             }
         };
+        let task = if self.posture.get() == crate::permissions::Posture::Plan {
+            format!("{task}{}", plan::NOTE)
+        } else {
+            task
+        };
         let user = Message {
             images,
             ..Message::text(Role::User, task)
@@ -700,6 +709,15 @@ impl Agent {
             if cancel.is_cancelled() {
                 let (status, result) = self.stopped(&running());
                 return end(self, status, result, steps, usage, &spend);
+            }
+            if let Some(plan) = self.plan_presented.take() {
+                // Plan-only: the plan is the answer (said as one, so every front end shows
+                // it and a resumed session starts from it), and nothing ran.
+                on_event(AgentEvent::TextDelta(plan.clone()));
+                self.append(Message::text(Role::Assistant, plan.clone()), on_event);
+                let mut outcome = end(self, RunStatus::Success, plan, steps, usage, &spend);
+                outcome.stop_reason = Some(FinishReason::Stop);
+                return outcome;
             }
         }
         let result = format!(

@@ -452,6 +452,8 @@ fn expected(verdict: Verdicts, posture: Posture) -> Expect {
     use Verdicts::*;
     match (verdict, posture) {
         (Denied, _) => Refused,
+        // Plan mode changes nothing, whatever allows it.
+        (_, Plan) => Refused,
         (Allowed, _) => Runs(false),
         (Fallback, Yolo | Auto | AcceptEdits) => Runs(false),
         (Fallback, Ask) => Asks,
@@ -473,6 +475,7 @@ fn every_posture_verdict_and_answer() {
         Posture::Auto,
         Posture::DontAsk,
         Posture::Yolo,
+        Posture::Plan,
     ];
     let verdicts = [
         Verdicts::Allowed,
@@ -533,7 +536,9 @@ fn every_posture_verdict_and_answer() {
                         assert!(calls.is_empty(), "{case}: refused");
                         assert!(asked.is_empty(), "{case}: refused without asking");
                         assert!(
-                            first.starts_with("Blocked") || first.starts_with("Permission needed"),
+                            first.starts_with("Blocked")
+                                || first.starts_with("Permission needed")
+                                || (posture == Posture::Plan && first.starts_with("Plan mode:")),
                             "{case}: {first}"
                         );
                     }
@@ -571,7 +576,7 @@ fn every_posture_verdict_and_answer() {
             }
         }
     }
-    assert_eq!(checked, 5 * 5 * 4);
+    assert_eq!(checked, 5 * 6 * 4);
 }
 
 fn answer_events(calls: &[(&str, &str, &str)]) -> Vec<StreamEvent> {

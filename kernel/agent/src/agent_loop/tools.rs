@@ -135,7 +135,7 @@ impl fmt::Display for RunStop {
 }
 
 /// A call that passed every check.
-struct Approved {
+pub(super) struct Approved {
     tool: Arc<dyn Tool>,
     /// The arguments to run with (an interceptor may have replaced the model's).
     arguments: String,
@@ -149,9 +149,11 @@ struct Approved {
     shown: Option<Preview>,
 }
 
-enum Prepared {
+pub(super) enum Prepared {
     Run(Approved),
     Answered(CallFailure),
+    /// The agent answered the call itself (`exit_plan_mode`): this is its result.
+    Done(String),
 }
 
 /// What one call produced, before `tool.after`.
@@ -201,6 +203,9 @@ impl Agent {
                     if cancel.is_cancelled() {
                         return Prepared::Answered(CallFailure::Cancelled);
                     }
+                    if super::plan::is_exit(call, self.tool(&call.name)) {
+                        return self.exit_plan_mode(call, on_event);
+                    }
                     match self.prepare(call, on_event) {
                         Ok(approved) => Prepared::Run(approved),
                         Err(failure) => {
@@ -223,6 +228,13 @@ impl Agent {
                 })
                 .collect();
             for (call, prep) in group.iter().zip(&prepared) {
+                if let Prepared::Done(_) = prep {
+                    on_event(AgentEvent::ToolStarted {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        arguments: call.arguments.clone(),
+                    });
+                }
                 if let Prepared::Run(approved) = prep {
                     let kind = self.class(&call.name).map(|c| c.kind);
                     let preview = (self.write_previews || self.checkpoint.is_some())
@@ -528,6 +540,14 @@ impl Agent {
                 .map(|()| protected)
                 .map_err(CallFailure::Refused);
         };
+        if posture == Posture::Plan
+            && !class.read_only
+            && !matches!(verdict.source, Source::Rule { list: "deny", .. })
+        {
+            return Err(CallFailure::Refused(crate::permissions::plan_refusal(
+                &spec.name,
+            )));
+        }
         let explicit_ask = verdict.needs_explicit_approval();
         match verdict.decision {
             // The headless path words a deny the same way and lets nothing else through.
@@ -543,7 +563,7 @@ impl Agent {
                     Posture::Yolo => true,
                     Posture::Auto => !explicit_ask,
                     Posture::AcceptEdits => !explicit_ask && class.kind == ToolKind::FileWriter,
-                    Posture::Ask | Posture::DontAsk => false,
+                    Posture::Ask | Posture::DontAsk | Posture::Plan => false,
                 };
                 if posture_allows {
                     return Ok(protected);
@@ -565,6 +585,7 @@ impl Agent {
                     scopes: &scopes,
                     preview,
                     agent: self.label.as_deref(),
+                    plan: None,
                 };
                 match approver.approve(&request) {
                     Approval::Once => Ok(protected),
@@ -689,7 +710,8 @@ impl Agent {
                             outcome
                         }))
                     }
-                    Prepared::Answered(failure) => Err(failure),
+                    Prepared::Answered(failure) => Err(Err(failure)),
+                    Prepared::Done(text) => Err(Ok(text)),
                 })
                 .collect();
             // Only the workers hold senders now: a worker that panics disconnects instead of
@@ -724,17 +746,17 @@ impl Agent {
                 .iter()
                 .zip(handles)
                 .map(|(call, h)| {
-                    let failed = |failure| Outcome {
+                    let answered = |result| Outcome {
                         arguments: call.arguments.clone(),
-                        result: Err(failure),
+                        result,
                         images: Vec::new(),
                         duration_ms: 0,
                     };
                     match h {
                         Ok(handle) => handle
                             .join()
-                            .unwrap_or_else(|_| failed(CallFailure::Crashed)),
-                        Err(failure) => failed(failure),
+                            .unwrap_or_else(|_| answered(Err(CallFailure::Crashed))),
+                        Err(result) => answered(result),
                     }
                 })
                 .collect()

@@ -32,6 +32,9 @@ pub struct ApprovalRequest<'a> {
     /// The sub-agent asking (its label), `None` for the main agent: front ends say whose
     /// question it is.
     pub agent: Option<&'a str>,
+    /// A plan to approve (`exit_plan_mode` in plan mode): approving once goes on in `ask`,
+    /// for the session in `auto`; a denial's note sends it back.
+    pub plan: Option<&'a str>,
 }
 
 /// What a [`ScriptedApprover`] was asked.

@@ -16,7 +16,7 @@ pub use approver::{ApprovalRequest, Preview, ScriptedApprover};
 pub use class::ToolClass;
 pub use policy::{
     Approval, Approver, Call, Decision, Policy, Posture, Source, Verdict, local_target,
-    parse_rules, suggested_scopes,
+    parse_rules, plan_refusal, suggested_scopes,
 };
 pub use rule::{Rule, RuleError, ToolKind};
 pub use switch::PostureSwitch;

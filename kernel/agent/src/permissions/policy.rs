@@ -60,6 +60,10 @@ pub enum Posture {
     DontAsk,
     /// Everything runs except what `deny` rules block. `bypassPermissions`, `--yolo`.
     Yolo,
+    /// Research only: read-only calls run as in `ask`, writers and commands are refused
+    /// without asking, whatever the rules allow; the model presents a plan with
+    /// `exit_plan_mode` and the user decides when it runs. `plan`.
+    Plan,
 }
 
 impl Posture {
@@ -71,14 +75,19 @@ impl Posture {
             "auto" => Ok(Posture::Auto),
             "dontAsk" | "dont-ask" => Ok(Posture::DontAsk),
             "bypassPermissions" | "bypass-permissions" | "yolo" => Ok(Posture::Yolo),
-            "plan" => Err(
-                "`plan` needs an interactive session; headless runs cannot approve a plan".into(),
-            ),
+            "plan" => Ok(Posture::Plan),
             other => Err(format!(
-                "unknown permission mode `{other}`; use ask, acceptEdits, auto, dontAsk or bypassPermissions"
+                "unknown permission mode `{other}`; use ask, acceptEdits, auto, dontAsk, plan or bypassPermissions"
             )),
         }
     }
+}
+
+/// What the model reads when plan mode refuses a call that would change something.
+pub fn plan_refusal(tool: &str) -> String {
+    format!(
+        "Plan mode: `{tool}` was not run. In plan mode nothing is changed and no command runs; research with read-only tools, then present your plan with `exit_plan_mode` (the user decides when it runs). A question or a small request just gets an answer."
+    )
 }
 
 /// One tool call as the policy sees it.
@@ -225,6 +234,9 @@ impl Policy {
                 call.tool
             ));
         }
+        if posture == Posture::Plan && !call.read_only {
+            return Err(plan_refusal(call.tool));
+        }
         let explicit_ask = verdict.needs_explicit_approval();
         let runs = match (verdict.decision, posture) {
             (Decision::Deny, Posture::Yolo) => true,
@@ -235,7 +247,7 @@ impl Policy {
             (Decision::Ask, Posture::AcceptEdits) => {
                 !explicit_ask && call.kind == ToolKind::FileWriter
             }
-            (Decision::Ask, Posture::Ask | Posture::DontAsk) => false,
+            (Decision::Ask, Posture::Ask | Posture::DontAsk | Posture::Plan) => false,
         };
         if !runs {
             return Err(approval_needed(call, verdict));
@@ -530,6 +542,23 @@ mod tests {
     }
 
     #[test]
+    fn plan_mode_refuses_every_writer_and_command_whatever_allows_them() {
+        let p = policy(&["Edit", "Bash(touch:*)"], &[], &["Read(secrets/**)"]);
+        for (tool, args) in [
+            ("write_file", json!({"path": "a.txt"})),
+            ("bash", json!({"command": "touch a"})),
+        ] {
+            let err = headless(&p, tool, args, Posture::Plan).unwrap_err();
+            assert!(err.starts_with("Plan mode: `"), "{err}");
+            assert!(err.contains("exit_plan_mode"), "{err}");
+        }
+        assert!(headless(&p, "read_file", json!({"path": "a"}), Posture::Plan).is_ok());
+        // A deny rule still words the refusal as a deny.
+        let err = headless(&p, "read_file", json!({"path": "secrets/k"}), Posture::Plan).unwrap_err();
+        assert!(err.contains("denied by the rule"), "{err}");
+    }
+
+    #[test]
     fn headless_fails_closed_for_writers_and_shell_and_says_how_to_allow() {
         let p = Policy::default();
         let err = headless(&p, "write_file", json!({"path": "a.txt"}), Posture::Ask).unwrap_err();
@@ -612,7 +641,7 @@ mod tests {
     fn posture_names() {
         assert_eq!(Posture::parse("bypassPermissions"), Ok(Posture::Yolo));
         assert_eq!(Posture::parse("manual"), Ok(Posture::Ask));
-        assert!(Posture::parse("plan").unwrap_err().contains("interactive"));
+        assert_eq!(Posture::parse("plan"), Ok(Posture::Plan));
         assert!(Posture::parse("nope").unwrap_err().contains("acceptEdits"));
     }
 }

@@ -10,12 +10,13 @@ use std::sync::atomic::{AtomicU8, Ordering};
 #[derive(Debug, Clone)]
 pub struct PostureSwitch(Arc<AtomicU8>);
 
-const ORDER: [Posture; 5] = [
+const ORDER: [Posture; 6] = [
     Posture::Ask,
     Posture::AcceptEdits,
     Posture::Auto,
     Posture::DontAsk,
     Posture::Yolo,
+    Posture::Plan,
 ];
 
 fn code(posture: Posture) -> u8 {
