@@ -73,6 +73,8 @@ enum Request {
 /// A running session. Dropping it ends the session once the work already submitted is done.
 pub struct Session {
     requests: Sender<Request>,
+    /// The agent's running children, to stop one (`None`: it cannot delegate).
+    sub_agents: Option<reasonix_agent::delegation::SubAgents>,
     router: Arc<Router>,
     tokens: Arc<Tokens>,
     parent: Option<CancelToken>,
@@ -102,6 +104,7 @@ impl Session {
             agent
         };
         let (requests, inbox) = std::sync::mpsc::channel();
+        let sub_agents = agent.sub_agents();
         let worker = Worker {
             agent,
             store,
@@ -115,6 +118,7 @@ impl Session {
             .spawn(move || worker.serve(inbox))?;
         Ok(Session {
             requests,
+            sub_agents,
             router,
             tokens,
             parent: options.parent,
@@ -149,6 +153,13 @@ impl Session {
                 self.answer_reported(&question_id, Answer::Deny(note));
             }
             Op::Cancel {} => self.cancel(),
+            Op::CancelAgent { agent_id } => {
+                if !self.cancel_agent(&agent_id) {
+                    (self.router.emit())(SessionEvent::Failed(format!(
+                        "no sub-agent `{agent_id}` is running"
+                    )));
+                }
+            }
             Op::Compact { focus } => {
                 self.start(|cancel| Request::Compact { focus, cancel });
             }
@@ -209,6 +220,13 @@ impl Session {
     /// open questions are withdrawn.
     pub fn cancel(&self) {
         self.tokens.cancel_all();
+    }
+
+    /// Stop the running sub-agent `agent_id` and its children; whether one was running.
+    pub fn cancel_agent(&self, agent_id: &str) -> bool {
+        self.sub_agents
+            .as_ref()
+            .is_some_and(|agents| agents.cancel(agent_id))
     }
 
     /// End the session and wait for its thread.

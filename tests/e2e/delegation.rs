@@ -522,3 +522,71 @@ fn a_childs_question_names_the_child_and_its_answer_reaches_it() {
     assert_eq!(kinds.last(), Some(&"subagent_finished"), "{kinds:?}");
     assert!(kinds.contains(&"tool_finished"), "{kinds:?}");
 }
+
+/// The interactive session: a running child is a card; ↓ selects it, Esc stops that child
+/// only (its command ends), and the parent's turn goes on with the child's call answered.
+#[test]
+fn esc_on_a_childs_card_stops_that_child_and_the_turn_goes_on() {
+    use crate::tui::{Session, WAIT};
+    for (cols, rows) in [(80, 24), (120, 40)] {
+        let s = Session::new();
+        let marker = format!("300.{}", crate::shell::unique());
+        s.mock.enqueue(calls(&[call(
+            "t1",
+            "task",
+            json!({"description": "waiter", "prompt": "wait a while", "write_paths": ["src"]}),
+        )]));
+        s.mock.enqueue_when(
+            GENERAL,
+            calls(&[call(
+                "b1",
+                "bash",
+                json!({"command": format!("sleep {marker}")}),
+            )]),
+        );
+        s.mock.enqueue(Reply::text(&[
+            "The child was stopped; going on without it.",
+        ]));
+        let pty = s.open_at(&["--permission-mode", "auto"], cols, rows);
+        pty.type_text("delegate the wait");
+        pty.send("\r");
+        let screen = pty.wait_on_screen("sub-agent general: waiter", WAIT);
+        assert!(
+            screen.contains("sub-agent general: waiter"),
+            "no card:\n{screen}"
+        );
+        let started = Instant::now();
+        while crate::shell::processes_with(&marker).is_empty() {
+            assert!(
+                started.elapsed() < WAIT,
+                "the child's command never started"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        pty.send("\x1b[B");
+        let screen = pty.wait_on_screen("Esc stops it", WAIT);
+        assert!(screen.contains("Esc stops it"), "not selected:\n{screen}");
+        pty.send("\x1b");
+        pty.wait_for("going on without it", WAIT);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !crate::shell::processes_with(&marker).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(
+            crate::shell::processes_with(&marker),
+            Vec::<String>::new(),
+            "the child's `sleep` outlived Esc"
+        );
+        let requests: Vec<Value> = s.mock.requests().iter().map(|r| r.json()).collect();
+        let last = requests.last().unwrap();
+        let answered = result_of(last, "t1");
+        assert!(answered.contains("cancelled"), "{answered}");
+        // Only the child stopped: the turn itself was not cancelled.
+        let transcript = pty.transcript();
+        assert!(
+            transcript.contains("sub-agent general: waiter: cancelled"),
+            "{transcript}"
+        );
+        assert!(!transcript.contains("· cancelled\n"), "{transcript}");
+    }
+}

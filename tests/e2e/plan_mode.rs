@@ -42,7 +42,11 @@ const PLAN: &str = "1. Add `beta` to notes.txt.\n2. Check it with `cat notes.txt
 fn a_headless_plan_only_run_prints_the_plan_and_changes_nothing() {
     let (env, mock) = setup();
     mock.enqueue(calls(&[
-        ("w1", "write_file", json!({"path": "notes.txt", "content": "changed\n"})),
+        (
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "changed\n"}),
+        ),
         ("b1", "bash", json!({"command": "touch made-by-bash"})),
         ("r1", "read_file", json!({"path": "notes.txt"})),
     ]));
@@ -58,7 +62,10 @@ fn a_headless_plan_only_run_prints_the_plan_and_changes_nothing() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim_end(), PLAN, "the plan is the answer");
-    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "alpha\n"
+    );
     assert!(!ws.join("made-by-bash").exists());
     let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
     assert_eq!(requests.len(), 2, "the run ends with the plan");
@@ -71,8 +78,16 @@ fn a_headless_plan_only_run_prints_the_plan_and_changes_nothing() {
     assert!(result_of(second, "r1").contains("alpha"), "reads run");
     // The turn says plan mode is on (in its own message, never in the cached prefix).
     let user = second["messages"][1]["content"].as_str().unwrap();
-    assert!(user.starts_with("add beta to the notes") && user.contains("<plan-mode>"), "{user}");
-    assert!(!second["messages"][0]["content"].as_str().unwrap().contains("<plan-mode>"));
+    assert!(
+        user.starts_with("add beta to the notes") && user.contains("<plan-mode>"),
+        "{user}"
+    );
+    assert!(
+        !second["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<plan-mode>")
+    );
     // The tools are the same bytes as outside plan mode: `exit_plan_mode` is always offered.
     let tools = second["tools"].to_string();
     assert!(tools.contains("\"exit_plan_mode\""), "{tools}");
@@ -105,7 +120,10 @@ fn an_approved_plan_runs_in_the_same_turn_and_a_trivial_prompt_gets_an_answer() 
     let question = client.until("question");
     assert_eq!(question["tool"], "exit_plan_mode", "{question}");
     assert_eq!(question["plan"], PLAN, "{question}");
-    assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).unwrap(), "alpha\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "alpha\n"
+    );
     let id = question["question_id"].as_str().unwrap().to_string();
     client.send(&format!(
         r#"{{"type":"approve","question_id":"{id}","scope":"session"}}"#

@@ -295,11 +295,14 @@ fn slash_commands_answer_in_the_session() {
         .count();
     // One row a tool (there are under twenty), not a wrapped paragraph each.
     assert!(rows <= 25, "{rows} rows: {listing}");
-    // Shift+Tab to acceptEdits, again to auto, Ctrl+Y to yolo: always shown in the status line.
+    // Shift+Tab to acceptEdits, again to auto, again to plan, Ctrl+Y to yolo: always shown in
+    // the status line.
     pty.send("\x1b[Z");
     pty.wait_for(" accept-edits ", WAIT);
     pty.send("\x1b[Z");
     pty.wait_for(" auto ", WAIT);
+    pty.send("\x1b[Z");
+    pty.wait_for(" plan ", WAIT);
     pty.send("\x19");
     pty.wait_for(" YOLO ", WAIT);
     pty.type_text("/nonsense");

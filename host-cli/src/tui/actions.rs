@@ -48,7 +48,7 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
         "help" => {
             out.commit(app.actions.slash.help_lines(&theme));
             out.commit([Line::from(Span::styled(
-                "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Esc Esc rewind · Shift+Tab ask→acceptEdits→auto · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+E last tool call · Ctrl+T tool calls · Ctrl+C twice / Ctrl+D quit",
+                "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Esc Esc rewind · Shift+Tab ask→acceptEdits→auto→plan · ↓ select a sub-agent (Esc stops it) · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+E last tool call · Ctrl+T tool calls · Ctrl+C twice / Ctrl+D quit",
                 theme.dim(),
             ))]);
         }
@@ -261,6 +261,39 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 })
                 .collect();
             out.commit(lines);
+        }
+        "agents" => {
+            let (profiles, problems) = reasonix_runtime::delegate::profiles::load(
+                &app.actions.prepared.cx.paths.home,
+                &app.actions.workspace,
+            );
+            let mut lines: Vec<Line<'static>> = profiles
+                .iter()
+                .map(|p| {
+                    let from = match &p.origin {
+                        reasonix_runtime::delegate::profiles::Origin::BuiltIn => "built-in".into(),
+                        reasonix_runtime::delegate::profiles::Origin::File(path) => {
+                            safe_line(&path.display().to_string()).into_owned()
+                        }
+                    };
+                    Line::from(vec![
+                        Span::styled(format!("  {:<16}", safe_line(&p.name)), theme.accent()),
+                        Span::styled(
+                            super::text::truncate(&safe_line(&p.description), 60).into_owned(),
+                            theme.dim(),
+                        ),
+                        Span::styled(format!("  ({from})"), theme.dim()),
+                    ])
+                })
+                .collect();
+            for problem in problems {
+                lines.push(Line::from(Span::styled(
+                    format!("  skipped: {}", safe_line(&problem)),
+                    theme.warning(),
+                )));
+            }
+            out.commit(lines);
+            out.notice("the model picks one with `task` (profile); ↓ selects a running sub-agent, Esc stops it");
         }
         "compact" => {
             out.notice("compacting the history…");

@@ -68,6 +68,8 @@ pub struct App {
     folded: Vec<String>,
     /// Tool calls of this turn that have not finished.
     pub running: Vec<Running>,
+    /// Sub-agents running in this turn, as cards.
+    pub children: super::children::Children,
     /// Finished tool calls of the session, oldest first (at most `calls::KEPT`): Ctrl+E shows
     /// the last in full, Ctrl+T any of them.
     pub finished: std::collections::VecDeque<ToolCard>,
@@ -122,6 +124,7 @@ impl App {
             verbose: false,
             folded: Vec::new(),
             running: Vec::new(),
+            children: super::children::Children::default(),
             finished: std::collections::VecDeque::new(),
             width: 80,
             composer,
@@ -290,6 +293,26 @@ impl App {
                 }
                 return;
             }
+            KeyCode::Down
+                if self.composer.is_empty()
+                    && !self.composer.popup_open()
+                    && self.children.select_next() =>
+            {
+                return;
+            }
+            KeyCode::Up
+                if self.composer.is_empty()
+                    && !self.composer.popup_open()
+                    && self.children.select_previous() =>
+            {
+                return;
+            }
+            KeyCode::Enter if self.composer.is_empty() && self.children.selected().is_some() => {
+                return self.show_child();
+            }
+            KeyCode::Esc if !self.composer.popup_open() && self.children.selected().is_some() => {
+                return self.stop_child();
+            }
             KeyCode::Esc if !self.composer.popup_open() => {
                 if self.turn.as_ref().is_some_and(Turn::cancellable) {
                     self.cancel_turn();
@@ -354,6 +377,35 @@ impl App {
     /// A first Ctrl+C is waiting for the second.
     pub fn quit_pending(&self) -> bool {
         self.quit_armed.is_some_and(|at| at.elapsed() < QUIT_WINDOW)
+    }
+
+    /// Esc on a selected card: that child stops; the turn goes on.
+    fn stop_child(&mut self) {
+        let Some(card) = self.children.selected().cloned() else {
+            return;
+        };
+        self.children.selected = None;
+        if self.session.cancel_agent(&card.agent_id) {
+            self.notice(&format!("stopping sub-agent {}", card.label));
+        } else {
+            self.notice(&format!("sub-agent {} has already finished", card.label));
+        }
+    }
+
+    /// Enter on a selected card: what the child did so far, into the scrollback.
+    fn show_child(&mut self) {
+        let Some(card) = self.children.selected().cloned() else {
+            return;
+        };
+        self.notice(&format!("sub-agent {} so far:", card.label));
+        if card.log.is_empty() {
+            self.notice("  (nothing yet)");
+        }
+        for line in &card.log {
+            for part in line.lines() {
+                self.notice(&format!("  {part}"));
+            }
+        }
     }
 
     pub fn cancel_turn(&mut self) {
@@ -428,7 +480,11 @@ impl App {
                     (self.prompt.selected + 1).min(offered.len().saturating_sub(1));
             }
             KeyCode::Enter if self.prompt.confirm_always => self.always(),
-            KeyCode::Enter => match offered.get(self.prompt.selected).copied().unwrap_or(Choice::Once) {
+            KeyCode::Enter => match offered
+                .get(self.prompt.selected)
+                .copied()
+                .unwrap_or(Choice::Once)
+            {
                 Choice::Deny => self.prompt.note = Some(String::new()),
                 Choice::Always => self.always(),
                 choice => self.answer(choice, None),
@@ -618,6 +674,8 @@ impl App {
             }
             SessionEvent::TurnDone(outcome) => {
                 self.flush_answer();
+                // Children never outlive their turn.
+                self.children.clear();
                 for mut running in std::mem::take(&mut self.running) {
                     if running.card.status == CardStatus::Running {
                         running.card.status = CardStatus::Cancelled;
@@ -836,6 +894,7 @@ impl App {
     /// labelled, and in the status line while they run), its notices and refusals. Its answer
     /// reaches the conversation as the result of the call that started it.
     fn child_event(&mut self, event: &AgentEvent) {
+        self.children.observe(event);
         let (path, inner) = event.lineage();
         let label = path
             .iter()

@@ -54,6 +54,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             Some(u64::try_from(running.started.elapsed().as_millis()).unwrap_or(u64::MAX));
         lines.extend(card.render_collapsed(theme, width));
     }
+    lines.extend(app.children.lines(theme, width));
     if let Some(pending) = app.approvals.front() {
         if app.approvals.len() > 1 {
             lines.push(Line::from(Span::styled(

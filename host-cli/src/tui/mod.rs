@@ -15,6 +15,7 @@ mod bench;
 pub mod calls;
 pub mod capture;
 pub mod card;
+pub mod children;
 pub mod composer;
 pub mod diff;
 pub mod draw;

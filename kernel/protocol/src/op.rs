@@ -31,6 +31,9 @@ pub enum Op {
     },
     /// Stop the turn in progress (its open questions are withdrawn).
     Cancel {},
+    /// Stop one running sub-agent (`agent_id` as its events name it, `main/<call id>`) and
+    /// its own children; the turn goes on, the child's call answered as cancelled.
+    CancelAgent { agent_id: String },
     /// Compact the history now, keeping what `focus` names.
     Compact {
         #[serde(default, skip_serializing_if = "String::is_empty")]

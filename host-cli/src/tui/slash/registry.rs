@@ -111,6 +111,11 @@ pub const BUILTINS: &[Builtin] = &[
         Some("[reconnect <name> | approve]"),
     ),
     b("tools", "Tools the model can call", None),
+    b(
+        "agents",
+        "Sub-agent profiles `task` can run (built-in, yours, the project's)",
+        None,
+    ),
     b("sessions", "Sessions of this workspace", None),
     b(
         "rewind",

@@ -449,6 +449,10 @@ impl Agent {
         self
     }
 
+    fn delegator(&self) -> Option<&delegation::Delegator> {
+        self.delegator.as_ref()
+    }
+
     /// Use `switch` for the posture (a child follows its parent's, switches included).
     pub fn share_posture(&mut self, switch: PostureSwitch) {
         self.posture = switch;

@@ -72,7 +72,9 @@ impl Tool for ExitPlanMode {
     fn invoke(&self, _arguments: &str, _context: &ToolContext) -> Result<String, CallError> {
         // The agent answers it before anything runs; reaching here means another tier
         // serves a tool of this name, which the catalog never offers beside ours.
-        Err(CallError::Unknown(format!("`{NAME}` is answered by the agent")))
+        Err(CallError::Unknown(format!(
+            "`{NAME}` is answered by the agent"
+        )))
     }
     fn preview(&self, _: &str, _: &ToolContext) -> Result<Vec<FileChange>, CallError> {
         Ok(Vec::new())

@@ -554,7 +554,8 @@ mod tests {
         }
         assert!(headless(&p, "read_file", json!({"path": "a"}), Posture::Plan).is_ok());
         // A deny rule still words the refusal as a deny.
-        let err = headless(&p, "read_file", json!({"path": "secrets/k"}), Posture::Plan).unwrap_err();
+        let err =
+            headless(&p, "read_file", json!({"path": "secrets/k"}), Posture::Plan).unwrap_err();
         assert!(err.contains("denied by the rule"), "{err}");
     }
 

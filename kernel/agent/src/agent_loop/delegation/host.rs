@@ -199,11 +199,13 @@ impl ChildHost {
         if let Some(deadline) = parent.deadline {
             agent = agent.with_deadline(deadline);
         }
+        let agent_id = format!("{}/{}", parent.delegator.agent_id, child.id);
         agent = agent.with_lineage(Delegator {
             factory: parent.delegator.factory.clone(),
             scheduler: parent.delegator.scheduler.clone(),
             depth: parent.delegator.depth + 1,
             claim,
+            agent_id: agent_id.clone(),
         });
         agent.set_label(shown_label);
         let session_id = agent.session_id().map(str::to_string);
@@ -220,6 +222,7 @@ impl ChildHost {
             self.emit(&child, AgentEvent::Notice(notice));
         }
         let cancel = self.cancel.child();
+        let _registered = scheduler.register(agent_id, cancel.clone());
         let outcome = agent.run(&spec.prompt, &cancel, &mut |event| self.emit(&child, event));
         agent.end_session(&mut |event| self.emit(&child, event));
         self.spend

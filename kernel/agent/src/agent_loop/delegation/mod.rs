@@ -57,6 +57,8 @@ pub struct Delegator {
     pub depth: u32,
     /// What this agent may write, when it is a claimed child.
     pub claim: Option<Claim>,
+    /// This agent's id in the session's events: `main`, `main/<call>` …
+    pub agent_id: String,
 }
 
 impl Delegator {
@@ -67,6 +69,26 @@ impl Delegator {
             scheduler: Arc::new(Scheduler::new(limits)),
             depth: 0,
             claim: None,
+            agent_id: reasonix_protocol::MAIN_AGENT.to_string(),
         }
+    }
+}
+
+/// What a front end may do to a session's running children.
+#[derive(Clone)]
+pub struct SubAgents(Arc<Scheduler>);
+
+impl SubAgents {
+    /// Stop child `agent_id` (as events name it) and its own children; the parent's turn
+    /// goes on with the child's call answered as cancelled. Whether such a child ran.
+    pub fn cancel(&self, agent_id: &str) -> bool {
+        self.0.cancel(agent_id)
+    }
+}
+
+impl crate::agent_loop::Agent {
+    /// Its session's sub-agents, for a front end to stop one (`None`: it cannot delegate).
+    pub fn sub_agents(&self) -> Option<SubAgents> {
+        self.delegator().map(|d| SubAgents(d.scheduler.clone()))
     }
 }

@@ -38,6 +38,9 @@ pub struct Scheduler {
     limits: Limits,
     state: Mutex<State>,
     changed: Condvar,
+    /// Each running child's cancellation, by agent id (`main/<call>`): a front end stops
+    /// one child (Esc on its card) without its parent's turn.
+    agents: Mutex<Vec<(String, CancelToken)>>,
 }
 
 #[derive(Debug, Default)]
@@ -190,6 +193,47 @@ impl Scheduler {
     /// Children running now (tests, status).
     pub fn running(&self) -> usize {
         self.lock().running
+    }
+
+    /// Let `cancel` stop agent `agent_id` until the guard is dropped.
+    pub fn register(&self, agent_id: String, cancel: CancelToken) -> Registered<'_> {
+        self.agents
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((agent_id.clone(), cancel));
+        Registered {
+            scheduler: self,
+            agent_id,
+        }
+    }
+
+    /// Stop the running child `agent_id` (and its own children); whether one ran.
+    pub fn cancel(&self, agent_id: &str) -> bool {
+        let agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        match agents.iter().find(|(id, _)| id == agent_id) {
+            Some((_, token)) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// A registered child: unregistered when dropped.
+#[derive(Debug)]
+pub struct Registered<'s> {
+    scheduler: &'s Scheduler,
+    agent_id: String,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.scheduler
+            .agents
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(id, _)| *id != self.agent_id);
     }
 }
 
