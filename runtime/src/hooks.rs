@@ -17,7 +17,6 @@ const KEY: &str = "hooks";
 /// Events accepted in settings files that never fire in this build, and why.
 pub fn never_fires(event: &str) -> Option<&'static str> {
     match event {
-        "SubagentStart" | "SubagentStop" => Some("never fires: Reasonix has no sub-agents yet"),
         "StopError" => Some("never fires: a failed run dispatches `Stop` like any other"),
         _ => None,
     }
@@ -29,8 +28,8 @@ pub fn point_of(event: &str) -> &'static str {
         "PreToolUse" => "tool.before",
         "PostToolUse" | "PostToolUseError" => "tool.after",
         "PermissionRequest" => "permission.decision",
-        "UserPromptSubmit" | "SessionStart" => "input.receive",
-        "Stop" | "StopError" => "session.save",
+        "UserPromptSubmit" | "SessionStart" | "SubagentStart" => "input.receive",
+        "Stop" | "StopError" | "SubagentStop" => "session.save",
         "SessionEnd" => "session.end",
         "Notification" => "frontend.event",
         "PreCompact" => "compaction.prepare",

@@ -842,3 +842,68 @@ fn hook_process_cost() {
         "run with no hooks: {base:?}; with {N} PreToolUse hooks of `true`: {with:?}; per hook process: {per:?}"
     );
 }
+
+/// A sub-agent fires `SubagentStart` (its context goes into the child's task) and
+/// `SubagentStop`, matched on its profile; the user's `UserPromptSubmit` and `Stop` hooks are
+/// about the main agent only and fire once each.
+#[test]
+fn sub_agents_fire_subagent_start_and_stop_and_not_the_main_agents_hooks() {
+    let s = Setup::new("");
+    let log = s.env.workspace().join("hook.log");
+    let logger = |name: &str, word: &str| {
+        s.script(
+            name,
+            &format!(
+                r#"input=$(cat)
+kind=$(printf '%s' "$input" | sed -n 's/.*"agent_type":"\([a-z]*\)".*/\1/p')
+echo "{word} $kind" >> {log}
+case "{word}" in start) echo '{{"hookSpecificOutput":{{"hookEventName":"SubagentStart","additionalContext":"SUBAGENT-CONTEXT-42"}}}}';; esac"#,
+                log = log.display()
+            ),
+        )
+    };
+    let hook = |command: String, matcher: &str| {
+        serde_json::json!([{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}])
+    };
+    s.user_settings(&serde_json::json!({"hooks": {
+        "UserPromptSubmit": hook(logger("prompt.sh", "prompt"), ""),
+        "SubagentStart": hook(logger("start.sh", "start"), "explore"),
+        "SubagentStop": hook(logger("stop.sh", "stop"), "explore|general"),
+        "Stop": hook(logger("mainstop.sh", "mainstop"), ""),
+    }}));
+    s.mock.enqueue(Reply::tool_calls(
+        &[(
+            "t1",
+            "task",
+            r#"{"profile":"explore","prompt":"Find the entry point."}"#,
+        )],
+        1,
+    ));
+    s.mock.enqueue_when(
+        "You are an explore sub-agent",
+        Reply::text(&["the entry is main.rs"]),
+    );
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run("delegate a search");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect();
+    assert_eq!(
+        lines,
+        ["prompt", "start explore", "stop explore", "mainstop"],
+        "{}",
+        stderr(&out)
+    );
+    let child = s.user_messages(1);
+    assert_eq!(child.len(), 1);
+    assert!(child[0].starts_with("Find the entry point."), "{}", child[0]);
+    assert!(
+        child[0].contains("<hook-context event=\"SubagentStart\">\nSUBAGENT-CONTEXT-42"),
+        "{}",
+        child[0]
+    );
+    assert!(!s.mock.requests()[0].body.contains("SUBAGENT-CONTEXT-42"));
+}

@@ -197,6 +197,29 @@ impl Hooks<'_> {
         let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         let session = Session::of(&p);
         match point {
+            "input.receive" if p.get("subagent").is_some_and(Value::is_object) => {
+                // A sub-agent's task: `SubagentStart` (matched on its profile), whose context
+                // goes into the child's task; the user's prompt hooks are not about it.
+                let sub = &p["subagent"];
+                let profile = s(sub, "profile");
+                let fired = self.fire(
+                    &session,
+                    "SubagentStart",
+                    Some(&profile),
+                    json!({"agent_id": s(sub, "agentId"), "agent_type": profile}),
+                );
+                if fired.contexts.is_empty() {
+                    return Ok(Decision::Proceed);
+                }
+                let notes: Vec<String> = fired
+                    .contexts
+                    .iter()
+                    .map(|c| mark("SubagentStart", c))
+                    .collect();
+                let text = s(&p, "text");
+                p["text"] = json!(format!("{text}\n\n{}", notes.join("\n\n")));
+                Ok(Decision::Replace(p.to_string()))
+            }
             "input.receive" => {
                 let session_id = s(&p, "sessionId");
                 let mut before = Vec::new();
@@ -317,8 +340,28 @@ impl Hooks<'_> {
                 p["guidance"] = json!(format!("{guidance}\n\n{}", fired.contexts.join("\n\n")));
                 Ok(Decision::Replace(p.to_string()))
             }
+            "session.save" if p.get("subagent").is_some_and(Value::is_object) => {
+                let sub = &p["subagent"];
+                let profile = s(sub, "profile");
+                self.fire(
+                    &session,
+                    "SubagentStop",
+                    Some(&profile),
+                    json!({
+                        "stop_hook_active": false,
+                        "agent_id": s(sub, "agentId"),
+                        "agent_type": profile,
+                        "agent_transcript_path": s(&p, "sessionPath"),
+                    }),
+                );
+                Ok(Decision::Proceed)
+            }
             "session.save" => {
                 self.fire(&session, "Stop", None, json!({"stop_hook_active": false}));
+                Ok(Decision::Proceed)
+            }
+            // A sub-agent's session ending is its `SubagentStop`, said at its save.
+            "session.end" if p.get("subagent").is_some_and(Value::is_object) => {
                 Ok(Decision::Proceed)
             }
             "session.end" => {

@@ -163,6 +163,8 @@ pub struct Agent {
     child_spend: Arc<std::sync::Mutex<Spend>>,
     /// A plan presented in plan mode that nobody could approve: the run ends with it.
     plan_presented: Option<String>,
+    /// What interceptors are told about this agent when it is a sub-agent.
+    subagent: Option<payloads::Subagent>,
 }
 
 /// A run's time limit: it ends at `at`, `limit` after it started (`reasonix run --timeout`,
@@ -283,6 +285,7 @@ impl Agent {
             label: None,
             child_spend: Arc::default(),
             plan_presented: None,
+            subagent: None,
             config,
         })
     }
@@ -364,6 +367,7 @@ impl Agent {
         next.compaction = std::mem::take(&mut self.compaction);
         next.delegator = self.delegator.take();
         next.label = self.label.take();
+        next.subagent = self.subagent.take();
         *self = next;
         Ok(report)
     }
@@ -461,6 +465,11 @@ impl Agent {
     /// Name this agent in its questions (a sub-agent).
     pub fn set_label(&mut self, label: String) {
         self.label = Some(label);
+    }
+
+    /// Tell interceptors this agent is a sub-agent (its session points and its task).
+    pub fn set_subagent(&mut self, subagent: payloads::Subagent) {
+        self.subagent = Some(subagent);
     }
 
     /// Let an interactive front end answer `ask` decisions.
@@ -585,6 +594,7 @@ impl Agent {
             text: task.to_string(),
             session_start,
             session_id: self.session_id().map(str::to_string),
+            subagent: self.subagent.clone(),
         };
         let task = match self.interceptors.dispatch(
             points::INPUT_RECEIVE,
@@ -801,6 +811,7 @@ impl Agent {
                 .map(|s| s.path().display().to_string())
                 .unwrap_or_default(),
             phase: phase.to_string(),
+            subagent: self.subagent.clone(),
         };
         match self
             .interceptors

@@ -19,6 +19,25 @@ pub struct InputReceive {
     /// The session's id, when the run has a session file. Omitted when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// Set when a sub-agent receives its task (ADR 0035): the hooks component fires
+    /// `SubagentStart` for it instead of `SessionStart` / `UserPromptSubmit`. Omitted for the
+    /// main agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<Subagent>,
+}
+
+/// Which sub-agent a payload is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Subagent {
+    /// Its id in the session's events (`main/<call id>`).
+    pub agent_id: String,
+    /// The profile it runs as (`explore`, `general`, a custom one).
+    pub profile: String,
+    /// The parent's session, when it keeps one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_session_id: Option<String>,
 }
 
 impl InputReceive {
@@ -458,6 +477,10 @@ impl ProviderResponse {
 pub struct SessionPhase {
     pub session_path: String,
     pub phase: String,
+    /// Set for a sub-agent's session (its `save` is `SubagentStop` to the hooks component, not
+    /// `Stop`). Omitted for the main agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<Subagent>,
 }
 
 /// The validator of points whose payload may be "replaced" only by itself.

@@ -1844,7 +1844,7 @@ mod replacement_properties {
         /// strict point.
         #[test]
         fn an_unknown_field_is_always_refused(key in "[a-zA-Z]{1,10}") {
-            let session = SessionPhase { session_path: "/s.jsonl".into(), phase: "save".into() };
+            let session = SessionPhase { session_path: "/s.jsonl".into(), phase: "save".into(), subagent: None };
             let mut value = serde_json::to_value(&session).unwrap();
             prop_assume!(value.get(&key).is_none());
             value[&key] = serde_json::json!(1);

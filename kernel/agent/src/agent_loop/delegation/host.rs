@@ -208,6 +208,11 @@ impl ChildHost {
             agent_id: agent_id.clone(),
         });
         agent.set_label(shown_label);
+        agent.set_subagent(crate::agent_loop::payloads::Subagent {
+            agent_id: agent_id.clone(),
+            profile: spec.profile.clone(),
+            parent_session_id: parent.session_id.clone(),
+        });
         let session_id = agent.session_id().map(str::to_string);
         self.emit(
             &child,
@@ -222,7 +227,7 @@ impl ChildHost {
             self.emit(&child, AgentEvent::Notice(notice));
         }
         let cancel = self.cancel.child();
-        let _registered = scheduler.register(agent_id, cancel.clone());
+        let _registered = scheduler.register(agent_id.clone(), cancel.clone());
         let outcome = agent.run(&spec.prompt, &cancel, &mut |event| self.emit(&child, event));
         agent.end_session(&mut |event| self.emit(&child, event));
         self.spend
