@@ -69,7 +69,8 @@ impl Bench {
 
     fn script(&self, way: Way) {
         let read = Reply::tool_calls(&[("r1", "read_file", r#"{"path":"notes.txt"}"#)], 1);
-        let answer = Reply::text(&["notes.txt: the release is on Friday; one changelog entry is missing."]);
+        let answer =
+            Reply::text(&["notes.txt: the release is on Friday; one changelog entry is missing."]);
         match way {
             Way::Direct => self.mock.enqueue_all([read, answer]),
             Way::Explore => {
@@ -82,8 +83,12 @@ impl Bench {
                     1,
                 ));
                 self.mock.enqueue_when(EXPLORE, read);
-                self.mock
-                    .enqueue_when(EXPLORE, Reply::text(&["It says the release is on Friday and one changelog entry is missing."]));
+                self.mock.enqueue_when(
+                    EXPLORE,
+                    Reply::text(&[
+                        "It says the release is on Friday and one changelog entry is missing.",
+                    ]),
+                );
                 self.mock.enqueue(answer);
             }
         }

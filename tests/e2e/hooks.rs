@@ -862,9 +862,7 @@ case "{word}" in start) echo '{{"hookSpecificOutput":{{"hookEventName":"Subagent
             ),
         )
     };
-    let hook = |command: String, matcher: &str| {
-        serde_json::json!([{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}])
-    };
+    let hook = |command: String, matcher: &str| serde_json::json!([{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}]);
     s.user_settings(&serde_json::json!({"hooks": {
         "UserPromptSubmit": hook(logger("prompt.sh", "prompt"), ""),
         "SubagentStart": hook(logger("start.sh", "start"), "explore"),
@@ -899,7 +897,11 @@ case "{word}" in start) echo '{{"hookSpecificOutput":{{"hookEventName":"Subagent
     );
     let child = s.user_messages(1);
     assert_eq!(child.len(), 1);
-    assert!(child[0].starts_with("Find the entry point."), "{}", child[0]);
+    assert!(
+        child[0].starts_with("Find the entry point."),
+        "{}",
+        child[0]
+    );
     assert!(
         child[0].contains("<hook-context event=\"SubagentStart\">\nSUBAGENT-CONTEXT-42"),
         "{}",

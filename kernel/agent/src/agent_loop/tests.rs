@@ -2201,3 +2201,189 @@ fn a_failure_the_tool_reports_is_an_error_result_with_its_images() {
         AgentEvent::ToolFinished { is_error: true, id, .. } if id == "c1"
     )));
 }
+
+// ---------------------------------------------------------------- sub-agents (ADR 0035)
+
+mod delegation_host {
+    use super::*;
+    use crate::agent_loop::delegation::{Built, ChildBuild, ChildFactory, Delegator, Limits};
+    use reasonix_core::delegation::{ChildOutcome, ChildSpec, ChildStatus, ChildTools};
+
+    /// A tool that records whether its call was lent a host and, when `delegates`, starts one
+    /// read-only child through it.
+    struct Probe {
+        spec: ToolSpec,
+        delegates: bool,
+        lent: Mutex<Vec<bool>>,
+        outcomes: Mutex<Vec<Result<Vec<ChildOutcome>, String>>>,
+    }
+
+    impl Probe {
+        fn new(name: &str, delegates: bool) -> Arc<Probe> {
+            Arc::new(Probe {
+                spec: ToolSpec {
+                    name: name.into(),
+                    description: format!("the {name} tool"),
+                    parameters: TEXT_SCHEMA.into(),
+                    read_only: true,
+                    guidance: None,
+                },
+                delegates,
+                lent: Mutex::new(Vec::new()),
+                outcomes: Mutex::new(Vec::new()),
+            })
+        }
+    }
+
+    impl Tool for Probe {
+        fn spec(&self) -> &ToolSpec {
+            &self.spec
+        }
+        fn source(&self) -> &str {
+            "fake"
+        }
+        fn effects(&self) -> Effects {
+            Effects::default()
+        }
+        fn delegates(&self) -> bool {
+            self.delegates
+        }
+        fn invoke(&self, _arguments: &str, context: &ToolContext) -> Result<String, CallError> {
+            self.lent.lock().unwrap().push(context.agents.is_some());
+            if let Some(host) = &context.agents {
+                let outcome = host.0.run(vec![ChildSpec {
+                    profile: "explore".into(),
+                    description: "look".into(),
+                    prompt: "look around".into(),
+                    system_prompt: "child system".into(),
+                    tools: ChildTools::ReadOnly,
+                    model: None,
+                    effort: None,
+                    write_paths: None,
+                }]);
+                self.outcomes.lock().unwrap().push(outcome);
+            }
+            Ok("probed".into())
+        }
+        fn preview(&self, _: &str, _: &ToolContext) -> Result<Vec<FileChange>, CallError> {
+            Ok(Vec::new())
+        }
+    }
+
+    /// Builds each child on the harness's provider (its scripted answers are shared, in order).
+    struct Factory {
+        /// One child's client (each test starts at most one).
+        client: Mutex<Option<ProviderClient>>,
+        built: Mutex<Vec<AgentConfig>>,
+    }
+
+    impl ChildFactory for Factory {
+        fn build(&self, child: ChildBuild<'_>) -> Result<Built, String> {
+            self.built.lock().unwrap().push(child.config.clone());
+            let client = self.client.lock().unwrap().take().ok_or("one child only")?;
+            let agent =
+                Agent::new(child.catalog, client, child.config).map_err(|e| e.to_string())?;
+            Ok(Built {
+                agent,
+                model: "fake/m".into(),
+                notices: Vec::new(),
+            })
+        }
+    }
+
+    #[test]
+    fn only_a_delegating_tool_is_lent_a_host_and_its_child_has_no_more_than_its_parent() {
+        let delegating = Probe::new("delegate", true);
+        let plain = Probe::new("plain", false);
+        let reader = FakeTool::new("reader", PATH_SCHEMA, true, Effects::default());
+        let writer = FakeTool::new("writer", PATH_SCHEMA, false, WRITES);
+        let script = vec![
+            answer(vec![
+                call("c1", "plain", serde_json::json!({"text": "x"})),
+                call("c2", "delegate", serde_json::json!({"text": "x"})),
+            ]),
+            vec![
+                StreamEvent::Text("child says hi".into()),
+                StreamEvent::Done(FinishReason::Stop),
+            ],
+        ];
+        let tools: Vec<Arc<dyn Tool>> = vec![
+            delegating.clone(),
+            plain.clone(),
+            reader.clone(),
+            writer.clone(),
+        ];
+        let h = Harness::new(tools, vec![], script);
+        let factory = Arc::new(Factory {
+            client: Mutex::new(Some(h.client())),
+            built: Mutex::new(Vec::new()),
+        });
+        let mut agent = h
+            .agent(Posture::Auto, policy(&[], &[], &["writer"]))
+            .with_lineage(Delegator::root(factory.clone(), Limits::default()));
+        let (outcome, events) = h.run(&mut agent);
+        assert_eq!(outcome.status, RunStatus::Success);
+        // The plain tool ran without a host; the delegating one got one.
+        assert_eq!(*plain.lent.lock().unwrap(), [false]);
+        assert_eq!(*delegating.lent.lock().unwrap(), [true]);
+        let outcomes = delegating.outcomes.lock().unwrap();
+        let children = outcomes[0].as_ref().unwrap();
+        assert_eq!(children[0].status, ChildStatus::Answered);
+        assert_eq!(children[0].answer, "child says hi");
+        // The child's request: its own system prompt, the parent's read-only tools only (no
+        // writer, no delegating tool), and the parent's rules and posture.
+        let requests = h.provider.requests.lock().unwrap();
+        let child = &requests[1];
+        assert!(child.messages[0].content.starts_with("child system"));
+        let mut offered: Vec<&str> = child.tools.iter().map(|t| t.name.as_str()).collect();
+        offered.sort();
+        assert_eq!(offered, ["plain", "reader"]);
+        let built = factory.built.lock().unwrap();
+        assert_eq!(built[0].posture, Posture::Auto);
+        assert_eq!(built[0].policy.deny.len(), 1, "the parent's deny rule");
+        // Its events came through the parent's stream, wrapped, first to last.
+        let child_events: Vec<&AgentEvent> = events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::Child { .. }))
+            .collect();
+        assert!(matches!(
+            child_events.first().map(|e| e.lineage().1),
+            Some(AgentEvent::SubagentStarted { .. })
+        ));
+        assert!(matches!(
+            child_events.last().map(|e| e.lineage().1),
+            Some(AgentEvent::SubagentFinished { .. })
+        ));
+        assert_eq!(
+            child_events[0].agent_ids(),
+            Some(("main/c2".to_string(), "main".to_string()))
+        );
+    }
+
+    #[test]
+    fn the_depth_limit_refuses_a_deeper_child_before_it_is_built() {
+        let delegating = Probe::new("delegate", true);
+        let script = vec![answer(vec![call(
+            "c1",
+            "delegate",
+            serde_json::json!({"text": "x"}),
+        )])];
+        let h = Harness::new(vec![delegating.clone()], vec![], script);
+        let factory = Arc::new(Factory {
+            client: Mutex::new(Some(h.client())),
+            built: Mutex::new(Vec::new()),
+        });
+        let limits = Limits {
+            max_depth: 1,
+            ..Limits::default()
+        };
+        let mut deep = Delegator::root(factory.clone(), limits);
+        deep.depth = 1;
+        let mut agent = h.agent(Posture::Auto, Policy::default()).with_lineage(deep);
+        h.run(&mut agent);
+        let outcomes = delegating.outcomes.lock().unwrap();
+        let refused = outcomes[0].as_ref().unwrap_err();
+        assert!(refused.contains("nest at most 1 deep"), "{refused}");
+        assert!(factory.built.lock().unwrap().is_empty());
+    }
+}
