@@ -760,7 +760,10 @@ fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
     s.user_settings(&claude_hook("PreToolUse", "Bash", "true", Some(5)));
     s.project_settings(&serde_json::json!({
         "permissions": {"deny": ["Bash(rm:*)"]},
-        "hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+        "hooks": {
+            "StopFailure": [{"hooks": [{"type": "command", "command": "true"}]}],
+            "SubagentStop": [{"hooks": [{"type": "command", "command": "true"}]}]
+        }
     }));
     let out = s.reasonix(&["doctor", "--json"]);
     let report = stdout(&out);
@@ -778,8 +781,8 @@ fn doctor_and_hooks_list_show_what_each_settings_file_contributed() {
         text.contains("PreToolUse [tool.before] matcher Bash: true"),
         "{text}"
     );
-    assert!(text.contains("SubagentStop"), "{text}");
-    assert!(text.contains("never fires"), "{text}");
+    assert!(text.contains("StopFailure [-]"), "{text}");
+    assert!(text.contains("SubagentStop [session.save]"), "{text}");
     assert!(
         text.contains(
             "active (your own hook: in the sandbox with the network and `~/.claude` writable)"

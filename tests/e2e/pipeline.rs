@@ -7,6 +7,7 @@
 use crate::support::{self, Env, stderr, stdout, tool_results};
 use reasonix_agent::agent_loop::prompt::build;
 use reasonix_core::catalog::Catalog;
+use reasonix_core::tool::Tool;
 use reasonix_core::types::ToolSpec;
 use reasonix_host::Registry;
 use reasonix_mock_llm::{MockLlm, Reply};
@@ -198,10 +199,19 @@ fn the_built_in_system_prompt_is_pinned() {
         None,
     )
     .unwrap();
+    // With the runtime's own tools, as a session offers them.
     let mut specs: Vec<ToolSpec> = Catalog::tools(&registry)
         .iter()
+        .chain(&reasonix_runtime::delegate::tools::Delegating::all(
+            &env.home(),
+        ))
         .map(|t| t.spec().clone())
         .collect();
+    specs.push(
+        reasonix_agent::agent_loop::plan::ExitPlanMode::new()
+            .spec()
+            .clone(),
+    );
     specs.sort_by(|a, b| a.name.cmp(&b.name));
     // The kernel builds part 1 (the guidance); the built-in `environment` component appends
     // the rest, pinned byte for byte through a real run in `builtin_interceptors`.

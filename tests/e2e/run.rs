@@ -353,13 +353,12 @@ fn stream_json_lines_parse_init_first_result_last() {
 #[test]
 fn usage_errors_exit_2_before_any_request() {
     let s = Setup::new();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--auto", "--permission-mode", "ask", "x"],
             "--permission-mode",
         ),
         (&["--yolo", "--auto", "x"], "--auto"),
-        (&["--permission-mode", "plan", "x"], "interactive"),
         (
             &["--permission-mode", "sideways", "x"],
             "unknown permission mode",

@@ -260,6 +260,15 @@ impl ChildHost {
 
     /// The tools a child is offered: what its spec asks for, among the parent's.
     fn tool_names(&self, tools: &ChildTools, child: &ChildRef) -> BTreeSet<String> {
+        let names = self.wanted_tools(tools, child);
+        // A child presents no plan: that is its parent's to do.
+        names
+            .into_iter()
+            .filter(|n| n != crate::agent_loop::plan::NAME)
+            .collect()
+    }
+
+    fn wanted_tools(&self, tools: &ChildTools, child: &ChildRef) -> BTreeSet<String> {
         let parent: &[(String, bool)] = &self.parent.tools;
         match tools {
             ChildTools::Inherit => parent.iter().map(|(n, _)| n.clone()).collect(),
