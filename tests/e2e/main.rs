@@ -25,6 +25,7 @@ mod edit_tools;
 mod events;
 mod first_run;
 mod go_config;
+mod goal_mode;
 mod history;
 mod hooks;
 mod local_fetch;

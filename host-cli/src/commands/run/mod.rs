@@ -2,6 +2,7 @@
 //! (new, `--continue`, `--resume`), the permission posture, and the output formats
 //! (docs/RUN.md).
 
+mod goal;
 mod input;
 mod ops;
 pub mod output;
@@ -125,6 +126,20 @@ pub struct RunArgs {
     /// (`error_max_budget_usd`, exit 1). The model must be priced in dollars.
     #[arg(long, value_name = "USD", value_parser = parse_budget)]
     pub max_budget_usd: Option<f64>,
+    /// Goal mode: the task is an objective worked on across turns until every
+    /// `--goal-check` command exits 0, or a budget is spent (exit 1, saying which).
+    #[arg(long, requires = "goal_check")]
+    pub goal: bool,
+    /// An acceptance check of `--goal`: a shell command the host runs in the sandbox after
+    /// every turn; the goal is met when each exits 0. Repeatable.
+    #[arg(long = "goal-check", value_name = "COMMAND", requires = "goal")]
+    pub goal_check: Vec<String>,
+    /// `--goal`: turns at most (default 10).
+    #[arg(long, value_name = "N", requires = "goal", value_parser = clap::value_parser!(u32).range(1..))]
+    pub goal_max_turns: Option<u32>,
+    /// `--goal`: input plus output tokens at most, over every turn.
+    #[arg(long, value_name = "N", requires = "goal", value_parser = clap::value_parser!(u64).range(1..))]
+    pub goal_max_tokens: Option<u64>,
     /// `text` (the task from the arguments or stdin) or `stream-json`: user messages as JSON
     /// lines on stdin, one turn each, until end of input (needs `--output-format stream-json`).
     #[arg(long, value_enum, value_name = "FORMAT", default_value = "text")]
@@ -186,6 +201,12 @@ pub fn run(args: RunArgs) -> Outcome {
         )));
     }
     let ops_input = args.input_format == InputFormat::Ops;
+    if args.goal && (ops_input || streaming_input || args.json_schema.is_some()) {
+        return Err(Failure::usage(anyhow!(
+            "--goal works on the task given as an argument, turn after turn: not with --input-format {} or --json-schema",
+            if ops_input { "ops" } else { "stream-json" }
+        )));
+    }
     if ops_input && args.output_format != Format::Events {
         return Err(Failure::usage(anyhow!(
             "--input-format ops needs --output-format events: the questions it answers are events"
@@ -429,6 +450,8 @@ pub fn run(args: RunArgs) -> Outcome {
         },
     )
     .map_err(|e| Failure::runtime(anyhow!("cannot start the session: {e}")))?;
+    // `--goal` takes the task as its objective; its turns are its own.
+    let objective = task.as_ref().filter(|_| args.goal).map(|t| t.text.clone());
     let turns: Box<dyn Iterator<Item = Result<Turn, input::InputError>>> = match task {
         Some(task) => Box::new(std::iter::once(Ok(task))),
         None => Box::new(input::Turns::new(std::io::stdin().lock())),
@@ -440,6 +463,34 @@ pub fn run(args: RunArgs) -> Outcome {
         reports: &reports,
         printer: &printer,
     };
+    if args.goal {
+        let Some(objective) = objective else {
+            return Err(Failure::usage(anyhow!(
+                "--goal needs the objective as the task"
+            )));
+        };
+        let goal = goal::Goal {
+            objective,
+            checks: args.goal_check.clone(),
+            max_turns: args.goal_max_turns.unwrap_or(goal::DEFAULT_MAX_TURNS),
+            max_tokens: args.goal_max_tokens,
+        };
+        let shell = prepared
+            .catalog
+            .tools()
+            .into_iter()
+            .find(|t| t.spec().name == goal::SHELL_TOOL);
+        let Some(shell) = shell else {
+            driver.end();
+            return Err(Failure::usage(anyhow!(
+                "--goal-check needs the `{}` tool to run the checks, and it is not loaded",
+                goal::SHELL_TOOL
+            )));
+        };
+        let code = pursue(&goal, &driver, &shell, &workspace, &cancel, started);
+        driver.end();
+        return Ok(code);
+    }
     for turn in turns {
         // A stream-json turn is expanded like a typed line; the argument task already was.
         let expanded = match turn {
@@ -503,6 +554,78 @@ pub fn run(args: RunArgs) -> Outcome {
             "--input-format stream-json: stdin held no user message"
         ))
     })
+}
+
+/// `--goal`: turns until every check passes, or a budget is spent. Each check's receipt (the
+/// command and its exit status) is a `notice`; the last one says how the goal ended.
+fn pursue(
+    goal: &goal::Goal,
+    driver: &Driver<'_>,
+    shell: &std::sync::Arc<dyn reasonix_core::tool::Tool>,
+    workspace: &std::path::Path,
+    cancel: &CancelToken,
+    started: Instant,
+) -> Code {
+    let notice = |text: String| {
+        locked(driver.printer).protocol_event(reasonix_protocol::EventKind::Notice { text });
+    };
+    let mut prompt = goal.first_turn();
+    let mut tokens = 0u64;
+    let mut last: Vec<goal::Receipt> = Vec::new();
+    for turn in 1..=goal.max_turns {
+        let turn_started = Instant::now();
+        let (outcome, _) = driver.one_turn(Turn::text(prompt.clone()), None);
+        let since = if turn == 1 { started } else { turn_started };
+        let duration_ms = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+        locked(driver.printer).finish(&outcome, duration_ms);
+        tokens += outcome.usage.input_tokens + outcome.usage.output_tokens;
+        match outcome.status {
+            RunStatus::TimedOut => return Code::TimedOut,
+            RunStatus::Cancelled | RunStatus::BudgetExceeded => {
+                notice(format!(
+                    "goal not met: the run stopped ({}) in turn {turn}",
+                    outcome.result
+                ));
+                return Code::Failure;
+            }
+            _ => {}
+        }
+        last = goal.check(shell, workspace, cancel);
+        for receipt in &last {
+            notice(format!("goal check {}", receipt.describe()));
+        }
+        if last.iter().all(goal::Receipt::passed) {
+            notice(format!(
+                "goal met after {turn} turn{}: every check exits 0",
+                if turn == 1 { "" } else { "s" }
+            ));
+            return Code::Success;
+        }
+        if let Some(max) = goal.max_tokens.filter(|max| tokens >= *max) {
+            notice(format!(
+                "goal not met: the token budget ({max}, --goal-max-tokens) is spent after {turn} turn{} ({tokens} tokens); still failing: {}",
+                if turn == 1 { "" } else { "s" },
+                failing(&last)
+            ));
+            return Code::Failure;
+        }
+        prompt = goal::Goal::next_turn(&last);
+    }
+    notice(format!(
+        "goal not met: the turn budget ({}, --goal-max-turns) is spent; still failing: {}",
+        goal.max_turns,
+        failing(&last)
+    ));
+    Code::Failure
+}
+
+fn failing(receipts: &[goal::Receipt]) -> String {
+    receipts
+        .iter()
+        .filter(|r| !r.passed())
+        .map(goal::Receipt::describe)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Drives the session turn by turn: submits a turn and waits until it ends (the session's

@@ -1,0 +1,118 @@
+//! `reasonix run --goal`: an objective worked on across turns until the host's acceptance
+//! checks pass (commands it runs itself, judged by their exit status), or a budget is spent.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::{Env, stderr, stdout};
+use reasonix_mock_llm::{MockLlm, Reply};
+use serde_json::{Value, json};
+
+fn setup() -> (Env, MockLlm) {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
+    (env, mock)
+}
+
+fn write_call(id: &str, path: &str, content: &str) -> Reply {
+    let args = json!({"path": path, "content": content}).to_string();
+    Reply::tool_calls(&[(id, "write_file", &args)], 1)
+}
+
+fn user_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn a_goal_is_worked_on_until_its_check_passes_then_stops() {
+    let (env, mock) = setup();
+    // Turn 1: the model claims success without doing anything; the check says otherwise.
+    mock.enqueue(Reply::text(&["Done, the flag is set."]));
+    // Turn 2: it writes the file; the check passes and the run stops.
+    mock.enqueue(write_call("w1", "flag.txt", "on\n"));
+    mock.enqueue(Reply::text(&["Now flag.txt exists."]));
+    let ws = env.workspace();
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--permission-mode",
+        "auto",
+        "--goal",
+        "--goal-check",
+        "test -f flag.txt",
+        "create flag.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("goal check `test -f flag.txt`: exit 1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("goal check `test -f flag.txt`: exit 0"),
+        "{err}"
+    );
+    assert!(err.contains("goal met after 2 turns"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("flag.txt")).unwrap(),
+        "on\n"
+    );
+    let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
+    assert_eq!(requests.len(), 3, "no turn after the check passed");
+    let users = user_texts(&requests[1]);
+    assert!(users[0].contains("<goal>") && users[0].contains("`test -f flag.txt`"));
+    assert!(
+        users[1].starts_with("The goal is not met yet.")
+            && users[1].contains("`test -f flag.txt`: exit 1"),
+        "{}",
+        users[1]
+    );
+    assert!(stdout(&out).contains("Now flag.txt exists."));
+}
+
+#[test]
+fn a_goal_whose_budget_runs_out_stops_saying_so() {
+    let (env, mock) = setup();
+    for _ in 0..2 {
+        mock.enqueue(Reply::text(&["I believe it is done."]));
+    }
+    let ws = env.workspace();
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--output-format",
+        "stream-json",
+        "--goal",
+        "--goal-check",
+        "test -f flag.txt",
+        "--goal-max-turns",
+        "2",
+        "create flag.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(mock.requests().len(), 2, "two turns, then the budget");
+    let notices: Vec<String> = stdout(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["type"] == "notice")
+        .map(|l| l["message"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let last = notices.last().unwrap();
+    assert!(
+        last.starts_with("goal not met: the turn budget (2, --goal-max-turns) is spent")
+            && last.contains("`test -f flag.txt`: exit 1"),
+        "{notices:?}"
+    );
+    // A check is the host's evidence, not the model's: the file was never created.
+    assert!(!ws.join("flag.txt").exists());
+    // Flags that make no sense alone are usage errors.
+    let out = env.reasonix(&["run", "--dir", ws.to_str().unwrap(), "--goal", "x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
