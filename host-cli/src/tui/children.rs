@@ -255,4 +255,33 @@ mod tests {
         ));
         assert_eq!(c.cards.len(), 1);
     }
+
+    #[test]
+    fn a_wide_label_fits_a_narrow_terminal() {
+        let mut c = Children::default();
+        let event = AgentEvent::Child {
+            child: ChildRef {
+                call_id: "t".into(),
+                id: "t".into(),
+                label: "general: 把入口函数改成异步并补上测试用例，然后运行全部测试".into(),
+            },
+            event: Box::new(AgentEvent::SubagentStarted {
+                profile: "general".into(),
+                description: String::new(),
+                model: "deepseek/deepseek-chat".into(),
+                session_id: None,
+            }),
+        };
+        c.observe(&event);
+        assert!(c.select_next());
+        for width in [80u16, 40] {
+            let lines = c.lines(Theme::new(super::super::theme::ColorLevel::None), width);
+            let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+            assert!(
+                super::super::text::width(&text) <= usize::from(width),
+                "{width}: {text}"
+            );
+            assert!(text.starts_with("›◆ Esc stops it"), "{text}");
+        }
+    }
 }

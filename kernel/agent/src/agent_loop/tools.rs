@@ -786,6 +786,9 @@ impl Agent {
             delegator,
             label: self.label.clone(),
             deadline: self.deadline,
+            budget_left: self
+                .budget
+                .map(|b| b.usd - super::Budget::spent_usd(&self.spend)),
         }))
     }
 

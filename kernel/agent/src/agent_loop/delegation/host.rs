@@ -35,6 +35,9 @@ pub(crate) struct Parent {
     /// The parent's own label (`None` for the main agent): a grandchild's questions name both.
     pub label: Option<String>,
     pub deadline: Option<crate::agent_loop::RunDeadline>,
+    /// What is left of the session's `--max-budget-usd` when the call starts: the children
+    /// of one call share it, each stopping before a request once the call's children spent it.
+    pub budget_left: Option<f64>,
 }
 
 /// The host of one call.
@@ -198,6 +201,15 @@ impl ChildHost {
         }
         if let Some(deadline) = parent.deadline {
             agent = agent.with_deadline(deadline);
+        }
+        if let Some(left) = parent.budget_left {
+            // What siblings spent already counts: the call's children share what was left.
+            let spent = crate::agent_loop::Budget::spent_usd(
+                &self.spend.lock().unwrap_or_else(PoisonError::into_inner),
+            );
+            agent = agent.with_budget(crate::agent_loop::Budget {
+                usd: (left - spent).max(0.0),
+            });
         }
         let agent_id = format!("{}/{}", parent.delegator.agent_id, child.id);
         agent = agent.with_lineage(Delegator {
