@@ -62,6 +62,7 @@ fn main() {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     };
     let sdk_ctx = reasonix_sdk::CallContext {
         call_id: "bench".into(),

@@ -186,6 +186,7 @@ fn main() {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     };
     let read_file = registry
         .tools()

@@ -121,6 +121,7 @@ fn main() {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     };
     let have_rg = rg(&tree, "warm-up-the-page-cache").is_some();
     if !have_rg {

@@ -12,6 +12,7 @@ use reasonix_agent::fork;
 use reasonix_agent::permissions::{Posture, Rule};
 use reasonix_agent::session::{self, SessionError, SessionStore, SessionWriter, Summary};
 use reasonix_config::providers::{self, ResolvedProvider};
+use reasonix_config::run_mode::RunMode;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::Message;
 use reasonix_core::types::ToolSpec;
@@ -118,9 +119,13 @@ fn open_runtime(
     host_tools.push(Arc::new(
         reasonix_agent::agent_loop::plan::ExitPlanMode::new(),
     ));
+    host_tools.push(Arc::new(crate::evidence::CompleteStep::new()));
     let catalog: Arc<dyn Catalog> = Arc::new(
         sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
-            .with_host_tools(host_tools),
+            .with_host_tools(host_tools)
+            .wrapping(crate::evidence::checklist::TOOL, |tool| {
+                Arc::new(crate::evidence::Checklist::new(tool))
+            }),
     );
     Ok(Runtime {
         cx,
@@ -161,6 +166,10 @@ pub struct Options {
     /// Ask an endpoint's model list for an unknown window before starting (headless), rather
     /// than in the background for the next start (the interactive session: no blank wait).
     pub wait_for_model_list: bool,
+    /// `--mode` (over `[agent] mode`).
+    pub mode: Option<RunMode>,
+    /// The session pursues a goal from its start (`run --goal`): steps need receipts.
+    pub goal: bool,
 }
 
 /// A ready agent and what a front end shows about it.
@@ -172,6 +181,8 @@ pub struct Launched {
     pub resumed_messages: usize,
     /// The agent's configuration, for rebuilding it (`/model`, `/reload`).
     pub config: AgentConfig,
+    /// The run mode in force.
+    pub mode: RunMode,
 }
 
 fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
@@ -212,6 +223,7 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
             options.effort.as_deref(),
         )
     };
+    let mode = options.mode.or(cx.config.agent.mode).unwrap_or_default();
     let mut client = build(&resolved)?;
     // No window configured: the endpoint's model list may say it (asked once a week).
     if crate::model_window::fill_in(
@@ -221,6 +233,10 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
         options.wait_for_model_list,
     ) {
         client = build(&resolved)?;
+    }
+    // The mode's effort level, when nothing chose one and the model offers it.
+    if let Some(level) = mode_effort(&client, mode) {
+        client = client_for(prepared, &resolved, model, resume.as_ref(), Some(level))?;
     }
     let fallback = match options.fallback_model.as_deref() {
         Some(reference) => Some(fallback_client(
@@ -321,15 +337,33 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     };
     agent = agent.with_lineage(reasonix_agent::delegation::Delegator::root(
         Arc::new(factory),
-        crate::delegate::limits(&cx.config.agent),
+        crate::delegate::limits_in(&cx.config.agent, mode),
     ));
+    agent
+        .evidence()
+        .0
+        .set_strictness(mode.strictness(options.goal));
     Ok(Launched {
         agent,
         store,
         resolved,
         resumed_messages,
         config,
+        mode,
     })
+}
+
+/// The effort level `mode` asks of `client`: only when the client has none of its own (no
+/// `--effort`, none configured) and the model offers that level.
+pub fn mode_effort(client: &ProviderClient, mode: RunMode) -> Option<&'static str> {
+    let level = mode.effort()?;
+    (client.effort().is_none()
+        && client
+            .profile()
+            .effort_levels
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(level)))
+    .then_some(level)
 }
 
 /// The transcript to write (none with `--no-session-persistence`), the history to go on from

@@ -15,6 +15,8 @@ pub mod clock;
 pub mod context;
 pub mod delegate;
 mod error;
+pub mod evidence;
+pub mod goal;
 pub mod history;
 pub mod hooks;
 pub mod launch;

@@ -128,6 +128,23 @@ impl Composed {
     }
 }
 
+impl Composed {
+    /// Serve the tool named `name` (when one is) through `wrap`: the host's own checks
+    /// around a plugin's tool (the checklist gate around `todo_write`).
+    pub fn wrapping(
+        mut self,
+        name: &str,
+        wrap: impl Fn(Arc<dyn Tool>) -> Arc<dyn Tool>,
+    ) -> Composed {
+        for tool in &mut self.tools {
+            if tool.spec().name == name {
+                *tool = wrap(tool.clone());
+            }
+        }
+        self
+    }
+}
+
 impl Catalog for Composed {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         let mut tools = self.tools.clone();

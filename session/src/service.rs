@@ -75,6 +75,8 @@ pub struct Session {
     requests: Sender<Request>,
     /// The agent's running children, to stop one (`None`: it cannot delegate).
     sub_agents: Option<reasonix_agent::delegation::SubAgents>,
+    /// The agent's receipts and how strictly its steps are judged (goal mode, run modes).
+    evidence: reasonix_core::evidence::Evidence,
     router: Arc<Router>,
     tokens: Arc<Tokens>,
     parent: Option<CancelToken>,
@@ -105,6 +107,7 @@ impl Session {
         };
         let (requests, inbox) = std::sync::mpsc::channel();
         let sub_agents = agent.sub_agents();
+        let evidence = agent.evidence().clone();
         let worker = Worker {
             agent,
             store,
@@ -119,6 +122,7 @@ impl Session {
         Ok(Session {
             requests,
             sub_agents,
+            evidence,
             router,
             tokens,
             parent: options.parent,
@@ -227,6 +231,16 @@ impl Session {
         self.sub_agents
             .as_ref()
             .is_some_and(|agents| agents.cancel(agent_id))
+    }
+
+    /// The running sub-agents' limits (`None`: the agent cannot delegate).
+    pub fn sub_agents(&self) -> Option<&reasonix_agent::delegation::SubAgents> {
+        self.sub_agents.as_ref()
+    }
+
+    /// The agent's receipts (kept across `/model` and `/reload`).
+    pub fn evidence(&self) -> &reasonix_core::evidence::Evidence {
+        &self.evidence
     }
 
     /// End the session and wait for its thread.

@@ -111,6 +111,7 @@ fn ctx(env: &Env) -> ToolContext {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     }
 }
 

@@ -38,6 +38,7 @@ fn ctx(env: &Env) -> ToolContext {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     }
 }
 

@@ -50,6 +50,7 @@ fn try_call(
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     };
     registry.tool(tool).unwrap().invoke(&args.to_string(), &ctx)
 }

@@ -86,6 +86,7 @@ pub fn call(name: &str, arguments: &str, dir: Option<&Path>) -> Outcome {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     };
     match tool.invoke(&parsed.to_string(), &context) {
         Ok(text) => {

@@ -29,6 +29,10 @@ pub struct Context {
     pub tools: Vec<ToolSpec>,
     pub policy_text: Vec<String>,
     pub effort: Option<String>,
+    /// The levels the current model offers (a mode's effort applies only when it is one).
+    pub effort_levels: Vec<String>,
+    /// The run mode (`/mode`).
+    pub mode: reasonix_config::run_mode::RunMode,
     pub slash: Arc<super::slash::SlashRegistry>,
 }
 
@@ -81,6 +85,8 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             Err(e) => out.error(format!("cannot list sessions: {e}")),
         },
         "model" => out.extend(model(app, args)),
+        "goal" => out.extend(super::goal::command(app, args)),
+        "mode" => out.extend(super::mode::command(app, args)),
         "effort" => {
             if args.is_empty() {
                 let effort = app
@@ -103,6 +109,7 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 format!("session   {}", s.session_id),
                 format!("model     {}", safe_line(&s.model)),
                 format!("posture   {}", posture_name(s.posture)),
+                format!("mode      {}", app.actions.mode),
                 format!("workspace {}", app.actions.workspace.display()),
                 format!(
                     "context   {} of {}",

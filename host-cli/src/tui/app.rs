@@ -101,6 +101,8 @@ pub struct App {
     pub mcp: super::mcp::McpSession,
     /// Rules answered "for this session" (`a`), in order: `/permissions` lists them.
     pub session_grants: Vec<String>,
+    /// The goal being pursued (`/goal`).
+    pub goal: Option<super::goal::Pursuit>,
 }
 
 impl App {
@@ -146,6 +148,7 @@ impl App {
             has_messages: false,
             mcp: super::mcp::McpSession::default(),
             session_grants: Vec::new(),
+            goal: None,
         }
     }
 
@@ -181,7 +184,10 @@ impl App {
                 Effect::Compact(focus) => {
                     self.session.compact(focus);
                 }
-                Effect::SwitchClient(client) => self.session.switch_client(*client),
+                Effect::SwitchClient(client) => {
+                    self.actions.effort_levels = client.profile().effort_levels.clone();
+                    self.session.switch_client(*client)
+                }
                 Effect::Prompt(text) => self.send_prompt(text),
                 Effect::CommandPrompt { prompt, args } => self.send_command_prompt(prompt, &args),
                 Effect::ServerPrompt(text) => self.send_server_prompt(text),
@@ -189,6 +195,8 @@ impl App {
                     self.actions.effort = effort.clone();
                     self.session.submit(Op::SetEffort { effort });
                 }
+                Effect::Goal(control) => self.goal_control(control),
+                Effect::SetMode(mode) => self.set_mode(mode),
                 Effect::RevokeGrant(rule) => {
                     self.session_grants.retain(|granted| *granted != rule);
                     self.session.submit(Op::Revoke { rule });
@@ -209,6 +217,7 @@ impl App {
                 Effect::Quit => self.quit = true,
             }
         }
+        self.status.goal = self.goal.as_ref().map(super::goal::status_piece);
     }
 
     pub fn handle(&mut self, msg: Msg) {
@@ -230,8 +239,10 @@ impl App {
             Msg::Stderr(line) => self.notice(&line),
             Msg::Shell(finished) => self.shell_card(finished.card),
             Msg::Mcp(event) => self.apply(super::mcp::handle(event)),
+            Msg::GoalChecked(receipts) => self.goal_checked(receipts),
             Msg::InputClosed => self.quit = true,
         }
+        self.status.goal = self.goal.as_ref().map(super::goal::status_piece);
     }
 
     /// A question of the session: shown after the ones before it.
@@ -700,6 +711,7 @@ impl App {
                 }
                 self.status.last_turn = Some(elapsed);
                 self.approvals.clear();
+                self.goal_turn_done(&outcome);
                 if let Some(next) = self.queued.pop_front() {
                     self.send(next);
                 }

@@ -48,6 +48,7 @@ pub fn run(app: &App, command: String) -> Effects {
                 cancel: Default::default(),
                 events: None,
                 agents: None,
+                evidence: None,
             };
             let result = tool.invoke(&arguments, &context);
             let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

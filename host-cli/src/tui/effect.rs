@@ -38,6 +38,10 @@ pub enum Effect {
     ServerPrompt(String),
     /// The reasoning effort of the next requests (`None`: the provider's default).
     SetEffort(Option<String>),
+    /// Start, pause, resume or end a goal.
+    Goal(super::goal::Control),
+    /// Switch the run mode.
+    SetMode(reasonix_config::run_mode::RunMode),
     /// Take back a grant answered in this session.
     RevokeGrant(String),
     /// Text for the composer (the prompt of the turn rewound to).

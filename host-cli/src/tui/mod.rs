@@ -20,11 +20,13 @@ pub mod composer;
 pub mod diff;
 pub mod draw;
 pub mod effect;
+pub mod goal;
 pub mod guard;
 pub mod highlight;
 pub mod markdown;
 pub mod mcp;
 pub mod mention;
+pub mod mode;
 pub mod msg;
 pub mod overlay;
 pub mod picker;
@@ -65,6 +67,9 @@ pub struct SessionArgs {
     /// Reasoning effort (e.g. low, high, max).
     #[arg(long, value_name = "LEVEL")]
     pub effort: Option<String>,
+    /// Run mode: economy, balanced or delivery (over `[agent] mode`; `/mode` switches).
+    #[arg(long, value_name = "MODE", value_parser = crate::commands::run::parse_mode)]
+    pub mode: Option<reasonix_config::run_mode::RunMode>,
     /// Workspace root (default: `[sandbox] workspace_root`, else the current directory).
     #[arg(long, value_name = "PATH")]
     pub dir: Option<PathBuf>,
@@ -169,6 +174,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         extra_allow,
         max_steps: args.max_steps,
         resume,
+        mode: args.mode,
         ..Options::default()
     })?;
 
@@ -177,7 +183,9 @@ pub fn run(args: SessionArgs) -> Outcome {
     let agent = launched.agent.with_write_previews();
     let client = agent.client();
     let provider = client.provider();
+    let effort_levels = client.profile().effort_levels.clone();
     let status = status::Status {
+        mode: launched.mode,
         model: format!("{}/{}", provider.name, client.model()),
         posture,
         session_id: agent.session_id().unwrap_or_default().to_string(),
@@ -252,6 +260,8 @@ pub fn run(args: SessionArgs) -> Outcome {
         tools,
         policy_text,
         effort: args.effort.clone(),
+        effort_levels,
+        mode: launched.mode,
         slash: slash_registry.clone(),
     };
     let theme = Theme::new(ColorLevel::detect());

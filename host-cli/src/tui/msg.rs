@@ -15,6 +15,8 @@ pub enum Msg {
     Shell(super::bang::Finished),
     /// An MCP request made off the UI thread answered (`/mcp__server__prompt`).
     Mcp(super::mcp::Event),
+    /// A goal's checks after a turn (`/goal`).
+    GoalChecked(Vec<reasonix_runtime::goal::Receipt>),
     /// The input reader stopped (the terminal is gone).
     InputClosed,
 }

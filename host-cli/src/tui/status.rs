@@ -6,6 +6,7 @@ use super::theme::Theme;
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Spend;
 use reasonix_agent::permissions::Posture;
+use reasonix_config::run_mode::RunMode;
 use reasonix_core::types::Usage;
 use std::time::Duration;
 
@@ -27,6 +28,10 @@ pub struct Status {
     pub last_turn: Option<Duration>,
     /// `MCP 2/3`: servers ready of those configured (see `tui::mcp`).
     pub mcp: Option<String>,
+    /// The run mode (shown when not `balanced`).
+    pub mode: RunMode,
+    /// `goal 2/10` while a goal is pursued.
+    pub goal: Option<String>,
 }
 
 impl Status {
@@ -58,6 +63,8 @@ impl Status {
             session_id: std::mem::take(&mut self.session_id),
             context_window: self.context_window,
             mcp: self.mcp.take(),
+            mode: self.mode,
+            goal: self.goal.take(),
             ..Status::default()
         };
         *self = keep;
@@ -79,6 +86,12 @@ impl Status {
             }
         };
         let mut parts: Vec<String> = Vec::new();
+        if let Some(goal) = &self.goal {
+            parts.push(goal.clone());
+        }
+        if self.mode != RunMode::Balanced {
+            parts.push(self.mode.name().to_string());
+        }
         parts.push(match self.context_window {
             Some(window) => format!("ctx {}/{}", tokens(self.context_used), tokens(window)),
             None => format!("ctx {}", tokens(self.context_used)),
@@ -212,6 +225,14 @@ pub(super) mod tests {
         let theme = Theme::new(ColorLevel::None);
         let wide = status.line(theme, 120, None).to_string();
         assert!(wide.contains("YOLO"), "{wide}");
+        assert!(!wide.contains("balanced"), "{wide}");
+        let delivery = Status {
+            mode: RunMode::Delivery,
+            goal: Some("goal 2/10".into()),
+            ..status.clone()
+        };
+        let shown = delivery.line(theme, 80, None).to_string();
+        assert!(shown.contains("goal 2/10 · delivery · ctx"), "{shown}");
         assert!(wide.contains("ctx 12.3k/1.0M"), "{wide}");
         assert!(wide.contains("cache 81%"), "{wide}");
         assert!(wide.contains("¥0.0000"), "{wide}");

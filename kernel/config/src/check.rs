@@ -76,6 +76,7 @@ const SECTIONS: &[Section] = &[
             "max_parallel_writers",
             "max_subagent_concurrency",
             "max_subagent_depth",
+            "mode",
         ],
         original: &[
             "reasoning_language",

@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod mcp_files;
 pub mod pins;
 pub mod providers;
+pub mod run_mode;
 pub mod settings_json;
 mod settings_sources;
 #[cfg(test)]
@@ -103,6 +104,8 @@ pub struct AgentSettings {
     pub max_subagent_depth: Option<u32>,
     pub max_subagent_concurrency: Option<u32>,
     pub max_parallel_writers: Option<u32>,
+    /// `economy`, `balanced` (`None`) or `delivery` (`run_mode`).
+    pub mode: Option<run_mode::RunMode>,
 }
 
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
@@ -156,6 +159,8 @@ struct AgentFile {
     max_subagent_concurrency: Option<u32>,
     #[serde(deserialize_with = "subagent_limit")]
     max_parallel_writers: Option<u32>,
+    #[serde(deserialize_with = "run_mode::deserialize")]
+    mode: Option<run_mode::RunMode>,
 }
 
 /// A sub-agent limit: a whole number from 1 to 32.
@@ -675,6 +680,9 @@ impl Config {
         }
         self.agent.subagent_models.extend(agent.subagent_models);
         self.agent.subagent_efforts.extend(agent.subagent_efforts);
+        if agent.mode.is_some() {
+            self.agent.mode = agent.mode;
+        }
         for (mine, theirs) in [
             (&mut self.agent.max_subagent_depth, agent.max_subagent_depth),
             (

@@ -10,6 +10,7 @@ pub mod capability;
 pub mod catalog;
 pub mod delegation;
 pub mod error;
+pub mod evidence;
 pub mod image;
 pub mod interceptor;
 pub mod lexical_path;

@@ -40,6 +40,9 @@ pub struct ToolContext {
     /// Where a delegating host tool starts its sub-agents (ADR 0035); `None` for every other
     /// tool, and where the call cannot delegate (`tools call`, a preview).
     pub agents: Option<crate::delegation::Delegation>,
+    /// The calling agent's receipts, for the host tools that judge evidence against them;
+    /// `None` where no agent calls (`tools call`, a preview).
+    pub evidence: Option<crate::evidence::Evidence>,
 }
 
 /// Something a running call reports.

@@ -65,6 +65,7 @@ fn context(dir: &Path) -> ToolContext {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     }
 }
 
@@ -126,6 +127,7 @@ fn the_reference_server_over_stdio() {
             &ToolContext {
                 events: Some(events),
                 agents: None,
+                evidence: None,
                 ..context(dir.path())
             },
         )

@@ -10,7 +10,7 @@ pub mod mcp_name;
 pub mod rule;
 pub mod shell;
 
-pub use rule::{Decision, Rule, RuleError, ToolKind, Use};
+pub use rule::{Decision, Rule, RuleError, ToolKind, Use, path_arguments};
 
 #[cfg(test)]
 mod tests;

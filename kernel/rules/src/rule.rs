@@ -32,6 +32,14 @@ const PATH_KEYS: &[&str] = &[
     "notebook_path",
 ];
 
+/// The paths a call's arguments name (`path`, `file_path`, …), in that order.
+pub fn path_arguments(args: &serde_json::Value) -> Vec<&str> {
+    PATH_KEYS
+        .iter()
+        .filter_map(|k| args.get(*k).and_then(|v| v.as_str()))
+        .collect()
+}
+
 /// What a tool does, as far as rule families care. It is derived from the tool's spec (its
 /// read-only flag and argument names), never from its name, so `Bash(…)` and `Edit(…)` cover
 /// an installed plugin's shell or file tools exactly like the built-in ones.

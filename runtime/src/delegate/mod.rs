@@ -7,6 +7,23 @@ pub mod tools;
 
 use reasonix_agent::delegation::Limits;
 use reasonix_config::AgentSettings;
+use reasonix_config::run_mode::RunMode;
+
+/// The session's sub-agent limits under a run mode, from `[agent]`.
+pub fn limits_in(settings: &AgentSettings, mode: RunMode) -> Limits {
+    let configured = limits(settings);
+    let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let (max_depth, concurrency, writers) = mode.subagent_limits((
+        configured.max_depth,
+        as_u32(configured.max_concurrency),
+        as_u32(configured.max_writers),
+    ));
+    Limits {
+        max_depth,
+        max_concurrency: concurrency as usize,
+        max_writers: writers as usize,
+    }
+}
 
 /// The session's sub-agent limits from `[agent]` (writers never more than the concurrency).
 pub fn limits(settings: &AgentSettings) -> Limits {

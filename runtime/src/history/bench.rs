@@ -34,6 +34,7 @@ fn context(workspace: &Path) -> ToolContext {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     }
 }
 

@@ -13,6 +13,7 @@ fn context(workspace: &Path) -> ToolContext {
         cancel: Default::default(),
         events: None,
         agents: None,
+        evidence: None,
     }
 }
 

@@ -2,7 +2,6 @@
 //! (new, `--continue`, `--resume`), the permission posture, and the output formats
 //! (docs/RUN.md).
 
-mod goal;
 mod input;
 mod ops;
 pub mod output;
@@ -22,6 +21,7 @@ use output::{Format, Init, Printer};
 use reasonix_agent::agent_loop::{RunDeadline, RunOutcome, RunStatus};
 use reasonix_agent::permissions::Posture;
 use reasonix_core::cancel::CancelToken;
+use reasonix_runtime::goal::{self, Goal};
 use reasonix_session::input::Turn;
 use reasonix_session::{Session, SessionEvent};
 use std::io::{IsTerminal, Read};
@@ -122,13 +122,18 @@ pub struct RunArgs {
     /// `structured_output`.
     #[arg(long, value_name = "SCHEMA|FILE")]
     pub json_schema: Option<String>,
+    /// Run mode: `economy` (low effort, fewer sub-agents), `balanced` (the configuration as
+    /// written) or `delivery` (high effort, every task-list step verified); over `[agent] mode`.
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub mode: Option<reasonix_config::run_mode::RunMode>,
     /// Make no further model request once the session has spent this many US dollars
     /// (`error_max_budget_usd`, exit 1). The model must be priced in dollars.
     #[arg(long, value_name = "USD", value_parser = parse_budget)]
     pub max_budget_usd: Option<f64>,
     /// Goal mode: the task is an objective worked on across turns until every
-    /// `--goal-check` command exits 0, or a budget is spent (exit 1, saying which).
-    #[arg(long, requires = "goal_check")]
+    /// `--goal-check` command exits 0 (with none: every task-list item is completed with
+    /// evidence), or a budget is spent (exit 1, saying which).
+    #[arg(long)]
     pub goal: bool,
     /// An acceptance check of `--goal`: a shell command the host runs in the sandbox after
     /// every turn; the goal is met when each exits 0. Repeatable.
@@ -363,9 +368,13 @@ pub fn run(args: RunArgs) -> Outcome {
         title,
         enabled_tools,
         wait_for_model_list: true,
+        mode: args.mode,
+        goal: args.goal,
     })?;
     let resumed_messages = launched.resumed_messages;
     let mut agent = launched.agent;
+    // The goal's judge reads the agent's receipts (and adds its checks' runs to them).
+    let evidence = agent.evidence().clone();
     let provider_name = agent.client().provider().name.clone();
     let model = agent.client().model().to_string();
     let workspace = prepared.workspace.clone();
@@ -469,7 +478,7 @@ pub fn run(args: RunArgs) -> Outcome {
                 "--goal needs the objective as the task"
             )));
         };
-        let goal = goal::Goal {
+        let goal = Goal {
             objective,
             checks: args.goal_check.clone(),
             max_turns: args.goal_max_turns.unwrap_or(goal::DEFAULT_MAX_TURNS),
@@ -480,14 +489,19 @@ pub fn run(args: RunArgs) -> Outcome {
             .tools()
             .into_iter()
             .find(|t| t.spec().name == goal::SHELL_TOOL);
-        let Some(shell) = shell else {
+        if shell.is_none() && !goal.checks.is_empty() {
             driver.end();
             return Err(Failure::usage(anyhow!(
                 "--goal-check needs the `{}` tool to run the checks, and it is not loaded",
                 goal::SHELL_TOOL
             )));
+        }
+        let judge = Judge {
+            shell: shell.as_ref(),
+            workspace: &workspace,
+            ledger: &evidence.0,
         };
-        let code = pursue(&goal, &driver, &shell, &workspace, &cancel, started);
+        let code = pursue(&goal, &driver, &judge, &cancel, started);
         driver.end();
         return Ok(code);
     }
@@ -559,10 +573,9 @@ pub fn run(args: RunArgs) -> Outcome {
 /// `--goal`: turns until every check passes, or a budget is spent. Each check's receipt (the
 /// command and its exit status) is a `notice`; the last one says how the goal ended.
 fn pursue(
-    goal: &goal::Goal,
+    goal: &Goal,
     driver: &Driver<'_>,
-    shell: &std::sync::Arc<dyn reasonix_core::tool::Tool>,
-    workspace: &std::path::Path,
+    judge: &Judge<'_>,
     cancel: &CancelToken,
     started: Instant,
 ) -> Code {
@@ -590,14 +603,19 @@ fn pursue(
             }
             _ => {}
         }
-        last = goal.check(shell, workspace, cancel);
+        last = goal.check(judge.shell, judge.workspace, cancel, judge.ledger);
         for receipt in &last {
             notice(format!("goal check {}", receipt.describe()));
         }
         if last.iter().all(goal::Receipt::passed) {
             notice(format!(
-                "goal met after {turn} turn{}: every check exits 0",
-                if turn == 1 { "" } else { "s" }
+                "goal met after {turn} turn{}: {}",
+                if turn == 1 { "" } else { "s" },
+                if goal.checks.is_empty() {
+                    "every task-list item is completed with evidence"
+                } else {
+                    "every check exits 0"
+                }
             ));
             return Code::Success;
         }
@@ -609,7 +627,7 @@ fn pursue(
             ));
             return Code::Failure;
         }
-        prompt = goal::Goal::next_turn(&last);
+        prompt = Goal::next_turn(&last);
     }
     notice(format!(
         "goal not met: the turn budget ({}, --goal-max-turns) is spent; still failing: {}",
@@ -617,6 +635,13 @@ fn pursue(
         failing(&last)
     ));
     Code::Failure
+}
+
+/// What judges a goal after each turn.
+struct Judge<'a> {
+    shell: Option<&'a std::sync::Arc<dyn reasonix_core::tool::Tool>>,
+    workspace: &'a std::path::Path,
+    ledger: &'a reasonix_core::evidence::Ledger,
 }
 
 fn failing(receipts: &[goal::Receipt]) -> String {
@@ -738,6 +763,12 @@ fn joined(first: RunOutcome, mut later: RunOutcome) -> RunOutcome {
     later.cost = spend.single_total();
     later.spend = spend;
     later
+}
+
+/// `--mode`: a run mode's name.
+pub fn parse_mode(text: &str) -> Result<reasonix_config::run_mode::RunMode, String> {
+    text.parse()
+        .map_err(|e: reasonix_config::run_mode::UnknownMode| e.to_string())
 }
 
 /// `--max-budget-usd`: a positive number of dollars.

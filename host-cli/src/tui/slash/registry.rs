@@ -101,6 +101,16 @@ pub const BUILTINS: &[Builtin] = &[
         "Show or set the reasoning effort",
         Some("[level]"),
     ),
+    b(
+        "mode",
+        "Show or set the run mode (economy, balanced, delivery)",
+        Some("[mode]"),
+    ),
+    b(
+        "goal",
+        "Work on an objective until its checks pass",
+        Some("<objective> [--check CMD] | status | pause | resume | clear"),
+    ),
     b("status", "Model, posture, workspace and session", None),
     b("cost", "Tokens, cache hits and cost of this session", None),
     b("permissions", "Show the permission rules in force", None),

@@ -50,6 +50,7 @@ use crate::permissions::{Approver, Policy, Posture, PostureSwitch, ToolClass};
 use crate::session::SessionWriter;
 use crate::tool::Tool;
 use crate::types::{FinishReason, Image, Message, Role, StreamEvent, ToolCall, ToolSpec, Usage};
+use reasonix_core::evidence::Evidence;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -161,6 +162,8 @@ pub struct Agent {
     label: Option<String>,
     /// What this agent's sub-agents spent since the last look (their calls add to it).
     child_spend: Arc<std::sync::Mutex<Spend>>,
+    /// What this agent's calls verifiably did (`reasonix_core::evidence`).
+    evidence: Evidence,
     /// A plan presented in plan mode that nobody could approve: the run ends with it.
     plan_presented: Option<String>,
     /// What interceptors are told about this agent when it is a sub-agent.
@@ -284,6 +287,7 @@ impl Agent {
             delegator: None,
             label: None,
             child_spend: Arc::default(),
+            evidence: Evidence::default(),
             plan_presented: None,
             subagent: None,
             config,
@@ -368,6 +372,7 @@ impl Agent {
         next.delegator = self.delegator.take();
         next.label = self.label.take();
         next.subagent = self.subagent.take();
+        next.evidence = self.evidence.clone();
         *self = next;
         Ok(report)
     }
@@ -465,6 +470,11 @@ impl Agent {
     /// Name this agent in its questions (a sub-agent).
     pub fn set_label(&mut self, label: String) {
         self.label = Some(label);
+    }
+
+    /// What this agent's calls verifiably did, and how strictly its steps are judged.
+    pub fn evidence(&self) -> &Evidence {
+        &self.evidence
     }
 
     /// Tell interceptors this agent is a sub-agent (its session points and its task).

@@ -20,6 +20,7 @@ use crate::permissions::{
 use crate::tool::Tool;
 use crate::types::{Image, Message, ToolCall, ToolContext, ToolEvent, ToolEvents, canonical_json};
 use reasonix_core::delegation::Delegation;
+use reasonix_core::evidence::{Evidence, Receipt};
 use reasonix_core::origin::Origin;
 use std::fmt;
 use std::sync::Arc;
@@ -261,6 +262,10 @@ impl Agent {
             let outcomes = self.execute(&group, prepared, cancel, on_event);
             for (call, outcome) in group.iter().zip(outcomes) {
                 let duration_ms = outcome.duration_ms;
+                // What ran and what it returned, before any interceptor rewrites the result.
+                if let Ok(text) = &outcome.result {
+                    self.record_receipts(&call.name, &outcome.arguments, text);
+                }
                 let Finished {
                     mut output,
                     is_error,
@@ -641,6 +646,7 @@ impl Agent {
             cancel: Default::default(),
             events: None,
             agents: None,
+            evidence: None,
         };
         match tool.preview(&args.to_string(), &context) {
             Ok(changes) => Preview::Changes(changes),
@@ -659,6 +665,7 @@ impl Agent {
         on_event: &mut dyn FnMut(AgentEvent),
     ) -> Vec<Outcome> {
         let workspace = &self.config.workspace;
+        let evidence = &self.evidence;
         let catalog = self.registry.as_ref();
         let parent = prepared
             .iter()
@@ -704,8 +711,15 @@ impl Agent {
                             _ => None,
                         };
                         Ok(scope.spawn(move || {
-                            let outcome =
-                                invoke(call, approved, workspace, sink, call_cancel, agents);
+                            let outcome = invoke(
+                                call,
+                                approved,
+                                workspace,
+                                sink,
+                                call_cancel,
+                                agents,
+                                evidence.clone(),
+                            );
                             let _ = done.send(Ran::Done);
                             outcome
                         }))
@@ -789,6 +803,7 @@ impl Agent {
             budget_left: self
                 .budget
                 .map(|b| b.usd - super::Budget::spent_usd(&self.spend)),
+            strictness: self.evidence.0.strictness(),
         }))
     }
 
@@ -887,6 +902,41 @@ impl Agent {
         }
     }
 
+    /// What a call that succeeded did, for the ledger: a command and its status, the files a
+    /// writer changed or a reader read. Judged by the tool's kind (its spec), never its name.
+    fn record_receipts(&self, tool: &str, arguments: &str, output: &str) {
+        let Some(class) = self.class(tool) else {
+            return;
+        };
+        let Ok(args) = serde_json::from_str::<serde_json::Value>(arguments) else {
+            return;
+        };
+        let workspace = &self.config.workspace;
+        let ledger = &self.evidence.0;
+        match class.kind {
+            ToolKind::Shell => {
+                if let Some(command) = args.get("command").and_then(|c| c.as_str()) {
+                    ledger.record(Receipt::Command {
+                        command: command.trim().to_string(),
+                        exit: reasonix_core::evidence::exit_status(output),
+                    });
+                }
+            }
+            ToolKind::FileWriter | ToolKind::FileReader => {
+                let wrote = class.kind == ToolKind::FileWriter;
+                for path in reasonix_rules::path_arguments(&args) {
+                    let path = reasonix_core::evidence::absolute(workspace, path);
+                    ledger.record(if wrote {
+                        Receipt::Wrote { path }
+                    } else {
+                        Receipt::Read { path }
+                    });
+                }
+            }
+            ToolKind::Fetcher | ToolKind::Other => {}
+        }
+    }
+
     /// Count identical failures; warn the model at [`REPEAT_WARNING`], stop at
     /// [`REPEAT_LIMIT`].
     fn guard(&mut self, call: &ToolCall, is_error: bool, output: &mut String) -> Option<RunStop> {
@@ -942,6 +992,7 @@ fn invoke(
     events: ToolEvents,
     cancel: CancelToken,
     agents: Option<Delegation>,
+    evidence: Evidence,
 ) -> Outcome {
     let started = Instant::now();
     let context = ToolContext {
@@ -952,6 +1003,7 @@ fn invoke(
         cancel,
         events: Some(events),
         agents,
+        evidence: Some(evidence),
     };
     let (result, images) = match approved.tool.invoke_output(&approved.arguments, &context) {
         Ok(output) if output.is_error => (Err(CallFailure::Reported(output.text)), output.images),

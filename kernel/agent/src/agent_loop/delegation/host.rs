@@ -38,6 +38,8 @@ pub(crate) struct Parent {
     /// What is left of the session's `--max-budget-usd` when the call starts: the children
     /// of one call share it, each stopping before a request once the call's children spent it.
     pub budget_left: Option<f64>,
+    /// How the parent's steps are judged; its children's are judged the same way.
+    pub strictness: reasonix_core::evidence::Strictness,
 }
 
 /// The host of one call.
@@ -193,6 +195,7 @@ impl ChildHost {
             Err(why) => return ChildOutcome::refused(format!("`{}`: {why}", child.label)),
         };
         agent.share_posture(parent.posture.clone());
+        agent.evidence().0.set_strictness(parent.strictness);
         if let Some(approver) = &parent.approver {
             agent = agent.with_approver(Arc::new(Labelled {
                 inner: approver.clone(),

@@ -84,6 +84,15 @@ impl SubAgents {
     pub fn cancel(&self, agent_id: &str) -> bool {
         self.0.cancel(agent_id)
     }
+
+    /// Limits for the children started from now on (`/mode`).
+    pub fn set_limits(&self, limits: Limits) {
+        self.0.set_limits(limits);
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.0.limits()
+    }
 }
 
 impl crate::agent_loop::Agent {

@@ -35,7 +35,8 @@ const WAIT_POLL: Duration = Duration::from_millis(50);
 /// One session's running children and held claims.
 #[derive(Debug, Default)]
 pub struct Scheduler {
-    limits: Limits,
+    /// The run mode may change them mid-session (`/mode`).
+    limits: Mutex<Limits>,
     state: Mutex<State>,
     changed: Condvar,
     /// Each running child's cancellation, by agent id (`main/<call>`): a front end stops
@@ -90,13 +91,19 @@ impl Drop for Slot<'_> {
 impl Scheduler {
     pub fn new(limits: Limits) -> Scheduler {
         Scheduler {
-            limits,
+            limits: Mutex::new(limits),
             ..Scheduler::default()
         }
     }
 
+    /// From the next child on; running ones keep their slots.
+    pub fn set_limits(&self, limits: Limits) {
+        *self.limits.lock().unwrap_or_else(PoisonError::into_inner) = limits;
+        self.changed.notify_all();
+    }
+
     pub fn limits(&self) -> Limits {
-        self.limits
+        *self.limits.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -153,8 +160,9 @@ impl Scheduler {
             if cancel.is_cancelled() {
                 return None;
             }
-            let free = state.running < self.limits.max_concurrency.max(1)
-                && (!writer || state.writers < self.limits.max_writers.max(1));
+            let limits = self.limits();
+            let free = state.running < limits.max_concurrency.max(1)
+                && (!writer || state.writers < limits.max_writers.max(1));
             if free {
                 state.running += 1;
                 if writer {

@@ -1,9 +1,12 @@
-//! `reasonix run --goal`: the task is an objective the agent works on across turns until its
-//! acceptance checks pass — commands the host runs itself after every turn, in the sandbox,
-//! judged by their exit status, never by what the model says — or until a budget (turns,
-//! tokens; `--max-budget-usd` for money) is spent.
+//! Goal mode (`reasonix run --goal`, `/goal` in the interactive session): the task is an
+//! objective the agent works on across turns until it is met — its acceptance checks,
+//! commands the host runs itself after every turn in the sandbox, exit 0, judged by their
+//! exit status and never by what the model says; with no check, every task-list item is done
+//! with a step the host accepted on evidence — or until a budget (turns, tokens;
+//! `--max-budget-usd` for money) is spent.
 
 use reasonix_core::cancel::CancelToken;
+use reasonix_core::evidence::{self, Ledger};
 use reasonix_core::tool::Tool;
 use reasonix_core::types::ToolContext;
 use std::path::Path;
@@ -16,8 +19,10 @@ pub const DEFAULT_MAX_TURNS: u32 = 10;
 /// The most of a failing check's output the next turn quotes (its tail).
 const QUOTED_BYTES: usize = 4 * 1024;
 
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Goal {
     pub objective: String,
+    /// Commands that must exit 0; none: the task list decides.
     pub checks: Vec<String>,
     pub max_turns: u32,
     /// Input plus output tokens over every turn.
@@ -40,6 +45,9 @@ impl Receipt {
 
     /// `` `cmd`: exit 0 `` / `` `cmd`: killed ``.
     pub fn describe(&self) -> String {
+        if self.command == CHECKLIST {
+            return format!("{CHECKLIST}: {}", self.output);
+        }
         match self.exit {
             Some(code) => format!("`{}`: exit {code}", self.command),
             None => format!("`{}`: did not finish", self.command),
@@ -50,6 +58,12 @@ impl Receipt {
 impl Goal {
     /// The first turn's task: the objective, and how the host will judge it.
     pub fn first_turn(&self) -> String {
+        if self.checks.is_empty() {
+            return format!(
+                "{}\n\n<goal>Work toward this goal until it is met. Keep a task list with `todo_write`; the goal is met when every item is completed, and an item can be completed only after `complete_step` accepted your evidence for it (a command that exited 0, the files you changed). When you stop, say what you changed.</goal>",
+                self.objective.trim()
+            );
+        }
         let checks: Vec<String> = self.checks.iter().map(|c| format!("`{c}`")).collect();
         format!(
             "{}\n\n<goal>Work toward this goal until it is met. After each of your turns the host runs its acceptance check{}: {}. The goal is met when every check exits 0; you get the output of a failing one. When you stop, say what you changed.</goal>",
@@ -59,7 +73,7 @@ impl Goal {
         )
     }
 
-    /// The next turn's task after checks that did not all pass.
+    /// The next turn's task after a turn that did not meet the goal.
     pub fn next_turn(receipts: &[Receipt]) -> String {
         let mut text = String::from("The goal is not met yet.");
         for receipt in receipts.iter().filter(|r| !r.passed()) {
@@ -73,13 +87,19 @@ impl Goal {
         text
     }
 
-    /// Run every check through `shell` in `workspace`, under `cancel`.
+    /// Judge the goal: run every check through `shell` in `workspace`, under `cancel` (each
+    /// run is a receipt in `ledger` too, so the model may cite it); with no checks, the task
+    /// list in `ledger` is the one check.
     pub fn check(
         &self,
-        shell: &Arc<dyn Tool>,
+        shell: Option<&Arc<dyn Tool>>,
         workspace: &Path,
         cancel: &CancelToken,
+        ledger: &Ledger,
     ) -> Vec<Receipt> {
+        if self.checks.is_empty() {
+            return vec![checklist_receipt(ledger)];
+        }
         self.checks
             .iter()
             .map(|command| {
@@ -92,11 +112,20 @@ impl Goal {
                     cancel: cancel.child(),
                     events: None,
                     agents: None,
+                    evidence: None,
                 };
-                let (exit, output) = match shell.invoke(&arguments, &context) {
-                    Ok(text) => (exit_status(&text), text),
-                    Err(e) => (None, e.to_string()),
+                let (exit, output) = match shell.map(|s| s.invoke(&arguments, &context)) {
+                    Some(Ok(text)) => (exit_status(&text), text),
+                    Some(Err(e)) => (None, e.to_string()),
+                    None => (
+                        None,
+                        format!("the `{SHELL_TOOL}` tool that runs the checks is not loaded"),
+                    ),
                 };
+                ledger.record(evidence::Receipt::Command {
+                    command: command.trim().to_string(),
+                    exit,
+                });
                 Receipt {
                     command: command.clone(),
                     exit,
@@ -107,15 +136,26 @@ impl Goal {
     }
 }
 
-/// The status the shell tool reports on its last line (`[exit code: N]`).
-pub fn exit_status(output: &str) -> Option<i32> {
-    let last = output.trim_end().lines().last()?;
-    last.strip_prefix("[exit code: ")?
-        .strip_suffix(']')?
-        .trim()
-        .parse()
-        .ok()
+pub use reasonix_core::evidence::exit_status;
+
+/// What the task list says, as a check: met when it has items and every one was completed
+/// with evidence.
+fn checklist_receipt(ledger: &Ledger) -> Receipt {
+    let (total, done) = ledger.checklist();
+    let exit = if total > 0 && done == total { 0 } else { 1 };
+    Receipt {
+        command: CHECKLIST.to_string(),
+        exit: Some(exit),
+        output: if total == 0 {
+            "There is no task list yet: write one with `todo_write`.".to_string()
+        } else {
+            format!("{done} of {total} task-list items are completed with evidence.")
+        },
+    }
 }
+
+/// How a goal without checks names its one check.
+pub const CHECKLIST: &str = "task list";
 
 /// The last `max` bytes of `text`, at a character boundary.
 fn tail(text: &str, max: usize) -> &str {
@@ -133,16 +173,6 @@ fn tail(text: &str, max: usize) -> &str {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_exit_status_is_read_from_the_shell_tools_last_line() {
-        assert_eq!(exit_status("ok\n[exit code: 0]"), Some(0));
-        assert_eq!(exit_status("x\n[exit code: 3]\n"), Some(3));
-        assert_eq!(exit_status("begun\n[killed: timed out after 1 s]"), None);
-        // A command printing the marker itself mid-output does not decide it.
-        assert_eq!(exit_status("[exit code: 0]\nmore\n[exit code: 1]"), Some(1));
-        assert_eq!(exit_status(""), None);
-    }
 
     #[test]
     fn a_failing_check_is_quoted_in_the_next_turn() {

@@ -1,0 +1,67 @@
+//! `/mode`: the run mode of the session — the effort level (when the model offers it and
+//! no `/effort` or `--effort` chose one), the sub-agent limits from the next child on, and
+//! how strictly task-list steps are verified (`docs/RUN.md`, "Run modes").
+
+use super::app::App;
+use super::effect::{Effect, Effects};
+use reasonix_config::run_mode::{NAMES, RunMode};
+use reasonix_protocol::Op;
+
+pub fn command(app: &App, args: &str) -> Effects {
+    let mut out = Effects::default();
+    if args.is_empty() {
+        out.notice(format!(
+            "mode: {} ({}); /mode <name> switches",
+            app.actions.mode,
+            NAMES.join(" | ")
+        ));
+        return out;
+    }
+    match args.parse::<RunMode>() {
+        Ok(mode) => out.push(Effect::SetMode(mode)),
+        Err(e) => out.error(e.to_string()),
+    }
+    out
+}
+
+impl App {
+    pub(super) fn set_mode(&mut self, mode: RunMode) {
+        self.actions.mode = mode;
+        self.status.mode = mode;
+        self.set_strictness();
+        let settings = &self.actions.prepared.cx.config.agent;
+        if let Some(agents) = self.session.sub_agents() {
+            agents.set_limits(reasonix_runtime::delegate::limits_in(settings, mode));
+        }
+        let mut said = vec![format!("mode: {mode}")];
+        if self.actions.effort.is_none() {
+            let level = mode.effort().filter(|level| {
+                self.actions
+                    .effort_levels
+                    .iter()
+                    .any(|l| l.eq_ignore_ascii_case(level))
+            });
+            said.push(format!("effort {}", level.unwrap_or("auto")));
+            self.session.submit(Op::SetEffort {
+                effort: level.map(str::to_string),
+            });
+        }
+        let strictness = mode.strictness(false);
+        said.push(
+            if strictness.fresh_verification {
+                "task-list steps need a passing check after the last change"
+            } else {
+                "task-list steps verified in goal mode"
+            }
+            .to_string(),
+        );
+        if let Some(agents) = self.session.sub_agents() {
+            let limits = agents.limits();
+            said.push(format!(
+                "sub-agents {} deep, {} at once, {} writing",
+                limits.max_depth, limits.max_concurrency, limits.max_writers
+            ));
+        }
+        self.notice(&said.join(" · "));
+    }
+}
