@@ -113,6 +113,122 @@ fn a_goal_whose_budget_runs_out_stops_saying_so() {
     // A check is the host's evidence, not the model's: the file was never created.
     assert!(!ws.join("flag.txt").exists());
     // Flags that make no sense alone are usage errors.
-    let out = env.reasonix(&["run", "--dir", ws.to_str().unwrap(), "--goal", "x"]);
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--goal-max-turns",
+        "2",
+        "x",
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+fn call(id: &str, tool: &str, args: Value) -> Reply {
+    Reply::tool_calls(&[(id, tool, &args.to_string())], 1)
+}
+
+fn todo(status: &str) -> Value {
+    json!({"todos": [{"content": "Create flag.txt", "status": status}]})
+}
+
+/// The tool result of call `id` in the request that follows it.
+fn result_of(requests: &[Value], id: &str) -> String {
+    requests
+        .iter()
+        .flat_map(|body| crate::support::tool_results("openai", body))
+        .find(|(call, _)| call == id)
+        .map(|(_, content)| content)
+        .unwrap_or_else(|| panic!("no result for {id}"))
+}
+
+#[test]
+fn a_goal_without_checks_is_met_only_when_every_step_is_done_with_evidence() {
+    let (env, mock) = setup();
+    // Claimed done without evidence: refused.
+    mock.enqueue(call("t1", "todo_write", todo("completed")));
+    // Evidence the host never saw: refused.
+    let made_up = json!({"step": "Create flag.txt", "result": "done", "evidence": [
+        {"kind": "verification", "summary": "tests pass", "command": "cargo test"}]});
+    mock.enqueue(call("s1", "complete_step", made_up));
+    mock.enqueue(write_call("w1", "flag.txt", "on\n"));
+    mock.enqueue(call("b1", "bash", json!({"command": "test -f flag.txt"})));
+    let real = json!({"step": "Create flag.txt", "result": "flag.txt exists", "evidence": [
+        {"kind": "verification", "summary": "the file is there", "command": "test -f flag.txt"},
+        {"kind": "diff", "summary": "wrote it", "paths": ["flag.txt"]}]});
+    mock.enqueue(call("s2", "complete_step", real));
+    mock.enqueue(call("t2", "todo_write", todo("completed")));
+    mock.enqueue(Reply::text(&["flag.txt is created."]));
+    let ws = env.workspace();
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--permission-mode",
+        "auto",
+        "--goal",
+        "create flag.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("goal met after 1 turn: every task-list item is completed with evidence"),
+        "{err}"
+    );
+    let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
+    assert_eq!(
+        requests.len(),
+        7,
+        "one turn, then the task list meets the goal"
+    );
+    let users = user_texts(&requests[0]);
+    assert!(users[0].contains("`complete_step`"), "{}", users[0]);
+    let refused = result_of(&requests, "t1");
+    assert!(
+        refused.contains("`Create flag.txt` cannot be marked completed yet")
+            && refused.contains("complete_step"),
+        "{refused}"
+    );
+    let made_up = result_of(&requests, "s1");
+    assert!(
+        made_up.contains("`cargo test` was not run in this session"),
+        "{made_up}"
+    );
+    let accepted = result_of(&requests, "s2");
+    assert!(
+        accepted.contains("verified: `test -f flag.txt` exited 0")
+            && accepted.contains("changed: flag.txt"),
+        "{accepted}"
+    );
+    let list = result_of(&requests, "t2");
+    assert!(list.contains("[x] Create flag.txt"), "{list}");
+}
+
+#[test]
+fn a_goal_without_checks_whose_list_is_never_done_runs_out_of_turns() {
+    let (env, mock) = setup();
+    for i in 0..2 {
+        mock.enqueue(call(&format!("t{i}"), "todo_write", todo("in_progress")));
+        mock.enqueue(Reply::text(&["Working on it."]));
+    }
+    let ws = env.workspace();
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--goal",
+        "--goal-max-turns",
+        "2",
+        "create flag.txt",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("goal check task list: 0 of 1 task-list items are completed with evidence"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the turn budget (2, --goal-max-turns) is spent"),
+        "{err}"
+    );
 }

@@ -49,6 +49,7 @@ mod rewind;
 mod run;
 mod run_faults;
 mod run_formats;
+mod run_modes;
 mod run_scenarios;
 mod sandbox;
 mod search_tools;

@@ -473,7 +473,7 @@ fn empty_permissions_give_the_default_policy() {
 fn agent_settings_merge_key_by_key() {
     let cfg = merged(
         "[agent]\nsystem_prompt = \"user\"\nmax_steps = 10\nmax_output_tokens = 4096\ntemperature = 0.2\naccept_cut_off_answer = true\nrun_timeout = \"5m\"\nsubagent_model = \"a/one\"\nmax_subagent_depth = 1\n[agent.subagent_models]\nexplore = \"a/cheap\"\n",
-        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\nmax_subagent_concurrency = 4\n[agent.subagent_efforts]\ngeneral = \"high\"\n",
+        "[agent]\nmax_steps = 20\nmax_output_tokens = 0\ncompact_ratio = 0.7\nmax_subagent_concurrency = 4\nmode = \"Delivery\"\n[agent.subagent_efforts]\ngeneral = \"high\"\n",
     );
     assert_eq!(
         cfg.agent,
@@ -495,7 +495,20 @@ fn agent_settings_merge_key_by_key() {
             max_subagent_depth: Some(1),
             max_subagent_concurrency: Some(4),
             max_parallel_writers: None,
+            mode: Some(crate::run_mode::RunMode::Delivery),
         }
+    );
+}
+
+#[test]
+fn an_unknown_run_mode_is_refused_naming_the_choices() {
+    let err = Config::parse(Path::new("/c.toml"), "[agent]\nmode = \"turbo\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("unknown run mode `turbo`: use economy, balanced or delivery")
+            && err.contains("/c.toml"),
+        "{err}"
     );
 }
 

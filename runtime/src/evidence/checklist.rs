@@ -190,7 +190,12 @@ mod tests {
     #[test]
     fn the_completed_items_are_read_from_the_list() {
         let args = r#"{"todos":[{"content":" a ","status":"completed"},{"content":"b","status":"pending"}]}"#;
-        assert_eq!(read_list(args), Some(done(&["a"])));
+        let list = List {
+            cleared: false,
+            total: 2,
+            completed: items(&["a"]),
+        };
+        assert_eq!(read_list(args), Some(list));
         assert_eq!(read_list("{}"), None);
     }
 }

@@ -1,0 +1,112 @@
+//! Run modes (`--mode`, `[agent] mode`): presets over the effort level, the sub-agent limits
+//! and how strictly task-list steps are verified.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::{Env, stderr, tool_results};
+use reasonix_mock_llm::{MockLlm, Reply};
+use serde_json::{Value, json};
+
+fn setup(extra: &str) -> (Env, MockLlm) {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", extra));
+    (env, mock)
+}
+
+fn run(env: &Env, flags: &[&str]) -> std::process::Output {
+    let ws = env.workspace();
+    let mut args = vec![
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--permission-mode",
+        "auto",
+    ];
+    args.extend_from_slice(flags);
+    args.push("do it");
+    env.reasonix(&args)
+}
+
+#[test]
+fn a_mode_sets_the_effort_only_when_nothing_else_did_and_the_model_offers_it() {
+    let (env, mock) = setup("reasoning_protocol = \"generic\"");
+    for _ in 0..4 {
+        mock.enqueue(Reply::text(&["ok"]));
+    }
+    for (flags, wanted) in [
+        (vec!["--mode", "economy"], json!("low")),
+        (vec!["--mode", "delivery"], json!("high")),
+        (vec!["--mode", "balanced"], Value::Null),
+        (
+            vec!["--mode", "economy", "--effort", "medium"],
+            json!("medium"),
+        ),
+    ] {
+        let out = run(&env, &flags);
+        assert_eq!(out.status.code(), Some(0), "{flags:?}: {}", stderr(&out));
+        let body = mock.requests().last().unwrap().json();
+        assert_eq!(body["reasoning_effort"], wanted, "{flags:?}");
+    }
+    // A model without effort levels is not given one.
+    let (env, mock) = setup("reasoning_protocol = \"none\"");
+    mock.enqueue(Reply::text(&["ok"]));
+    let out = run(&env, &["--mode", "economy"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(mock.requests()[0].json()["reasoning_effort"], Value::Null);
+    // A wrong name says what is valid.
+    let out = run(&env, &["--mode", "turbo"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("use economy, balanced or delivery"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn delivery_takes_a_step_only_with_a_check_that_passed_after_the_last_change() {
+    // `[agent] mode` in the file, no flag.
+    let (env, mock) = setup("\n[agent]\nmode = \"delivery\"");
+    let step = |evidence: Value| {
+        json!({"step": "Write notes", "result": "written", "evidence": evidence}).to_string()
+    };
+    let write = json!({"path": "notes.md", "content": "# notes\n"}).to_string();
+    let check = json!({"command": "test -s notes.md"}).to_string();
+    let manual = step(json!([{"kind": "manual", "summary": "looks right"}]));
+    let verified = step(
+        json!([{"kind": "verification", "summary": "non-empty", "command": "test -s notes.md"}]),
+    );
+    let todo = json!({"todos": [{"content": "Write notes", "status": "completed"}]}).to_string();
+    mock.enqueue(Reply::tool_calls(&[("c0", "bash", &check)], 1));
+    mock.enqueue(Reply::tool_calls(&[("w1", "write_file", &write)], 1));
+    mock.enqueue(Reply::tool_calls(&[("s1", "complete_step", &manual)], 1));
+    mock.enqueue(Reply::tool_calls(&[("s2", "complete_step", &verified)], 1));
+    mock.enqueue(Reply::tool_calls(&[("c1", "bash", &check)], 1));
+    mock.enqueue(Reply::tool_calls(&[("s3", "complete_step", &verified)], 1));
+    mock.enqueue(Reply::tool_calls(&[("t1", "todo_write", &todo)], 1));
+    mock.enqueue(Reply::text(&["done"]));
+    let out = run(&env, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
+    let result = |id: &str| {
+        requests
+            .iter()
+            .flat_map(|b| tool_results("openai", b))
+            .find(|(call, _)| call == id)
+            .map(|(_, c)| c)
+            .unwrap()
+    };
+    assert!(
+        result("s1").contains("needs a `verification`"),
+        "{}",
+        result("s1")
+    );
+    // `test -s` ran (and failed) before the file was written: stale and failing.
+    assert!(result("s2").contains("last exited 1"), "{}", result("s2"));
+    assert!(
+        result("s3").contains("verified: `test -s notes.md` exited 0"),
+        "{}",
+        result("s3")
+    );
+    assert!(result("t1").contains("[x] Write notes"), "{}", result("t1"));
+}
