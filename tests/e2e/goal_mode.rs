@@ -232,3 +232,66 @@ fn a_goal_without_checks_whose_list_is_never_done_runs_out_of_turns() {
         "{err}"
     );
 }
+
+/// `/goal` in the interactive session: worked on turn after turn until its check passes, the
+/// status line shows it and the mode; `/mode` switches the mode.
+#[test]
+fn the_interactive_goal_works_until_its_check_passes_and_the_mode_shows() {
+    use crate::tui::{Session, WAIT};
+    for (cols, rows) in [(80, 24), (120, 40)] {
+        let s = Session::new();
+        s.mock.enqueue(Reply::text(&["Done, I think."]));
+        s.mock.enqueue(write_call("w1", "flag.txt", "on\n"));
+        s.mock.enqueue(Reply::text(&["flag.txt is written."]));
+        let ws = s.env.workspace();
+        let mut pty = s.open_at(
+            &[
+                "--dir",
+                ws.to_str().unwrap(),
+                "--permission-mode",
+                "auto",
+                "--mode",
+                "delivery",
+            ],
+            cols,
+            rows,
+        );
+        let screen = pty.wait_on_screen("delivery", WAIT);
+        assert!(screen.contains("delivery · ctx"), "{screen}");
+        pty.type_text("/goal create flag.txt --check \"test -f flag.txt\"");
+        pty.send("\r");
+        pty.wait_for("goal met after 2 turns", WAIT);
+        let transcript = pty.transcript();
+        assert!(
+            transcript.contains("goal check `test -f flag.txt`: exit 1"),
+            "{transcript}"
+        );
+        assert!(
+            transcript.contains("goal check `test -f flag.txt`: exit 0"),
+            "{transcript}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join("flag.txt")).unwrap(),
+            "on\n"
+        );
+        let requests: Vec<Value> = s.mock.requests().iter().map(|r| r.json()).collect();
+        assert_eq!(requests.len(), 3, "no turn after the check passed");
+        let users = user_texts(&requests[1]);
+        assert!(users[0].contains("<goal>"), "{}", users[0]);
+        assert!(
+            users[1].starts_with("The goal is not met yet."),
+            "{}",
+            users[1]
+        );
+        pty.type_text("/goal status");
+        pty.send("\r");
+        pty.wait_for("no goal:", WAIT);
+        pty.type_text("/mode economy");
+        pty.send("\r");
+        pty.wait_for("mode: economy", WAIT);
+        let screen = pty.wait_on_screen("economy · ctx", WAIT);
+        assert!(screen.contains("economy · ctx"), "{screen}");
+        pty.send("\x04");
+        assert_eq!(pty.wait_exit(WAIT), Some(0));
+    }
+}
