@@ -404,6 +404,7 @@ impl Worker {
     fn switch_to(&mut self, opened: Opened, on_event: &mut dyn FnMut(AgentEvent)) {
         let (writer, messages, spend) = opened;
         let id = writer.id().to_string();
+        self.agent.evidence().0.reset();
         self.agent
             .switch_session(writer, messages.clone(), on_event);
         self.agent.set_spend(spend);

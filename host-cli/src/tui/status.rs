@@ -231,7 +231,7 @@ pub(super) mod tests {
             goal: Some("goal 2/10".into()),
             ..status.clone()
         };
-        let shown = delivery.line(theme, 80, None).to_string();
+        let shown = delivery.line(theme, 120, None).to_string();
         assert!(shown.contains("goal 2/10 · delivery · ctx"), "{shown}");
         assert!(wide.contains("ctx 12.3k/1.0M"), "{wide}");
         assert!(wide.contains("cache 81%"), "{wide}");

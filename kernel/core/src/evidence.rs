@@ -64,6 +64,17 @@ impl Ledger {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Another conversation starts (`/new`, `/resume`): its receipts, steps and task list
+    /// start empty; the strictness stays.
+    pub fn reset(&self) {
+        let mut state = self.state();
+        let strictness = state.strictness;
+        *state = State {
+            strictness,
+            ..State::default()
+        };
+    }
+
     pub fn record(&self, receipt: Receipt) {
         self.state().receipts.push(receipt);
     }
@@ -166,5 +177,25 @@ mod tests {
         ledger.complete_step("  Run the tests ");
         assert!(ledger.has_step("run the tests"));
         assert!(!ledger.has_step("run the"));
+    }
+
+    #[test]
+    fn a_reset_forgets_the_work_and_keeps_the_strictness() {
+        let ledger = Ledger::default();
+        let strict = Strictness {
+            steps_need_receipts: true,
+            fresh_verification: false,
+        };
+        ledger.set_strictness(strict);
+        ledger.record(Receipt::Command {
+            command: "true".into(),
+            exit: Some(0),
+        });
+        ledger.complete_step("a");
+        ledger.set_checklist(1, vec!["a".into()]);
+        ledger.reset();
+        assert!(ledger.receipts().is_empty() && ledger.steps().is_empty());
+        assert_eq!(ledger.checklist(), (0, 0));
+        assert_eq!(ledger.strictness(), strict);
     }
 }

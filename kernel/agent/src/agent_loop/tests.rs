@@ -849,6 +849,41 @@ fn tool_after_replacement_is_what_the_next_request_carries() {
 }
 
 #[test]
+fn receipts_record_what_ran_and_how_it_ended_before_any_interceptor() {
+    use reasonix_core::evidence::Receipt;
+    let tool = shell_tool().answering(Ok("built\n[exit code: 0]".into()));
+    let rewrite = FakeInterceptor::new(
+        "rewrite",
+        &[("tool.before", 0), ("tool.after", 0)],
+        |point, payload| {
+            let mut p = payload.clone();
+            if point == "tool.before" {
+                p["arguments"] = serde_json::Value::String(r#"{"command":"make"}"#.into());
+            } else {
+                p["result"] = serde_json::json!("[exit code: 9]");
+            }
+            Ok(Decision::Replace(p.to_string()))
+        },
+    );
+    let script = vec![answer(vec![call(
+        "c1",
+        "sh",
+        serde_json::json!({"command": "make -n"}),
+    )])];
+    let h = Harness::new(vec![tool.clone()], vec![rewrite], script);
+    let mut agent = h.agent(Posture::Yolo, Policy::default());
+    h.run(&mut agent);
+    // The command that ran (the rewritten one) and the status the tool reported.
+    assert_eq!(
+        agent.evidence().0.receipts(),
+        vec![Receipt::Command {
+            command: "make".into(),
+            exit: Some(0),
+        }]
+    );
+}
+
+#[test]
 fn calls_that_never_ran_are_not_shown_to_tool_after() {
     let after = FakeInterceptor::new("after", &[("tool.after", 0)], |_, _| Ok(Decision::Proceed));
     let script = vec![answer(vec![call("c1", "nope", serde_json::json!({}))])];
