@@ -316,6 +316,14 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
                 usize::try_from(b).unwrap_or(usize::MAX)
             }),
     };
+    let planner = crate::planner::build(
+        prepared,
+        &resolved,
+        &client,
+        &config,
+        (!options.no_persistence).then_some(&store),
+        writer.as_ref().map(|w| w.id()),
+    )?;
     let agent = Agent::new(prepared.catalog.clone(), client, config.clone())
         .map_err(|e| Error::usage(format!("{e}")))?;
     let mut agent = match writer {
@@ -343,6 +351,9 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
         .evidence()
         .0
         .set_strictness(mode.strictness(options.goal));
+    if let Some(planner) = planner {
+        agent = agent.with_planner(planner);
+    }
     Ok(Launched {
         agent,
         store,

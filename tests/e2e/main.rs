@@ -36,6 +36,7 @@ mod mcp_pipeline;
 mod pinned_scripts;
 mod pipeline;
 mod plan_mode;
+mod planner;
 mod plugin_lifecycle;
 mod plugin_sdk;
 mod points;

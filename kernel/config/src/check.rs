@@ -77,11 +77,11 @@ const SECTIONS: &[Section] = &[
             "max_subagent_concurrency",
             "max_subagent_depth",
             "mode",
+            "planner_model",
         ],
         original: &[
             "reasoning_language",
             "recovery_model",
-            "planner_model",
             "output_style",
             "goal_token_budget",
             "task_cost_budget",

@@ -106,6 +106,8 @@ pub struct AgentSettings {
     pub max_parallel_writers: Option<u32>,
     /// `economy`, `balanced` (`None`) or `delivery` (`run_mode`).
     pub mode: Option<run_mode::RunMode>,
+    /// The planner of two-model collaboration (a model reference; docs/RUN.md, "Planner").
+    pub planner_model: Option<String>,
 }
 
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
@@ -161,6 +163,7 @@ struct AgentFile {
     max_parallel_writers: Option<u32>,
     #[serde(deserialize_with = "run_mode::deserialize")]
     mode: Option<run_mode::RunMode>,
+    planner_model: Option<String>,
 }
 
 /// A sub-agent limit: a whole number from 1 to 32.
@@ -682,6 +685,9 @@ impl Config {
         self.agent.subagent_efforts.extend(agent.subagent_efforts);
         if agent.mode.is_some() {
             self.agent.mode = agent.mode;
+        }
+        if agent.planner_model.is_some() {
+            self.agent.planner_model = agent.planner_model.filter(|m| !m.trim().is_empty());
         }
         for (mine, theirs) in [
             (&mut self.agent.max_subagent_depth, agent.max_subagent_depth),

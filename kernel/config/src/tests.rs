@@ -496,6 +496,7 @@ fn agent_settings_merge_key_by_key() {
             max_subagent_concurrency: Some(4),
             max_parallel_writers: None,
             mode: Some(crate::run_mode::RunMode::Delivery),
+            planner_model: None,
         }
     );
 }

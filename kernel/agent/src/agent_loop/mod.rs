@@ -20,6 +20,7 @@ mod history;
 pub mod intercept;
 pub mod payloads;
 pub mod plan;
+pub mod planner;
 pub mod prompt;
 pub mod public;
 mod replayed;
@@ -164,6 +165,8 @@ pub struct Agent {
     child_spend: Arc<std::sync::Mutex<Spend>>,
     /// What this agent's calls verifiably did (`reasonix_core::evidence`).
     evidence: Evidence,
+    /// The planner of two-model collaboration (`[agent] planner_model`), in its own session.
+    planner: Option<Box<Agent>>,
     /// A plan presented in plan mode that nobody could approve: the run ends with it.
     plan_presented: Option<String>,
     /// What interceptors are told about this agent when it is a sub-agent.
@@ -288,6 +291,7 @@ impl Agent {
             label: None,
             child_spend: Arc::default(),
             evidence: Evidence::default(),
+            planner: None,
             plan_presented: None,
             subagent: None,
             config,
@@ -373,6 +377,7 @@ impl Agent {
         next.label = self.label.take();
         next.subagent = self.subagent.take();
         next.evidence = self.evidence.clone();
+        next.planner = self.planner.take();
         *self = next;
         Ok(report)
     }
@@ -551,9 +556,12 @@ impl Agent {
     ) -> RunOutcome {
         let interceptors = self.interceptors.clone();
         let mut display = frontend::Display::new(&interceptors);
-        let mut outcome = self.run_task(task, images, cancel, &mut |event| {
-            display.show(event, on_event)
-        });
+        let mut shown = |event| display.show(event, on_event);
+        let mut outcome = if self.planner.is_some() {
+            self.coordinate(task, images, cancel, &mut shown)
+        } else {
+            self.run_task(task, images, cancel, &mut shown)
+        };
         let _ = self.session_phase(points::SESSION_SAVE, "save", &mut |event| {
             display.show(event, on_event)
         });
