@@ -23,7 +23,6 @@ pub mod launch;
 pub mod mcp;
 pub mod model_window;
 pub mod open;
-pub mod planner;
 pub mod sidecars;
 
 pub use error::{Error, Kind};

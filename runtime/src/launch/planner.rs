@@ -4,7 +4,7 @@
 //! writer or command is refused without a question).
 
 use crate::Error;
-use crate::launch::Runtime;
+use super::Runtime;
 use crate::term::errln;
 use reasonix_agent::agent_loop::planner::{Planner, SYSTEM_PROMPT};
 use reasonix_agent::agent_loop::{Agent, AgentConfig, prompt};

@@ -2,6 +2,8 @@
 //! interactive session: configuration, the sidecars and the catalog, the provider client, the
 //! session file (new, `--continue`, `--resume`), and the agent.
 
+pub mod planner;
+
 use crate::Error;
 use crate::context::{self, Context};
 use crate::sidecars;
@@ -316,7 +318,7 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
                 usize::try_from(b).unwrap_or(usize::MAX)
             }),
     };
-    let planner = crate::planner::build(
+    let planner = planner::build(
         prepared,
         &resolved,
         &client,
