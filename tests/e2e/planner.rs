@@ -294,3 +294,42 @@ fn a_plan_for_approval_is_asked_and_only_an_approved_one_runs() {
         "{history}"
     );
 }
+
+/// The terminal shows the route and the planner as a sub-agent, then the executor's answer.
+#[test]
+fn the_terminal_shows_the_route_and_the_planner_at_work() {
+    use crate::tui::WAIT;
+    for (cols, rows) in [(80, 24), (120, 40)] {
+        let env = Env::new();
+        let mock = MockLlm::start().unwrap();
+        let base = mock.base_url();
+        let config = env.mock_provider(
+            "openai",
+            &base,
+            "k",
+            &format!(
+                "\n[[providers]]\nname = \"planning\"\nkind = \"openai\"\nbase_url = \"{base}\"\nmodel = \"planner-model\"\napi_key_env = \"MOCK_LLM_KEY\"\n\n[agent]\nplanner_model = \"planning\""
+            ),
+        );
+        std::fs::write(env.home().join("config.toml"), config).unwrap();
+        mock.enqueue_when(PLANNER, Reply::text(&[PLAN]));
+        mock.enqueue(Reply::text(&["Carried out the plan."]));
+        let mut pty = env.pty(&[], cols, rows, &[]);
+        pty.wait_for("/help for commands", WAIT);
+        pty.type_text("refactor the notes module so every change goes through a journal");
+        pty.send("\r");
+        pty.wait_for("Carried out the plan.", WAIT);
+        let transcript = pty.transcript();
+        assert!(
+            transcript.contains("planner route: full (wide or high-risk work)"),
+            "{transcript}"
+        );
+        assert!(
+            transcript.contains("sub-agent planner (planning/planner-model)")
+                && transcript.contains("sub-agent planner: completed (1 request)"),
+            "{transcript}"
+        );
+        pty.send("\x04");
+        assert_eq!(pty.wait_exit(WAIT), Some(0));
+    }
+}

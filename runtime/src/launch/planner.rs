@@ -3,8 +3,8 @@
 //! executor's, its own stable system prompt, read-only tools only and the plan posture (a
 //! writer or command is refused without a question).
 
-use crate::Error;
 use super::Runtime;
+use crate::Error;
 use crate::term::errln;
 use reasonix_agent::agent_loop::planner::{Planner, SYSTEM_PROMPT};
 use reasonix_agent::agent_loop::{Agent, AgentConfig, prompt};
