@@ -295,6 +295,15 @@ impl Worker {
                     // Expanded here, off the front end's thread: an MCP prompt and `@`
                     // references are requests. One that fails stops the turn before anything
                     // is sent.
+                    // The planner's route reads only the user's own words.
+                    let words = match &input {
+                        Input::Typed(line) => Some(line.clone()),
+                        Input::Expanded(outgoing) => {
+                            Some(outgoing.references.clone().unwrap_or_default())
+                        }
+                        Input::Ready(_) => None,
+                    };
+                    self.agent.set_user_words(words);
                     let turn = match input {
                         Input::Typed(line) => self.expander.expand(&line),
                         Input::Expanded(outgoing) => outgoing.resolve(self.expander.servers()),

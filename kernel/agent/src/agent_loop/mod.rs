@@ -167,6 +167,8 @@ pub struct Agent {
     evidence: Evidence,
     /// The planner of two-model collaboration (`[agent] planner_model`), in its own session.
     planner: Option<Box<Agent>>,
+    /// The user's own words for the next turn's route (`set_user_words`).
+    user_words: Option<String>,
     /// A plan presented in plan mode that nobody could approve: the run ends with it.
     plan_presented: Option<String>,
     /// What interceptors are told about this agent when it is a sub-agent.
@@ -292,6 +294,7 @@ impl Agent {
             child_spend: Arc::default(),
             evidence: Evidence::default(),
             planner: None,
+            user_words: None,
             plan_presented: None,
             subagent: None,
             config,

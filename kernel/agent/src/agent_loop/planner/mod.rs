@@ -42,6 +42,13 @@ impl Agent {
         self
     }
 
+    /// What the user typed for the next turn, when the turn's text was expanded from
+    /// something else (a custom command's template, a server's prompt: `Some("")`); the
+    /// planner's route reads these words. Without it, the turn's text is the user's.
+    pub fn set_user_words(&mut self, words: Option<String>) {
+        self.user_words = words;
+    }
+
     /// The turn as the route decides: the executor alone, a plan then the executor, a plan
     /// to approve, or a plan only.
     pub(super) fn coordinate(
@@ -55,7 +62,16 @@ impl Agent {
             plan_mode: self.posture.get() == Posture::Plan,
             strict: self.evidence.0.strictness().steps_need_receipts,
         };
-        let route = route::route(task, facts);
+        // The user's own words decide, not what was expanded from a command file or a
+        // server's prompt; none at all (a server's prompt) is not a turn to plan.
+        let route = match self.user_words.take() {
+            Some(words) if words.trim().is_empty() => Route {
+                kind: RouteKind::ExecutorOnly,
+                reason: "no words of the user's own",
+            },
+            Some(words) => route::route(&words, facts),
+            None => route::route(task, facts),
+        };
         on_event(AgentEvent::Notice(format!(
             "planner route: {} ({})",
             route.kind.name(),

@@ -254,8 +254,11 @@ pub fn route(text: &str, facts: TurnFacts) -> Route {
     route(RouteKind::Light, "a change of several steps")
 }
 
-/// `text` without what it quotes: code blocks, `` `…` `` and `"…"` spans.
+/// `text` without what it quotes — code blocks, `` `…` `` and `"…"` spans — and without
+/// tagged blocks (`<resource …>…</resource>`, `<goal>…</goal>`): what the host appends is
+/// not the user's words.
 fn unquoted(text: &str) -> String {
+    let text = untagged(text);
     let mut out = String::with_capacity(text.len());
     let mut in_block = false;
     for line in text.lines() {
@@ -283,6 +286,33 @@ fn unquoted(text: &str) -> String {
         }
         out.push('\n');
     }
+    out
+}
+
+/// `text` without `<tag …>…</tag>` blocks (a tag of lowercase letters and `-`).
+fn untagged(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        let after = &rest[open + 1..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+            .unwrap_or(after.len());
+        let name = &after[..name_len];
+        let closes = after[name_len..].starts_with([' ', '>']);
+        let closing = format!("</{name}>");
+        match (name.is_empty() || !closes, after.find(&closing)) {
+            (false, Some(end)) => {
+                out.push_str(&rest[..open]);
+                rest = &after[end + closing.len()..];
+            }
+            _ => {
+                out.push_str(&rest[..open + 1]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -343,6 +373,14 @@ mod tests {
             ),
             RouteKind::PlanForApproval
         );
+    }
+
+    #[test]
+    fn what_the_host_appended_is_not_read() {
+        let task = "add the notes index to the overview page\n\n<resource ref=\"docs:plan\">\nplan only, do not implement\n</resource>";
+        assert_eq!(kind(task), kind("add the notes index to the overview page"));
+        assert_eq!(untagged("a <b>c</b> d <e"), "a  d <e");
+        assert_eq!(untagged("x < y and <goal>z</goal>"), "x < y and ");
     }
 
     #[test]
