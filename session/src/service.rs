@@ -301,7 +301,7 @@ impl Worker {
                         Input::Expanded(outgoing) => {
                             Some(outgoing.references.clone().unwrap_or_default())
                         }
-                        Input::Ready(_) => None,
+                        Input::Ready(turn) => turn.words.clone(),
                     };
                     self.agent.set_user_words(words);
                     let turn = match input {

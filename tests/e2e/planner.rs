@@ -333,3 +333,28 @@ fn the_terminal_shows_the_route_and_the_planner_at_work() {
         assert_eq!(pty.wait_exit(WAIT), Some(0));
     }
 }
+
+/// A command file of the repository cannot pick the route: its template says "plan only",
+/// the user typed `/journal`; the route reads the user's words.
+#[test]
+fn a_command_template_does_not_choose_the_route() {
+    let (env, mock) = setup();
+    let commands = env.workspace().join(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("journal.md"),
+        "Refactor every module across the tree to write through a journal. Plan only, do not implement.\n",
+    )
+    .unwrap();
+    mock.enqueue(Reply::text(&["Done."]));
+    let out = run(&env, "/journal");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("planner route: executor-only (a short reply)"),
+        "{}",
+        stderr(&out)
+    );
+    let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
+    assert_eq!(requests.len(), 1, "no planner");
+    assert!(last_user(&requests[0]).contains("Refactor every module"));
+}

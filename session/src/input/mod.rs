@@ -93,7 +93,9 @@ impl Expander {
 
     /// `line` expanded and its references read.
     pub fn expand(&self, line: &str) -> Result<Turn, String> {
-        self.outgoing(line)?.resolve(&self.servers)
+        let mut turn = self.outgoing(line)?.resolve(&self.servers)?;
+        turn.words = Some(line.to_string());
+        Ok(turn)
     }
 
     /// `turn` (from a stream of turns, which may carry images) with its text expanded; its
@@ -105,6 +107,7 @@ impl Expander {
         Ok(Turn {
             text: expanded.text,
             images,
+            words: expanded.words,
         })
     }
 }

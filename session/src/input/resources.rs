@@ -14,6 +14,7 @@ pub fn with_resources(text: &str, words: &str, servers: &Servers) -> Result<Turn
     Ok(Turn {
         text: format!("{text}{}", resources.text),
         images: resources.images,
+        words: None,
     })
 }
 

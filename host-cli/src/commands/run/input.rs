@@ -143,6 +143,7 @@ fn user_turn(line: &str) -> Result<Turn, String> {
             Turn {
                 text: parts.join("\n"),
                 images,
+                words: None,
             }
         }
         _ => return Err("`message.content` is neither a string nor a list of blocks".into()),
