@@ -352,6 +352,7 @@ impl Worker {
                     match self.store.create(&client.provider().name, client.model()) {
                         Ok(writer) => {
                             let id = writer.id().to_string();
+                            self.agent.evidence().0.reset();
                             self.agent.rotate_session(writer, &mut on_event);
                             emit(SessionEvent::Session {
                                 id,
@@ -411,9 +412,10 @@ impl Worker {
     }
 
     fn switch_to(&mut self, opened: Opened, on_event: &mut dyn FnMut(AgentEvent)) {
-        let (writer, messages, spend) = opened;
+        let (writer, messages, spend, evidence) = opened;
         let id = writer.id().to_string();
         self.agent.evidence().0.reset();
+        self.agent.evidence().0.replay(&evidence);
         self.agent
             .switch_session(writer, messages.clone(), on_event);
         self.agent.set_spend(spend);
@@ -436,9 +438,14 @@ pub fn not_sent(why: String) -> RunOutcome {
     }
 }
 
-type Opened = (SessionWriter, Vec<Message>, Spend);
+type Opened = (
+    SessionWriter,
+    Vec<Message>,
+    Spend,
+    Vec<reasonix_core::evidence::Entry>,
+);
 
 fn open(store: &SessionStore, id: &str) -> Result<Opened, SessionError> {
     let (writer, loaded) = store.open(id)?;
-    Ok((writer, loaded.messages, loaded.spend))
+    Ok((writer, loaded.messages, loaded.spend, loaded.evidence))
 }

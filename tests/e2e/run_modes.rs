@@ -110,3 +110,54 @@ fn delivery_takes_a_step_only_with_a_check_that_passed_after_the_last_change() {
     );
     assert!(result("t1").contains("[x] Write notes"), "{}", result("t1"));
 }
+
+/// A resumed session has its receipts, steps and task list back: an item completed with
+/// evidence before stays completed, and a command run before still counts.
+#[test]
+fn a_resumed_session_keeps_its_evidence() {
+    let (env, mock) = setup("\n[agent]\nmode = \"delivery\"");
+    let check = json!({"command": "test -d ."}).to_string();
+    let step = json!({"step": "Look around", "result": "seen", "evidence": [
+        {"kind": "verification", "summary": "dir", "command": "test -d ."}]})
+    .to_string();
+    let first = json!({"todos": [
+        {"content": "Look around", "status": "completed"},
+        {"content": "Write notes", "status": "in_progress"}]})
+    .to_string();
+    mock.enqueue(Reply::tool_calls(&[("c1", "bash", &check)], 1));
+    mock.enqueue(Reply::tool_calls(&[("s1", "complete_step", &step)], 1));
+    mock.enqueue(Reply::tool_calls(&[("t1", "todo_write", &first)], 1));
+    mock.enqueue(Reply::text(&["first turn done"]));
+    let out = run(&env, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The next run goes on in the same session: the completed item stays accepted, and the
+    // earlier command is cited again for a new step.
+    let again = json!({"step": "Recheck", "result": "still there", "evidence": [
+        {"kind": "verification", "summary": "dir", "command": "test -d ."}]})
+    .to_string();
+    let second = json!({"todos": [
+        {"content": "Look around", "status": "completed"},
+        {"content": "Recheck", "status": "completed"},
+        {"content": "Write notes", "status": "in_progress"}]})
+    .to_string();
+    mock.enqueue(Reply::tool_calls(&[("s2", "complete_step", &again)], 1));
+    mock.enqueue(Reply::tool_calls(&[("t2", "todo_write", &second)], 1));
+    mock.enqueue(Reply::text(&["second turn done"]));
+    let out = run(&env, &["-c"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
+    let result = |id: &str| {
+        requests
+            .iter()
+            .flat_map(|b| tool_results("openai", b))
+            .find(|(call, _)| call == id)
+            .map(|(_, c)| c)
+            .unwrap()
+    };
+    assert!(
+        result("s2").contains("verified: `test -d .` exited 0"),
+        "{}",
+        result("s2")
+    );
+    assert!(result("t2").contains("[x] Recheck"), "{}", result("t2"));
+}

@@ -89,6 +89,12 @@ pub enum Record {
         edits: Vec<Edit>,
         at_ms: u64,
     },
+    /// What the agent's calls verifiably did, and the steps and task list accepted on it
+    /// (`reasonix_core::evidence`): a resumed session has them back.
+    Evidence {
+        entry: reasonix_core::evidence::Entry,
+        at_ms: u64,
+    },
 }
 
 /// One message a `compaction_edits` record rewrites.
@@ -177,6 +183,8 @@ pub struct Loaded {
     pub valid_len: u64,
     /// `compaction` records replayed.
     pub compactions: u32,
+    /// `evidence` records, in order.
+    pub evidence: Vec<reasonix_core::evidence::Entry>,
 }
 
 impl SessionStore {
@@ -418,6 +426,20 @@ impl SessionWriter {
         self.file.flush().map_err(io_error(&self.path))
     }
 
+    /// Ledger entries (`Record::Evidence`).
+    pub fn evidence(
+        &mut self,
+        entries: &[reasonix_core::evidence::Entry],
+    ) -> Result<(), SessionError> {
+        for entry in entries {
+            self.append(&Record::Evidence {
+                entry: entry.clone(),
+                at_ms: now_ms(),
+            })?;
+        }
+        Ok(())
+    }
+
     pub fn message(&mut self, message: &Message) -> Result<(), SessionError> {
         self.append(&Record::Message {
             message: message.clone(),
@@ -475,6 +497,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut timeline = Timeline::default();
     let mut valid_len = 0u64;
     let mut compactions = 0;
+    let mut evidence = Vec::new();
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -531,6 +554,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
                 }
                 compactions += 1;
             }
+            Record::Evidence { entry, .. } if header.is_some() => evidence.push(entry),
             _ => break,
         }
         valid_len += n as u64;
@@ -546,6 +570,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         timeline,
         valid_len,
         compactions,
+        evidence,
     })
 }
 
@@ -619,6 +644,7 @@ fn is_foreign_record(line: &[u8]) -> bool {
                 | "turn"
                 | "rewind"
                 | "rewind_undone"
+                | "evidence"
                 | "title"
                 | "compaction"
                 | "compaction_edits"

@@ -21,7 +21,8 @@ pub fn exit_status(output: &str) -> Option<i32> {
 }
 
 /// One thing the host saw happen.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Receipt {
     /// A command ran to the end with this status (`None`: it did not finish).
     Command { command: String, exit: Option<i32> },
@@ -29,6 +30,16 @@ pub enum Receipt {
     Wrote { path: PathBuf },
     /// A call read this file (absolute path).
     Read { path: PathBuf },
+}
+
+/// A change to a ledger, as a session transcript keeps it (so a resumed session has its
+/// receipts, steps and task list back).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Entry {
+    Receipt { receipt: Receipt },
+    Step { step: String },
+    Checklist { total: usize, done: Vec<String> },
 }
 
 /// How strictly steps are judged (the run mode and goal mode decide, `docs/AGENTS.md`).
@@ -50,6 +61,8 @@ struct State {
     done_items: Vec<String>,
     /// How many items the checklist last had.
     total_items: usize,
+    /// Entries not yet written to the session.
+    journal: Vec<Entry>,
     strictness: Strictness,
 }
 
@@ -76,7 +89,28 @@ impl Ledger {
     }
 
     pub fn record(&self, receipt: Receipt) {
-        self.state().receipts.push(receipt);
+        let mut state = self.state();
+        state.journal.push(Entry::Receipt {
+            receipt: receipt.clone(),
+        });
+        state.receipts.push(receipt);
+    }
+
+    /// The entries since the last call, for the session transcript.
+    pub fn take_journal(&self) -> Vec<Entry> {
+        std::mem::take(&mut self.state().journal)
+    }
+
+    /// Entries a transcript kept, applied as they happened (and not journaled again).
+    pub fn replay(&self, entries: &[Entry]) {
+        for entry in entries {
+            match entry {
+                Entry::Receipt { receipt } => self.record(receipt.clone()),
+                Entry::Step { step } => self.complete_step(step),
+                Entry::Checklist { total, done } => self.set_checklist(*total, done.clone()),
+            }
+        }
+        self.state().journal.clear();
     }
 
     pub fn receipts(&self) -> Vec<Receipt> {
@@ -96,6 +130,7 @@ impl Ledger {
         let mut state = self.state();
         let step = step.trim().to_string();
         if !state.steps.contains(&step) {
+            state.journal.push(Entry::Step { step: step.clone() });
             state.steps.push(step);
         }
     }
@@ -122,6 +157,10 @@ impl Ledger {
     /// The checklist as last accepted: how many items, and those done.
     pub fn set_checklist(&self, total: usize, done: Vec<String>) {
         let mut state = self.state();
+        state.journal.push(Entry::Checklist {
+            total,
+            done: done.clone(),
+        });
         state.total_items = total;
         state.done_items = done;
     }
@@ -158,6 +197,7 @@ pub fn absolute(workspace: &Path, path: &str) -> PathBuf {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -197,5 +237,29 @@ mod tests {
         assert!(ledger.receipts().is_empty() && ledger.steps().is_empty());
         assert_eq!(ledger.checklist(), (0, 0));
         assert_eq!(ledger.strictness(), strict);
+    }
+
+    #[test]
+    fn a_journal_replayed_into_a_new_ledger_gives_the_same_state() {
+        let ledger = Ledger::default();
+        ledger.record(Receipt::Wrote {
+            path: "/w/a".into(),
+        });
+        ledger.complete_step("write a");
+        ledger.set_checklist(2, vec!["write a".into()]);
+        let journal = ledger.take_journal();
+        assert_eq!(journal.len(), 3);
+        assert!(ledger.take_journal().is_empty());
+        let text = serde_json::to_string(&journal).unwrap();
+        let back: Vec<Entry> = serde_json::from_str(&text).unwrap();
+        let resumed = Ledger::default();
+        resumed.replay(&back);
+        assert_eq!(resumed.receipts(), ledger.receipts());
+        assert!(resumed.has_step("write a"));
+        assert_eq!(resumed.checklist(), (2, 1));
+        assert!(
+            resumed.take_journal().is_empty(),
+            "a replay is not written again"
+        );
     }
 }

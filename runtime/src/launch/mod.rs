@@ -16,6 +16,7 @@ use reasonix_agent::session::{self, SessionError, SessionStore, SessionWriter, S
 use reasonix_config::providers::{self, ResolvedProvider};
 use reasonix_config::run_mode::RunMode;
 use reasonix_core::catalog::Catalog;
+use reasonix_core::evidence::Entry;
 use reasonix_core::types::Message;
 use reasonix_core::types::ToolSpec;
 use reasonix_sidecar::Sidecars;
@@ -289,7 +290,8 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     let max_output_tokens = cx.config.agent.max_output_tokens.filter(|n| *n > 0);
     let compaction = cx.config.agent.compaction_ratios().map_err(Error::usage)?;
 
-    let (mut writer, history, spent) = session_for(&store, resume.as_ref(), &client, options)?;
+    let (mut writer, history, spent, evidence) =
+        session_for(&store, resume.as_ref(), &client, options)?;
     if let (Some(writer), Some(title)) = (&mut writer, &options.title) {
         writer
             .append(&session::Record::Title {
@@ -353,6 +355,8 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
         .evidence()
         .0
         .set_strictness(mode.strictness(options.goal));
+    // A resumed session has its receipts, steps and task list back.
+    agent.evidence().0.replay(&evidence);
     if let Some(planner) = planner {
         agent = agent.with_planner(planner);
     }
@@ -386,10 +390,10 @@ fn session_for(
     resume: Option<&Summary>,
     client: &ProviderClient,
     options: &Options,
-) -> Result<(Option<SessionWriter>, Vec<Message>, Spend), Error> {
+) -> Result<(Option<SessionWriter>, Vec<Message>, Spend, Vec<Entry>), Error> {
     let Some(summary) = resume else {
         if options.no_persistence {
-            return Ok((None, Vec::new(), Spend::default()));
+            return Ok((None, Vec::new(), Spend::default(), Vec::new()));
         }
         let provider = &client.provider().name;
         let writer = match &options.session_id {
@@ -397,11 +401,11 @@ fn session_for(
             None => store.create(provider, client.model()),
         }
         .map_err(session_failure)?;
-        return Ok((Some(writer), Vec::new(), Spend::default()));
+        return Ok((Some(writer), Vec::new(), Spend::default(), Vec::new()));
     };
     if options.no_persistence {
         let loaded = session::load(&store.transcript(&summary.id)).map_err(session_failure)?;
-        return Ok((None, loaded.messages, loaded.spend));
+        return Ok((None, loaded.messages, loaded.spend, loaded.evidence));
     }
     let id = if options.fork_session {
         fork::fork_as(store, &summary.id, None, options.session_id.as_deref()).map_err(
@@ -414,7 +418,7 @@ fn session_for(
         summary.id.clone()
     };
     let (writer, loaded) = store.open(&id).map_err(session_failure)?;
-    Ok((Some(writer), loaded.messages, loaded.spend))
+    Ok((Some(writer), loaded.messages, loaded.spend, loaded.evidence))
 }
 
 /// The provider client for a model reference (else the resumed session's model, else

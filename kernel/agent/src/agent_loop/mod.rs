@@ -565,6 +565,7 @@ impl Agent {
         } else {
             self.run_task(task, images, cancel, &mut shown)
         };
+        self.flush_evidence(&mut |event| display.show(event, on_event));
         let _ = self.session_phase(points::SESSION_SAVE, "save", &mut |event| {
             display.show(event, on_event)
         });

@@ -300,6 +300,7 @@ impl Agent {
                 self.append(message, on_event);
             }
         }
+        self.flush_evidence(on_event);
         match stop {
             Some(s) => Err(s),
             None => Ok(()),
@@ -934,6 +935,19 @@ impl Agent {
                 }
             }
             ToolKind::Fetcher | ToolKind::Other => {}
+        }
+    }
+
+    /// Write the ledger's new entries to the session, so a resumed session has them back.
+    pub(super) fn flush_evidence(&mut self, on_event: &mut dyn FnMut(AgentEvent)) {
+        let entries = self.evidence.0.take_journal();
+        if entries.is_empty() {
+            return;
+        }
+        if let Some(session) = &mut self.session
+            && let Err(e) = session.evidence(&entries)
+        {
+            on_event(AgentEvent::Notice(format!("session not saved: {e}")));
         }
     }
 
