@@ -383,6 +383,10 @@ pub fn mode_effort(client: &ProviderClient, mode: RunMode) -> Option<&'static st
     .then_some(level)
 }
 
+/// The transcript to write (none with `--no-session-persistence`), the history to go on from,
+/// what it already spent and its evidence ledger's entries.
+type SessionFor = (Option<SessionWriter>, Vec<Message>, Spend, Vec<Entry>);
+
 /// The transcript to write (none with `--no-session-persistence`), the history to go on from
 /// and what it already spent.
 fn session_for(
@@ -390,7 +394,7 @@ fn session_for(
     resume: Option<&Summary>,
     client: &ProviderClient,
     options: &Options,
-) -> Result<(Option<SessionWriter>, Vec<Message>, Spend, Vec<Entry>), Error> {
+) -> Result<SessionFor, Error> {
     let Some(summary) = resume else {
         if options.no_persistence {
             return Ok((None, Vec::new(), Spend::default(), Vec::new()));
