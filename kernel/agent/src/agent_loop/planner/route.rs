@@ -189,9 +189,18 @@ const QUESTION_STARTS: &[&str] = &[
     "解释",
 ];
 
+/// How much of the user's text is read: directives come early, and a pasted log must not
+/// cost the turn (the tag stripping is quadratic in the worst case).
+const READ_BYTES: usize = 8 * 1024;
+
 /// The route of a turn whose user text is `text`.
 pub fn route(text: &str, facts: TurnFacts) -> Route {
-    let plain = unquoted(text).to_lowercase();
+    let mut end = text.len().min(READ_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let long = end < text.len();
+    let plain = unquoted(&text[..end]).to_lowercase();
     let has = |list: &[&str]| list.iter().any(|p| plain.contains(p));
     let route = |kind, reason| Route { kind, reason };
     if plain.trim().is_empty() {
@@ -242,7 +251,7 @@ pub fn route(text: &str, facts: TurnFacts) -> Route {
     if has(WIDE) {
         return route(RouteKind::Full, "wide or high-risk work");
     }
-    if listed >= 3 || size > 60 {
+    if listed >= 3 || size > 60 || long {
         return route(RouteKind::Full, "structured or long work");
     }
     if size <= 16 && !facts.strict {
@@ -410,6 +419,13 @@ mod tests {
             route("list the tests", strict).kind,
             RouteKind::ExecutorOnly
         );
+    }
+
+    #[test]
+    fn a_huge_paste_is_read_only_in_part() {
+        let paste = "<a ".repeat(400_000);
+        let text = format!("add this log to the notes and fix what it shows\n{paste}");
+        assert_eq!(kind(&text), RouteKind::Full);
     }
 
     proptest! {
