@@ -272,7 +272,8 @@ fn a_plan_for_approval_is_asked_and_only_an_approved_one_runs() {
     client.send(&json!({"type": "prompt", "text": task}).to_string());
     let question = client.until("question");
     let id = question["question_id"].as_str().unwrap().to_string();
-    client.send(&json!({"type": "approve", "question_id": id, "scope": "once"}).to_string());
+    // Approved for the session: it runs in `auto` (approved once, it would ask first).
+    client.send(&json!({"type": "approve", "question_id": id, "scope": "session"}).to_string());
     let second = client.until("turn_finished");
     assert_eq!(second["status"], "success", "{second}");
     client.finish();

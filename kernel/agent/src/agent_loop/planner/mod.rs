@@ -254,8 +254,12 @@ impl Agent {
             agent: self.label.as_deref(),
             plan: Some(plan),
         }) {
-            Approval::Once => Approved::Yes,
-            // As plan mode's question offers: approved for the session, it runs in `auto`.
+            // As plan mode's question offers: approved once, it runs asking before changes;
+            // approved for the session, in `auto`.
+            Approval::Once => {
+                self.posture.set(Posture::Ask);
+                Approved::Yes
+            }
             Approval::Session(_) | Approval::Persist(_) => {
                 self.posture.set(Posture::Auto);
                 Approved::Yes
