@@ -124,30 +124,7 @@ impl Agent {
                 "The plan was shown to the user; nothing runs in this plan-only session.".into(),
             );
         };
-        let verdict = Verdict {
-            decision: Decision::Ask,
-            source: Source::Fallback,
-            exact_literal: false,
-        };
-        let policy_call = Call {
-            tool: NAME,
-            kind: ToolKind::Other,
-            read_only: false,
-            args: &args,
-            workspace: &self.config.workspace,
-            reach: None,
-            own_rules: true,
-        };
-        let scopes = [AUTO.to_string()];
-        let answer = approver.approve(&ApprovalRequest {
-            call_id: &call.id,
-            call: &policy_call,
-            verdict: &verdict,
-            scopes: &scopes,
-            preview: &Preview::None,
-            agent: self.label.as_deref(),
-            plan: Some(&plan),
-        });
+        let answer = self.ask_plan_approval(approver.as_ref(), &call.id, &plan);
         let (posture, mode) = match answer {
             Approval::Once => (Posture::Ask, "ask"),
             Approval::Session(_) | Approval::Persist(_) => (Posture::Auto, "auto"),
@@ -168,5 +145,43 @@ impl Agent {
         Prepared::Done(format!(
             "The user approved the plan; the session is in {mode} mode now. Carry the plan out, step by step."
         ))
+    }
+}
+
+impl Agent {
+    /// Ask the user to approve `plan`: the question plan mode asks (`y` approves and goes on
+    /// asking, `a` approves in `auto`, `n` sends it back with a note). The planner's
+    /// plan-for-approval asks the same.
+    pub(super) fn ask_plan_approval(
+        &self,
+        approver: &dyn crate::permissions::Approver,
+        call_id: &str,
+        plan: &str,
+    ) -> Approval {
+        let args = serde_json::json!({ "plan": plan });
+        let verdict = Verdict {
+            decision: Decision::Ask,
+            source: Source::Fallback,
+            exact_literal: false,
+        };
+        let call = Call {
+            tool: NAME,
+            kind: ToolKind::Other,
+            read_only: false,
+            args: &args,
+            workspace: &self.config.workspace,
+            reach: None,
+            own_rules: true,
+        };
+        let scopes = [AUTO.to_string()];
+        approver.approve(&ApprovalRequest {
+            call_id,
+            call: &call,
+            verdict: &verdict,
+            scopes: &scopes,
+            preview: &Preview::None,
+            agent: self.label.as_deref(),
+            plan: Some(plan),
+        })
     }
 }

@@ -11,9 +11,7 @@ pub mod route;
 use super::events::ChildRef;
 use super::{Agent, AgentEvent, RunOutcome, RunStatus};
 use crate::cancel::CancelToken;
-use crate::permissions::{
-    Approval, ApprovalRequest, Call, Decision, Posture, Preview, Source, ToolKind, Verdict,
-};
+use crate::permissions::{Approval, Posture};
 use crate::types::{FinishReason, Image, Message, Role};
 use route::{Route, RouteKind, TurnFacts};
 
@@ -229,31 +227,7 @@ impl Agent {
         let Some(approver) = self.approver.clone() else {
             return Approved::NobodyToAsk;
         };
-        let args = serde_json::json!({ "plan": plan });
-        let verdict = Verdict {
-            decision: Decision::Ask,
-            source: Source::Fallback,
-            exact_literal: false,
-        };
-        let call = Call {
-            tool: super::plan::NAME,
-            kind: ToolKind::Other,
-            read_only: false,
-            args: &args,
-            workspace: &self.config.workspace,
-            reach: None,
-            own_rules: true,
-        };
-        let scopes = [super::plan::AUTO.to_string()];
-        match approver.approve(&ApprovalRequest {
-            call_id: "planner",
-            call: &call,
-            verdict: &verdict,
-            scopes: &scopes,
-            preview: &Preview::None,
-            agent: self.label.as_deref(),
-            plan: Some(plan),
-        }) {
+        match self.ask_plan_approval(approver.as_ref(), "planner", plan) {
             // As plan mode's question offers: approved once, it runs asking before changes;
             // approved for the session, in `auto`.
             Approval::Once => {
