@@ -295,3 +295,45 @@ fn the_interactive_goal_works_until_its_check_passes_and_the_mode_shows() {
         assert_eq!(pty.wait_exit(WAIT), Some(0));
     }
 }
+
+/// A cancelled turn pauses the goal (nothing more is sent on its own); `/goal resume` goes
+/// on and the goal is met.
+#[test]
+fn a_cancelled_turn_pauses_the_goal_until_it_is_resumed() {
+    use crate::tui::{Session, WAIT};
+    use reasonix_mock_llm::Step;
+    let s = Session::new();
+    s.mock.enqueue(
+        Reply::text(&["Looking "])
+            .then(Step::Gate("hold".into()))
+            .then(Step::Text("never".into())),
+    );
+    s.mock.enqueue(write_call("w1", "flag.txt", "on\n"));
+    s.mock.enqueue(Reply::text(&["flag.txt is written."]));
+    let ws = s.env.workspace();
+    let mut pty = s.open_at(
+        &["--dir", ws.to_str().unwrap(), "--permission-mode", "auto"],
+        80,
+        24,
+    );
+    pty.type_text("/goal create flag.txt --check \"test -f flag.txt\"");
+    pty.send("\r");
+    s.mock.wait_for_requests(1, WAIT);
+    pty.wait_for("Looking", WAIT);
+    pty.send("\x1b");
+    pty.wait_for("goal paused: the turn was cancelled", WAIT);
+    s.mock.release("hold");
+    pty.type_text("/goal status");
+    pty.send("\r");
+    pty.wait_for("state     paused: the turn was cancelled", WAIT);
+    assert_eq!(s.mock.requests().len(), 1, "a paused goal sends nothing");
+    pty.type_text("/goal resume");
+    pty.send("\r");
+    pty.wait_for("goal met after 2 turns", WAIT);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("flag.txt")).unwrap(),
+        "on\n"
+    );
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}
