@@ -161,3 +161,42 @@ fn a_resumed_session_keeps_its_evidence() {
     );
     assert!(result("t2").contains("[x] Recheck"), "{}", result("t2"));
 }
+
+/// `/mode` in the terminal changes the effort of the next requests, back to the configured
+/// one for `balanced` (the mode's level belongs to the client, not to each request).
+#[test]
+fn slash_mode_switches_the_effort_of_the_next_requests() {
+    use crate::tui::WAIT;
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    let config = env.mock_provider(
+        "openai",
+        &mock.base_url(),
+        "k",
+        "reasoning_protocol = \"generic\"",
+    );
+    std::fs::write(env.home().join("config.toml"), config).unwrap();
+    for answer in ["alpha reply", "beta reply", "gamma reply"] {
+        mock.enqueue(Reply::text(&[answer]));
+    }
+    let mut pty = env.pty(&["--mode", "economy"], 100, 30, &[]);
+    pty.wait_for("/help for commands", WAIT);
+    let mut ask = |text: &str, answer: &str| {
+        pty.type_text(text);
+        pty.send("\r");
+        pty.wait_for(answer, WAIT);
+    };
+    ask("first", "alpha reply");
+    ask("/mode balanced", "mode: balanced · effort auto");
+    ask("second", "beta reply");
+    ask("/mode delivery", "mode: delivery · effort high");
+    ask("third", "gamma reply");
+    let efforts: Vec<Value> = mock
+        .requests()
+        .iter()
+        .map(|r| r.json()["reasoning_effort"].clone())
+        .collect();
+    assert_eq!(efforts, vec![json!("low"), Value::Null, json!("high")]);
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+}

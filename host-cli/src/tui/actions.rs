@@ -29,8 +29,6 @@ pub struct Context {
     pub tools: Vec<ToolSpec>,
     pub policy_text: Vec<String>,
     pub effort: Option<String>,
-    /// The levels the current model offers (a mode's effort applies only when it is one).
-    pub effort_levels: Vec<String>,
     /// The run mode (`/mode`).
     pub mode: reasonix_config::run_mode::RunMode,
     pub slash: Arc<super::slash::SlashRegistry>,
@@ -377,16 +375,34 @@ fn model(app: &App, args: &str) -> Effects {
         out.commit(lines);
         return out;
     }
-    let effort = app.actions.effort.clone();
-    match crate::launch::client_for(
-        &app.actions.prepared,
-        &app.actions.resolved,
-        Some(args),
-        None,
-        effort.as_deref(),
-    ) {
+    match client_in_mode(app, args, app.actions.mode) {
         Ok(client) => out.push(Effect::SwitchClient(Box::new(client))),
         Err(e) => out.error(format!("/model {}: {e}", safe_line(args))),
     }
     out
+}
+
+/// A client for `reference` with the session's effort: `/effort`'s or `--effort`, else the
+/// configured one, else the run mode's (when the model offers it).
+pub fn client_in_mode(
+    app: &App,
+    reference: &str,
+    mode: reasonix_config::run_mode::RunMode,
+) -> Result<reasonix_agent::completion::ProviderClient, reasonix_runtime::Error> {
+    let actions = &app.actions;
+    let client = crate::launch::client_for(
+        &actions.prepared,
+        &actions.resolved,
+        Some(reference),
+        None,
+        actions.effort.as_deref(),
+    )?;
+    crate::launch::in_mode(
+        &actions.prepared,
+        &actions.resolved,
+        Some(reference),
+        None,
+        client,
+        mode,
+    )
 }

@@ -184,10 +184,7 @@ impl App {
                 Effect::Compact(focus) => {
                     self.session.compact(focus);
                 }
-                Effect::SwitchClient(client) => {
-                    self.actions.effort_levels = client.profile().effort_levels.clone();
-                    self.session.switch_client(*client)
-                }
+                Effect::SwitchClient(client) => self.session.switch_client(*client),
                 Effect::Prompt(text) => self.send_prompt(text),
                 Effect::CommandPrompt { prompt, args } => self.send_command_prompt(prompt, &args),
                 Effect::ServerPrompt(text) => self.send_server_prompt(text),

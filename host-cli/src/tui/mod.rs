@@ -183,7 +183,6 @@ pub fn run(args: SessionArgs) -> Outcome {
     let agent = launched.agent.with_write_previews();
     let client = agent.client();
     let provider = client.provider();
-    let effort_levels = client.profile().effort_levels.clone();
     let status = status::Status {
         mode: launched.mode,
         model: format!("{}/{}", provider.name, client.model()),
@@ -260,7 +259,6 @@ pub fn run(args: SessionArgs) -> Outcome {
         tools,
         policy_text,
         effort: args.effort.clone(),
-        effort_levels,
         mode: launched.mode,
         slash: slash_registry.clone(),
     };

@@ -5,7 +5,6 @@
 use super::app::App;
 use super::effect::{Effect, Effects};
 use reasonix_config::run_mode::{NAMES, RunMode};
-use reasonix_protocol::Op;
 
 pub fn command(app: &App, args: &str) -> Effects {
     let mut out = Effects::default();
@@ -34,17 +33,20 @@ impl App {
             agents.set_limits(reasonix_runtime::delegate::limits_in(settings, mode));
         }
         let mut said = vec![format!("mode: {mode}")];
-        if self.actions.effort.is_none() {
-            let level = mode.effort().filter(|level| {
-                self.actions
-                    .effort_levels
-                    .iter()
-                    .any(|l| l.eq_ignore_ascii_case(level))
-            });
-            said.push(format!("effort {}", level.unwrap_or("auto")));
-            self.session.submit(Op::SetEffort {
-                effort: level.map(str::to_string),
-            });
+        if let Some(effort) = &self.actions.effort {
+            said.push(format!(
+                "effort stays {effort} (chosen with /effort or --effort)"
+            ));
+        } else {
+            // The effort is the client's: rebuilt for the same model under the new mode.
+            let model = self.status.model.clone();
+            match super::actions::client_in_mode(self, &model, mode) {
+                Ok(client) => {
+                    said.push(format!("effort {}", client.effort().unwrap_or("auto")));
+                    self.session.switch_client(client);
+                }
+                Err(e) => said.push(format!("effort unchanged ({e})")),
+            }
         }
         let strictness = mode.strictness(false);
         said.push(

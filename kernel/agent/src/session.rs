@@ -426,18 +426,21 @@ impl SessionWriter {
         self.file.flush().map_err(io_error(&self.path))
     }
 
-    /// Ledger entries (`Record::Evidence`).
+    /// Ledger entries (`Record::Evidence`), one line each, in one write: a batch of tool
+    /// calls costs one more write, not one per call.
     pub fn evidence(
         &mut self,
-        entries: &[reasonix_core::evidence::Entry],
+        entries: Vec<reasonix_core::evidence::Entry>,
     ) -> Result<(), SessionError> {
+        let at_ms = now_ms();
+        let mut lines = Vec::new();
         for entry in entries {
-            self.append(&Record::Evidence {
-                entry: entry.clone(),
-                at_ms: now_ms(),
-            })?;
+            serde_json::to_writer(&mut lines, &Record::Evidence { entry, at_ms })
+                .map_err(|e| io_error(&self.path)(io::Error::new(io::ErrorKind::InvalidData, e)))?;
+            lines.push(b'\n');
         }
-        Ok(())
+        self.file.write_all(&lines).map_err(io_error(&self.path))?;
+        self.file.flush().map_err(io_error(&self.path))
     }
 
     pub fn message(&mut self, message: &Message) -> Result<(), SessionError> {

@@ -237,10 +237,7 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     ) {
         client = build(&resolved)?;
     }
-    // The mode's effort level, when nothing chose one and the model offers it.
-    if let Some(level) = mode_effort(&client, mode) {
-        client = client_for(prepared, &resolved, model, resume.as_ref(), Some(level))?;
-    }
+    let client = in_mode(prepared, &resolved, model, resume.as_ref(), client, mode)?;
     let fallback = match options.fallback_model.as_deref() {
         Some(reference) => Some(fallback_client(
             prepared,
@@ -370,9 +367,27 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     })
 }
 
+/// `client` (built for `reference` by [`client_for`]) with the effort level `mode` asks for,
+/// when it has none of its own (no `--effort`, none configured) and the model offers it.
+/// The level is the client's, not each request's: a request naming another level than its
+/// client's costs a profile check every time.
+pub fn in_mode(
+    prepared: &Runtime,
+    resolved: &[ResolvedProvider],
+    reference: Option<&str>,
+    resume: Option<&Summary>,
+    client: ProviderClient,
+    mode: RunMode,
+) -> Result<ProviderClient, Error> {
+    match mode_effort(&client, mode) {
+        Some(level) => client_for(prepared, resolved, reference, resume, Some(level)),
+        None => Ok(client),
+    }
+}
+
 /// The effort level `mode` asks of `client`: only when the client has none of its own (no
 /// `--effort`, none configured) and the model offers that level.
-pub fn mode_effort(client: &ProviderClient, mode: RunMode) -> Option<&'static str> {
+fn mode_effort(client: &ProviderClient, mode: RunMode) -> Option<&'static str> {
     let level = mode.effort()?;
     (client.effort().is_none()
         && client

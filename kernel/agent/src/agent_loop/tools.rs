@@ -945,7 +945,7 @@ impl Agent {
             return;
         }
         if let Some(session) = &mut self.session
-            && let Err(e) = session.evidence(&entries)
+            && let Err(e) = session.evidence(entries)
         {
             on_event(AgentEvent::Notice(format!("session not saved: {e}")));
         }

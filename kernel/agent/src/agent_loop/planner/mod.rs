@@ -92,7 +92,7 @@ impl Agent {
                     "the planner did not produce a plan ({why}); nothing was executed ({})",
                     kind.name()
                 );
-                self.not_executed(RunStatus::Error, result, on_event)
+                self.not_executed(RunStatus::Error, result)
             }
             (_, Err(why)) => {
                 on_event(AgentEvent::Notice(format!(
@@ -199,17 +199,13 @@ impl Agent {
         self.append(Message::text(Role::User, task), on_event);
         on_event(AgentEvent::TextDelta(plan.clone()));
         self.append(Message::text(Role::Assistant, plan.clone()), on_event);
-        let mut outcome = self.not_executed(RunStatus::Success, plan, on_event);
+        let mut outcome = self.not_executed(RunStatus::Success, plan);
         outcome.stop_reason = Some(FinishReason::Stop);
         outcome
     }
 
-    fn not_executed(
-        &mut self,
-        status: RunStatus,
-        result: String,
-        _on_event: &mut dyn FnMut(AgentEvent),
-    ) -> RunOutcome {
+    /// The turn's outcome when the executor did not run.
+    fn not_executed(&self, status: RunStatus, result: String) -> RunOutcome {
         RunOutcome {
             status,
             result,
