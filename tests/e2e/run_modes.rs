@@ -181,7 +181,7 @@ fn slash_mode_switches_the_effort_of_the_next_requests() {
     }
     let mut pty = env.pty(&["--mode", "economy"], 100, 30, &[]);
     pty.wait_for("/help for commands", WAIT);
-    let mut ask = |text: &str, answer: &str| {
+    let ask = |text: &str, answer: &str| {
         pty.type_text(text);
         pty.send("\r");
         pty.wait_for(answer, WAIT);
