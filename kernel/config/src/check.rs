@@ -22,6 +22,7 @@ const TOP: &[&str] = &[
     "permissions",
     "plugins",
     "mcp",
+    "skills",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
 /// not inspected; [`check`] names them in the file's `ignored:` warning.
@@ -36,7 +37,6 @@ const TOP_ORIGINAL: &[&str] = &[
     "billing",
     "notifications",
     "environment",
-    "skills",
     "statusline",
     "secrets",
     "bot",
@@ -56,6 +56,16 @@ struct Section {
 }
 
 const SECTIONS: &[Section] = &[
+    Section {
+        name: "skills",
+        ours: &[
+            "paths",
+            "excluded_paths",
+            "disabled_skills",
+            "disable_implicit_invocation",
+        ],
+        original: &["suppress_warnings"],
+    },
     Section {
         name: "agent",
         ours: &[

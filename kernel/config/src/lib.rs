@@ -110,6 +110,28 @@ pub struct AgentSettings {
     pub planner_model: Option<String>,
 }
 
+/// `[skills]` (docs/SKILLS.md). Each path keeps the file that named it: only the user's own
+/// file may point outside the workspace.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SkillsSettings {
+    /// Extra skill roots, `~` and `${VAR}` expanded, relative ones against the file's
+    /// directory; joined across files.
+    pub paths: Vec<NamedPath>,
+    /// Roots or skill folders to leave out; joined across files.
+    pub excluded_paths: Vec<NamedPath>,
+    /// Skill names hidden everywhere (index, `/name`, the `skill` tool); joined.
+    pub disabled_skills: Vec<String>,
+    /// No skill is in the model's index; `/name` still works.
+    pub disable_implicit_invocation: bool,
+}
+
+/// A path from a config file, with the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedPath {
+    pub path: PathBuf,
+    pub source: PathBuf,
+}
+
 /// `[permissions]`: rules in Claude Code syntax, see [`crate::permissions`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PermissionSettings {
@@ -267,11 +289,22 @@ struct ConfigFile {
     plugin: BTreeMap<String, PluginSettings>,
     agent: AgentFile,
     permissions: PermissionsFile,
+    skills: SkillsFile,
     /// `[[plugins]]`: the original's MCP servers (parsed by [`mcp::from_plugins_toml`]).
     plugins: Vec<toml::Value>,
     /// `[mcp.<server>]`: the user's settings for one MCP server (honoured from the user file
     /// only).
     mcp: BTreeMap<String, McpServerFile>,
+}
+
+/// `[skills]` as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct SkillsFile {
+    paths: Vec<String>,
+    excluded_paths: Vec<String>,
+    disabled_skills: Vec<String>,
+    disable_implicit_invocation: Option<bool>,
 }
 
 /// `[mcp.<server>]` as written.
@@ -314,6 +347,8 @@ pub struct Config {
     pub agent: AgentSettings,
     /// `[permissions]`.
     pub permissions: PermissionSettings,
+    /// `[skills]`.
+    pub skills: SkillsSettings,
     /// Problems found while reading the files (unknown keys with their line …), in file order;
     /// [`Config::warnings`] returns them with the provider warnings.
     pub file_warnings: Vec<String>,
@@ -613,6 +648,7 @@ impl Config {
         self.original_keys.extend(original_keys);
         self.merge_agent(file.agent, system_prompt_file);
         self.merge_permissions(&path, file.permissions);
+        self.merge_skills(&path, file.skills);
         let sandbox = file.sandbox;
         macro_rules! take {
             ($target:expr, $source:expr, $($field:ident),*) => {
@@ -703,6 +739,39 @@ impl Config {
             if theirs.is_some() {
                 *mine = theirs;
             }
+        }
+    }
+
+    /// Lists are joined; a path that cannot be expanded is a warning naming the file.
+    fn merge_skills(&mut self, path: &Path, incoming: SkillsFile) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut named = |entries: Vec<String>, key: &str| -> Vec<NamedPath> {
+            let mut out = Vec::new();
+            for entry in entries {
+                match skill_path(dir, &entry) {
+                    Ok(p) => out.push(NamedPath {
+                        path: p,
+                        source: path.to_path_buf(),
+                    }),
+                    Err(why) => self.file_warnings.push(format!(
+                        "{}: [skills] {key}: {why}; that entry is ignored",
+                        path.display()
+                    )),
+                }
+            }
+            out
+        };
+        let paths = named(incoming.paths, "paths");
+        let excluded = named(incoming.excluded_paths, "excluded_paths");
+        self.skills.paths.extend(paths);
+        self.skills.excluded_paths.extend(excluded);
+        for name in incoming.disabled_skills {
+            if !self.skills.disabled_skills.contains(&name) {
+                self.skills.disabled_skills.push(name);
+            }
+        }
+        if let Some(off) = incoming.disable_implicit_invocation {
+            self.skills.disable_implicit_invocation = off;
         }
     }
 
@@ -968,4 +1037,20 @@ fn mcp_lookup(project_dir: &Path) -> impl Fn(&str) -> Option<String> + use<> {
         "REASONIX_WORKSPACE_ROOT" | "CLAUDE_PROJECT_DIR" => Some(workspace.clone()),
         _ => std::env::var(name).ok(),
     }
+}
+
+/// A `[skills]` path: `~/` is the user's home, `${VAR}` is expanded, a relative path is
+/// against `dir` (the config file's directory).
+fn skill_path(dir: &Path, entry: &str) -> Result<PathBuf, String> {
+    let expanded = reasonix_core::settings::expand_vars(entry, |name| std::env::var(name).ok())?;
+    let path = match expanded.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map(|home| PathBuf::from(home).join(rest))
+            .ok_or_else(|| format!("`{entry}`: HOME is not set"))?,
+        None if expanded == "~" => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("`{entry}`: HOME is not set"))?,
+        None => dir.join(expanded),
+    };
+    Ok(path)
 }

@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod delegation;
 pub mod error;
 pub mod evidence;
+pub mod frontmatter;
 pub mod image;
 pub mod interceptor;
 pub mod lexical_path;

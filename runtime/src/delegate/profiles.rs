@@ -123,16 +123,14 @@ fn read(path: &Path) -> Result<Profile, String> {
 
 /// A profile from a file's text; `stem` names it when the frontmatter does not.
 pub fn parse(text: &str, stem: &str, origin: Origin) -> Result<Profile, String> {
-    let (fields, body) = frontmatter(text)?;
-    let field = |key: &str| {
-        fields
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    };
-    let name = field("name")
-        .map(|v| v.join(","))
-        .unwrap_or_else(|| stem.to_string());
+    let parsed = reasonix_core::frontmatter::parse(text);
+    if let Some(problem) = parsed.problems.first() {
+        return Err(problem.to_string());
+    }
+    let body = parsed.body;
+    let name = parsed
+        .text("name")
+        .map_or_else(|| stem.to_string(), str::to_string);
     if name.is_empty()
         || name.len() > 64
         || !name
@@ -148,11 +146,11 @@ pub fn parse(text: &str, stem: &str, origin: Origin) -> Result<Profile, String> 
     if prompt.is_empty() {
         return Err("the body (the sub-agent's system prompt) is empty".into());
     }
-    let tools = match field("tools") {
+    let tools = match parsed.get("tools") {
         None => ChildTools::Inherit,
-        Some(names) => {
+        Some(field) => {
             let mut mapped: Vec<String> = Vec::new();
-            for name in names.iter().filter(|n| !n.is_empty()) {
+            for name in field.items.iter().filter(|n| !n.is_empty()) {
                 for tool in tool_names(name) {
                     if !mapped.contains(&tool) {
                         mapped.push(tool);
@@ -162,17 +160,14 @@ pub fn parse(text: &str, stem: &str, origin: Origin) -> Result<Profile, String> 
             ChildTools::Named(mapped)
         }
     };
-    let model = field("model")
-        .map(|v| v.join(","))
-        .filter(|m| !m.is_empty() && m != "inherit");
-    let effort = field("effort")
-        .map(|v| v.join(","))
-        .filter(|e| !e.is_empty());
+    let model = parsed
+        .text("model")
+        .filter(|m| *m != "inherit")
+        .map(str::to_string);
+    let effort = parsed.text("effort").map(str::to_string);
     Ok(Profile {
         name,
-        description: field("description")
-            .map(|v| v.join(", "))
-            .unwrap_or_default(),
+        description: parsed.text("description").unwrap_or_default().to_string(),
         prompt,
         tools,
         model,
@@ -202,78 +197,6 @@ fn tool_names(name: &str) -> Vec<String> {
         other => return vec![other.to_string()],
     };
     names.iter().map(|n| n.to_string()).collect()
-}
-
-type Fields = Vec<(String, Vec<String>)>;
-
-/// The `---` block's `key: value` lines (a value may be a comma-separated list, a `[a, b]`
-/// list or `- item` lines under the key) and the body after it. No block: no fields, the
-/// whole text is the body.
-fn frontmatter(text: &str) -> Result<(Fields, &str), String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return Ok((Vec::new(), text));
-    };
-    let mut fields: Fields = Vec::new();
-    let mut offset = 0;
-    for (number, line) in rest.split_inclusive('\n').enumerate() {
-        offset += line.len();
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim_end() == "---" {
-            return Ok((fields, &rest[offset..]));
-        }
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
-            continue;
-        }
-        if let Some(item) = line.trim_start().strip_prefix("- ")
-            && line.starts_with([' ', '\t', '-'])
-        {
-            match fields.last_mut() {
-                Some((_, values)) => values.push(unquote(item.trim()).to_string()),
-                None => {
-                    return Err(format!(
-                        "frontmatter line {}: a list item without a key",
-                        number + 2
-                    ));
-                }
-            }
-            continue;
-        }
-        let Some((key, value)) = line.split_once(':') else {
-            return Err(format!(
-                "frontmatter line {}: expected `key: value`",
-                number + 2
-            ));
-        };
-        let value = value.trim();
-        let values: Vec<String> = if key.trim() == "description" {
-            vec![unquote(value).to_string()]
-        } else {
-            let inner = value
-                .strip_prefix('[')
-                .and_then(|v| v.strip_suffix(']'))
-                .unwrap_or(value);
-            inner
-                .split(',')
-                .map(|v| unquote(v.trim()).to_string())
-                .filter(|v| !v.is_empty())
-                .collect()
-        };
-        fields.push((key.trim().to_string(), values));
-    }
-    Err("the frontmatter block is not closed with `---`".into())
-}
-
-fn unquote(s: &str) -> &str {
-    for q in ['"', '\''] {
-        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
-            return &s[1..s.len() - 1];
-        }
-    }
-    s
 }
 
 #[cfg(test)]

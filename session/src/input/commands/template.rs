@@ -11,42 +11,16 @@ pub struct Frontmatter {
 }
 
 /// Splits `---\n…\n---\n` off the start of `text`; without a closed block, no frontmatter and
-/// the whole text is the body.
+/// the whole text is the body. Lines that are not `key: value` are skipped.
 pub fn split_frontmatter(text: &str) -> (Frontmatter, &str) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return (Frontmatter::default(), text);
+    let parsed = reasonix_core::frontmatter::parse(text);
+    let fm = Frontmatter {
+        description: parsed.get("description").map(|f| f.text.clone()),
+        argument_hint: parsed
+            .get("argument-hint")
+            .map(|f| reasonix_core::frontmatter::unquote(&f.raw).to_string()),
     };
-    let mut offset = 0;
-    let mut fm = Frontmatter::default();
-    for line in rest.split_inclusive('\n') {
-        offset += line.len();
-        let trimmed = line.trim_end_matches(['\n', '\r']);
-        if trimmed.trim_end() == "---" {
-            return (fm, &rest[offset..]);
-        }
-        if let Some((key, value)) = trimmed.split_once(':') {
-            let value = unquote(value.trim()).to_string();
-            match key.trim() {
-                "description" => fm.description = Some(value),
-                "argument-hint" => fm.argument_hint = Some(value),
-                _ => {}
-            }
-        }
-    }
-    (Frontmatter::default(), text)
-}
-
-fn unquote(s: &str) -> &str {
-    for q in ['"', '\''] {
-        if s.len() >= 2 && s.starts_with(q) && s.ends_with(q) {
-            return &s[1..s.len() - 1];
-        }
-    }
-    s
+    (fm, parsed.body)
 }
 
 /// Shell-like words: whitespace separates, `'…'` and `"…"` group (no expansion inside),
