@@ -74,6 +74,9 @@ enum Command {
     /// MCP servers: add, remove, list, get, import; approve a project's .mcp.json.
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
+    /// Skills (SKILL.md folders) this workspace sees: list them, show one.
+    #[command(subcommand)]
+    Skills(commands::skills::SkillsCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -205,6 +208,7 @@ const SUBCOMMANDS: &[&str] = &[
     "hooks",
     "setup",
     "mcp",
+    "skills",
     "help",
 ];
 
@@ -285,6 +289,7 @@ fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(*args),
         Command::Trust(args) => commands::trust::run(args),
         Command::Hooks(HooksCommand::List { json }) => commands::hooks::list(json),
+        Command::Skills(command) => commands::skills::run(command),
         Command::Setup => commands::setup::run(),
         Command::Mcp(command) => commands::mcp::run(command),
         Command::Sessions(command) => commands::sessions_cli::run(command),

@@ -163,7 +163,7 @@ const INSTRUCTIONS_TRUSTED_KEY: &str = "trusted_project";
 
 /// Whether the user trusted the project in `cwd`: its `reasonix.toml` (as loaded), or the
 /// directory itself when it has none (`reasonix trust`, `--trust-workspace`).
-fn workspace_trusted(config: &Config, paths: &Paths, cwd: &Path) -> bool {
+pub fn workspace_trusted(config: &Config, paths: &Paths, cwd: &Path) -> bool {
     use reasonix_config::{ProjectTrust, TrustCheck, TrustStore};
     match config.project_trust {
         Some(trust) => trust == ProjectTrust::Trusted,

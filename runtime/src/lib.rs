@@ -24,5 +24,6 @@ pub mod mcp;
 pub mod model_window;
 pub mod open;
 pub mod sidecars;
+pub mod skills;
 
 pub use error::{Error, Kind};

@@ -24,6 +24,7 @@ impl Runtime {
             ),
             self.mcp.clone(),
         )
+        .with_skills(self.skills.clone())
     }
 
     /// Start a session on `agent` (built by [`Runtime::launch`]). Its events go to `emit`, in

@@ -13,6 +13,7 @@ pub mod sessions;
 pub mod sessions_cli;
 pub mod setup;
 pub mod sidecar_packages;
+pub mod skills;
 pub mod tool_doc;
 pub mod tools;
 pub mod trust;

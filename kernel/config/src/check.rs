@@ -63,8 +63,9 @@ const SECTIONS: &[Section] = &[
             "excluded_paths",
             "disabled_skills",
             "disable_implicit_invocation",
+            "suppress_warnings",
         ],
-        original: &["suppress_warnings"],
+        original: &[],
     },
     Section {
         name: "agent",

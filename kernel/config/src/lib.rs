@@ -123,6 +123,8 @@ pub struct SkillsSettings {
     pub disabled_skills: Vec<String>,
     /// No skill is in the model's index; `/name` still works.
     pub disable_implicit_invocation: bool,
+    /// Skills that cannot be read are skipped without a warning at start.
+    pub suppress_warnings: bool,
 }
 
 /// A path from a config file, with the file.
@@ -305,6 +307,7 @@ struct SkillsFile {
     excluded_paths: Vec<String>,
     disabled_skills: Vec<String>,
     disable_implicit_invocation: Option<bool>,
+    suppress_warnings: Option<bool>,
 }
 
 /// `[mcp.<server>]` as written.
@@ -772,6 +775,9 @@ impl Config {
         }
         if let Some(off) = incoming.disable_implicit_invocation {
             self.skills.disable_implicit_invocation = off;
+        }
+        if let Some(quiet) = incoming.suppress_warnings {
+            self.skills.suppress_warnings = quiet;
         }
     }
 

@@ -178,7 +178,7 @@ pub fn parse(text: &str, stem: &str, origin: Origin) -> Result<Profile, String> 
 
 /// Reasonix's tools for a name in a profile's `tools`: Claude Code's names map to the tools
 /// that do that job here; any other name is taken as a Reasonix (or `mcp__…`) tool name.
-fn tool_names(name: &str) -> Vec<String> {
+pub fn tool_names(name: &str) -> Vec<String> {
     let names: &[&str] = match name {
         "Read" => &["read_file"],
         "LS" => &["ls"],

@@ -47,6 +47,8 @@ pub struct Runtime {
     /// The MCP servers (starting in the background).
     pub mcp: reasonix_mcp::Servers,
     pub catalog: Arc<dyn Catalog>,
+    /// The skills (read once, at open: the index in the prompt stays what it was).
+    pub skills: Arc<reasonix_skills::Catalog>,
 }
 
 /// What `reasonix run`'s flags change in the configuration before the runtime starts.
@@ -123,6 +125,18 @@ fn open_runtime(
         reasonix_agent::agent_loop::plan::ExitPlanMode::new(),
     ));
     host_tools.push(Arc::new(crate::evidence::CompleteStep::new()));
+    let skills = Arc::new(crate::skills::catalog(&cx.paths, &cx.config, &workspace));
+    if !cx.config.skills.suppress_warnings {
+        for warning in &skills.warnings {
+            crate::term::errln!(
+                "warning: skills: {}",
+                reasonix_core::terminal::shown(warning)
+            );
+        }
+    }
+    if let Some(tool) = crate::skills::SkillTool::new(skills.clone(), cx.paths.home.clone()) {
+        host_tools.push(Arc::new(tool));
+    }
     let catalog: Arc<dyn Catalog> = Arc::new(
         sidecars::Composed::new(cx.registry.clone(), &sidecars, mcp.clone())
             .with_host_tools(host_tools)
@@ -136,6 +150,7 @@ fn open_runtime(
         sidecars,
         mcp,
         catalog,
+        skills,
     })
 }
 

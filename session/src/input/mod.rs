@@ -1,5 +1,5 @@
 //! What the user typed, turned into what the model gets, in one place for every front end:
-//! a custom command (`/name args`) sends its template, an MCP prompt command
+//! a skill (`/name args`) sends its instructions, a custom command its template, an MCP prompt command
 //! (`/mcp__server__prompt args`) the prompt's text, and `@server:uri` references in the user's
 //! own words are read and appended. `reasonix run "/name args"`, a stream-json turn, a
 //! protocol `prompt` and the interactive session expand alike.
@@ -7,6 +7,7 @@
 pub mod commands;
 pub mod mcp_prompt;
 pub mod resources;
+pub mod skill;
 mod turn;
 
 pub use resources::{resource_blocks, with_resources};
@@ -14,7 +15,7 @@ pub use turn::Turn;
 
 use commands::{CommandDir, CustomCommands};
 use reasonix_mcp::Servers;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A message for the model, already expanded by its front end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +53,7 @@ pub struct Expander {
     dirs: Vec<CommandDir>,
     commands: OnceLock<CustomCommands>,
     servers: Servers,
+    skills: Arc<reasonix_skills::Catalog>,
 }
 
 impl Expander {
@@ -60,7 +62,20 @@ impl Expander {
             dirs,
             commands: OnceLock::new(),
             servers,
+            skills: Arc::default(),
         }
+    }
+
+    /// With the workspace's skills: `/name args` of a skill the user may invoke sends the
+    /// skill (a skill wins over a custom command of the same name, as in Claude Code).
+    pub fn with_skills(mut self, skills: Arc<reasonix_skills::Catalog>) -> Expander {
+        self.skills = skills;
+        self
+    }
+
+    /// The skills lines may invoke.
+    pub fn skills(&self) -> &reasonix_skills::Catalog {
+        &self.skills
     }
 
     /// The MCP servers whose prompts and resources lines may name.
@@ -82,6 +97,8 @@ impl Expander {
             None
         } else if trimmed.starts_with("/mcp__") {
             mcp_prompt::command::expand(trimmed, &self.servers)?
+        } else if let Some((found, args)) = self.skills.invoked(trimmed) {
+            Some(skill::invoked_text(found, args)?)
         } else {
             self.commands().expand_line(trimmed)
         };
