@@ -63,6 +63,7 @@ mod session_commands;
 mod setup;
 mod shell;
 mod sidecar;
+mod skills;
 mod tui;
 mod tui_mcp;
 mod tui_questions;
