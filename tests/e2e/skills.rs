@@ -258,3 +258,32 @@ fn no_skills_no_tool() {
     run(&env, "hello");
     assert!(skill_tool(&mock.requests()[0].json()).is_none());
 }
+
+#[test]
+fn the_terminal_session_offers_the_skill_in_the_slash_menu_and_sends_it() {
+    let s = crate::tui::Session::new();
+    skill(
+        &s.env.project().join(".claude/skills"),
+        "pdf-notes",
+        PDF_NOTES,
+    );
+    s.mock.enqueue(Reply::text(&["Notes follow."]));
+    let mut pty = s.open_at(&[], 100, 30);
+    pty.type_text("/pdf-n");
+    pty.wait_for("Take notes from a PDF file", crate::tui::WAIT);
+    pty.type_text("otes x.pdf");
+    pty.send("\r");
+    pty.wait_for("Notes follow.", crate::tui::WAIT);
+    let body = s.mock.requests()[0].json();
+    let last = body["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(
+        last.contains("BODY-MARKER-7f3: run `python3 scripts/extract.py x.pdf`"),
+        "{last}"
+    );
+    pty.type_text("/help");
+    pty.send("\r");
+    let screen = pty.wait_for("Skills", crate::tui::WAIT);
+    assert!(screen.contains("/pdf-notes [file]"), "{screen}");
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(crate::tui::WAIT), Some(0));
+}

@@ -5,6 +5,7 @@
 use super::app::{App, Overlay};
 use super::effect::{Effect, Effects};
 use super::msg::Msg;
+use super::slash::CommandKind;
 use super::status::{money, posture_name, tokens};
 use super::text::safe_line;
 use ratatui::text::{Line, Span};
@@ -311,6 +312,15 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
         "mcp" => out.extend(super::mcp::command(app, args)),
         _ if name.starts_with("mcp__") => out.extend(super::mcp::run_prompt(app, name, args)),
         "quit" | "exit" => out.push(Effect::Quit),
+        _ if let Some(CommandKind::Skill(skill)) = app.actions.slash.get(name).map(|c| &c.kind) => {
+            match reasonix_session::input::skill::invoked_text(skill, args) {
+                Ok(prompt) => out.push(Effect::CommandPrompt {
+                    prompt,
+                    args: args.to_string(),
+                }),
+                Err(why) => out.error(format!("/{}: {}", safe_line(name), safe_line(&why))),
+            }
+        }
         _ => match app.actions.slash.get(name).and_then(|c| c.expand(args)) {
             Some(prompt) => out.push(Effect::CommandPrompt {
                 prompt: prompt.trim().to_string(),

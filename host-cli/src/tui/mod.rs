@@ -210,14 +210,17 @@ pub fn run(args: SessionArgs) -> Outcome {
     let tools = agent.tool_specs().to_vec();
     let paths = &prepared.cx.paths;
     let user_home = std::env::var_os("HOME").map(PathBuf::from);
-    let slash_registry = Arc::new(slash::SlashRegistry::new(
-        slash::builtin_specs(),
-        slash::custom::load(&slash::CommandDir::standard(
-            &prepared.workspace,
-            &paths.home,
-            user_home.as_deref(),
-        )),
-    ));
+    let slash_registry = Arc::new(
+        slash::SlashRegistry::new(
+            slash::builtin_specs(),
+            slash::custom::load(&slash::CommandDir::standard(
+                &prepared.workspace,
+                &paths.home,
+                user_home.as_deref(),
+            )),
+        )
+        .with_skills(&prepared.skills),
+    );
     let (history, history_warning) = match composer::History::load(composer::History::path_for(
         &paths.state,
         &prepared.workspace,

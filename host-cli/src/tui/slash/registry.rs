@@ -21,6 +21,8 @@ pub enum CommandKind {
     McpPrompt {
         server: String,
     },
+    /// A skill the user may invoke (docs/SKILLS.md).
+    Skill(Box<reasonix_skills::Skill>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +54,7 @@ impl CommandSpec {
     pub fn expand(&self, args: &str) -> Option<String> {
         match &self.kind {
             CommandKind::Custom { body, .. } => Some(template::expand(body, args)),
-            CommandKind::Builtin | CommandKind::McpPrompt { .. } => None,
+            CommandKind::Builtin | CommandKind::McpPrompt { .. } | CommandKind::Skill(_) => None,
         }
     }
 
@@ -191,6 +193,34 @@ impl SlashRegistry {
         SlashRegistry { commands, warnings }
     }
 
+    /// This registry with the skills the user may invoke: a skill wins over a custom command
+    /// of its name (as in Claude Code), never over a built-in.
+    pub fn with_skills(mut self, catalog: &reasonix_skills::Catalog) -> SlashRegistry {
+        for skill in catalog.skills.iter().filter(|s| s.user_invocable) {
+            let clash = self
+                .commands
+                .iter()
+                .any(|b| b.is_builtin() && b.name == skill.name)
+                || ALIASES.iter().any(|(alias, _)| *alias == skill.name);
+            if clash {
+                self.warnings.push(format!(
+                    "{}: /{} is a built-in command; the skill is invoked only by the model",
+                    skill.dir.display(),
+                    skill.name
+                ));
+                continue;
+            }
+            self.commands.retain(|c| c.name != skill.name);
+            self.commands.push(CommandSpec {
+                name: skill.name.clone(),
+                description: skill.description.clone(),
+                argument_hint: skill.argument_hint.clone(),
+                kind: CommandKind::Skill(Box::new(skill.clone())),
+            });
+        }
+        self
+    }
+
     /// This registry with `prompts` (MCP prompt commands) in place of the ones it had; a
     /// prompt named like another command is left out.
     pub fn with_mcp_prompts(&self, prompts: Vec<CommandSpec>) -> SlashRegistry {
@@ -319,9 +349,26 @@ impl SlashRegistry {
             for c in customs {
                 let scope = match &c.kind {
                     CommandKind::Custom { scope, .. } => scope.label(),
-                    CommandKind::Builtin | CommandKind::McpPrompt { .. } => "",
+                    _ => "",
                 };
                 lines.push(row(c, Some(scope)));
+            }
+        }
+        let skills: Vec<&CommandSpec> = self
+            .commands
+            .iter()
+            .filter(|c| matches!(c.kind, CommandKind::Skill(_)))
+            .collect();
+        if !skills.is_empty() {
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled("Skills", theme.heading())));
+            for c in skills {
+                let from = match &c.kind {
+                    CommandKind::Skill(skill) if !skill.trusted => "untrusted workspace",
+                    CommandKind::Skill(skill) => skill.scope.label(),
+                    _ => "",
+                };
+                lines.push(row(c, Some(from)));
             }
         }
         let prompts: Vec<&CommandSpec> = self
