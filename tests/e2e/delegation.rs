@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::events::OpsClient;
-use crate::support::{Env, stderr, stdout};
+use crate::support::{Env, result_of, stderr, stdout};
 use reasonix_agent::session::SessionStore;
 use reasonix_mock_llm::{MockLlm, Reply, Usage};
 use serde_json::{Value, json};
@@ -69,15 +69,6 @@ fn system(body: &Value) -> String {
 }
 
 /// Tool results of a request, by call id.
-fn result_of(body: &Value, id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .unwrap_or_else(|| panic!("no result of {id} in {body}"))
-}
 
 #[test]
 fn two_children_of_one_answer_work_apart_and_their_answers_and_spend_return() {

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::events::OpsClient;
-use crate::support::{Env, stderr, stdout};
+use crate::support::{Env, result_of, stderr, stdout};
 use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::{Value, json};
 
@@ -24,16 +24,6 @@ fn calls(list: &[(&str, &str, Value)]) -> Reply {
         .map(|((id, name, _), a)| (*id, *name, a.as_str()))
         .collect();
     Reply::tool_calls(&refs, 1)
-}
-
-fn result_of(body: &Value, id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .unwrap_or_else(|| panic!("no result of {id} in {body}"))
 }
 
 const PLAN: &str = "1. Add `beta` to notes.txt.\n2. Check it with `cat notes.txt`.";

@@ -5,7 +5,7 @@
 //! is marked; a sub-agent skill runs as a child.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::support::{Env, stderr, stdout};
+use crate::support::{Env, result_of, stderr, stdout};
 use reasonix_mock_llm::{MockLlm, Reply};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -50,16 +50,6 @@ fn skill_tool(request: &Value) -> Option<Value> {
         .iter()
         .find(|t| t["function"]["name"] == "skill")
         .cloned()
-}
-
-fn result_of(body: &Value, id: &str) -> String {
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
-        .unwrap_or_else(|| panic!("no result of {id} in {body}"))
 }
 
 #[test]

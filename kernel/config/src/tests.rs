@@ -223,7 +223,7 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
              [notifications] (line 10), `agent.reasoning_language` (line 17), \
              `agent.planner_max_steps` (line 22), \
              [environment] (line 33), `tools.protect_changed_files` (line 41), \
-             `tools.shell` (line 44), [skills] (line 57), \
+             `tools.shell` (line 44), \
              [serve] (line 60) — not supported yet (settings of the original Reasonix; \
              docs/CONFIG.md lists what this build reads)",
         ]
@@ -801,7 +801,7 @@ proptest! {
                     if w.contains(": ignored: ") {
                         // A key or section of the original Reasonix, named with its line.
                         let what = match section {
-                            "ui" | "skills" => format!("[{section}] (line {})", line - 1),
+                            "ui" => format!("[{section}] (line {})", line - 1),
                             "" => format!("`{key}` (line {line})"),
                             _ => format!("`{section}.{key}` (line {line})"),
                         };
@@ -810,7 +810,7 @@ proptest! {
                     } else {
                         let expected = format!("reasonix.toml:{line}: unknown key `{key}`");
                         prop_assert!(w.starts_with(&expected), "{w}");
-                        prop_assert!(!matches!(section, "ui" | "skills"), "{w}");
+                        prop_assert!(section != "ui", "{w}");
                     }
                 }
             }
@@ -1084,5 +1084,31 @@ bogus = 1
             .unwrap()
             .warnings()
             .is_empty()
+    );
+}
+
+#[test]
+fn skills_settings_keep_the_file_that_named_each_path() {
+    let path = Path::new("/cfg/dir/config.toml");
+    let cfg = Config::parse(
+        path,
+        "[skills]\npaths = [\"mine\", \"/abs/skills\"]\nexcluded_paths = [\"old\"]\ndisabled_skills = [\"deploy\", \"deploy\"]\ndisable_implicit_invocation = true\nsuppress_warnings = true\n",
+    )
+    .unwrap();
+    assert!(cfg.warnings().is_empty(), "{:?}", cfg.warnings());
+    let s = &cfg.skills;
+    assert_eq!(s.paths[0].path, Path::new("/cfg/dir/mine"));
+    assert_eq!(s.paths[0].source, path);
+    assert_eq!(s.paths[1].path, Path::new("/abs/skills"));
+    assert_eq!(s.excluded_paths[0].path, Path::new("/cfg/dir/old"));
+    assert_eq!(s.disabled_skills, ["deploy"]);
+    assert!(s.disable_implicit_invocation && s.suppress_warnings);
+    let bad = Config::parse(path, "[skills]\npaths = [\"${NOT_CLOSED\"]\n").unwrap();
+    assert!(
+        bad.warnings()
+            .iter()
+            .any(|w| w.contains("[skills] paths") && w.contains("ignored")),
+        "{:?}",
+        bad.warnings()
     );
 }

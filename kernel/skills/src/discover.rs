@@ -146,7 +146,7 @@ fn add(catalog: &mut Catalog, root: &Root, dir: &Path, options: &Options) {
             return;
         }
     };
-    if options.disabled.iter().any(|d| *d == skill.name) {
+    if options.disabled.contains(&skill.name) {
         return;
     }
     skill.trusted = !root.scope.is_workspace() || options.workspace_trusted;

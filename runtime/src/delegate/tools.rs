@@ -221,7 +221,8 @@ impl Tool for Delegating {
     }
 }
 
-fn single(outcome: Option<ChildOutcome>) -> ToolOutput {
+/// One child's outcome as a call's result: its answer, or what stopped it (an error).
+pub(crate) fn single(outcome: Option<ChildOutcome>) -> ToolOutput {
     let Some(outcome) = outcome else {
         return ToolOutput {
             text: "the sub-agent returned nothing".into(),

@@ -5,7 +5,7 @@
 //! and budget as `task`.
 
 use crate::delegate::profiles;
-use reasonix_core::delegation::{ChildSpec, ChildStatus, ChildTools};
+use reasonix_core::delegation::{ChildSpec, ChildTools};
 use reasonix_core::error::{CallError, PluginError};
 use reasonix_core::terminal::shown;
 use reasonix_core::tool::{Effects, Tool};
@@ -171,34 +171,13 @@ impl SkillTool {
             effort: skill.effort.clone().or_else(|| profile.effort.clone()),
             write_paths: None,
         };
-        let outcome = match host.0.run(vec![child]) {
-            Ok(outcomes) => outcomes.into_iter().next(),
-            Err(why) => {
-                return Ok(ToolOutput {
-                    text: why,
-                    images: Vec::new(),
-                    is_error: true,
-                });
-            }
-        };
-        let Some(outcome) = outcome else {
-            return Err(CallError::Plugin(PluginError::NotFound(
-                "the sub-agent returned nothing".into(),
-            )));
-        };
-        let is_error = outcome.status != ChildStatus::Answered;
-        Ok(ToolOutput {
-            text: if is_error {
-                format!(
-                    "The skill's sub-agent {}: {}",
-                    outcome.status.as_str(),
-                    outcome.answer
-                )
-            } else {
-                outcome.answer
+        Ok(match host.0.run(vec![child]) {
+            Ok(outcomes) => crate::delegate::tools::single(outcomes.into_iter().next()),
+            Err(why) => ToolOutput {
+                text: why,
+                images: Vec::new(),
+                is_error: true,
             },
-            images: Vec::new(),
-            is_error,
         })
     }
 }

@@ -273,6 +273,16 @@ pub fn tool_results(kind: &str, body: &serde_json::Value) -> Vec<(String, String
     }
 }
 
+/// The result of call `id` in an OpenAI-wire request body; panics naming the body when there
+/// is none.
+pub fn result_of(body: &serde_json::Value, id: &str) -> String {
+    tool_results("openai", body)
+        .into_iter()
+        .find(|(call, _)| call == id)
+        .map(|(_, content)| content)
+        .unwrap_or_else(|| panic!("no result of {id} in {body}"))
+}
+
 /// A one-shot HTTP server on loopback answering `200 ok`; returns its authority.
 pub fn one_shot_server() -> String {
     use std::io::{Read, Write};
