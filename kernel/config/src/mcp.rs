@@ -26,6 +26,8 @@ pub enum SourceKind {
     UserToml,
     /// `<home>/mcp.json`.
     UserMcpJson,
+    /// An installed package's (`reasonix plugin install`): the user agreed to it at install.
+    Package,
 }
 
 impl SourceKind {

@@ -531,6 +531,8 @@ pub fn inventory(
                     .map(|(_, entries)| entries)
             }
             SourceKind::ProjectToml | SourceKind::UserToml => toml_entries(&path, kind, lookup),
+            // Packages' servers are added by the runtime from the package index.
+            SourceKind::Package => continue,
         };
         match entries {
             Ok(entries) => inventory.servers.extend(entries),

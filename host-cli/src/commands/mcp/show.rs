@@ -224,6 +224,7 @@ fn kind_name(kind: SourceKind) -> &'static str {
         SourceKind::ProjectMcpJson => "project .mcp.json",
         SourceKind::UserToml => "user config.toml [[plugins]]",
         SourceKind::UserMcpJson => "user mcp.json",
+        SourceKind::Package => "an installed package",
     }
 }
 

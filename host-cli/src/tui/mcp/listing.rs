@@ -16,6 +16,7 @@ pub fn origin_label(kind: SourceKind) -> &'static str {
         SourceKind::ProjectMcpJson => "project .mcp.json",
         SourceKind::UserToml => "user config.toml",
         SourceKind::UserMcpJson => "user mcp.json",
+        SourceKind::Package => "installed package",
     }
 }
 
