@@ -142,6 +142,19 @@ enum PluginCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Everything about one installed package: where it came from, what it brings and runs.
+    Show {
+        name: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check one installed package: its files against their hashes, and that it still reads.
+    Doctor { name: String },
+    /// Marketplaces (Claude Code's `.claude-plugin/marketplace.json`) to install packages from
+    /// as `entry@marketplace`.
+    #[command(subcommand)]
+    Marketplace(commands::packages::MarketplaceCommand),
     /// Remove an installed plugin: its file, index entry and compiled artifacts.
     Remove { name: String },
     /// Enable an installed plugin.
@@ -259,6 +272,11 @@ fn main() -> ExitCode {
         Command::Plugin(PluginCommand::Update(args)) => commands::plugins::update(args),
         Command::Plugin(PluginCommand::Info { name, json }) => commands::plugins::info(&name, json),
         Command::Plugin(PluginCommand::Remove { name }) => commands::plugins::remove(&name),
+        Command::Plugin(PluginCommand::Show { name, json }) => commands::plugins::info(&name, json),
+        Command::Plugin(PluginCommand::Doctor { name }) => commands::packages::doctor(&name),
+        Command::Plugin(PluginCommand::Marketplace(command)) => {
+            commands::packages::marketplace(command)
+        }
         Command::Plugin(PluginCommand::Enable { name }) => {
             commands::plugins::set_enabled(&name, true)
         }

@@ -1,6 +1,7 @@
 pub mod doctor;
 pub mod hooks;
 pub mod mcp;
+pub mod packages;
 pub mod plugin_new;
 pub mod plugin_wit;
 pub mod plugins;

@@ -2,7 +2,7 @@
 //! (`reasonix_host::install`) does the work; this file asks and prints.
 
 use crate::builtins::BUILTINS;
-use crate::commands::sidecar_packages;
+use crate::commands::{packages, sidecar_packages};
 use crate::context;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
@@ -29,6 +29,12 @@ pub struct InstallArgs {
     /// Refuse the component unless it calls itself NAME.
     #[arg(long)]
     pub name: Option<String>,
+    /// For a git source: the commit (or branch or tag, recorded as its commit) to install.
+    #[arg(long = "ref", value_name = "COMMIT")]
+    pub reference: Option<String>,
+    /// A folder inside the source that holds the package.
+    #[arg(long, value_name = "PATH")]
+    pub subdir: Option<String>,
 }
 
 /// `reasonix plugin update`.
@@ -40,6 +46,9 @@ pub struct UpdateArgs {
     pub source: Option<String>,
     #[command(flatten)]
     pub grant: GrantArgs,
+    /// For a package from git: the commit (or branch or tag) to update to (default: the newest).
+    #[arg(long = "ref", value_name = "COMMIT")]
+    pub reference: Option<String>,
 }
 
 /// How the grant is decided without asking.
@@ -79,6 +88,21 @@ fn is_builtin(cx: &context::Context, name: &str) -> bool {
 }
 
 pub fn install(args: InstallArgs) -> Outcome {
+    if packages::handles(&args.source) {
+        return packages::install(
+            &args.source,
+            args.reference.as_deref(),
+            args.subdir.as_deref(),
+            args.name.as_deref(),
+            args.grant.yes,
+            |name| {
+                BUILTINS.iter().any(|b| b.name == name)
+                    || sidecar_packages::installed(name).is_ok_and(|e| e.is_some())
+                    || PluginIndex::load(&reasonix_config::Paths::from_env().plugins_dir())
+                        .is_ok_and(|i| i.plugins.iter().any(|e| e.name == name))
+            },
+        );
+    }
     if sidecar_packages::is_package_dir(&args.source) {
         return sidecar_packages::install(
             &args.source,
@@ -104,6 +128,14 @@ fn readable_index() -> Result<(), Failure> {
 }
 
 pub fn update(args: UpdateArgs) -> Outcome {
+    if packages::installed(&args.name)?.is_some() {
+        return packages::update(
+            &args.name,
+            args.source.as_deref(),
+            args.reference.as_deref(),
+            args.grant.yes,
+        );
+    }
     if let Some(entry) = sidecar_packages::installed(&args.name)? {
         let source = args.source.unwrap_or(entry.source);
         return sidecar_packages::install(&source, Some(&args.name), args.grant.yes, |_| false);
@@ -326,6 +358,9 @@ fn requested_minus(requested: &Grant, granted: &Grant) -> Vec<String> {
 }
 
 pub fn remove(name: &str) -> Outcome {
+    if packages::installed(name)?.is_some() {
+        return packages::remove(name);
+    }
     if sidecar_packages::installed(name)?.is_some() {
         return sidecar_packages::remove(name);
     }
@@ -338,6 +373,9 @@ pub fn remove(name: &str) -> Outcome {
 }
 
 pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
+    if packages::installed(name)?.is_some() {
+        return packages::set_enabled(name, enabled);
+    }
     if sidecar_packages::installed(name)?.is_some() {
         return sidecar_packages::set_enabled(name, enabled);
     }
@@ -353,6 +391,9 @@ pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
 }
 
 pub fn info(name: &str, as_json: bool) -> Outcome {
+    if packages::installed(name)?.is_some() {
+        return packages::show(name, as_json);
+    }
     if let Some(entry) = sidecar_packages::installed(name)? {
         return sidecar_packages::info(&entry, as_json);
     }
@@ -414,6 +455,7 @@ pub fn list(as_json: bool) -> Outcome {
             "plugins": plugins.iter().map(|p| plugin_json(p, entry_of(p).as_ref())).collect::<Vec<_>>(),
             "disabled": disabled,
             "sidecars": sidecar_packages::list_json()?,
+            "packages": packages::list_json()?,
             "problems": cx.registry.problems().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
         });
         term::print_json(&value).map_err(Failure::runtime)?;
@@ -423,6 +465,7 @@ pub fn list(as_json: bool) -> Outcome {
         print_plugin(p, entry_of(p).as_ref(), false);
     }
     sidecar_packages::print_list()?;
+    packages::print_list()?;
     for e in disabled {
         outln!(
             "{} {} (disabled; `reasonix plugin enable {}`)",
