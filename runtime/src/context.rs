@@ -15,6 +15,8 @@ pub struct Context {
     pub paths: Paths,
     pub config: Config,
     pub registry: Arc<Registry>,
+    /// The installed packages that loaded (their hooks and MCP servers are in `config`).
+    pub packages: Arc<Vec<reasonix_package::Package>>,
 }
 
 static TRUST_FOR_THIS_RUN: std::sync::atomic::AtomicBool =
@@ -77,6 +79,7 @@ pub fn load_adjusted_choosing(
         .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?;
     let mut config = load_config_choosing(&paths, &cwd, settings)?;
     adjust(&mut config);
+    let packages = crate::packages::load(&paths, &mut config);
     let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
     host_extras(&mut settings, &config, &paths, &cwd);
     let registry = Registry::load_noting(
@@ -111,6 +114,7 @@ pub fn load_adjusted_choosing(
         paths,
         config,
         registry: Arc::new(registry),
+        packages,
     })
 }
 

@@ -75,5 +75,8 @@ pub fn user_commands(active: &[&HookEntry]) -> UserCommands {
     let claude_dir = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(|h| std::path::PathBuf::from(h).join(".claude"));
-    UserCommands::new(of_scope("user"), &of_scope("project"), claude_dir)
+    // A package's hooks were agreed to by the user at install: they run as the user's own.
+    let mut own = of_scope("user");
+    own.extend(of_scope(crate::packages::HOOK_SCOPE));
+    UserCommands::new(own, &of_scope("project"), claude_dir)
 }

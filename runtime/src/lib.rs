@@ -23,6 +23,7 @@ pub mod launch;
 pub mod mcp;
 pub mod model_window;
 pub mod open;
+pub mod packages;
 pub mod sidecars;
 pub mod skills;
 

@@ -13,18 +13,24 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 impl Runtime {
-    /// What the workspace's typed lines expand with: its custom command directories (the
-    /// project's, then the user's) and its MCP servers.
+    /// What the workspace's typed lines expand with: its custom command directories, its
+    /// skills and its MCP servers.
     pub fn expander(&self) -> Expander {
-        Expander::new(
-            CommandDir::standard(
-                &self.workspace,
-                &self.cx.paths.home,
-                std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-            ),
-            self.mcp.clone(),
-        )
-        .with_skills(self.skills.clone())
+        Expander::new(self.command_dirs(), self.mcp.clone()).with_skills(self.skills.clone())
+    }
+
+    /// The custom command folders: the project's, the user's, then the installed packages'
+    /// (whose commands are `/<package>:<command>`).
+    pub fn command_dirs(&self) -> Vec<CommandDir> {
+        let mut dirs = CommandDir::standard(
+            &self.workspace,
+            &self.cx.paths.home,
+            std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+        );
+        for (dir, name) in crate::packages::folders(&self.cx.packages, |p| &p.commands) {
+            dirs.push(CommandDir::package(dir, name));
+        }
+        dirs
     }
 
     /// Start a session on `agent` (built by [`Runtime::launch`]). Its events go to `emit`, in

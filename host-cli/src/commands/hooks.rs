@@ -14,7 +14,9 @@ pub fn list(json_out: bool) -> Outcome {
     let paths = reasonix_config::Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
-    let config = context::load_config(&paths, &cwd)?;
+    let mut config = context::load_config(&paths, &cwd)?;
+    // Installed packages' hooks run as the user's own; list them with the rest.
+    reasonix_runtime::packages::load(&paths, &mut config);
     let user_disabled = config
         .plugins
         .get(PLUGIN)

@@ -38,10 +38,11 @@ fn load() -> Result<Catalog, Failure> {
     let paths = reasonix_config::Paths::from_env();
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::usage(anyhow::anyhow!("cannot read the current directory: {e}")))?;
-    let config = context::load_config(&paths, &cwd)?;
+    let mut config = context::load_config(&paths, &cwd)?;
     let workspace = context::resolve_workspace(None, config.sandbox.workspace_root.as_deref())?;
+    let packages = reasonix_runtime::packages::load(&paths, &mut config);
     Ok(reasonix_runtime::skills::catalog(
-        &paths, &config, &workspace,
+        &paths, &config, &workspace, &packages,
     ))
 }
 

@@ -269,10 +269,9 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             out.commit(lines);
         }
         "agents" => {
-            let (profiles, problems) = reasonix_runtime::delegate::profiles::load(
-                &app.actions.prepared.cx.paths.home,
-                &app.actions.workspace,
-            );
+            let (profiles, problems) =
+                reasonix_runtime::delegate::profile_sources(&app.actions.prepared.cx)
+                    .load(&app.actions.workspace);
             let mut lines: Vec<Line<'static>> = profiles
                 .iter()
                 .map(|p| {

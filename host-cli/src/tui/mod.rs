@@ -209,15 +209,10 @@ pub fn run(args: SessionArgs) -> Outcome {
     }
     let tools = agent.tool_specs().to_vec();
     let paths = &prepared.cx.paths;
-    let user_home = std::env::var_os("HOME").map(PathBuf::from);
     let slash_registry = Arc::new(
         slash::SlashRegistry::new(
             slash::builtin_specs(),
-            slash::custom::load(&slash::CommandDir::standard(
-                &prepared.workspace,
-                &paths.home,
-                user_home.as_deref(),
-            )),
+            slash::custom::load(&prepared.command_dirs()),
         )
         .with_skills(&prepared.skills),
     );

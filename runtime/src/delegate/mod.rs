@@ -40,3 +40,11 @@ pub fn limits(settings: &AgentSettings) -> Limits {
             .min(max_concurrency),
     }
 }
+
+/// Where the profiles of `cx` come from: its home and its installed packages' `agents/`.
+pub fn profile_sources(cx: &crate::context::Context) -> profiles::Sources {
+    profiles::Sources {
+        home: cx.paths.home.clone(),
+        packages: crate::packages::folders(&cx.packages, |p| &p.agents),
+    }
+}

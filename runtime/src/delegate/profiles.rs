@@ -72,13 +72,48 @@ pub fn directories(home: &Path, workspace: &Path) -> Vec<PathBuf> {
     ]
 }
 
+/// Where profiles come from beyond the workspace: Reasonix's home and the installed
+/// packages' `agents/` folders (whose profiles are `<package>:<name>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sources {
+    pub home: PathBuf,
+    pub packages: Vec<(PathBuf, String)>,
+}
+
+impl Sources {
+    pub fn new(home: &Path) -> Sources {
+        Sources {
+            home: home.to_path_buf(),
+            packages: Vec::new(),
+        }
+    }
+
+    /// Every profile for `workspace` (see [`load`]), then the packages'.
+    pub fn load(&self, workspace: &Path) -> (Vec<Profile>, Vec<String>) {
+        let mut dirs: Vec<(PathBuf, Option<&str>)> = directories(&self.home, workspace)
+            .into_iter()
+            .map(|d| (d, None))
+            .collect();
+        dirs.extend(
+            self.packages
+                .iter()
+                .map(|(d, ns)| (d.clone(), Some(ns.as_str()))),
+        );
+        load_from(&dirs)
+    }
+}
+
 /// Every profile, by name (a later source wins), and what was wrong with the files that were
 /// skipped (path and why).
 pub fn load(home: &Path, workspace: &Path) -> (Vec<Profile>, Vec<String>) {
+    Sources::new(home).load(workspace)
+}
+
+fn load_from(dirs: &[(PathBuf, Option<&str>)]) -> (Vec<Profile>, Vec<String>) {
     let mut profiles = built_in();
     let mut problems = Vec::new();
-    for dir in directories(home, workspace) {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
+    for (dir, namespace) in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
         let mut files: Vec<PathBuf> = entries
@@ -90,7 +125,10 @@ pub fn load(home: &Path, workspace: &Path) -> (Vec<Profile>, Vec<String>) {
         files.sort();
         for path in files {
             match read(&path) {
-                Ok(profile) => {
+                Ok(mut profile) => {
+                    if let Some(ns) = namespace {
+                        profile.name = format!("{ns}:{}", profile.name);
+                    }
                     profiles.retain(|p| p.name != profile.name);
                     profiles.push(profile);
                 }

@@ -9,7 +9,6 @@ use reasonix_core::tool::{Effects, Tool};
 use reasonix_core::types::{FileChange, ToolContext, ToolOutput, ToolSpec};
 use serde::Deserialize;
 use serde_json::json;
-use std::path::PathBuf;
 
 /// The most a batch's answers take together in its result; each child gets a fair share.
 const BATCH_ANSWER_BYTES: usize = 48 * 1024;
@@ -25,23 +24,28 @@ pub enum Kind {
 pub struct Delegating {
     kind: Kind,
     spec: ToolSpec,
-    home: PathBuf,
+    profiles: std::sync::Arc<profiles::Sources>,
 }
 
 impl Delegating {
-    pub fn new(kind: Kind, home: PathBuf) -> Delegating {
+    pub fn new(kind: Kind, profiles: std::sync::Arc<profiles::Sources>) -> Delegating {
         Delegating {
             kind,
             spec: spec(kind),
-            home,
+            profiles,
         }
     }
 
-    /// The three tools.
+    /// The three tools, with the profiles of `<home>` and the workspace.
     pub fn all(home: &std::path::Path) -> Vec<std::sync::Arc<dyn Tool>> {
+        Delegating::all_from(std::sync::Arc::new(profiles::Sources::new(home)))
+    }
+
+    /// The three tools, with the profiles of `sources` and the workspace.
+    pub fn all_from(sources: std::sync::Arc<profiles::Sources>) -> Vec<std::sync::Arc<dyn Tool>> {
         [Kind::Task, Kind::Fleet, Kind::ParallelTasks]
             .into_iter()
-            .map(|k| std::sync::Arc::new(Delegating::new(k, home.to_path_buf())) as _)
+            .map(|k| std::sync::Arc::new(Delegating::new(k, sources.clone())) as _)
             .collect()
     }
 }
@@ -101,7 +105,7 @@ impl Delegating {
                 tasks.len()
             )));
         }
-        let (profiles, _) = profiles::load(&self.home, &context.workspace);
+        let (profiles, _) = self.profiles.load(&context.workspace);
         tasks
             .into_iter()
             .enumerate()

@@ -120,12 +120,20 @@ fn open_runtime(
     let history: Arc<dyn reasonix_core::tool::Tool> =
         Arc::new(crate::history::HistoryTool::new(&cx.paths.state));
     let mut host_tools = vec![history];
-    host_tools.extend(crate::delegate::tools::Delegating::all(&cx.paths.home));
+    let profiles = Arc::new(crate::delegate::profile_sources(&cx));
+    host_tools.extend(crate::delegate::tools::Delegating::all_from(
+        profiles.clone(),
+    ));
     host_tools.push(Arc::new(
         reasonix_agent::agent_loop::plan::ExitPlanMode::new(),
     ));
     host_tools.push(Arc::new(crate::evidence::CompleteStep::new()));
-    let skills = Arc::new(crate::skills::catalog(&cx.paths, &cx.config, &workspace));
+    let skills = Arc::new(crate::skills::catalog(
+        &cx.paths,
+        &cx.config,
+        &workspace,
+        &cx.packages,
+    ));
     if !cx.config.skills.suppress_warnings {
         for warning in &skills.warnings {
             crate::term::errln!(
@@ -134,7 +142,7 @@ fn open_runtime(
             );
         }
     }
-    if let Some(tool) = crate::skills::SkillTool::new(skills.clone(), cx.paths.home.clone()) {
+    if let Some(tool) = crate::skills::SkillTool::new(skills.clone(), profiles) {
         host_tools.push(Arc::new(tool));
     }
     let catalog: Arc<dyn Catalog> = Arc::new(

@@ -1,5 +1,5 @@
 //! The workspace's skills: the catalogue built once when the runtime opens (the convention
-//! roots, `[skills]`, the workspace's trust), and the `skill` host tool that offers its index
+//! roots, `[skills]`, the installed packages' skills as `package:skill`, the workspace's trust), and the `skill` host tool that offers its index
 //! to the model and loads a skill on use (docs/SKILLS.md).
 
 mod tool;
@@ -14,7 +14,12 @@ use std::path::{Path, PathBuf};
 /// The skills of `workspace`: the user's own roots, the `[skills] paths`, the workspace's
 /// roots. A `[skills] paths` entry from any file but the user's own must stay inside the
 /// workspace; the workspace's skills are marked unless it is trusted.
-pub fn catalog(paths: &Paths, config: &Config, workspace: &Path) -> Catalog {
+pub fn catalog(
+    paths: &Paths,
+    config: &Config,
+    workspace: &Path,
+    packages: &[reasonix_package::Package],
+) -> Catalog {
     let user_home = std::env::var_os("HOME").map(PathBuf::from);
     let mut roots = reasonix_skills::standard_roots(&paths.home, workspace, user_home.as_deref());
     let user_config = paths.user_config();
@@ -22,6 +27,12 @@ pub fn catalog(paths: &Paths, config: &Config, workspace: &Path) -> Catalog {
         roots.push(Root {
             within: (entry.source != user_config).then(|| workspace.to_path_buf()),
             ..Root::new(entry.path.clone(), Scope::Custom)
+        });
+    }
+    for (dir, name) in crate::packages::folders(packages, |p| &p.skills) {
+        roots.push(Root {
+            namespace: Some(name),
+            ..Root::new(dir, Scope::Package)
         });
     }
     let options = Options {

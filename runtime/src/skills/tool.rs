@@ -12,7 +12,6 @@ use reasonix_core::tool::{Effects, Tool};
 use reasonix_core::types::{FileChange, ToolContext, ToolOutput, ToolSpec};
 use reasonix_skills::{Catalog, RunAs, Skill};
 use serde::Deserialize;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 pub const NAME: &str = "skill";
@@ -28,13 +27,13 @@ struct Args {
 pub struct SkillTool {
     spec: ToolSpec,
     catalog: Arc<Catalog>,
-    home: PathBuf,
+    profiles: Arc<profiles::Sources>,
 }
 
 impl SkillTool {
     /// The tool for `catalog`; `None` when no skill is offered to the model (no tool, no
     /// index, nothing in the prompt).
-    pub fn new(catalog: Arc<Catalog>, home: PathBuf) -> Option<SkillTool> {
+    pub fn new(catalog: Arc<Catalog>, profiles: Arc<profiles::Sources>) -> Option<SkillTool> {
         let index = reasonix_skills::index(&catalog)?;
         let parameters = serde_json::json!({
             "type": "object",
@@ -56,7 +55,7 @@ impl SkillTool {
                 guidance: None,
             },
             catalog,
-            home,
+            profiles,
         })
     }
 }
@@ -144,7 +143,7 @@ impl SkillTool {
         };
         let task = reasonix_session::input::skill::loaded(skill, args)
             .map_err(|why| CallError::Plugin(PluginError::NotFound(why)))?;
-        let (all, _) = profiles::load(&self.home, &context.workspace);
+        let (all, _) = self.profiles.load(&context.workspace);
         let wanted = skill.agent.as_deref().unwrap_or("general");
         let profile = all
             .iter()

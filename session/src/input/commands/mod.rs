@@ -29,6 +29,8 @@ pub enum Scope {
     User,
     /// `~/.claude/commands/`
     UserClaude,
+    /// An installed package's `commands/` (named `/<package>:<command>`).
+    Package,
 }
 
 impl Scope {
@@ -38,6 +40,7 @@ impl Scope {
             Scope::ProjectClaude => "project, .claude",
             Scope::User => "user",
             Scope::UserClaude => "user, ~/.claude",
+            Scope::Package => "package",
         }
     }
 }
@@ -67,6 +70,19 @@ impl CustomCommand {
 pub struct CommandDir {
     pub path: PathBuf,
     pub scope: Scope,
+    /// A package's name: its commands are `/<package>:<command>`.
+    pub namespace: Option<String>,
+}
+
+impl CommandDir {
+    /// The commands folder of package `name`.
+    pub fn package(path: PathBuf, name: String) -> CommandDir {
+        CommandDir {
+            path,
+            scope: Scope::Package,
+            namespace: Some(name),
+        }
+    }
 }
 
 impl CommandDir {
@@ -82,20 +98,24 @@ impl CommandDir {
             CommandDir {
                 path: workspace.join(".reasonix").join("commands"),
                 scope: Scope::Project,
+                namespace: None,
             },
             CommandDir {
                 path: workspace.join(".claude").join("commands"),
                 scope: Scope::ProjectClaude,
+                namespace: None,
             },
             CommandDir {
                 path: reasonix_home.join("commands"),
                 scope: Scope::User,
+                namespace: None,
             },
         ];
         if let Some(home) = user_home {
             dirs.push(CommandDir {
                 path: home.join(".claude").join("commands"),
                 scope: Scope::UserClaude,
+                namespace: None,
             });
         }
         dirs
@@ -123,7 +143,10 @@ pub fn load(dirs: &[CommandDir]) -> CustomCommands {
         collect(&root, &root, 1, &mut files, &mut out.warnings);
         files.sort();
         for (path, segments) in files {
-            let name = segments.join(":");
+            let name = match &dir.namespace {
+                Some(ns) => format!("{ns}:{}", segments.join(":")),
+                None => segments.join(":"),
+            };
             if let Some(existing) = out.commands.iter().find(|c| c.name == name) {
                 out.warnings.push(format!(
                     "{}: /{name} is already defined by {} (which wins)",
@@ -394,6 +417,7 @@ mod tests {
         let loaded = load(&[CommandDir {
             path: cmds,
             scope: Scope::Project,
+            namespace: None,
         }]);
         assert_eq!(names(&loaded), ["alias", "real"]);
     }
@@ -407,6 +431,7 @@ mod tests {
         let loaded = load(&[CommandDir {
             path: ws.path().to_path_buf(),
             scope: Scope::User,
+            namespace: None,
         }]);
         assert_eq!(loaded.commands.len(), MAX_COMMANDS);
         assert!(loaded.warnings[0].contains("more than 500"));

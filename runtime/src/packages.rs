@@ -1,0 +1,73 @@
+//! Installed packages at start: each checked against the hashes recorded when the user agreed
+//! to it (a changed one is refused, named in a warning), then its hooks and MCP servers joined
+//! to the user's own — same sandbox, same confinement, same approvals — and its skills,
+//! commands and agents handed to their catalogues, namespaced `package:name`.
+
+use crate::term::errln;
+use reasonix_config::{Config, HookEntry, Paths};
+use reasonix_core::terminal::shown;
+use reasonix_package::Package;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The scope of a package's hooks (`hooks list`): they run as the user's own.
+pub const HOOK_SCOPE: &str = "plugin";
+
+/// The enabled, intact packages; their hooks and MCP servers added to `config`.
+pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
+    let loaded =
+        match reasonix_package::installed::load(&paths.home, &|name| std::env::var(name).ok()) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                errln!(
+                    "warning: packages are not loaded: {}",
+                    shown(&e.to_string())
+                );
+                return Arc::default();
+            }
+        };
+    for warning in &loaded.warnings {
+        errln!("warning: {}", shown(warning));
+    }
+    for package in &loaded.packages {
+        for hook in &package.hooks {
+            config.hooks.push(HookEntry {
+                event: hook.event.clone(),
+                matcher: hook.matcher.clone(),
+                matcher_style: hook.style,
+                command: hook.command.clone(),
+                timeout_ms: hook.timeout_ms,
+                cwd: hook.cwd.clone(),
+                env: hook.env.clone(),
+                description: hook.description.clone(),
+                condition: hook.condition.clone(),
+                source: format!("package {}", package.name),
+                scope: HOOK_SCOPE,
+                trusted: true,
+            });
+        }
+        for server in &package.mcp_servers {
+            if config.mcp_servers.iter().any(|s| s.name == server.name) {
+                errln!(
+                    "warning: package `{}`: an MCP server named `{}` is configured already; the package's is not started",
+                    shown(&package.name),
+                    shown(&server.name)
+                );
+                continue;
+            }
+            config.mcp_servers.push(server.clone());
+        }
+    }
+    Arc::new(loaded.packages)
+}
+
+/// The packages' folders of one kind, each with the package's name (its namespace).
+pub fn folders(
+    packages: &[Package],
+    pick: impl Fn(&Package) -> &Vec<PathBuf>,
+) -> Vec<(PathBuf, String)> {
+    packages
+        .iter()
+        .flat_map(|p| pick(p).iter().map(|dir| (dir.clone(), p.name.clone())))
+        .collect()
+}
