@@ -75,8 +75,18 @@ pub fn user_commands(active: &[&HookEntry]) -> UserCommands {
     let claude_dir = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(|h| std::path::PathBuf::from(h).join(".claude"));
-    // A package's hooks were agreed to by the user at install: they run as the user's own.
+    // A package's hooks were agreed to by the user at install: they run as the user's own,
+    // and may read their package's folder (inside Reasonix's home, hidden from other jobs).
     let mut own = of_scope("user");
     own.extend(of_scope(crate::packages::HOOK_SCOPE));
-    UserCommands::new(own, &of_scope("project"), claude_dir)
+    let package_roots: Vec<std::path::PathBuf> = active
+        .iter()
+        .filter(|h| h.scope == crate::packages::HOOK_SCOPE)
+        .filter_map(|h| {
+            h.env
+                .get("CLAUDE_PLUGIN_ROOT")
+                .map(std::path::PathBuf::from)
+        })
+        .collect();
+    UserCommands::new(own, &of_scope("project"), claude_dir).with_readable(package_roots)
 }

@@ -64,6 +64,10 @@ pub struct SandboxPolicy {
     /// them always needs an explicit approval. Enforced by the host, not told to plugins.
     #[serde(skip)]
     pub protected: Vec<PathBuf>,
+    /// Directories inside [`hidden`](Self::hidden) a job may read (never write): the
+    /// installed packages a user-agreed hook runs from. Set only by [`widened_for`](Self::widened_for).
+    #[serde(skip)]
+    pub revealed: Vec<PathBuf>,
     /// Entries that could not be resolved (unset variables), reported to the user.
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -97,6 +101,11 @@ impl SandboxPolicy {
                     .iter()
                     .map(|name| dir.join(name)),
             );
+        }
+        for dir in commands.readable() {
+            if !widened.revealed.contains(dir) {
+                widened.revealed.push(dir.clone());
+            }
         }
         Some(widened)
     }
@@ -152,6 +161,7 @@ impl SandboxConfig {
                 .unwrap_or(DEFAULT_BASH_TIMEOUT_SECS),
             hidden,
             protected,
+            revealed: Vec::new(),
             warnings,
         }
     }
@@ -192,6 +202,7 @@ impl SandboxPolicy {
             bash_timeout_secs: 1,
             hidden: Vec::new(),
             protected: Vec::new(),
+            revealed: Vec::new(),
             warnings: Vec::new(),
         }
     }

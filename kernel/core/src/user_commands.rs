@@ -32,6 +32,9 @@ pub struct UserCommands {
     lines: BTreeSet<String>,
     /// Writable for these commands (absolute): `~/.claude`.
     writable: Vec<PathBuf>,
+    /// Readable for these commands though inside Reasonix's own directories (absolute): the
+    /// folders of the installed packages whose hooks are among them.
+    readable: Vec<PathBuf>,
 }
 
 impl UserCommands {
@@ -51,7 +54,27 @@ impl UserCommands {
             .map(|d| normalize(&d))
             .into_iter()
             .collect();
-        UserCommands { lines, writable }
+        UserCommands {
+            lines,
+            writable,
+            readable: Vec::new(),
+        }
+    }
+
+    /// These commands may also read `dirs` (absolute), even inside Reasonix's own directories.
+    pub fn with_readable(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> UserCommands {
+        for dir in dirs.into_iter().filter(|d| d.is_absolute()) {
+            let dir = normalize(&dir);
+            if !self.readable.contains(&dir) {
+                self.readable.push(dir);
+            }
+        }
+        self
+    }
+
+    /// The directories these commands may read inside Reasonix's own (absolute).
+    pub fn readable(&self) -> &[PathBuf] {
+        &self.readable
     }
 
     /// Whether `line` is one of the user's own command lines.

@@ -64,6 +64,8 @@ struct Layout {
     read_only: Vec<PathBuf>,
     /// Hidden and forbidden paths that exist, resolved: masked.
     masked: Vec<PathBuf>,
+    /// Directories inside a masked hidden one bound back read-only, resolved.
+    revealed: Vec<PathBuf>,
 }
 
 impl Layout {
@@ -147,6 +149,27 @@ impl Layout {
         let mut nested = nested.into_iter();
         masked.retain(|_| !nested.next().unwrap_or(false));
 
+        // Only inside Reasonix's own directories, never inside a `forbid_read` path of the user.
+        let hidden: Vec<PathBuf> = policy
+            .hidden
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        let forbidden: Vec<PathBuf> = policy
+            .forbid_read
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| !hidden.contains(p))
+            .collect();
+        let revealed: Vec<PathBuf> = policy
+            .revealed
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| p.is_dir())
+            .filter(|p| hidden.iter().any(|h| p.starts_with(h)))
+            .filter(|p| !forbidden.iter().any(|f| p.starts_with(f)))
+            .collect();
+
         roots.extend(guards);
         // Outermost first, so that a bind inside another one stays a mount point of its own.
         roots.sort_by_key(|p| p.components().count());
@@ -154,6 +177,7 @@ impl Layout {
             writable: roots,
             read_only,
             masked,
+            revealed,
         }
     }
 
@@ -170,10 +194,16 @@ impl Layout {
         for path in &self.masked {
             if path.is_dir() {
                 args.extend(["--tmpfs".into(), path.into()]);
-                args.extend(["--remount-ro".into(), path.into()]);
             } else {
                 args.extend(["--ro-bind".into(), "/dev/null".into(), path.into()]);
             }
+        }
+        // Bound into the empty tmpfs before it turns read-only (bwrap makes the mount points).
+        for path in &self.revealed {
+            args.extend(["--ro-bind".into(), path.into(), path.into()]);
+        }
+        for path in self.masked.iter().filter(|p| p.is_dir()) {
+            args.extend(["--remount-ro".into(), path.into()]);
         }
         args
     }
@@ -350,6 +380,7 @@ mod tests {
             bash_timeout_secs: 1,
             hidden: vec![],
             protected: crate::sandbox::protected_paths(dir),
+            revealed: vec![],
             warnings: vec![],
         }
     }
@@ -382,9 +413,11 @@ mod tests {
         assert!(joined.contains("--unshare-net"));
         assert!(joined.contains("--die-with-parent"));
         assert!(joined.contains(&format!("--bind {ws} {ws} --bind {ws}/t {ws}/t")));
-        assert!(joined.contains(&format!(
-            "--tmpfs {ws}/secret-dir --remount-ro {ws}/secret-dir"
-        )));
+        let tmpfs = joined.find(&format!("--tmpfs {ws}/secret-dir ")).unwrap();
+        let sealed = joined
+            .find(&format!("--remount-ro {ws}/secret-dir"))
+            .unwrap();
+        assert!(tmpfs < sealed, "{joined}");
         assert!(joined.contains(&format!("--ro-bind /dev/null {ws}/secret.txt")));
         assert!(!joined.contains("missing") && !joined.contains("gone"));
         // The environment goes to the sandbox, after `--clearenv`, read from stdin.
@@ -449,15 +482,47 @@ mod tests {
             "--ro-bind {ws}/.claude/settings.json {ws}/.claude/settings.json"
         ));
         let toml = at(&format!("--ro-bind {ws}/reasonix.toml {ws}/reasonix.toml"));
-        let mask = at(&format!(
-            "--tmpfs {ws}/deep/home --remount-ro {ws}/deep/home"
-        ));
+        let mask = at(&format!("--tmpfs {ws}/deep/home "));
+        assert!(mask < at(&format!("--remount-ro {ws}/deep/home")));
         assert!(root < claude && root < deep);
         assert!(claude < settings && deep < settings && settings < mask && toml < mask);
         // Inside a masked directory, nothing more is masked.
         assert!(!joined.contains(".env"), "{joined}");
         // Missing protected paths cannot be bound.
         assert!(!joined.contains(".mcp.json"), "{joined}");
+    }
+
+    #[test]
+    fn a_revealed_package_is_bound_read_only_into_its_masked_home_before_it_is_sealed() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        let temp = dir.join("t");
+        let home = dir.join("home");
+        let package = home.join("packages/kit");
+        let forbidden = home.join("packages/secret");
+        for d in [&temp, &package, &forbidden] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let mut p = policy(&dir, false);
+        p.hidden = vec![home.clone()];
+        p.forbid_read.extend([home.clone(), forbidden.clone()]);
+        p.revealed = vec![package.clone(), forbidden.clone(), dir.join("not-hidden")];
+        let joined = text(&args(&p, &temp, true, &dir, 7, "sh", &[]));
+        let at = |needle: &str| {
+            joined
+                .find(needle)
+                .unwrap_or_else(|| panic!("{needle} not in {joined}"))
+        };
+        let (h, k) = (home.display(), package.display());
+        let mask = at(&format!("--tmpfs {h} "));
+        let bound = at(&format!("--ro-bind {k} {k}"));
+        let sealed = at(&format!("--remount-ro {h}"));
+        assert!(mask < bound && bound < sealed, "{joined}");
+        assert!(
+            !joined.contains(&format!("--ro-bind {0} {0}", forbidden.display())),
+            "the user's forbid_read wins: {joined}"
+        );
+        assert!(!joined.contains("not-hidden"), "{joined}");
     }
 
     #[test]

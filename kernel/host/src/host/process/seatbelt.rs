@@ -154,6 +154,9 @@ struct Layout {
     protected: Vec<PathBuf>,
     /// `forbid_read` paths, each as written and canonical (deduplicated): no reads, no writes.
     forbid: Vec<(PathBuf, Match)>,
+    /// Package folders inside Reasonix's own directories that the job may read (after the
+    /// forbid rules, so they win for reads only).
+    revealed: Vec<PathBuf>,
     /// Directories inside a writable root that lead to a forbidden path: they may not be renamed
     /// or removed, which would move the forbidden path out from under its deny rule.
     guards: Vec<PathBuf>,
@@ -209,6 +212,12 @@ impl Layout {
                 }
             }
         }
+        let revealed = policy
+            .revealed
+            .iter()
+            .filter(|p| policy.hidden.iter().any(|h| p.starts_with(h)))
+            .map(|p| real_path(p))
+            .collect();
         Layout {
             workspace,
             workspace_writable,
@@ -216,6 +225,7 @@ impl Layout {
             allow_write,
             protected,
             forbid,
+            revealed,
             guards,
             network: policy.network,
         }
@@ -271,6 +281,18 @@ impl Layout {
             for (i, (path, kind)) in self.forbid.iter().enumerate() {
                 let key = format!("FORBID_{i}");
                 text.push_str(&format!("\n  ({} (param \"{key}\"))", kind.filter()));
+                params.push((key, path));
+            }
+            text.push_str(")\n");
+        }
+        if !self.revealed.is_empty() {
+            text.push_str(
+                "; Installed packages a user-agreed hook runs from: readable (only) inside Reasonix's own directories.\n\
+                 (allow file-read*",
+            );
+            for (i, path) in self.revealed.iter().enumerate() {
+                let key = format!("REVEAL_{i}");
+                text.push_str(&format!("\n  (subpath (param \"{key}\"))"));
                 params.push((key, path));
             }
             text.push_str(")\n");
@@ -357,7 +379,11 @@ pub fn self_check() -> Result<PathBuf, String> {
         temp: scratch.clone(),
         allow_write: vec![scratch.clone()],
         protected: vec![probe.clone()],
-        forbid: vec![(probe.clone(), Match::Subpath), (probe, Match::Literal)],
+        forbid: vec![
+            (probe.clone(), Match::Subpath),
+            (probe.clone(), Match::Literal),
+        ],
+        revealed: vec![probe],
         guards: vec![scratch],
         network: true,
     };
@@ -742,6 +768,7 @@ mod tests {
             allow_write: vec![path(2), path(3)],
             protected: vec![path(7)],
             forbid: vec![(path(4), Match::Subpath), (path(5), Match::Literal)],
+            revealed: vec![path(8)],
             guards: vec![path(6)],
             network,
         }
@@ -765,6 +792,7 @@ mod tests {
                 .chain(&layout.allow_write)
                 .chain(&layout.protected)
                 .chain(layout.forbid.iter().map(|(p, _)| p))
+                .chain(&layout.revealed)
                 .chain(&layout.guards)
                 .map(PathBuf::as_path)
                 .collect();
