@@ -33,6 +33,7 @@ mod mcp;
 mod mcp_cli;
 mod mcp_images;
 mod mcp_pipeline;
+mod packages;
 mod pinned_scripts;
 mod pipeline;
 mod plan_mode;

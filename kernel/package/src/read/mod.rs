@@ -128,7 +128,17 @@ fn servers(
     let mut out = Vec::new();
     for entry in entries {
         let mut spec = entry.map_err(|e| PackageError::file(file, e.to_string()))?;
-        spec.name = format!("plugin_{}_{}", package.replace('.', "_"), spec.name);
+        let name = format!("plugin_{}_{}", package.replace('.', "-"), spec.name);
+        if let Some(problem) = reasonix_config::mcp::server_name_problem(&name) {
+            return Err(PackageError::file(
+                file,
+                format!(
+                    "MCP server `{}` would be named `{name}`: {problem}",
+                    spec.name
+                ),
+            ));
+        }
+        spec.name = name;
         out.push(spec);
     }
     Ok(out)
