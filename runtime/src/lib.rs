@@ -12,6 +12,7 @@ pub mod term;
 
 pub mod builtins;
 pub mod clock;
+pub mod compositions;
 pub mod context;
 pub mod delegate;
 mod error;

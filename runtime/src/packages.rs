@@ -29,7 +29,12 @@ pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
     for warning in &loaded.warnings {
         errln!("warning: {}", shown(warning));
     }
-    for package in &loaded.packages {
+    let mut packages = loaded.packages;
+    if let Some(only) = &config.package_filter {
+        // A composition chose these; the rest stay installed but out of this session.
+        packages.retain(|p| only.contains(&p.name));
+    }
+    for package in &packages {
         for hook in &package.hooks {
             config.hooks.push(HookEntry {
                 event: hook.event.clone(),
@@ -58,7 +63,7 @@ pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
             config.mcp_servers.push(server.clone());
         }
     }
-    Arc::new(loaded.packages)
+    Arc::new(packages)
 }
 
 /// The packages' folders of one kind, each with the package's name (its namespace).

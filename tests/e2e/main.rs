@@ -20,6 +20,7 @@ mod claude_compat;
 mod claude_flags;
 mod cli;
 mod compaction;
+mod compositions;
 mod delegation;
 mod edit_tools;
 mod events;

@@ -133,6 +133,7 @@ mod tests {
             created_ms: 0,
             updated_ms: 0,
             path: PathBuf::from("/x"),
+            composition: None,
         };
         let text = table(&[s("a-long-id", "first"), s("b", "second")]);
         let lines: Vec<&str> = text.lines().collect();

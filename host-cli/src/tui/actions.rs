@@ -300,6 +300,34 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             out.commit(lines);
             out.notice("the model picks one with `task` (profile); ↓ selects a running sub-agent, Esc stops it");
         }
+        "agent" => {
+            let theme = app.theme;
+            let prepared = &app.actions.prepared;
+            let current = prepared.composition.as_ref().map(|c| c.name.as_str());
+            let mut lines = vec![Line::from(Span::styled(
+                match current {
+                    Some(name) => format!("Agent composition: {}", safe_line(name)),
+                    None => "Agent composition: none (the configuration as it is)".to_string(),
+                },
+                theme.heading(),
+            ))];
+            for c in &prepared.cx.config.compositions {
+                let mark = if Some(c.name.as_str()) == current {
+                    "*"
+                } else {
+                    " "
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(format!(" {mark}{:<16}", safe_line(&c.name)), theme.accent()),
+                    Span::styled(
+                        safe_line(c.file.description.as_deref().unwrap_or("")).into_owned(),
+                        theme.dim(),
+                    ),
+                ]));
+            }
+            out.commit(lines);
+            out.notice("a session keeps its composition; start another with `reasonix --agent-composition NAME`");
+        }
         "compact" => {
             out.notice("compacting the history…");
             out.push(Effect::Compact(args.trim().to_string()));

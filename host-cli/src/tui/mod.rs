@@ -95,6 +95,9 @@ pub struct SessionArgs {
     /// Model requests per turn at most (default: `[agent] max_steps`, else 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
+    /// Run as the agent composition NAME (`[compositions.NAME]`); `-c` keeps a session's own.
+    #[arg(long, value_name = "NAME")]
+    pub agent_composition: Option<String>,
 }
 
 /// Rows of the live area when nothing runs: composer and status line.
@@ -118,13 +121,23 @@ pub fn run(args: SessionArgs) -> Outcome {
         (None, false) => Posture::Ask,
     };
     let add_dirs = launch::add_dirs(&args.add_dir)?;
-    let mut prepared = launch::Runtime::open(args.dir.as_deref(), add_dirs.clone())?;
+    let overrides = launch::Overrides {
+        composition: args.agent_composition.clone(),
+        resume: match (&args.resume, args.continue_latest) {
+            (Some(query), _) if !query.is_empty() => Some(Resume::Query(query.clone())),
+            (None, true) => Some(Resume::Latest),
+            _ => None,
+        },
+        ..launch::Overrides::default()
+    };
+    let mut prepared =
+        launch::Runtime::open_with(args.dir.as_deref(), add_dirs.clone(), &overrides)?;
     // First run: nothing configured and no key found. The setup screen instead of an error.
     if setup::needs_setup(&prepared.cx.config, &prepared.cx.paths) {
         match setup::run_setup_screen(&prepared.cx.paths) {
             Ok(setup::SetupOutcome::Configured(_)) => {
                 drop(prepared);
-                prepared = launch::Runtime::open(args.dir.as_deref(), add_dirs)?;
+                prepared = launch::Runtime::open_with(args.dir.as_deref(), add_dirs, &overrides)?;
             }
             Ok(setup::SetupOutcome::Cancelled) => {
                 return Err(Failure::usage(anyhow!(

@@ -95,6 +95,20 @@ pub enum Record {
         entry: reasonix_core::evidence::Entry,
         at_ms: u64,
     },
+    /// The agent composition the session was started with (`--agent-composition`): its name
+    /// and the sha256 of its definition then. `-c` and `-r` restore it.
+    Composition {
+        name: String,
+        sha256: String,
+        at_ms: u64,
+    },
+}
+
+/// A session's composition: its name and the sha256 of its definition when it started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Binding {
+    pub name: String,
+    pub sha256: String,
 }
 
 /// One message a `compaction_edits` record rewrites.
@@ -166,6 +180,9 @@ pub struct Summary {
     pub created_ms: u64,
     pub updated_ms: u64,
     pub path: PathBuf,
+    /// The agent composition it was started with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub composition: Option<Binding>,
 }
 
 /// A transcript read back.
@@ -185,6 +202,8 @@ pub struct Loaded {
     pub compactions: u32,
     /// `evidence` records, in order.
     pub evidence: Vec<reasonix_core::evidence::Entry>,
+    /// The `composition` record.
+    pub composition: Option<Binding>,
 }
 
 impl SessionStore {
@@ -501,6 +520,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut valid_len = 0u64;
     let mut compactions = 0;
     let mut evidence = Vec::new();
+    let mut composition = None;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -558,6 +578,9 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
                 compactions += 1;
             }
             Record::Evidence { entry, .. } if header.is_some() => evidence.push(entry),
+            Record::Composition { name, sha256, .. } if header.is_some() => {
+                composition = Some(Binding { name, sha256 })
+            }
             _ => break,
         }
         valid_len += n as u64;
@@ -574,6 +597,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         valid_len,
         compactions,
         evidence,
+        composition,
     })
 }
 
@@ -628,6 +652,7 @@ fn summarize(
         created_ms,
         updated_ms,
         path,
+        composition: loaded.composition.clone(),
     })
 }
 

@@ -23,6 +23,7 @@ const TOP: &[&str] = &[
     "plugins",
     "mcp",
     "skills",
+    "compositions",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
 /// not inspected; [`check`] names them in the file's `ignored:` warning.

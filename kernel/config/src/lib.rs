@@ -14,6 +14,7 @@
 
 mod check;
 mod compaction_keys;
+pub mod composition;
 pub mod duration;
 pub mod mcp;
 pub mod mcp_files;
@@ -125,6 +126,8 @@ pub struct SkillsSettings {
     pub disable_implicit_invocation: bool,
     /// Skills that cannot be read are skipped without a warning at start.
     pub suppress_warnings: bool,
+    /// The only skills offered (a composition's `skills`); `None`: all of them.
+    pub only: Option<Vec<String>>,
 }
 
 /// A path from a config file, with the file.
@@ -292,6 +295,7 @@ struct ConfigFile {
     agent: AgentFile,
     permissions: PermissionsFile,
     skills: SkillsFile,
+    compositions: BTreeMap<String, composition::CompositionFile>,
     /// `[[plugins]]`: the original's MCP servers (parsed by [`mcp::from_plugins_toml`]).
     plugins: Vec<toml::Value>,
     /// `[mcp.<server>]`: the user's settings for one MCP server (honoured from the user file
@@ -352,6 +356,10 @@ pub struct Config {
     pub permissions: PermissionSettings,
     /// `[skills]`.
     pub skills: SkillsSettings,
+    /// `[compositions.<name>]`, by name; a user file's wins a name over a project file's.
+    pub compositions: Vec<composition::Defined>,
+    /// The installed packages to load (a composition's `packages`); `None`: every enabled one.
+    pub package_filter: Option<Vec<String>>,
     /// Problems found while reading the files (unknown keys with their line …), in file order;
     /// [`Config::warnings`] returns them with the provider warnings.
     pub file_warnings: Vec<String>,
@@ -652,6 +660,15 @@ impl Config {
         self.merge_agent(file.agent, system_prompt_file);
         self.merge_permissions(&path, file.permissions);
         self.merge_skills(&path, file.skills);
+        for (name, definition) in file.compositions {
+            if !self.compositions.iter().any(|c| c.name == name) {
+                self.compositions.push(composition::Defined {
+                    name,
+                    file: definition,
+                    source: path.clone(),
+                });
+            }
+        }
         let sandbox = file.sandbox;
         macro_rules! take {
             ($target:expr, $source:expr, $($field:ident),*) => {

@@ -49,6 +49,8 @@ pub struct Runtime {
     pub catalog: Arc<dyn Catalog>,
     /// The skills (read once, at open: the index in the prompt stays what it was).
     pub skills: Arc<reasonix_skills::Catalog>,
+    /// The agent composition in force (its narrowing is applied to `cx.config` already).
+    pub composition: Option<reasonix_config::composition::Defined>,
 }
 
 /// What `reasonix run`'s flags change in the configuration before the runtime starts.
@@ -60,6 +62,10 @@ pub struct Overrides {
     pub strict_mcp: bool,
     /// `--setting-sources`, `--settings`.
     pub settings: reasonix_config::SettingsChoice,
+    /// `--agent-composition`.
+    pub composition: Option<String>,
+    /// `-c` / `-r`: the session to continue keeps the composition it was started with.
+    pub resume: Option<Resume>,
 }
 
 impl Runtime {
@@ -88,6 +94,7 @@ fn open_runtime(
     add_dirs: Vec<String>,
     overrides: &Overrides,
 ) -> Result<Runtime, Error> {
+    let mut chosen: Result<Option<reasonix_config::composition::Defined>, Error> = Ok(None);
     let cx = context::load_adjusted_choosing(&overrides.settings, |config| {
         crate::mcp::flags::apply(
             &mut config.mcp_servers,
@@ -101,7 +108,17 @@ fn open_runtime(
                 .get_or_insert_with(Vec::new)
                 .extend(add_dirs);
         }
+        // Last: a composition narrows what everything above allows.
+        chosen = crate::compositions::choose(config, dir, overrides).and_then(|c| {
+            if let Some(c) = &c {
+                config
+                    .narrow_by(c)
+                    .map_err(|e| Error::usage(e.to_string()))?;
+            }
+            Ok(c)
+        });
     })?;
+    let composition = chosen?;
     let workspace = context::resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
     // Installed sidecar packages only (never anything a project file names); none installed,
     // nothing spawned.
@@ -159,6 +176,7 @@ fn open_runtime(
         mcp,
         catalog,
         skills,
+        composition,
     })
 }
 
@@ -239,6 +257,17 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
         ))
     .then(|| fallback_model(&cx.paths))
     .flatten();
+    // A session keeps the composition it was started with (the front end opened the runtime
+    // with it for `-c` and `-r`); never another one.
+    if let Some(bound) = resume.as_ref().and_then(|r| r.composition.as_ref())
+        && prepared.composition.as_ref().map(|c| &c.name) != Some(&bound.name)
+    {
+        return Err(Error::usage(format!(
+            "this session was started with the agent composition `{}`; continue it with `-c` or `-r` (which restore it) or `--agent-composition {}`",
+            reasonix_core::terminal::shown(&bound.name),
+            reasonix_core::terminal::shown(&bound.name)
+        )));
+    }
     let model = options.model.as_deref().or(implicit.as_deref());
     let build = |resolved: &[ResolvedProvider]| {
         client_for(
@@ -290,10 +319,14 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     );
     policy.allow.extend(options.extra_allow.iter().cloned());
     policy.deny.extend(options.extra_deny.iter().cloned());
-    let enabled_tools = options
-        .enabled_tools
-        .clone()
-        .or_else(|| cx.config.tools.enabled_tools());
+    let enabled_tools = crate::compositions::tools(
+        prepared.composition.as_ref(),
+        options
+            .enabled_tools
+            .clone()
+            .or_else(|| cx.config.tools.enabled_tools()),
+        prepared.catalog.as_ref(),
+    )?;
     let specs = offered_tools(prepared.catalog.as_ref(), enabled_tools.as_deref());
     let config_prompt = match &options.system_prompt {
         Some(text) => Some(text.clone()),
@@ -320,11 +353,26 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
             })
             .map_err(session_failure)?;
     }
+    if let (Some(writer), Some(c)) = (&mut writer, &prepared.composition) {
+        let bound = resume.as_ref().and_then(|r| r.composition.as_ref());
+        if bound.is_none() || options.fork_session {
+            writer
+                .append(&session::Record::Composition {
+                    name: c.name.clone(),
+                    sha256: c.sha256(),
+                    at_ms: crate::clock::now_ms(),
+                })
+                .map_err(session_failure)?;
+        }
+    }
     let resumed_messages = history.len();
     let config = AgentConfig {
         workspace: prepared.workspace.clone(),
         system_prompt,
-        append_system_prompt: options.append_system_prompt.clone(),
+        append_system_prompt: crate::compositions::with_persona(
+            options.append_system_prompt.clone(),
+            prepared.composition.as_ref(),
+        ),
         max_steps,
         posture: options.posture,
         policy,

@@ -46,5 +46,10 @@ pub fn catalog(
         no_index: config.skills.disable_implicit_invocation,
         workspace_trusted: crate::context::workspace_trusted(config, paths, workspace),
     };
-    reasonix_skills::discover(&roots, &options)
+    let mut catalog = reasonix_skills::discover(&roots, &options);
+    if let Some(only) = &config.skills.only {
+        // A composition chose these.
+        catalog.skills.retain(|s| only.contains(&s.name));
+    }
+    catalog
 }

@@ -194,6 +194,10 @@ pub struct RunArgs {
     /// Continue a session: its id, an id prefix, or text from its title.
     #[arg(long, short = 'r', value_name = "ID|TEXT")]
     pub resume: Option<String>,
+    /// Run as the agent composition NAME (`[compositions.NAME]`: persona, tools, skills, MCP
+    /// servers, packages, tighter rules). A continued session keeps the one it started with.
+    #[arg(long, value_name = "NAME")]
+    pub agent_composition: Option<String>,
 }
 
 pub fn run(args: RunArgs) -> Outcome {
@@ -266,6 +270,12 @@ pub fn run(args: RunArgs) -> Outcome {
             args.setting_sources.as_deref(),
             args.settings.as_deref(),
         )?,
+        composition: args.agent_composition.clone(),
+        resume: match (&args.resume, args.continue_latest) {
+            (Some(query), _) => Some(Resume::Query(query.clone())),
+            (None, true) => Some(Resume::Latest),
+            (None, false) => None,
+        },
     };
     let prepared = launch::Runtime::open_with(args.dir.as_deref(), add_dirs, &overrides)?;
     // A task is one request away from needing the servers' tools: wait for those still

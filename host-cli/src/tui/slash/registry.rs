@@ -128,6 +128,11 @@ pub const BUILTINS: &[Builtin] = &[
         "Sub-agent profiles `task` can run (built-in, yours, the project's)",
         None,
     ),
+    b(
+        "agent",
+        "Agent compositions: the one in force and those defined",
+        None,
+    ),
     b("sessions", "Sessions of this workspace", None),
     b(
         "rewind",

@@ -1,0 +1,121 @@
+//! Agent compositions (docs/CONFIG.md, "Agent compositions"): a read-only composition offers
+//! no writer, its persona follows the system prompt, `-c` keeps it without the flag and refuses
+//! another; a composition that would allow more than the configuration is refused, naming the
+//! key, before anything starts.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::{Env, stderr};
+use reasonix_mock_llm::{MockLlm, Reply};
+use serde_json::Value;
+
+const COMPOSITIONS: &str = "\n[compositions.reviewer]\ndescription = \"Reads and reviews\"\npersona = \"PERSONA-7c1: you review; you never change files.\"\ntools = [\"read_file\", \"grep\", \"glob\", \"ls\"]\n[compositions.reviewer.permissions]\ndeny = [\"Bash\"]\n\n[compositions.loose.permissions]\nallow = [\"Bash\"]\n";
+
+fn setup() -> (Env, MockLlm) {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    let provider = env.mock_provider("openai", &mock.base_url(), "sk-test", "");
+    env.project_config(&format!("{provider}{COMPOSITIONS}"));
+    (env, mock)
+}
+
+fn tools(request: &Value) -> Vec<String> {
+    let mut names: Vec<String> = request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_read_only_composition_offers_no_writer_and_a_continued_session_keeps_it() {
+    let (env, mock) = setup();
+    let ws = env.workspace();
+    let dir = ws.to_str().unwrap();
+    mock.enqueue(Reply::text(&["looked"]));
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        dir,
+        "--agent-composition",
+        "reviewer",
+        "look around",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    mock.enqueue(Reply::text(&["again"]));
+    let out = env.reasonix(&["run", "--dir", dir, "-c", "look again"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let requests: Vec<Value> = mock.requests().iter().map(|r| r.json()).collect();
+    for request in &requests {
+        assert_eq!(tools(request), ["glob", "grep", "ls", "read_file"]);
+        assert!(
+            request.to_string().contains("PERSONA-7c1"),
+            "the persona is sent"
+        );
+    }
+    // The same prefix bytes on the continued run.
+    assert_eq!(requests[0]["messages"][0], requests[1]["messages"][0]);
+
+    let other = env.reasonix(&[
+        "run",
+        "--dir",
+        dir,
+        "-c",
+        "--agent-composition",
+        "loose",
+        "x",
+    ]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        stderr(&other).contains("was started with the composition `reviewer` and keeps it"),
+        "{}",
+        stderr(&other)
+    );
+
+    // Without a composition, the writers are back.
+    mock.enqueue(Reply::text(&["plain"]));
+    let out = env.reasonix(&["run", "--dir", dir, "plain run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plain = mock.requests().last().unwrap().json();
+    assert!(tools(&plain).contains(&"write_file".to_string()));
+    assert!(!plain.to_string().contains("PERSONA-7c1"));
+}
+
+#[test]
+fn a_composition_that_allows_more_than_the_configuration_is_refused_naming_the_key() {
+    let (env, mock) = setup();
+    let ws = env.workspace();
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--agent-composition",
+        "loose",
+        "anything",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`compositions.loose.permissions.allow[0]`"),
+        "{err}"
+    );
+    assert!(err.contains("can only narrow"), "{err}");
+    assert!(mock.requests().is_empty(), "nothing was sent");
+    let unknown = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--agent-composition",
+        "nope",
+        "x",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("no composition `nope`; defined: loose, reviewer"),
+        "{}",
+        stderr(&unknown)
+    );
+}
