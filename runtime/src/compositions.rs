@@ -5,7 +5,7 @@
 //! starts.
 
 use crate::Error;
-use crate::launch::{Overrides, Resume};
+use crate::resume::Resume;
 use crate::term::errln;
 use reasonix_agent::session::SessionStore;
 use reasonix_config::Config;
@@ -20,9 +20,10 @@ use std::path::Path;
 pub fn choose(
     config: &Config,
     dir: Option<&Path>,
-    overrides: &Overrides,
+    asked: Option<&str>,
+    resume: Option<&Resume>,
 ) -> Result<Option<Defined>, Error> {
-    let bound = overrides.resume.as_ref().and_then(|resume| {
+    let bound = resume.and_then(|resume| {
         let workspace =
             crate::context::resolve_workspace(dir, config.sandbox.workspace_root.as_deref())
                 .ok()?;
@@ -34,8 +35,8 @@ pub fn choose(
         summary.composition.map(|b| (summary.id, b))
     });
     let usage = |e: reasonix_config::composition::CompositionError| Error::usage(e.to_string());
-    match (&overrides.composition, bound) {
-        (Some(asked), Some((id, bound))) if *asked != bound.name => Err(Error::usage(format!(
+    match (asked, bound) {
+        (Some(asked), Some((id, bound))) if asked != bound.name => Err(Error::usage(format!(
             "session {id} was started with the composition `{}` and keeps it; leave out --agent-composition to continue it, or start a new session for `{}`",
             shown(&bound.name),
             shown(asked)

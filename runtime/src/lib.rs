@@ -25,6 +25,7 @@ pub mod mcp;
 pub mod model_window;
 pub mod open;
 pub mod packages;
+pub mod resume;
 pub mod sidecars;
 pub mod skills;
 

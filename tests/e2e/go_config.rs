@@ -66,7 +66,7 @@ auth_mode = "none"             # none|token|password; use auth before binding be
 /// What the setup-written file has that this build does not read, as the warning lists it.
 const SETUP_IGNORED: &str = "ignored: [ui] (line 4), `agent.reasoning_language` (line 11), \
      [environment] (line 13), `tools.shell` (line 21), \
-     [skills] (line 24), [serve] (line 36) — not supported yet";
+     [serve] (line 36) — not supported yet";
 
 /// MCP servers, `[lsp]` and `[browser]` sections of the original.
 const MCP_LSP_BROWSER: &str = r#"

@@ -29,12 +29,20 @@ pub fn installed(name: &str) -> Result<Option<Entry>, Failure> {
     Ok(index()?.get(name).cloned())
 }
 
-/// Whether `source` is for this installer: a git URL (not a `.wasm` download), a marketplace
-/// entry, or a folder holding a Claude or Codex plugin, or a native manifest without a
-/// `runtime` (a runtime is a sidecar package).
-pub fn handles(source: &str) -> bool {
+/// Whether `source` is for this installer: a git repository (`ssh://`, `git@`, `file://`,
+/// `git+https://`, an `https://` URL ending in `.git`, or any URL with `--ref`/`--subdir`), a
+/// marketplace entry, or a folder holding a Claude or Codex plugin, or a native manifest
+/// without a `runtime` (a runtime is a sidecar package).
+pub fn handles(source: &str, git_flags: bool) -> bool {
     match Source::parse(source) {
-        Source::Git(url) => !url.ends_with(".wasm"),
+        // An `https://` URL is a component download unless it names a repository.
+        Source::Git(url) => {
+            git_flags
+                || url.ends_with(".git")
+                || url.ends_with(".git/")
+                || !(url.starts_with("https://") || url.starts_with("http://"))
+                || source.starts_with("git+")
+        }
         Source::Marketplace { .. } => !Path::new(source).exists(),
         Source::Dir(dir) => match reasonix_package::read::kind_of(&dir) {
             Some(Kind::Claude | Kind::Codex) => true,

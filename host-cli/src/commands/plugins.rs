@@ -88,7 +88,10 @@ fn is_builtin(cx: &context::Context, name: &str) -> bool {
 }
 
 pub fn install(args: InstallArgs) -> Outcome {
-    if packages::handles(&args.source) {
+    if packages::handles(
+        &args.source,
+        args.reference.is_some() || args.subdir.is_some(),
+    ) {
         return packages::install(
             &args.source,
             args.reference.as_deref(),

@@ -99,7 +99,12 @@ pub fn entries(root: &Path) -> Result<(String, Vec<Listed>), PackageError> {
     let file = root.join(MANIFEST);
     let text =
         std::fs::read_to_string(&file).map_err(|e| PackageError::file(&file, e.to_string()))?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+    entries_of(&file, &text)
+}
+
+/// The entries of a `marketplace.json` text (`file` names it in errors).
+pub fn entries_of(file: &Path, text: &str) -> Result<(String, Vec<Listed>), PackageError> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| {
         PackageError::file(
             &file,
             format!(
@@ -299,6 +304,56 @@ pub fn resolve(home: &Path, entry: &str, market: &str) -> Result<Resolved, Packa
                 path: path.clone(),
                 origin: origin(Some(commit.clone()), path.clone()),
             })
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn entries_and_their_pins() {
+        let text = r#"{"name": "team", "metadata": {"pluginRoot": "./plugins"}, "plugins": [
+            {"name": "a", "source": "a"},
+            {"name": "b", "source": {"source": "github", "repo": "o/b", "sha": "0123456789abcdef0123456789abcdef01234567"}},
+            {"name": "c", "source": {"source": "url", "url": "https://x/c.git", "ref": "main"}}
+        ]}"#;
+        let (name, list) = entries_of(Path::new("m.json"), text).unwrap();
+        assert_eq!(name, "team");
+        assert_eq!(list[0].source, EntrySource::Folder("./plugins/a".into()));
+        assert!(
+            matches!(&list[1].source, EntrySource::Repository { url, pin: Some(_), .. } if url == "https://github.com/o/b.git")
+        );
+        assert!(matches!(
+            &list[2].source,
+            EntrySource::Repository { pin: None, .. }
+        ));
+        let e = entries_of(
+            Path::new("m.json"),
+            r#"{"name": "t", "plugins": [{"name": "x", "source": {"source": "npm"}}]}"#,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("plugins[0]") && e.contains("`npm` is not supported"),
+            "{e}"
+        );
+    }
+
+    proptest! {
+        /// Any document: entries or an error naming the file, never a panic.
+        #[test]
+        fn any_document_is_read_or_refused(text in "\\PC{0,300}", names in proptest::collection::vec("[a-z./]{0,12}", 0..4)) {
+            let _ = entries_of(Path::new("m.json"), &text);
+            let plugins: Vec<serde_json::Value> = names.iter().map(|n| serde_json::json!({"name": n, "source": n})).collect();
+            let doc = serde_json::json!({"name": "m", "plugins": plugins}).to_string();
+            if let Err(e) = entries_of(Path::new("m.json"), &doc) {
+                prop_assert!(e.to_string().contains("m.json"));
+            }
         }
     }
 }

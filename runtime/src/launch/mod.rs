@@ -26,14 +26,7 @@ use std::sync::Arc;
 /// Model requests per run when neither `--max-steps` nor `[agent] max_steps` says.
 pub const DEFAULT_MAX_STEPS: u32 = 100;
 
-/// Which session to go on with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resume {
-    /// `--continue`: the latest of the workspace.
-    Latest,
-    /// `--resume <id|text>`.
-    Query(String),
-}
+pub use crate::resume::Resume;
 
 /// The runtime of one workspace, what every front end opens first: its configuration, the
 /// plugin registry with the built-ins, the installed sidecars, the MCP servers and the catalog
@@ -109,7 +102,13 @@ fn open_runtime(
                 .extend(add_dirs);
         }
         // Last: a composition narrows what everything above allows.
-        chosen = crate::compositions::choose(config, dir, overrides).and_then(|c| {
+        chosen = crate::compositions::choose(
+            config,
+            dir,
+            overrides.composition.as_deref(),
+            overrides.resume.as_ref(),
+        )
+        .and_then(|c| {
             if let Some(c) = &c {
                 config
                     .narrow_by(c)
