@@ -106,7 +106,7 @@ pub fn entries(root: &Path) -> Result<(String, Vec<Listed>), PackageError> {
 pub fn entries_of(file: &Path, text: &str) -> Result<(String, Vec<Listed>), PackageError> {
     let doc: Value = serde_json::from_str(text).map_err(|e| {
         PackageError::file(
-            &file,
+            file,
             format!(
                 "not valid JSON: {e} (line {}, column {})",
                 e.line(),
@@ -117,7 +117,7 @@ pub fn entries_of(file: &Path, text: &str) -> Result<(String, Vec<Listed>), Pack
     let name = doc["name"]
         .as_str()
         .filter(|n| crate::valid_name(n))
-        .ok_or_else(|| PackageError::file(&file, "`name` is missing or not a valid name"))?
+        .ok_or_else(|| PackageError::file(file, "`name` is missing or not a valid name"))?
         .to_string();
     let plugin_root = doc["metadata"]["pluginRoot"]
         .as_str()
@@ -125,13 +125,13 @@ pub fn entries_of(file: &Path, text: &str) -> Result<(String, Vec<Listed>), Pack
         .trim_end_matches('/');
     let Some(list) = doc["plugins"].as_array() else {
         return Err(PackageError::file(
-            &file,
+            file,
             "`plugins` is missing or not a list",
         ));
     };
     let mut out = Vec::new();
     for (i, item) in list.iter().enumerate() {
-        let at = |what: &str| PackageError::file(&file, format!("`plugins[{i}]`: {what}"));
+        let at = |what: &str| PackageError::file(file, format!("`plugins[{i}]`: {what}"));
         let entry_name = item["name"]
             .as_str()
             .ok_or_else(|| at("`name` is missing"))?;
