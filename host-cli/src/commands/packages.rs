@@ -112,8 +112,33 @@ fn compatibility_lines(plan: &Plan) {
     errln!("{from}");
 }
 
+/// `name` (what `source` holds) is the one asked for (`--name`) and not taken by another
+/// plugin.
+pub fn name_admitted(
+    source: &str,
+    name: &str,
+    expect_name: Option<&str>,
+    name_taken: impl Fn(&str) -> bool,
+) -> Result<(), Failure> {
+    if let Some(expected) = expect_name
+        && expected != name
+    {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "{source} is package `{}`, not `{expected}`; nothing was installed",
+            shown(name)
+        )));
+    }
+    if name_taken(name) {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "a plugin is already named `{}`; remove it first; nothing was installed",
+            shown(name)
+        )));
+    }
+    Ok(())
+}
+
 /// `yes`, or the user's answer on a terminal; `false` means nothing may be written.
-fn agreed(yes: bool, question: &str, name: &str) -> Result<bool, Failure> {
+pub fn agreed(yes: bool, question: &str, name: &str) -> Result<bool, Failure> {
     if yes {
         return Ok(true);
     }
@@ -148,20 +173,7 @@ pub fn install(
     let plan =
         install::plan(&home, &Source::parse(source), reference, subdir).map_err(Failure::usage)?;
     let name = plan.package.name.clone();
-    if let Some(expected) = expect_name
-        && expected != name
-    {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "{source} is package `{}`, not `{expected}`; nothing was installed",
-            shown(&name)
-        )));
-    }
-    if name_taken(&name) {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "a plugin is already named `{}`; remove it first; nothing was installed",
-            shown(&name)
-        )));
-    }
+    name_admitted(source, &name, expect_name, name_taken)?;
     if let Some(old) = installed(&name)? {
         return Err(Failure::usage(anyhow::anyhow!(
             "package `{}` {} is installed already; `reasonix plugin update {}` installs another version (and asks again when it would run more)",

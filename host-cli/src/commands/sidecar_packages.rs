@@ -3,12 +3,11 @@
 //! and hand over when the name or source is a sidecar package.
 
 use crate::exit::{Code, Failure, Outcome};
-use crate::term::{self, err, errln, outln};
+use crate::term::{self, errln, outln};
 use reasonix_core::terminal::shown;
 use reasonix_sidecar::manifest::MANIFEST_FILE;
 use reasonix_sidecar::package::{self, PackageEntry, PackageIndex};
 use serde_json::json;
-use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 
 /// Whether `source` is a sidecar package directory.
@@ -40,20 +39,7 @@ pub fn install(
     let dir = plugins_dir();
     let checked = package::check(Path::new(source)).map_err(Failure::usage)?;
     let name = checked.manifest.name.clone();
-    if let Some(expected) = expect_name
-        && expected != name
-    {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "{source} is package `{}`, not `{expected}`; nothing was installed",
-            shown(&name)
-        )));
-    }
-    if name_taken(&name) {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "a component plugin is already named `{}`; remove it first or rename the package",
-            shown(&name)
-        )));
-    }
+    super::packages::name_admitted(source, &name, expect_name, name_taken)?;
     errln!(
         "sidecar package `{}` {} from {}",
         shown(&name),
@@ -66,23 +52,11 @@ pub fn install(
     if checked.manifest.contributes.is_some() {
         errln!("note: `contributes` (skills, hooks, MCP servers, …) is checked but not used yet");
     }
-    if !yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "cannot ask: stdin is not a terminal; pass --yes to trust `{name}` and install it"
-            )));
-        }
-        err!("Trust and install? [y/N] ");
-        let mut answer = String::new();
-        std::io::stdin()
-            .lock()
-            .read_line(&mut answer)
-            .map_err(Failure::runtime)?;
-        if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "not trusted, so `{name}` was not installed"
-            )));
-        }
+    if !super::packages::agreed(yes, "Trust and install?", &name)? {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "not trusted, so `{}` was not installed",
+            shown(&name)
+        )));
     }
     let entry = package::install(&dir, &checked).map_err(Failure::runtime)?;
     outln!(
