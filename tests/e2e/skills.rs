@@ -274,6 +274,10 @@ fn the_terminal_session_offers_the_skill_in_the_slash_menu_and_sends_it() {
     pty.send("\r");
     let screen = pty.wait_for("Skills", crate::tui::WAIT);
     assert!(screen.contains("/pdf-notes [file]"), "{screen}");
+    pty.type_text("/skills");
+    pty.send("\r");
+    let screen = pty.wait_for("Skills (1)", crate::tui::WAIT);
+    assert!(screen.contains("project, .claude"), "{screen}");
     pty.send("\x04");
     assert_eq!(pty.wait_exit(crate::tui::WAIT), Some(0));
 }

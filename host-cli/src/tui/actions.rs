@@ -300,6 +300,47 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             out.commit(lines);
             out.notice("the model picks one with `task` (profile); ↓ selects a running sub-agent, Esc stops it");
         }
+        "skills" => {
+            let theme = app.theme;
+            let catalog = &app.actions.prepared.skills;
+            let mut lines = vec![Line::from(Span::styled(
+                format!("Skills ({})", catalog.skills.len()),
+                theme.heading(),
+            ))];
+            for skill in &catalog.skills {
+                let mut how = Vec::new();
+                if skill.model_invocable && !catalog.no_index {
+                    how.push("model".to_string());
+                }
+                if skill.user_invocable {
+                    how.push(format!("/{}", skill.name));
+                }
+                if !skill.trusted {
+                    how.push("untrusted workspace".into());
+                }
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {:<18}", safe_line(&skill.name)), theme.accent()),
+                    Span::styled(
+                        super::text::truncate(&safe_line(&skill.description), 60).into_owned(),
+                        theme.dim(),
+                    ),
+                    Span::styled(
+                        format!("  ({}; {})", skill.scope.label(), how.join(", ")),
+                        theme.dim(),
+                    ),
+                ]));
+            }
+            for warning in &catalog.warnings {
+                lines.push(Line::from(Span::styled(
+                    format!("  skipped: {}", safe_line(warning)),
+                    theme.warning(),
+                )));
+            }
+            out.commit(lines);
+            if catalog.skills.is_empty() {
+                out.notice("no skills: a folder with a SKILL.md in .claude/skills, .reasonix/skills or ~/.claude/skills (docs/SKILLS.md)");
+            }
+        }
         "agent" => {
             let theme = app.theme;
             let prepared = &app.actions.prepared;

@@ -129,6 +129,11 @@ pub const BUILTINS: &[Builtin] = &[
         None,
     ),
     b(
+        "skills",
+        "Skills: where each comes from, whether the model is offered it",
+        None,
+    ),
+    b(
         "agent",
         "Agent compositions: the one in force and those defined",
         None,
