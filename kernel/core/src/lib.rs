@@ -8,6 +8,7 @@ pub mod base64;
 pub mod cancel;
 pub mod capability;
 pub mod catalog;
+pub mod contained;
 pub mod delegation;
 pub mod error;
 pub mod evidence;

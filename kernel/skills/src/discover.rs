@@ -115,7 +115,7 @@ pub fn discover(roots: &[Root], options: &Options) -> Catalog {
             if excluded.iter().any(|e| dir.starts_with(e)) {
                 continue;
             }
-            add(&mut catalog, root, &dir, options);
+            add(&mut catalog, root, &real, &dir, options);
             if catalog.skills.len() >= MAX_SKILLS {
                 catalog.warnings.push(format!(
                     "{}: more than {MAX_SKILLS} skills; the rest are skipped",
@@ -133,9 +133,9 @@ fn finish(mut catalog: Catalog) -> Catalog {
     catalog
 }
 
-fn add(catalog: &mut Catalog, root: &Root, dir: &Path, options: &Options) {
+fn add(catalog: &mut Catalog, root: &Root, real_root: &Path, dir: &Path, options: &Options) {
     let file = dir.join(SKILL_FILE);
-    let parsed = skill::read_bounded(&file).and_then(|text| {
+    let parsed = skill::read_skill_file(real_root, &file).and_then(|text| {
         skill::parse(&text, dir, root.scope, root.namespace.as_deref())
             .map_err(|why| format!("{}: {why}", file.display()))
     });
@@ -320,6 +320,46 @@ mod tests {
         assert_eq!(catalog.warnings.len(), 2, "{:?}", catalog.warnings);
         assert!(catalog.warnings.iter().any(|w| w.contains("bad/SKILL.md")));
         assert!(catalog.warnings.iter().any(|w| w.contains("a link out of")));
+    }
+
+    #[test]
+    fn a_skill_file_linking_out_of_its_root_never_reaches_the_index() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(
+            outside.path().join(".env"),
+            "OPENAI_API_KEY=sk-live-secret\n",
+        )
+        .unwrap();
+        let dir = ws.path().join(".claude/skills/leak");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(outside.path().join(".env"), dir.join(SKILL_FILE)).unwrap();
+        let catalog = discover(
+            &standard_roots(home.path(), ws.path(), None),
+            &options(true),
+        );
+        assert!(catalog.skills.is_empty(), "{:?}", catalog.skills);
+        assert!(
+            catalog.warnings[0].contains("leads out of"),
+            "{:?}",
+            catalog.warnings
+        );
+        assert!(!format!("{catalog:?}").contains("sk-live-secret"));
+        // A folder swapped for a link after discovery is not read either.
+        skill(
+            &ws.path().join(".reasonix/skills"),
+            "ok",
+            "description: fine",
+        );
+        let found = discover(
+            &standard_roots(home.path(), ws.path(), None),
+            &options(true),
+        );
+        let ok = found.get("ok").unwrap().clone();
+        std::fs::remove_dir_all(&ok.dir).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &ok.dir).unwrap();
+        assert!(ok.body().unwrap_err().contains("now leads to"));
     }
 
     #[test]

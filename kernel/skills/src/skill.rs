@@ -12,7 +12,6 @@
 use crate::Scope;
 use reasonix_core::frontmatter;
 use reasonix_core::terminal::shown;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The file that makes a folder a skill.
@@ -71,26 +70,29 @@ impl Skill {
     /// The instructions (the file without its frontmatter), read now: a skill's body costs
     /// nothing until it is used.
     pub fn body(&self) -> Result<String, String> {
-        let text = read_bounded(&self.file())?;
+        self.still_in_place()?;
+        let text = read_skill_file(&self.dir, &self.file())?;
         Ok(frontmatter::parse(&text).body.trim().to_string())
+    }
+
+    /// Whether the folder is still where it was found (not replaced by a link elsewhere).
+    pub fn still_in_place(&self) -> Result<(), String> {
+        match self.dir.canonicalize() {
+            Ok(real) if real == self.dir => Ok(()),
+            Ok(real) => Err(format!(
+                "{}: now leads to {}; the skill is not read",
+                self.dir.display(),
+                real.display()
+            )),
+            Err(e) => Err(format!("{}: {e}", self.dir.display())),
+        }
     }
 }
 
-/// Reads `path` (at most [`MAX_SKILL_BYTES`], UTF-8).
-pub fn read_bounded(path: &Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_SKILL_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() as u64 > MAX_SKILL_BYTES {
-        return Err(format!(
-            "{}: larger than {} KiB",
-            path.display(),
-            MAX_SKILL_BYTES / 1024
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", path.display()))
+/// A skill's file inside `root` (at most [`MAX_SKILL_BYTES`], UTF-8): a link out of `root`
+/// is refused, so no `SKILL.md` can put a file from elsewhere into the prompt.
+pub fn read_skill_file(root: &Path, path: &Path) -> Result<String, String> {
+    reasonix_core::contained::read_within(root, path, MAX_SKILL_BYTES)
 }
 
 /// Whether `name` is a valid skill name: 1 to 64 letters, digits, `-`, `_` or `.`, not

@@ -124,7 +124,7 @@ fn load_from(dirs: &[(PathBuf, Option<&str>)]) -> (Vec<Profile>, Vec<String>) {
             .collect();
         files.sort();
         for path in files {
-            match read(&path) {
+            match read(dir, &path) {
                 Ok(mut profile) => {
                     if let Some(ns) = namespace {
                         profile.name = format!("{ns}:{}", profile.name);
@@ -132,6 +132,7 @@ fn load_from(dirs: &[(PathBuf, Option<&str>)]) -> (Vec<Profile>, Vec<String>) {
                     profiles.retain(|p| p.name != profile.name);
                     profiles.push(profile);
                 }
+                Err(why) if why.starts_with(&path.display().to_string()) => problems.push(why),
                 Err(why) => problems.push(format!("{}: {why}", path.display())),
             }
         }
@@ -140,18 +141,10 @@ fn load_from(dirs: &[(PathBuf, Option<&str>)]) -> (Vec<Profile>, Vec<String>) {
     (profiles, problems)
 }
 
-fn read(path: &Path) -> Result<Profile, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a file".into());
-    }
-    if meta.len() > MAX_PROFILE_BYTES {
-        return Err(format!(
-            "{} bytes; a profile is at most {MAX_PROFILE_BYTES}",
-            meta.len()
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+/// A profile file inside `dir`: one linking out of it is refused (its body would be a
+/// child's system prompt, sent to the provider).
+fn read(dir: &Path, path: &Path) -> Result<Profile, String> {
+    let text = reasonix_core::contained::read_within(dir, path, MAX_PROFILE_BYTES)?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -245,6 +238,27 @@ mod tests {
 
     /// The example of Claude Code's sub-agent documentation, as a user would copy it.
     const CLAUDE_REVIEWER: &str = "---\nname: code-reviewer\ndescription: Expert code review specialist. Proactively reviews code for quality, security, and maintainability. Use immediately after writing or modifying code.\ntools: Read, Grep, Glob, Bash\nmodel: inherit\n---\n\nYou are a senior code reviewer ensuring high standards of code quality and security.\n\nWhen invoked:\n1. Run git diff to see recent changes\n2. Focus on modified files\n3. Begin review immediately\n";
+
+    #[test]
+    fn a_profile_linking_out_of_its_folder_is_not_read() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(
+            outside.path().join("id"),
+            "---\nname: leak\n---\nsecret key",
+        )
+        .unwrap();
+        let dir = ws.path().join(".claude/agents");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("id"), dir.join("leak.md")).unwrap();
+        let (profiles, problems) = load(home.path(), ws.path());
+        assert!(profiles.iter().all(|p| p.name != "leak"));
+        assert!(
+            problems.iter().any(|p| p.contains("leads out of")),
+            "{problems:?}"
+        );
+    }
 
     #[test]
     fn a_claude_code_profile_reads_unchanged() {

@@ -6,7 +6,6 @@
 pub mod template;
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// A bigger file is skipped.
@@ -162,9 +161,11 @@ pub fn load(dirs: &[CommandDir]) -> CustomCommands {
                 ));
                 return out;
             }
-            match read(&path) {
+            // A file linking out of its command folder is refused: a repository's
+            // `review.md -> ~/.aws/credentials` would send the secret as a prompt.
+            match reasonix_core::contained::read_within(&root, &path, MAX_FILE_BYTES) {
                 Ok(text) => out.commands.push(spec(name, &text, path, dir.scope)),
-                Err(why) => out.warnings.push(format!("{}: {why}", path.display())),
+                Err(why) => out.warnings.push(why),
             }
         }
     }
@@ -200,21 +201,6 @@ fn spec(name: String, text: &str, source: PathBuf, scope: Scope) -> CustomComman
         body: body.to_string(),
         scope,
     }
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    let file = fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "larger than {} KiB, skipped",
-            MAX_FILE_BYTES / 1024
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| "not UTF-8, skipped".to_string())
 }
 
 /// `.md` files under `dir` with their name segments; symlinks that lead out of `root` are
@@ -297,6 +283,25 @@ mod tests {
         let p = dir.join(rel);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn a_command_file_linking_out_of_its_folder_is_not_read() {
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("credentials"), "aws_secret=abc").unwrap();
+        let dir = ws.path().join("cmds");
+        write(&dir, "fine.md", "Fine $ARGUMENTS");
+        std::os::unix::fs::symlink(outside.path().join("credentials"), dir.join("leak.md"))
+            .unwrap();
+        let loaded = load(&[CommandDir {
+            path: dir,
+            scope: Scope::Project,
+            namespace: None,
+        }]);
+        let names: Vec<&str> = loaded.commands.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["fine"]);
+        assert!(!format!("{loaded:?}").contains("aws_secret"));
     }
 
     fn names(c: &CustomCommands) -> Vec<&str> {
