@@ -77,9 +77,8 @@ fn install_with_yes_grants_what_is_requested_and_the_tool_works() {
         std::fs::read(fixture("netprobe")).unwrap()
     );
     let index: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(env.plugins_dir().join("index.json")).unwrap())
-            .unwrap();
-    let entry = &index["plugins"][0];
+        serde_json::from_slice(&std::fs::read(env.home().join("packages.json")).unwrap()).unwrap();
+    let entry = &index["components"][0];
     assert_eq!(entry["name"], "netprobe");
     assert_eq!(entry["file"], "netprobe.wasm");
     assert_eq!(entry["enabled"], true);
@@ -350,7 +349,7 @@ fn list_info_disable_enable_remove_round_trip() {
     let out = ok(&own(&env, &["plugin", "remove", "scribe"]));
     assert!(out.contains("removed scribe 0.1.0"), "{out}");
     assert!(!env.plugins_dir().join("scribe.wasm").exists());
-    let index = std::fs::read_to_string(env.plugins_dir().join("index.json")).unwrap();
+    let index = std::fs::read_to_string(env.home().join("packages.json")).unwrap();
     assert!(!index.contains("scribe"), "{index}");
     assert_eq!(artifacts(&cache), 0, "its compiled artifacts are gone");
     assert!(plugin(&own_list(&env), "scribe").is_none());
@@ -514,7 +513,7 @@ fn a_crate_directory_is_built_and_its_cdylib_installed() {
         std::fs::read(env.plugins_dir().join("scribe.wasm")).unwrap(),
         std::fs::read(&built).unwrap()
     );
-    let index = std::fs::read_to_string(env.plugins_dir().join("index.json")).unwrap();
+    let index = std::fs::read_to_string(env.home().join("packages.json")).unwrap();
     assert!(index.contains("tests/fixtures/scribe"), "{index}");
 }
 
@@ -580,7 +579,7 @@ fn a_url_is_downloaded_checked_against_sha256_and_installed() {
         std::fs::read(env.plugins_dir().join("netprobe.wasm")).unwrap(),
         bytes
     );
-    let index = std::fs::read_to_string(env.plugins_dir().join("index.json")).unwrap();
+    let index = std::fs::read_to_string(env.home().join("packages.json")).unwrap();
     assert!(
         index.contains(&url),
         "the URL is the recorded source: {index}"

@@ -144,7 +144,7 @@ fn install(env: &Env, bytes: &[u8]) {
         stderr(&out)
     );
     assert!(
-        env.plugins_dir().join("index.json").is_file(),
+        env.home().join("packages.json").is_file(),
         "plugin install wrote no index"
     );
 }

@@ -311,8 +311,8 @@ fn js_component_with_the_async_abi_is_refused_with_how_to_rebuild() {
         "{err}"
     );
     assert!(
-        !env.plugins_dir().join("index.json").is_file()
-            || !std::fs::read_to_string(env.plugins_dir().join("index.json"))
+        !env.home().join("packages.json").is_file()
+            || !std::fs::read_to_string(env.home().join("packages.json"))
                 .unwrap()
                 .contains("js-words"),
         "a refused install was recorded"

@@ -125,7 +125,7 @@ fn home_inside_the_workspace_is_out_of_a_plugins_reach() {
     std::fs::create_dir_all(l.home.join("cache")).unwrap();
     std::fs::write(l.home.join("cache/planted.cwasm"), "cache-bytes").unwrap();
     l.install("hostile_fs");
-    let index = l.home.join("plugins/index.json");
+    let index = l.home.join("packages.json");
     let original_index = std::fs::read_to_string(&index).unwrap();
     let info_before = stdout(&l.reasonix(&["plugin", "info", "hostile-fs"]));
     assert!(

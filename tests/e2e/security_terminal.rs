@@ -75,7 +75,7 @@ fn install(env: &Env, source: &Path, grant: &[&str]) -> Output {
 }
 
 fn installed(env: &Env) -> bool {
-    let index = env.plugins_dir().join("index.json");
+    let index = env.home().join("packages.json");
     std::fs::read_to_string(index).is_ok_and(|text| text.contains("hostile-term"))
 }
 

@@ -774,7 +774,7 @@ fn the_sidecar_runs_in_the_os_sandbox() {
     s.interceptor(
         json!({
             "points": {"input.receive": {}},
-            "try_read": [home.join(".env"), home.join("plugins/sidecars.json")],
+            "try_read": [home.join(".env"), home.join("packages.json")],
             "try_write": [outside, inside],
         }),
         json!({}),
@@ -803,7 +803,7 @@ fn the_sidecar_runs_in_the_os_sandbox() {
         !ok(&home.join(".env")),
         "the sidecar read the provider keys"
     );
-    assert!(!ok(&home.join("plugins/sidecars.json")), "{fs:?}");
+    assert!(!ok(&home.join("packages.json")), "{fs:?}");
     // The test's directories lie under /tmp, which is private to the sandbox: the write may
     // land there, but never in the real file.
     let _ = ok(&outside);

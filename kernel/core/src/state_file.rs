@@ -62,6 +62,62 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), StateError
     Ok(())
 }
 
+/// The one index of everything installed, under Reasonix's home: packages, components and
+/// sidecar packages, each tier in its own section.
+pub const INSTALLED_INDEX: &str = "packages.json";
+/// The version of [`INSTALLED_INDEX`].
+const INSTALLED_VERSION: u64 = 1;
+
+/// The `key` section of the index file at `path`; `None` when there is no file or no such
+/// section yet (the caller then reads its tier's older file).
+pub fn read_section<T: DeserializeOwned>(path: &Path, key: &str) -> Result<Option<T>, StateError> {
+    let Some(doc) = read_json::<serde_json::Map<String, serde_json::Value>>(path, "")? else {
+        return Ok(None);
+    };
+    match doc.get("version").and_then(serde_json::Value::as_u64) {
+        Some(INSTALLED_VERSION) | None => {}
+        Some(other) => {
+            return Err(StateError::Format {
+                path: path.to_path_buf(),
+                message: format!("version {other} is not supported (expected {INSTALLED_VERSION})"),
+            });
+        }
+    }
+    let Some(value) = doc.get(key) else {
+        return Ok(None);
+    };
+    serde_json::from_value(value.clone())
+        .map(Some)
+        .map_err(|e| StateError::Format {
+            path: path.to_path_buf(),
+            message: format!("`{key}`: {e}"),
+        })
+}
+
+/// Replace the `key` section of the index file at `path` (created when missing), keeping the
+/// other sections; atomically, as [`write_json`].
+pub fn write_section<T: Serialize>(path: &Path, key: &str, value: &T) -> Result<(), StateError> {
+    let mut doc =
+        read_json::<serde_json::Map<String, serde_json::Value>>(path, "")?.unwrap_or_default();
+    doc.insert("version".into(), INSTALLED_VERSION.into());
+    let value = serde_json::to_value(value).map_err(|e| StateError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    doc.insert(key.to_string(), value);
+    write_json(path, &doc)
+}
+
+/// After a tier's first write to the one index: its older file is renamed `<name>.migrated`
+/// (kept for the user; never read again, since the section now exists).
+pub fn retire(old: &Path) {
+    if old.is_file() {
+        let mut migrated = old.as_os_str().to_owned();
+        migrated.push(".migrated");
+        let _ = std::fs::rename(old, migrated);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +134,31 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("line 1").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn sections_keep_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(INSTALLED_INDEX);
+        assert_eq!(read_section::<Vec<u32>>(&path, "a").unwrap(), None);
+        write_section(&path, "a", &vec![1u32]).unwrap();
+        write_section(&path, "b", &vec![2u32]).unwrap();
+        assert_eq!(read_section::<Vec<u32>>(&path, "a").unwrap(), Some(vec![1]));
+        assert_eq!(read_section::<Vec<u32>>(&path, "b").unwrap(), Some(vec![2]));
+        let bad = read_section::<Vec<String>>(&path, "a")
+            .unwrap_err()
+            .to_string();
+        assert!(bad.contains("`a`"), "{bad}");
+        std::fs::write(&path, r#"{"version": 9}"#).unwrap();
+        assert!(
+            read_section::<Vec<u32>>(&path, "a")
+                .unwrap_err()
+                .to_string()
+                .contains("version 9")
+        );
+        let old = dir.path().join("index.json");
+        std::fs::write(&old, "{}").unwrap();
+        retire(&old);
+        assert!(!old.exists() && dir.path().join("index.json.migrated").is_file());
     }
 }

@@ -1,6 +1,7 @@
-//! `<home>/packages.json`: every installed package — where it came from (and the commit),
-//! its layout, whether it is enabled, what the user agreed it may run, and a sha256 for each
-//! of its files. Sorted by name, written atomically.
+//! The `packages` section of `<home>/packages.json`, the one index of everything installed
+//! (components and sidecar packages have their sections beside it): every installed package —
+//! where it came from (and the commit), its layout, whether it is enabled, what the user agreed
+//! it may run, and a sha256 for each of its files. Sorted by name, written atomically.
 
 use crate::Kind;
 use crate::files::Hashes;
@@ -9,7 +10,9 @@ use reasonix_core::error::StateError;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const INDEX_FILE: &str = "packages.json";
+pub const INDEX_FILE: &str = reasonix_core::state_file::INSTALLED_INDEX;
+/// This index's section.
+pub const SECTION: &str = "packages";
 /// Where installed packages live, under `<home>`.
 pub const PACKAGES_DIR: &str = "packages";
 const VERSION: u32 = 1;
@@ -78,24 +81,17 @@ impl Index {
 
     /// The index; none yet is an empty one.
     pub fn load(home: &Path) -> Result<Index, StateError> {
-        let path = Index::path(home);
-        let Some(index) = reasonix_core::state_file::read_json::<Index>(&path, "")? else {
-            return Ok(Index::default());
-        };
-        if index.version != VERSION {
-            return Err(StateError::Format {
-                path,
-                message: format!(
-                    "version {} is not supported (expected {VERSION})",
-                    index.version
-                ),
-            });
-        }
-        Ok(index)
+        let packages = reasonix_core::state_file::read_section(&Index::path(home), SECTION)?
+            .unwrap_or_default();
+        Ok(Index {
+            version: VERSION,
+            packages,
+        })
     }
 
+    /// Write this section of the one index (the other sections stay).
     pub fn save(&self, home: &Path) -> Result<(), StateError> {
-        reasonix_core::state_file::write_json(&Index::path(home), self)
+        reasonix_core::state_file::write_section(&Index::path(home), SECTION, &self.packages)
     }
 
     pub fn get(&self, name: &str) -> Option<&Entry> {

@@ -1,5 +1,7 @@
 //! Installed sidecar packages: a copy of the package directory at `<plugins>/<name>/` and an
-//! entry in `<plugins>/sidecars.json`, written atomically. Installing is the user's trust grant:
+//! entry in the `sidecars` section of the one index of everything installed,
+//! `<home>/packages.json` (an older `<plugins>/sidecars.json` is read until that section
+//! exists, then renamed `sidecars.json.migrated`), written atomically. Installing is the user's trust grant:
 //! only packages installed here are ever started; a project file cannot name one.
 
 use crate::error::SidecarError;
@@ -11,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 pub const INDEX_FILE: &str = "sidecars.json";
+/// This index's section of `<home>/packages.json`.
+pub const SECTION: &str = "sidecars";
 const INDEX_VERSION: u32 = 1;
 /// Largest package copied.
 pub const MAX_PACKAGE_BYTES: u64 = 100 * 1024 * 1024;
@@ -53,12 +57,29 @@ impl Default for PackageIndex {
 }
 
 impl PackageIndex {
+    /// The older file of this index (`<plugins>/sidecars.json`).
     pub fn path(plugins_dir: &Path) -> PathBuf {
         plugins_dir.join(INDEX_FILE)
     }
 
-    /// Read the index; a missing file is an empty index.
+    /// The one index of everything installed, beside the plugins directory.
+    pub fn installed_path(plugins_dir: &Path) -> PathBuf {
+        plugins_dir
+            .parent()
+            .unwrap_or(plugins_dir)
+            .join(reasonix_core::state_file::INSTALLED_INDEX)
+    }
+
+    /// Read the index: the `sidecars` section, else the older file; none is an empty index.
     pub fn load(plugins_dir: &Path) -> Result<PackageIndex, StateError> {
+        if let Some(packages) =
+            reasonix_core::state_file::read_section(&Self::installed_path(plugins_dir), SECTION)?
+        {
+            return Ok(PackageIndex {
+                version: INDEX_VERSION,
+                packages,
+            });
+        }
         let path = Self::path(plugins_dir);
         let Some(index) = reasonix_core::state_file::read_json::<PackageIndex>(&path, "")? else {
             return Ok(Self::default());
@@ -76,7 +97,13 @@ impl PackageIndex {
     }
 
     pub fn save(&self, plugins_dir: &Path) -> Result<(), StateError> {
-        reasonix_core::state_file::write_json(&Self::path(plugins_dir), self)
+        reasonix_core::state_file::write_section(
+            &Self::installed_path(plugins_dir),
+            SECTION,
+            &self.packages,
+        )?;
+        reasonix_core::state_file::retire(&Self::path(plugins_dir));
+        Ok(())
     }
 
     pub fn get(&self, name: &str) -> Option<&PackageEntry> {
@@ -367,36 +394,38 @@ mod tests {
     #[test]
     fn installs_records_and_refuses_an_edited_manifest() {
         let src = tempfile::tempdir().unwrap();
-        let plugins = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let plugins = home.path().join("plugins");
         write_package(src.path(), "demo");
         let checked = check(src.path()).unwrap();
-        let entry = install(plugins.path(), &checked).unwrap();
-        assert!(plugins.path().join("demo/main.py").is_file());
-        let loaded = enabled(plugins.path()).unwrap();
+        let entry = install(plugins.as_path(), &checked).unwrap();
+        assert!(plugins.as_path().join("demo/main.py").is_file());
+        let loaded = enabled(plugins.as_path()).unwrap();
         assert_eq!(loaded.len(), 1);
         assert!(loaded[0].is_ok());
-        std::fs::write(plugins.path().join("demo").join(MANIFEST_FILE), "{}").unwrap();
-        let err = load_entry(plugins.path(), &entry)
+        std::fs::write(plugins.as_path().join("demo").join(MANIFEST_FILE), "{}").unwrap();
+        let err = load_entry(plugins.as_path(), &entry)
             .err()
             .unwrap()
             .to_string();
         assert!(err.contains("reasonix-plugin.json"), "{err}");
-        assert!(remove(plugins.path(), "demo").unwrap());
-        assert!(!plugins.path().join("demo").exists());
+        assert!(remove(plugins.as_path(), "demo").unwrap());
+        assert!(!plugins.as_path().join("demo").exists());
     }
 
     #[cfg(unix)]
     #[test]
     fn symlinks_are_not_installed() {
         let src = tempfile::tempdir().unwrap();
-        let plugins = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let plugins = home.path().join("plugins");
         write_package(src.path(), "demo");
         std::os::unix::fs::symlink("/etc/passwd", src.path().join("leak")).unwrap();
         let checked = check(src.path()).unwrap();
-        assert!(install(plugins.path(), &checked).is_err());
-        assert!(!plugins.path().join("demo").exists());
+        assert!(install(plugins.as_path(), &checked).is_err());
+        assert!(!plugins.as_path().join("demo").exists());
         assert!(
-            PackageIndex::load(plugins.path())
+            PackageIndex::load(plugins.as_path())
                 .unwrap()
                 .packages
                 .is_empty()
