@@ -179,6 +179,18 @@ fn a_claude_plugin_from_a_pinned_commit_brings_its_command_skill_hook_and_mcp_to
         serde_json::from_str(&std::fs::read_to_string(home.join("packages.json")).unwrap())
             .unwrap();
     assert_eq!(index["packages"][0]["origin"]["commit"], pinned.as_str());
+    // `mcp list` shows the package's server, started and answering.
+    let listed = reasonix(&env, &["mcp", "list", "--json"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let server = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "plugin_notes-kit_notes")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(server["status"]["state"], "ready", "{server}");
 
     // The command, namespaced, expands to the pinned commit's text.
     let ws = env.workspace();

@@ -30,7 +30,9 @@ struct Report {
 fn report(only: Option<&str>) -> Result<Report, Failure> {
     let paths = Paths::from_env();
     let workspace = workspace()?;
-    let inventory = mcp_files::inventory(&paths.home, &workspace, &lookup(&workspace));
+    let mut inventory = mcp_files::inventory(&paths.home, &workspace, &lookup(&workspace));
+    let from_packages = package_servers(&paths, &inventory.servers);
+    inventory.servers.extend(from_packages);
     for problem in &inventory.problems {
         errln!("warning: {}", shown(problem));
     }
@@ -83,6 +85,48 @@ fn report(only: Option<&str>) -> Result<Report, Failure> {
         mcp_json,
         toml_trusted,
     })
+}
+
+/// The installed packages' MCP servers as `mcp list` shows them: the entry with `${VAR}` by
+/// name (never its value), and the spec to probe; active unless a configured server has the
+/// name (then the package's is not started).
+fn package_servers(paths: &Paths, configured: &[ListedServer]) -> Vec<ListedServer> {
+    let load = |lookup: &dyn Fn(&str) -> Option<String>| {
+        reasonix_package::installed::load(&paths.home, lookup)
+            .map(|l| l.packages)
+            .unwrap_or_default()
+    };
+    let by_name = load(&|name| Some(format!("${{{name}}}")));
+    let real = load(&|name| std::env::var(name).ok());
+    let mut out = Vec::new();
+    for server in by_name.iter().flat_map(|p| &p.mcp_servers) {
+        let Some(spec) = real
+            .iter()
+            .flat_map(|p| &p.mcp_servers)
+            .find(|s| s.name == server.name)
+        else {
+            continue;
+        };
+        let raw = match &server.transport {
+            reasonix_config::mcp::Transport::Stdio {
+                command, args, env, ..
+            } => json!({"command": command, "args": args, "env": env}),
+            reasonix_config::mcp::Transport::Http { url, headers } => {
+                json!({"type": "http", "url": url, "headers": headers})
+            }
+            reasonix_config::mcp::Transport::Sse { url, headers } => {
+                json!({"type": "sse", "url": url, "headers": headers})
+            }
+        };
+        out.push(ListedServer {
+            name: server.name.clone(),
+            origin: server.origin.clone(),
+            raw,
+            spec: Ok(spec.clone()),
+            active: !configured.iter().any(|c| c.active && c.name == server.name),
+        });
+    }
+    out
 }
 
 pub fn list(as_json: bool) -> Outcome {
