@@ -33,6 +33,16 @@ impl Runtime {
         dirs
     }
 
+    /// The composition this runtime runs with, as a session records it.
+    pub fn binding(&self) -> Option<reasonix_agent::session::Binding> {
+        self.composition
+            .as_ref()
+            .map(|c| reasonix_agent::session::Binding {
+                name: c.name.clone(),
+                sha256: c.sha256(),
+            })
+    }
+
     /// Start a session on `agent` (built by [`Runtime::launch`]). Its events go to `emit`, in
     /// order.
     pub fn session(
@@ -72,6 +82,7 @@ fn session(
         })),
         asks: true,
         parent: None,
+        composition: prepared.binding(),
     };
     Session::spawn(agent, store, prepared.expander(), options, emit)
 }

@@ -9,7 +9,7 @@ use crate::question::{Answer, AnswerError, Answered};
 use crate::tokens::Tokens;
 use reasonix_agent::agent_loop::{Agent, AgentEvent, RunOutcome, RunStatus, Spend};
 use reasonix_agent::completion::ProviderClient;
-use reasonix_agent::session::{SessionError, SessionStore, SessionWriter};
+use reasonix_agent::session::{Binding, SessionError, SessionStore, SessionWriter};
 use reasonix_core::cancel::CancelToken;
 use reasonix_core::types::Message;
 use reasonix_protocol::{Op, Scope};
@@ -34,6 +34,9 @@ pub struct SessionOptions {
     /// The parent of every turn's token: cancelling it (Ctrl-C, a deadline) stops what runs
     /// and whatever is submitted after.
     pub parent: Option<CancelToken>,
+    /// The agent composition this session runs with: a new or forked session records it, and
+    /// a session started with another one is not resumed here.
+    pub composition: Option<Binding>,
 }
 
 enum Input {
@@ -115,6 +118,7 @@ impl Session {
             models: options.models,
             emit,
             tokens: tokens.clone(),
+            composition: options.composition,
         };
         let thread = std::thread::Builder::new()
             .name("reasonix-session".into())
@@ -280,6 +284,7 @@ struct Worker {
     models: Option<ModelResolver>,
     emit: Emit,
     tokens: Arc<Tokens>,
+    composition: Option<Binding>,
 }
 
 impl Worker {
@@ -349,7 +354,14 @@ impl Worker {
                 },
                 Request::NewSession => {
                     let client = self.agent.client();
-                    match self.store.create(&client.provider().name, client.model()) {
+                    let created = self
+                        .store
+                        .create(&client.provider().name, client.model())
+                        .and_then(|mut writer| {
+                            bind(&mut writer, self.composition.as_ref(), None)?;
+                            Ok(writer)
+                        });
+                    match created {
                         Ok(writer) => {
                             let id = writer.id().to_string();
                             self.agent.evidence().0.reset();
@@ -363,6 +375,13 @@ impl Worker {
                     }
                 }
                 Request::Resume(id) => match open(&self.store, &id) {
+                    Ok(opened) if !same_composition(&opened.4, self.composition.as_ref()) => {
+                        emit(SessionEvent::Failed(format!(
+                            "session {id} not resumed: it was started with {}, and this one runs {}; continue it with `reasonix -r {id}`, which restores its composition",
+                            composition_name(opened.4.as_ref()),
+                            composition_name(self.composition.as_ref())
+                        )))
+                    }
                     Ok(opened) => self.switch_to(opened, &mut on_event),
                     Err(e) => emit(SessionEvent::Failed(format!(
                         "session {id} not resumed: {e}"
@@ -389,7 +408,14 @@ impl Worker {
                             reasonix_agent::fork::fork(&self.store, id, turn)
                                 .map_err(|e| e.to_string())
                         });
-                    match forked.and_then(|id| open(&self.store, &id).map_err(|e| e.to_string())) {
+                    let forked =
+                        forked.and_then(|id| open(&self.store, &id).map_err(|e| e.to_string()));
+                    let forked = forked.and_then(|mut opened| {
+                        bind(&mut opened.0, self.composition.as_ref(), opened.4.as_ref())
+                            .map_err(|e| e.to_string())?;
+                        Ok(opened)
+                    });
+                    match forked {
                         Ok(opened) => self.switch_to(opened, &mut on_event),
                         Err(e) => emit(SessionEvent::Failed(format!("not forked: {e}"))),
                     }
@@ -412,7 +438,7 @@ impl Worker {
     }
 
     fn switch_to(&mut self, opened: Opened, on_event: &mut dyn FnMut(AgentEvent)) {
-        let (writer, messages, spend, evidence) = opened;
+        let (writer, messages, spend, evidence, _) = opened;
         let id = writer.id().to_string();
         self.agent.evidence().0.reset();
         self.agent.evidence().0.replay(&evidence);
@@ -443,9 +469,49 @@ type Opened = (
     Vec<Message>,
     Spend,
     Vec<reasonix_core::evidence::Entry>,
+    Option<Binding>,
 );
 
 fn open(store: &SessionStore, id: &str) -> Result<Opened, SessionError> {
     let (writer, loaded) = store.open(id)?;
-    Ok((writer, loaded.messages, loaded.spend, loaded.evidence))
+    Ok((
+        writer,
+        loaded.messages,
+        loaded.spend,
+        loaded.evidence,
+        loaded.composition,
+    ))
+}
+
+/// Record `composition` in a session that has none yet (`had`).
+fn bind(
+    writer: &mut SessionWriter,
+    composition: Option<&Binding>,
+    had: Option<&Binding>,
+) -> Result<(), SessionError> {
+    match (composition, had) {
+        (Some(c), None) => writer.append(&reasonix_agent::session::Record::Composition {
+            name: c.name.clone(),
+            sha256: c.sha256.clone(),
+            at_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+                .unwrap_or(0),
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn same_composition(session: &Option<Binding>, running: Option<&Binding>) -> bool {
+    session.as_ref().map(|b| &b.name) == running.map(|b| &b.name)
+}
+
+fn composition_name(binding: Option<&Binding>) -> String {
+    match binding {
+        Some(b) => format!(
+            "the composition `{}`",
+            reasonix_core::terminal::shown(&b.name)
+        ),
+        None => "no composition".to_string(),
+    }
 }

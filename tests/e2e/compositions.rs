@@ -119,3 +119,47 @@ fn a_composition_that_allows_more_than_the_configuration_is_refused_naming_the_k
         stderr(&unknown)
     );
 }
+
+#[test]
+fn a_new_session_keeps_the_composition_and_a_differently_bound_one_is_not_resumed() {
+    let (env, mock) = setup();
+    // A session without a composition, to try to resume into.
+    mock.enqueue(Reply::text(&["plain"]));
+    let out = env.reasonix(&["run", "--dir", env.workspace().to_str().unwrap(), "plain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plain_id = String::from_utf8_lossy(&out.stderr)
+        .split("session ")
+        .last()
+        .and_then(|t| t.split(']').next())
+        .unwrap()
+        .trim()
+        .to_string();
+
+    let mut client =
+        crate::events::OpsClient::start_with(&env, &["--agent-composition", "reviewer"]);
+    client.send(r#"{"type":"new_session"}"#);
+    let changed = client.until("session_changed");
+    let new_id = changed["session_id"].as_str().unwrap().to_string();
+    client.send(&format!(r#"{{"type":"resume","session_id":"{plain_id}"}}"#));
+    let failed = client.until("op_failed");
+    assert!(
+        failed.to_string().contains("not resumed") && failed.to_string().contains("no composition"),
+        "{failed}"
+    );
+    client.send(r#"{"type":"quit"}"#);
+    let _ = client.finish();
+
+    // The new session was bound: continuing it restores the composition without the flag.
+    mock.enqueue(Reply::text(&["kept"]));
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        env.workspace().to_str().unwrap(),
+        "-r",
+        &new_id,
+        "go on",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let request = mock.requests().last().unwrap().json();
+    assert_eq!(tools(&request), ["glob", "grep", "ls", "read_file"]);
+}

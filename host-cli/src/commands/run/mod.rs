@@ -459,6 +459,7 @@ pub fn run(args: RunArgs) -> Outcome {
         prepared.expander(),
         reasonix_session::SessionOptions {
             parent: Some(cancel.clone()),
+            composition: prepared.binding(),
             ..Default::default()
         },
         move |event| match event {
