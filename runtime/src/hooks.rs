@@ -45,6 +45,13 @@ pub fn registry_settings(config: &Config) -> (RegistrySettings, Option<String>) 
         .hooks
         .iter()
         .filter(|h| h.trusted && never_fires(&h.event).is_none())
+        // A composition's choice of events (packages' hooks are added after it narrowed).
+        .filter(|h| {
+            config
+                .hook_events
+                .as_ref()
+                .is_none_or(|events| reasonix_config::composition::hook_kept(events, &h.event))
+        })
         .collect();
     let list = serde_json::to_string(&active).unwrap_or_else(|_| "[]".to_string());
     settings.user_commands = user_commands(&active);
@@ -89,4 +96,52 @@ pub fn user_commands(active: &[&HookEntry]) -> UserCommands {
         })
         .collect();
     UserCommands::new(own, &of_scope("project"), claude_dir).with_readable(package_roots)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn hook(event: &str, command: &str) -> HookEntry {
+        HookEntry {
+            event: event.into(),
+            matcher: None,
+            matcher_style: reasonix_config::settings_json::MatcherStyle::Claude,
+            command: command.into(),
+            timeout_ms: None,
+            cwd: None,
+            env: Default::default(),
+            description: None,
+            condition: None,
+            source: "test".into(),
+            scope: "user",
+            trusted: true,
+        }
+    }
+
+    #[test]
+    fn a_composition_keeps_its_events_and_always_the_safety_ones() {
+        let mut config = Config::default();
+        config.hooks = vec![
+            hook("PostToolUse", "format-after"),
+            hook("PreToolUse", "guard-before"),
+            hook("Stop", "notify-stop"),
+        ];
+        config.hook_events = Some(vec!["Stop".into()]);
+        let (mut settings, _) = registry_settings(&config);
+        let text = settings
+            .plugins
+            .entry(PLUGIN.to_string())
+            .or_default()
+            .config
+            .get(KEY)
+            .unwrap()
+            .to_string();
+        assert!(
+            text.contains("guard-before") && text.contains("notify-stop"),
+            "{text}"
+        );
+        assert!(!text.contains("format-after"), "{text}");
+    }
 }

@@ -16,7 +16,9 @@ impl Runtime {
     /// What the workspace's typed lines expand with: its custom command directories, its
     /// skills and its MCP servers.
     pub fn expander(&self) -> Expander {
-        Expander::new(self.command_dirs(), self.mcp.clone()).with_skills(self.skills.clone())
+        Expander::new(self.command_dirs(), self.mcp.clone())
+            .with_skills(self.skills.clone())
+            .with_commands_only(self.cx.config.commands_only.clone())
     }
 
     /// The custom command folders: the project's, the user's, then the installed packages'

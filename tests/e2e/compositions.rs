@@ -163,3 +163,34 @@ fn a_new_session_keeps_the_composition_and_a_differently_bound_one_is_not_resume
     let request = mock.requests().last().unwrap().json();
     assert_eq!(tools(&request), ["glob", "grep", "ls", "read_file"]);
 }
+
+#[test]
+fn a_composition_chooses_the_custom_commands_that_expand() {
+    let (env, mock) = setup();
+    let provider = env.mock_provider("openai", &mock.base_url(), "sk-test", "");
+    env.project_config(&format!(
+        "{provider}{COMPOSITIONS}\n[compositions.few]\ncommands = [\"keep\"]\nhooks = [\"Stop\"]\n"
+    ));
+    let commands = env.workspace().join(".reasonix/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("keep.md"), "KEEP-BODY $ARGUMENTS").unwrap();
+    std::fs::write(commands.join("drop.md"), "DROP-BODY $ARGUMENTS").unwrap();
+    let dir = env.workspace();
+    let dir = dir.to_str().unwrap();
+    for task in ["/keep one", "/drop two"] {
+        mock.enqueue(Reply::text(&["ok"]));
+        let out = env.reasonix(&["run", "--dir", dir, "--agent-composition", "few", task]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let sent: Vec<String> = mock
+        .requests()
+        .iter()
+        .map(|r| r.json()["messages"].as_array().unwrap().last().unwrap()["content"].to_string())
+        .collect();
+    assert!(sent[0].contains("KEEP-BODY one"), "{}", sent[0]);
+    assert!(
+        sent[1].contains("/drop two") && !sent[1].contains("DROP-BODY"),
+        "a command the composition left out is sent as typed: {}",
+        sent[1]
+    );
+}

@@ -223,10 +223,14 @@ pub fn run(args: SessionArgs) -> Outcome {
     let tools = agent.tool_specs().to_vec();
     let paths = &prepared.cx.paths;
     let slash_registry = Arc::new(
-        slash::SlashRegistry::new(
-            slash::builtin_specs(),
-            slash::custom::load(&prepared.command_dirs()),
-        )
+        slash::SlashRegistry::new(slash::builtin_specs(), {
+            let mut customs = slash::custom::load(&prepared.command_dirs());
+            if let Some(only) = &prepared.cx.config.commands_only {
+                // A composition chose these.
+                customs.commands.retain(|c| only.contains(&c.name));
+            }
+            customs
+        })
         .with_skills(&prepared.skills),
     );
     let (history, history_warning) = match composer::History::load(composer::History::path_for(

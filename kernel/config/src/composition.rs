@@ -23,6 +23,10 @@ pub struct CompositionFile {
     pub mcp_servers: Option<Vec<String>>,
     /// The installed packages loaded.
     pub packages: Option<Vec<String>>,
+    /// The hook events whose hooks run ([`SAFETY_EVENTS`] always run).
+    pub hooks: Option<Vec<String>>,
+    /// The custom commands `/name` expands (by name, `ns:name` for a folder's or a package's).
+    pub commands: Option<Vec<String>>,
     pub permissions: Option<CompositionPermissions>,
     pub sandbox: Option<CompositionSandbox>,
 }
@@ -50,6 +54,9 @@ pub struct CompositionSandbox {
     /// More paths no reader or command may see (joined).
     pub forbid_read: Vec<String>,
 }
+
+/// Hook events that guard calls and prompts: a composition cannot leave their hooks out.
+pub const SAFETY_EVENTS: &[&str] = &["PreToolUse", "UserPromptSubmit", "PermissionRequest"];
 
 /// A composition as defined, with where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,8 +217,20 @@ impl Config {
         if let Some(skills) = &c.file.skills {
             self.skills.only = Some(skills.clone());
         }
+        if let Some(events) = &c.file.hooks {
+            self.hook_events = Some(events.clone());
+            self.hooks.retain(|h| hook_kept(events, &h.event));
+        }
+        if let Some(commands) = &c.file.commands {
+            self.commands_only = Some(commands.clone());
+        }
         Ok(())
     }
+}
+
+/// Whether a hook of `event` runs under a composition keeping `events`.
+pub fn hook_kept(events: &[String], event: &str) -> bool {
+    SAFETY_EVENTS.contains(&event) || events.iter().any(|e| e == event)
 }
 
 #[cfg(test)]
@@ -240,6 +259,15 @@ mod tests {
         assert_eq!(c.permissions.mode.as_deref(), Some("deny"));
         assert_eq!(c.sandbox.allow_write, Some(vec![]));
         assert_eq!(c.sandbox.forbid_read, Some(vec!["/secret".to_string()]));
+    }
+
+    #[test]
+    fn hooks_keep_the_safety_events_whatever_the_list() {
+        let keep = vec!["Stop".to_string()];
+        assert!(super::hook_kept(&keep, "Stop"));
+        assert!(super::hook_kept(&keep, "PreToolUse"));
+        assert!(super::hook_kept(&[], "UserPromptSubmit"));
+        assert!(!super::hook_kept(&keep, "PostToolUse"));
     }
 
     #[test]

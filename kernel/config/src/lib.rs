@@ -360,6 +360,11 @@ pub struct Config {
     pub compositions: Vec<composition::Defined>,
     /// The installed packages to load (a composition's `packages`); `None`: every enabled one.
     pub package_filter: Option<Vec<String>>,
+    /// The hook events whose hooks run (a composition's `hooks`, the safety events always);
+    /// `None`: all.
+    pub hook_events: Option<Vec<String>>,
+    /// The custom commands `/name` expands (a composition's `commands`); `None`: all.
+    pub commands_only: Option<Vec<String>>,
     /// Problems found while reading the files (unknown keys with their line …), in file order;
     /// [`Config::warnings`] returns them with the provider warnings.
     pub file_warnings: Vec<String>,

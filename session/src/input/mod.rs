@@ -54,6 +54,7 @@ pub struct Expander {
     commands: OnceLock<CustomCommands>,
     servers: Servers,
     skills: Arc<reasonix_skills::Catalog>,
+    only: Option<Vec<String>>,
 }
 
 impl Expander {
@@ -63,6 +64,7 @@ impl Expander {
             commands: OnceLock::new(),
             servers,
             skills: Arc::default(),
+            only: None,
         }
     }
 
@@ -83,9 +85,21 @@ impl Expander {
         &self.servers
     }
 
+    /// Only these custom commands expand (a composition's `commands`).
+    pub fn with_commands_only(mut self, only: Option<Vec<String>>) -> Expander {
+        self.only = only;
+        self
+    }
+
     /// The custom commands (loaded now if they were not yet).
     pub fn commands(&self) -> &CustomCommands {
-        self.commands.get_or_init(|| commands::load(&self.dirs))
+        self.commands.get_or_init(|| {
+            let mut loaded = commands::load(&self.dirs);
+            if let Some(only) = &self.only {
+                loaded.commands.retain(|c| only.contains(&c.name));
+            }
+            loaded
+        })
     }
 
     /// What `line` sends, before its references are read: a custom command's template, an
