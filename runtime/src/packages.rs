@@ -52,6 +52,14 @@ pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
             });
         }
         for server in &package.mcp_servers {
+            if config
+                .mcp_only
+                .as_ref()
+                .is_some_and(|only| !only.contains(&server.name))
+            {
+                // A composition left it out.
+                continue;
+            }
             if config.mcp_servers.iter().any(|s| s.name == server.name) {
                 errln!(
                     "warning: package `{}`: an MCP server named `{}` is configured already; the package's is not started",

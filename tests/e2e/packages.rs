@@ -217,6 +217,24 @@ fn a_claude_plugin_from_a_pinned_commit_brings_its_command_skill_hook_and_mcp_to
         "{names:?}"
     );
 
+    // A composition that starts no MCP server leaves the package's out too.
+    let provider = env.mock_provider("openai", &mock.base_url(), "sk-test", "");
+    env.project_config(&format!(
+        "{provider}\n[compositions.quiet]\nmcp_servers = []\n"
+    ));
+    mock.enqueue(Reply::text(&["quiet"]));
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        ws.to_str().unwrap(),
+        "--agent-composition",
+        "quiet",
+        "hi",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let quiet = tool_names(&mock.requests().last().unwrap().json());
+    assert!(!quiet.iter().any(|n| n.starts_with("mcp__")), "{quiet:?}");
+
     // The skill loads, the hook denies the shell, the MCP tool answers.
     let skill = json!({"name": "notes-kit:tidy"}).to_string();
     mock.enqueue(Reply::tool_calls(

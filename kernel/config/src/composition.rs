@@ -210,6 +210,7 @@ impl Config {
         }
         if let Some(servers) = &c.file.mcp_servers {
             self.mcp_servers.retain(|s| servers.contains(&s.name));
+            self.mcp_only = Some(servers.clone());
         }
         if let Some(packages) = &c.file.packages {
             self.package_filter = Some(packages.clone());

@@ -365,6 +365,9 @@ pub struct Config {
     pub hook_events: Option<Vec<String>>,
     /// The custom commands `/name` expands (a composition's `commands`); `None`: all.
     pub commands_only: Option<Vec<String>>,
+    /// The MCP servers started (a composition's `mcp_servers`, applied to the packages'
+    /// servers too); `None`: all.
+    pub mcp_only: Option<Vec<String>>,
     /// Problems found while reading the files (unknown keys with their line …), in file order;
     /// [`Config::warnings`] returns them with the provider warnings.
     pub file_warnings: Vec<String>,
