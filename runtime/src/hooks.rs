@@ -122,13 +122,15 @@ mod tests {
 
     #[test]
     fn a_composition_keeps_its_events_and_always_the_safety_ones() {
-        let mut config = Config::default();
-        config.hooks = vec![
-            hook("PostToolUse", "format-after"),
-            hook("PreToolUse", "guard-before"),
-            hook("Stop", "notify-stop"),
-        ];
-        config.hook_events = Some(vec!["Stop".into()]);
+        let config = Config {
+            hooks: vec![
+                hook("PostToolUse", "format-after"),
+                hook("PreToolUse", "guard-before"),
+                hook("Stop", "notify-stop"),
+            ],
+            hook_events: Some(vec!["Stop".into()]),
+            ..Config::default()
+        };
         let (mut settings, _) = registry_settings(&config);
         let text = settings
             .plugins
