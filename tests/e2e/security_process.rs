@@ -362,17 +362,17 @@ fn jobs_cannot_see_the_home_or_rewrite_the_configuration() {
     for (path, text) in originals {
         std::fs::write(ws.join(path), text).unwrap();
     }
-    let index = setup.home.join("plugins/index.json");
+    let index = setup.home.join("packages.json");
     let index_before = std::fs::read(&index).unwrap();
 
-    let result = setup.sh("cat .rhome/.env .rhome/plugins/index.json; ls -a .rhome; \
+    let result = setup.sh("cat .rhome/.env .rhome/packages.json; ls -a .rhome; \
          echo 'network = true' >> reasonix.toml; echo '{\"evil\": 1}' > .mcp.json; \
          echo '{\"evil\": 1}' > .claude/settings.json; echo evil > .reasonix/commands/x.md; \
          echo evil > .reasonix/new.md; rm -f reasonix.toml; \
          mv .claude claude-old && mkdir .claude && echo '{\"evil\": 1}' > .claude/settings.json; \
          mv .reasonix reasonix-old; \
-         echo '{}' > .rhome/plugins/index.json; \
-         mv .rhome rhome-old && mkdir -p .rhome/plugins && echo '{}' > .rhome/plugins/index.json; \
+         echo '{}' > .rhome/packages.json; \
+         mv .rhome rhome-old && mkdir -p .rhome && echo '{}' > .rhome/packages.json; \
          echo done");
     let text = output(&result);
     assert!(text.contains("done"), "{text}");
