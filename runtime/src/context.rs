@@ -78,10 +78,14 @@ pub fn load_adjusted_choosing(
     let cwd = std::env::current_dir()
         .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?;
     let mut config = load_config_choosing(&paths, &cwd, settings)?;
+    let installed = crate::packages::installed(&paths);
+    // Before `adjust`: a composition a package brings can be the one chosen there.
+    crate::packages::add_compositions(&installed, &mut config);
     adjust(&mut config);
-    let packages = crate::packages::load(&paths, &mut config);
+    let packages = crate::packages::join(installed, &mut config);
     let (mut settings, hooks_off) = crate::hooks::registry_settings(&config);
     host_extras(&mut settings, &config, &paths, &cwd);
+    settings.package_components = crate::packages::components(&packages);
     let registry = Registry::load_noting(
         BUILTINS,
         &paths,

@@ -13,8 +13,15 @@ use std::sync::Arc;
 /// The scope of a package's hooks (`hooks list`): they run as the user's own.
 pub const HOOK_SCOPE: &str = "plugin";
 
-/// The enabled, intact packages; their hooks and MCP servers added to `config`.
+/// [`installed`], their compositions and [`join`]: for a command that chooses no composition.
 pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
+    let packages = installed(paths);
+    add_compositions(&packages, config);
+    join(packages, config)
+}
+
+/// The enabled, intact packages (a changed or unreadable one is named in a warning).
+pub fn installed(paths: &Paths) -> Vec<Package> {
     let loaded =
         match reasonix_package::installed::load(&paths.home, &|name| std::env::var(name).ok()) {
             Ok(loaded) => loaded,
@@ -23,13 +30,46 @@ pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
                     "warning: packages are not loaded: {}",
                     shown(&e.to_string())
                 );
-                return Arc::default();
+                return Vec::new();
             }
         };
     for warning in &loaded.warnings {
         errln!("warning: {}", shown(warning));
     }
-    let mut packages = loaded.packages;
+    loaded.packages
+}
+
+/// The compositions the packages bring, added to `config` as `<package>:<name>` (a name the
+/// user's configuration defines already keeps the user's). They can only narrow, as any.
+pub fn add_compositions(packages: &[Package], config: &mut Config) {
+    for package in packages {
+        for dir in &package.compositions {
+            for name in reasonix_package::review::composition_names(dir) {
+                let path = dir.join(format!("{name}.toml"));
+                match reasonix_config::composition::read_package_file(
+                    &package.name,
+                    &package.root,
+                    &path,
+                ) {
+                    Ok(defined) => {
+                        if !config.compositions.iter().any(|c| c.name == defined.name) {
+                            config.compositions.push(defined);
+                        }
+                    }
+                    Err(e) => errln!(
+                        "warning: package `{}`: composition not loaded: {}",
+                        shown(&package.name),
+                        shown(&e)
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// The packages this session uses (a composition may have chosen some); their hooks and MCP
+/// servers added to `config`.
+pub fn join(mut packages: Vec<Package>, config: &mut Config) -> Arc<Vec<Package>> {
     if let Some(only) = &config.package_filter {
         // A composition chose these; the rest stay installed but out of this session.
         packages.retain(|p| only.contains(&p.name));
@@ -72,6 +112,21 @@ pub fn load(paths: &Paths, config: &mut Config) -> Arc<Vec<Package>> {
         }
     }
     Arc::new(packages)
+}
+
+/// The WebAssembly components the packages bring, for the registry.
+pub fn components(packages: &[Package]) -> Vec<reasonix_core::settings::PackageComponent> {
+    packages
+        .iter()
+        .flat_map(|p| {
+            p.components
+                .iter()
+                .map(|path| reasonix_core::settings::PackageComponent {
+                    package: p.name.clone(),
+                    path: path.clone(),
+                })
+        })
+        .collect()
 }
 
 /// The packages' folders of one kind, each with the package's name (its namespace).

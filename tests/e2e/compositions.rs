@@ -194,3 +194,47 @@ fn a_composition_chooses_the_custom_commands_that_expand() {
         sent[1]
     );
 }
+
+#[test]
+fn agent_name_in_the_terminal_leaves_the_session_and_starts_one_as_that_composition() {
+    use crate::tui::{Session, WAIT};
+    let s = Session::new();
+    let config = s.env.home().join("config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(COMPOSITIONS);
+    std::fs::write(&config, text).unwrap();
+    s.mock.enqueue(Reply::text(&["FIRST-ANSWER"]));
+    s.mock.enqueue(Reply::text(&["SECOND-ANSWER"]));
+    let mut pty = s.open_at(&[], 100, 30);
+    pty.type_text("hello there");
+    pty.send("\r");
+    pty.wait_for("FIRST-ANSWER", WAIT);
+
+    pty.type_text("/agent nosuch");
+    pty.send("\r");
+    pty.wait_for("no composition `nosuch`", WAIT);
+    pty.type_text("/agent reviewer");
+    pty.send("\r");
+    pty.wait_for(
+        "starting a new session as the agent composition reviewer",
+        WAIT,
+    );
+    pty.wait_for("mock/mock-model  as reviewer", WAIT);
+    pty.type_text("/agent");
+    pty.send("\r");
+    pty.wait_for("Agent composition: reviewer", WAIT);
+    pty.type_text("look");
+    pty.send("\r");
+    pty.wait_for("SECOND-ANSWER", WAIT);
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(WAIT), Some(0));
+
+    let requests: Vec<Value> = s.mock.requests().iter().map(|r| r.json()).collect();
+    assert_eq!(requests.len(), 2);
+    assert!(tools(&requests[0]).contains(&"write_file".to_string()));
+    assert!(!requests[0].to_string().contains("PERSONA-7c1"));
+    assert_eq!(tools(&requests[1]), ["glob", "grep", "ls", "read_file"]);
+    assert!(requests[1].to_string().contains("PERSONA-7c1"));
+    // A new session: the first one's conversation is not in it.
+    assert!(!requests[1].to_string().contains("hello there"));
+}

@@ -444,3 +444,159 @@ fn a_marketplace_entry_installs_by_name_and_an_unpinned_one_is_refused() {
     );
     assert!(!env.home().join("packages/remote-kit").exists());
 }
+
+/// A native package bringing a WebAssembly component (the `scribe` fixture, which asks to
+/// write the workspace), a prompt and a composition.
+fn native_package(root: &Path) {
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "reasonix-plugin.json",
+        &json!({
+            "apiVersion": "reasonix.io/plugin/v2",
+            "name": "scribe-kit",
+            "version": "1.0.0",
+            "description": "Notes written by a component",
+            "contributes": {
+                "components": ["wasm/scribe.wasm"],
+                "prompts": ["prompts"],
+                "compositions": ["compositions"]
+            }
+        })
+        .to_string(),
+    );
+    write("prompts/jot.md", "PKG-PROMPT-JOT $ARGUMENTS\n");
+    write(
+        "compositions/reader.toml",
+        "description = \"Reads only\"\npersona = \"PKG-PERSONA-r1\"\ntools = [\"read_file\"]\n",
+    );
+    std::fs::create_dir_all(root.join("wasm")).unwrap();
+    std::fs::copy(
+        crate::support::fixture("scribe"),
+        root.join("wasm/scribe.wasm"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_native_package_brings_a_component_a_prompt_and_a_composition() {
+    let (env, mock) = setup();
+    let src = tempfile::tempdir().unwrap();
+    native_package(src.path());
+    let home = env.home();
+    let root = home.join("packages/scribe-kit");
+    let source = src.path().to_str().unwrap();
+
+    // The question names the component, what it serves and what it asks, pinned by hash.
+    let asked = reasonix(&env, &["plugin", "install", source]);
+    assert_eq!(asked.status.code(), Some(2), "{}", stderr(&asked));
+    let question = stderr(&asked);
+    let line = question
+        .lines()
+        .find(|l| l.contains("wasm component"))
+        .unwrap_or_else(|| panic!("{question}"));
+    assert!(
+        line.contains(&format!("{}/wasm/scribe.wasm", root.display()))
+            && line.contains("`scribe` 0.1.0 (tools scribe_write)")
+            && line.contains("asks: ")
+            && line.contains("workspace")
+            && line.contains("[wasm/scribe.wasm sha256:"),
+        "{line}"
+    );
+    assert!(
+        question.contains("composition scribe-kit:reader"),
+        "{question}"
+    );
+    assert!(!root.exists());
+    let out = reasonix(&env, &["plugin", "install", source, "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // The component's tool is offered and runs with what the review showed (a write).
+    let ws = env.workspace();
+    let dir = ws.to_str().unwrap();
+    mock.enqueue(Reply::tool_calls(
+        &[("w1", "scribe_write", r#"{"text":"PKG-WASM-NOTE"}"#)],
+        1,
+    ));
+    mock.enqueue(Reply::text(&["written"]));
+    let out = env.reasonix(&["run", "--yolo", "--dir", dir, "write the note"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(tool_names(&mock.requests()[0].json()).contains(&"scribe_write".to_string()));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("note.txt")).unwrap(),
+        "PKG-WASM-NOTE"
+    );
+    let listed = reasonix(&env, &["plugin", "list", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let scribe = listed["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "scribe")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(scribe["source"], "package", "{scribe}");
+    assert_eq!(scribe["package"], "scribe-kit", "{scribe}");
+
+    // The prompt expands as `/<package>:<name>`.
+    mock.enqueue(Reply::text(&["jotted"]));
+    let out = env.reasonix(&["run", "--dir", dir, "/scribe-kit:jot milk"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let sent = mock.requests().last().unwrap().json()["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .to_string();
+    assert!(sent.contains("PKG-PROMPT-JOT milk"), "{sent}");
+
+    // The composition it brings is chosen by its namespaced name and narrows.
+    mock.enqueue(Reply::text(&["read"]));
+    let out = env.reasonix(&[
+        "run",
+        "--dir",
+        dir,
+        "--agent-composition",
+        "scribe-kit:reader",
+        "read",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let request = mock.requests().last().unwrap().json();
+    assert_eq!(tool_names(&request), ["read_file"]);
+    assert!(request.to_string().contains("PKG-PERSONA-r1"));
+
+    // Disabled, the component is not loaded; a changed component refuses the package.
+    let out = reasonix(&env, &["plugin", "disable", "scribe-kit"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    mock.enqueue(Reply::text(&["off"]));
+    let out = env.reasonix(&["run", "--dir", dir, "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!tool_names(&mock.requests().last().unwrap().json()).contains(&"scribe_write".into()));
+    let out = reasonix(&env, &["plugin", "enable", "scribe-kit"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::copy(
+        crate::support::fixture("netprobe"),
+        root.join("wasm/scribe.wasm"),
+    )
+    .unwrap();
+    mock.enqueue(Reply::text(&["refused"]));
+    let out = env.reasonix(&["run", "--dir", dir, "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("wasm/scribe.wasm: changed since install"),
+        "{}",
+        stderr(&out)
+    );
+    let names = tool_names(&mock.requests().last().unwrap().json());
+    assert!(
+        !names.contains(&"scribe_write".into()) && !names.contains(&"http_get".into()),
+        "{names:?}"
+    );
+
+    let out = reasonix(&env, &["plugin", "remove", "scribe-kit"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!root.exists());
+}

@@ -54,6 +54,55 @@ pub fn handles(source: &str, git_flags: bool) -> bool {
     }
 }
 
+/// What a package's WebAssembly component is and asks for, as its review line says it. The
+/// check compiles it into the artifact cache, so the first session does not wait for that.
+fn describe_component(path: &Path) -> Result<String, String> {
+    use reasonix_host::install::{self as components, Fetched, Grant};
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    if reasonix_runtime::term::stderr_is_terminal() {
+        errln!("· compiling {} (once)…", path.display());
+    }
+    let fetched = Fetched {
+        bytes,
+        source: path.display().to_string(),
+        note: None,
+    };
+    let checked = components::check(&reasonix_config::Paths::from_env(), fetched, None)
+        .map_err(|e| e.to_string())?;
+    let d = &checked.described;
+    let names = |what: &str, list: Vec<&str>| {
+        (!list.is_empty()).then(|| format!("{what} {}", list.join(", ")))
+    };
+    let serves: Vec<String> = [
+        names("tools", d.tools.iter().map(|t| t.name.as_str()).collect()),
+        names(
+            "provider kinds",
+            d.provider_kinds.iter().map(|k| k.name.as_str()).collect(),
+        ),
+        names(
+            "intercepts",
+            d.interception_points
+                .iter()
+                .map(|s| s.point.as_str())
+                .collect(),
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    Ok(format!(
+        "`{}` {} ({}); asks: {}",
+        d.info.name,
+        d.info.version,
+        if serves.is_empty() {
+            "serves nothing".to_string()
+        } else {
+            serves.join("; ")
+        },
+        Grant::requested_by(&d.info).summary()
+    ))
+}
+
 /// What the install question and `show` print about a package.
 fn describe(plan_or_entry: (&str, &str, Kind, &reasonix_package::review::Review)) {
     let (name, version, kind, review) = plan_or_entry;
@@ -170,8 +219,14 @@ pub fn install(
     name_taken: impl Fn(&str) -> bool,
 ) -> Outcome {
     let home = home();
-    let plan =
-        install::plan(&home, &Source::parse(source), reference, subdir).map_err(Failure::usage)?;
+    let plan = install::plan(
+        &home,
+        &Source::parse(source),
+        reference,
+        subdir,
+        &describe_component,
+    )
+    .map_err(Failure::usage)?;
     let name = plan.package.name.clone();
     name_admitted(source, &name, expect_name, name_taken)?;
     if let Some(old) = installed(&name)? {
@@ -236,8 +291,14 @@ pub fn update(name: &str, source: Option<&str>, reference: Option<&str>, yes: bo
         (None, "git") => (Source::Git(o.location.clone()), o.subdir.clone()),
         (None, _) => (Source::Dir(PathBuf::from(&o.location)), o.subdir.clone()),
     };
-    let plan =
-        install::plan(&home, &source, reference, subdir.as_deref()).map_err(Failure::usage)?;
+    let plan = install::plan(
+        &home,
+        &source,
+        reference,
+        subdir.as_deref(),
+        &describe_component,
+    )
+    .map_err(Failure::usage)?;
     if plan.package.name != entry.name {
         return Err(Failure::usage(anyhow::anyhow!(
             "the source now holds package `{}`, not `{}`; nothing was changed",
@@ -423,11 +484,16 @@ pub fn doctor(name: &str) -> Outcome {
     if let Err(why) = reasonix_package::files::verify(&root, &e.files) {
         problems.push(why);
     } else {
-        match reasonix_package::read::read(&root, &|v| std::env::var(v).ok()) {
+        // Read as the review was computed: variables by name, not value.
+        match reasonix_package::read::read(&root, &install::by_name) {
             Ok(p) => {
-                let now = reasonix_package::review::review(&p);
-                for line in now.grown_from(&e.review.runs) {
-                    problems.push(format!("runs more than granted: {line}"));
+                match reasonix_package::review::review(&p, &describe_component) {
+                    Ok(now) => {
+                        for line in now.grown_from(&e.review.runs) {
+                            problems.push(format!("runs more than granted: {line}"));
+                        }
+                    }
+                    Err(err) => problems.push(err.to_string()),
                 }
                 for note in p.compatibility.notes {
                     outln!("note: {}", shown(&note));

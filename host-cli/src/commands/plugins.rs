@@ -450,7 +450,7 @@ pub fn list(as_json: bool) -> Outcome {
         Origin::Installed(path) => path
             .file_name()
             .and_then(|f| index.entry_for_file(&f.to_string_lossy()).cloned()),
-        Origin::Builtin(_) => None,
+        Origin::Builtin(_) | Origin::Package { .. } => None,
     };
     let disabled: Vec<&IndexEntry> = index.plugins.iter().filter(|e| !e.enabled).collect();
     if as_json {
@@ -559,6 +559,9 @@ fn source(origin: &Origin) -> String {
     match origin {
         Origin::Builtin(_) => "builtin".to_string(),
         Origin::Installed(path) => format!("installed: {}", path.display()),
+        Origin::Package { package, path } => {
+            format!("package {}: {}", shown(package), path.display())
+        }
     }
 }
 
@@ -585,8 +588,9 @@ fn plugin_json(p: &LoadedPlugin, entry: Option<&IndexEntry>) -> serde_json::Valu
         "name": d.info.name,
         "version": d.info.version,
         "description": d.info.description,
-        "source": if d.origin.is_builtin() { "builtin" } else { "installed" },
-        "path": match &d.origin { Origin::Installed(path) => Some(path.display().to_string()), Origin::Builtin(_) => None },
+        "source": match &d.origin { Origin::Builtin(_) => "builtin", Origin::Installed(_) => "installed", Origin::Package { .. } => "package" },
+        "package": match &d.origin { Origin::Package { package, .. } => Some(package), _ => None },
+        "path": d.origin.path().map(|p| p.display().to_string()),
         "sha256": d.sha256,
         "kinds": roles(p),
         "tools": d.tools.iter().map(|t| &t.name).collect::<Vec<_>>(),

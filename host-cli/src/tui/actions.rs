@@ -341,6 +341,23 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 out.notice("no skills: a folder with a SKILL.md in .claude/skills, .reasonix/skills or ~/.claude/skills (docs/SKILLS.md)");
             }
         }
+        "agent" if !args.trim().is_empty() => {
+            let name = args.trim();
+            let prepared = &app.actions.prepared;
+            let current = prepared.composition.as_ref().map(|c| c.name.as_str());
+            if current == Some(name) {
+                out.notice(format!(
+                    "this session runs as the composition {} already",
+                    safe_line(name)
+                ));
+            } else if let Err(e) = prepared.cx.config.composition(name) {
+                out.error(safe_line(&e.to_string()).into_owned());
+            } else if app.turn.is_some() {
+                out.error("a turn is running: wait for it or stop it (Esc) before switching");
+            } else {
+                out.push(Effect::SwitchComposition(name.to_string()));
+            }
+        }
         "agent" => {
             let theme = app.theme;
             let prepared = &app.actions.prepared;
@@ -367,7 +384,7 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 ]));
             }
             out.commit(lines);
-            out.notice("a session keeps its composition; start another with `reasonix --agent-composition NAME`");
+            out.notice("a session keeps its composition; `/agent NAME` leaves this one (saved) and starts a new session as NAME");
         }
         "compact" => {
             out.notice("compacting the history…");

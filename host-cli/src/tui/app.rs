@@ -89,6 +89,8 @@ pub struct App {
     /// Esc was pressed on an empty composer (a second one opens the rewind list).
     esc_armed: bool,
     pub quit: bool,
+    /// `/agent NAME`: after quitting, a new session under composition NAME.
+    pub switch_composition: Option<String>,
     /// Diffs shown in approval prompts, by call id, for the card of that call.
     previews: Vec<(String, Vec<reasonix_core::types::FileChange>)>,
     /// Changes of writers that ran without a question: shown under their card.
@@ -141,6 +143,7 @@ impl App {
             quit_armed: None,
             esc_armed: false,
             quit: false,
+            switch_composition: None,
             previews: Vec::new(),
             unshown: Vec::new(),
             actions,
@@ -212,6 +215,10 @@ impl App {
                 }
                 Effect::McpResources(index) => self.composer.set_mcp_resources(index),
                 Effect::Quit => self.quit = true,
+                Effect::SwitchComposition(name) => {
+                    self.switch_composition = Some(name);
+                    self.quit = true;
+                }
             }
         }
         self.status.goal = self.goal.as_ref().map(super::goal::status_piece);

@@ -60,6 +60,8 @@ pub enum Effect {
     McpResources(ResourceIndex),
     /// End the session.
     Quit,
+    /// End the session and start a new one under this agent composition.
+    SwitchComposition(String),
 }
 
 /// The effects of one command, in order.

@@ -121,6 +121,51 @@ pub fn run(args: SessionArgs) -> Outcome {
         (None, false) => Posture::Ask,
     };
     let add_dirs = launch::add_dirs(&args.add_dir)?;
+    let mut args = args;
+    let (to_ui, inbox) = channel::<Msg>();
+    let mut input = Input::default();
+    loop {
+        match one_session(&args, posture, &add_dirs, &to_ui, &inbox, &mut input)? {
+            Ended::Quit => return Ok(Code::Success),
+            Ended::Switch(name) => {
+                outln!(
+                    "starting a new session as the agent composition {}",
+                    reasonix_core::terminal::shown(&name)
+                );
+                // A new session under the other composition; the one left stays as it was.
+                args.agent_composition = Some(name);
+                args.resume = None;
+                args.continue_latest = false;
+                // What the old session's threads sent last is not for the new one.
+                while inbox.try_recv().is_ok() {}
+            }
+        }
+    }
+}
+
+/// How a session in the terminal ended.
+enum Ended {
+    Quit,
+    /// `/agent NAME`: leave this one and start a new session under composition NAME.
+    Switch(String),
+}
+
+/// The process-wide input: the key reader and the signal handler start with the first session
+/// and serve the next ones.
+#[derive(Default)]
+struct Input {
+    started: bool,
+}
+
+fn one_session(
+    args: &SessionArgs,
+    posture: Posture,
+    add_dirs: &[String],
+    to_ui: &std::sync::mpsc::Sender<Msg>,
+    inbox: &std::sync::mpsc::Receiver<Msg>,
+    input: &mut Input,
+) -> Result<Ended, Failure> {
+    let add_dirs = add_dirs.to_vec();
     let overrides = launch::Overrides {
         composition: args.agent_composition.clone(),
         resume: match (&args.resume, args.continue_latest) {
@@ -191,7 +236,7 @@ pub fn run(args: SessionArgs) -> Outcome {
         ..Options::default()
     })?;
 
-    let (to_ui, inbox) = channel::<Msg>();
+    let to_ui = to_ui.clone();
     // Questions are asked through the session (`reasonix_session::Session::spawn`).
     let agent = launched.agent.with_write_previews();
     let client = agent.client();
@@ -304,30 +349,42 @@ pub fn run(args: SessionArgs) -> Outcome {
     let mut screen = screen::Screen::enter(IDLE_HEIGHT)
         .map_err(|e| Failure::runtime(anyhow!("cannot set up the terminal: {e}")))?;
     let capture = capture::start(to_ui.clone());
-    // SIGTERM (and SIGINT from outside: raw mode keeps Ctrl+C a key): leave the way Ctrl+D
-    // does, so the turn is cancelled, the session ended and the terminal restored.
-    let on_signal = to_ui.clone();
-    let _ = ctrlc::set_handler(move || {
-        let _ = on_signal.send(Msg::InputClosed);
-    });
-    spawn_input(to_ui);
-    // Syntax highlighting loads off the UI thread; code blocks stay plain until it has.
-    highlight::warm_up();
-    let result = event_loop(&mut screen, &mut app, &inbox);
+    if !input.started {
+        input.started = true;
+        // SIGTERM (and SIGINT from outside: raw mode keeps Ctrl+C a key): leave the way
+        // Ctrl+D does, so the turn is cancelled, the session ended and the terminal restored.
+        let on_signal = to_ui.clone();
+        let _ = ctrlc::set_handler(move || {
+            let _ = on_signal.send(Msg::InputClosed);
+        });
+        spawn_input(to_ui);
+        // Syntax highlighting loads off the UI thread; code blocks stay plain until it has.
+        highlight::warm_up();
+    }
+    let result = event_loop(&mut screen, &mut app, inbox);
     // Stop the turn in progress before waiting for the agent thread.
     app.cancel_turn();
     let session_id = app.status.session_id.clone();
     let has_messages = app.has_messages;
+    let switch = app.switch_composition.take();
     let App { session, .. } = app;
     session.quit();
     drop(capture);
     let _ = screen.leave();
     result.map_err(|e| Failure::runtime(anyhow!("terminal: {e}")))?;
     if has_messages {
-        outln!("session {session_id} saved; continue it with `reasonix -c`");
+        match &switch {
+            None => outln!("session {session_id} saved; continue it with `reasonix -c`"),
+            Some(_) => {
+                outln!("session {session_id} saved; continue it with `reasonix -r {session_id}`")
+            }
+        }
     }
     let _ = mode_name;
-    Ok(Code::Success)
+    Ok(match switch {
+        Some(name) => Ended::Switch(name),
+        None => Ended::Quit,
+    })
 }
 
 fn event_loop(
@@ -483,16 +540,23 @@ fn spawn_input(to_ui: std::sync::mpsc::Sender<Msg>) {
 }
 
 fn banner(app: &App, theme: Theme) -> Vec<Line<'static>> {
+    let mut first = vec![
+        Span::styled("Reasonix ", theme.heading()),
+        Span::styled(env!("CARGO_PKG_VERSION"), theme.dim()),
+        Span::raw("  "),
+        Span::styled(
+            text::safe_line(&app.status.model).into_owned(),
+            theme.accent(),
+        ),
+    ];
+    if let Some(c) = &app.actions.prepared.composition {
+        first.push(Span::styled(
+            format!("  as {}", text::safe_line(&c.name)),
+            theme.dim(),
+        ));
+    }
     vec![
-        Line::from(vec![
-            Span::styled("Reasonix ", theme.heading()),
-            Span::styled(env!("CARGO_PKG_VERSION"), theme.dim()),
-            Span::raw("  "),
-            Span::styled(
-                text::safe_line(&app.status.model).into_owned(),
-                theme.accent(),
-            ),
-        ]),
+        Line::from(first),
         Line::from(Span::styled(
             format!(
                 "{}  ·  /help for commands, Shift+Tab posture, Ctrl+D to leave",

@@ -75,6 +75,32 @@ impl Defined {
     }
 }
 
+/// The largest composition file a package may bring.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// A composition a package brings (`<folder>/<name>.toml`, the body of a `[compositions.<name>]`
+/// section), offered as `<package>:<name>`. A bad file is an error naming it and the problem.
+pub fn read_package_file(
+    package: &str,
+    root: &std::path::Path,
+    path: &std::path::Path,
+) -> Result<Defined, String> {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: not a composition file name", path.display()))?;
+    let text = reasonix_core::contained::read_within(root, path, MAX_FILE_BYTES)?;
+    let file: CompositionFile = toml::from_str(&text).map_err(|e| {
+        let at = e.to_string().lines().next().unwrap_or_default().to_string();
+        format!("{}: {} ({at})", path.display(), e.message().trim())
+    })?;
+    Ok(Defined {
+        name: format!("{package}:{stem}"),
+        file,
+        source: path.to_path_buf(),
+    })
+}
+
 /// Why a composition cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompositionError {
@@ -317,5 +343,33 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("toolz"), "{e}");
+    }
+
+    #[test]
+    fn a_package_composition_is_namespaced_and_a_bad_one_names_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let good = root.join("reader.toml");
+        std::fs::write(&good, "persona = \"P\"\ntools = [\"read_file\"]\n").unwrap();
+        let d = super::read_package_file("kit", &root, &good).unwrap();
+        assert_eq!(d.name, "kit:reader");
+        assert_eq!(
+            d.file.tools.as_deref(),
+            Some(&["read_file".to_string()][..])
+        );
+        let bad = root.join("loose.toml");
+        std::fs::write(&bad, "persona = \"P\"\nallow_everything = true\n").unwrap();
+        let e = super::read_package_file("kit", &root, &bad).unwrap_err();
+        assert!(
+            e.contains("loose.toml") && e.contains("allow_everything") && e.contains("line 2"),
+            "{e}"
+        );
+        // A file linking out of the package is not read.
+        let outside = tempfile::tempdir().unwrap();
+        let link = root.join("linked.toml");
+        std::fs::write(outside.path().join("x.toml"), "persona = \"P\"\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x.toml"), &link).unwrap();
+        let e = super::read_package_file("kit", &root, &link).unwrap_err();
+        assert!(e.contains("leads out of"), "{e}");
     }
 }

@@ -977,6 +977,7 @@ impl Config {
             untrusted_project: self.plugins_without_untrusted_project.clone(),
             executed_files: self.executed_files.clone(),
             user_commands: Default::default(),
+            package_components: Vec::new(),
         }
     }
 }

@@ -258,6 +258,17 @@ pub struct RegistrySettings {
     /// which a built-in that requests [`USER_COMMANDS_ENV`] (the hooks runner) runs with the
     /// user's confinement instead of the workspace's (ADR 0028).
     pub user_commands: crate::user_commands::UserCommands,
+    /// Set by the host, never read from a file: the WebAssembly components of the installed,
+    /// enabled and intact packages. The user agreed to what each asks for when the package
+    /// was installed (its review names the file by hash), so each is granted its request.
+    pub package_components: Vec<PackageComponent>,
+}
+
+/// A WebAssembly component a package brings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageComponent {
+    pub package: String,
+    pub path: PathBuf,
 }
 
 /// The environment name under which a built-in receives the known secrets, one per line.

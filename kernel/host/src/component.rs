@@ -32,6 +32,8 @@ pub enum Origin {
     Builtin(String),
     /// A file under `<home>/plugins/`.
     Installed(PathBuf),
+    /// A file of an installed package (`<home>/packages/<package>/…`).
+    Package { package: String, path: PathBuf },
 }
 
 impl fmt::Display for Origin {
@@ -39,6 +41,9 @@ impl fmt::Display for Origin {
         match self {
             Origin::Builtin(name) => write!(f, "built-in component `{name}`"),
             Origin::Installed(path) => write!(f, "{}", path.display()),
+            Origin::Package { package, path } => {
+                write!(f, "{} (package `{package}`)", path.display())
+            }
         }
     }
 }
@@ -46,6 +51,14 @@ impl fmt::Display for Origin {
 impl Origin {
     pub fn is_builtin(&self) -> bool {
         matches!(self, Origin::Builtin(_))
+    }
+
+    /// The file it was loaded from (none for a built-in).
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Origin::Builtin(_) => None,
+            Origin::Installed(path) | Origin::Package { path, .. } => Some(path),
+        }
     }
 }
 

@@ -138,6 +138,18 @@ impl Registry {
             );
         }
 
+        candidates.extend(settings.package_components.iter().map(|c| Candidate {
+            bytes: std::fs::read(&c.path).map_err(|source| LoadError::Read {
+                origin: c.path.display().to_string(),
+                source,
+            }),
+            origin: Origin::Package {
+                package: c.package.clone(),
+                path: c.path.clone(),
+            },
+            builtin: None,
+        }));
+
         if let Some(why) = host.cache().refusal() {
             registry.notices.push(format!(
                 "the compiled-artifact cache is not used ({why}); installed plugins are compiled at every start (set REASONIX_CACHE_HOME to a directory only you can write)"
@@ -178,9 +190,11 @@ impl Registry {
                 .push(format!("plugin `{name}` is disabled in the config"));
             return;
         }
-        // Built-ins ship with Reasonix: their requests are their grant.
+        // Built-ins ship with Reasonix: their requests are their grant. So are a package's:
+        // its review named what each asks for, and its files were checked against the hashes
+        // the user agreed to before the registry was built.
         let (granted, granted_limits) = match &described.origin {
-            Origin::Builtin(_) => (
+            Origin::Builtin(_) | Origin::Package { .. } => (
                 described.info.requested.clone(),
                 described.info.requested_limits(),
             ),

@@ -28,17 +28,18 @@ impl Plan {
 }
 
 /// The variables of a package's MCP entries as the review shows them: by name, not value.
-fn by_name(name: &str) -> Option<String> {
+pub fn by_name(name: &str) -> Option<String> {
     Some(format!("${{{name}}}"))
 }
 
 /// Fetch and read what `source` names (`reference`: the commit, branch or tag of a git
-/// source; `subdir`: a folder inside the source).
+/// source; `subdir`: a folder inside the source); `describe` tells what its components ask.
 pub fn plan(
     home: &Path,
     source: &Source,
     reference: Option<&str>,
     subdir: Option<&str>,
+    describe: review::DescribeComponent,
 ) -> Result<Plan, PackageError> {
     let mut _checkout = None;
     let (root, origin) = match source {
@@ -94,7 +95,7 @@ pub fn plan(
     let files = files::copy_hashed(&root, &copy)?;
     let mut package = crate::read::read(&copy, &by_name)?;
     let final_root = packages.join(&package.name);
-    let mut review = review::review(&package);
+    let mut review = review::review(&package, describe)?;
     let staged_text = package.root.display().to_string();
     let final_text = final_root.display().to_string();
     for line in review.runs.iter_mut().chain(review.brings.iter_mut()) {

@@ -68,6 +68,10 @@ pub struct Package {
     pub mcp_servers: Vec<ServerSpec>,
     /// A native package's `runtime` (a sidecar process): its command line.
     pub sidecar: Option<String>,
+    /// WebAssembly components (`*.wasm` files inside `root`), loaded through the plugin registry.
+    pub components: Vec<PathBuf>,
+    /// Folders of agent compositions (`<name>.toml`), inside `root`.
+    pub compositions: Vec<PathBuf>,
     pub compatibility: Compatibility,
 }
 
@@ -80,5 +84,7 @@ impl Package {
             && self.hooks.is_empty()
             && self.mcp_servers.is_empty()
             && self.sidecar.is_none()
+            && self.components.is_empty()
+            && self.compositions.is_empty()
     }
 }

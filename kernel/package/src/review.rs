@@ -2,14 +2,21 @@
 //! layout's reader): the install question shows it, the index records it as granted, `update`
 //! asks again when it grows, `show` and `doctor` print it.
 
-use crate::Package;
+use crate::{Package, PackageError};
 use reasonix_config::mcp::Transport;
+use std::path::Path;
+
+/// What a WebAssembly component is and asks for, in one line: its name and version, what it
+/// serves, the capabilities and raised limits it requests. The plugin host describes it (this
+/// crate has no engine); an error refuses the package.
+pub type DescribeComponent<'a> = &'a dyn Fn(&Path) -> Result<String, String>;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Review {
     /// What runs or reaches something: every hook command, MCP server command or URL, sidecar
-    /// command, and each skill that bundles scripts (with them).
+    /// command, WebAssembly component (with what it asks for), and each skill that bundles
+    /// scripts (with them).
     pub runs: Vec<String>,
     /// What it adds by name: skills, commands, agents.
     pub brings: Vec<String>,
@@ -26,7 +33,7 @@ impl Review {
     }
 }
 
-pub fn review(p: &Package) -> Review {
+pub fn review(p: &Package, describe: DescribeComponent) -> Result<Review, PackageError> {
     let mut runs = Vec::new();
     let mut brings = Vec::new();
     for hook in &p.hooks {
@@ -70,6 +77,13 @@ pub fn review(p: &Package) -> Review {
     if let Some(command) = &p.sidecar {
         runs.push(pinned(&p.root, format!("sidecar process: {command}")));
     }
+    for path in &p.components {
+        let what = describe(path).map_err(|e| PackageError::file(path, e))?;
+        runs.push(pinned(
+            &p.root,
+            format!("wasm component {}: {what}", path.display()),
+        ));
+    }
     let catalog = skills(p);
     for skill in &catalog.skills {
         brings.push(format!("skill {}", skill.name));
@@ -92,9 +106,32 @@ pub fn review(p: &Package) -> Review {
             brings.push(format!("agent {}:{name}", p.name));
         }
     }
+    for dir in &p.compositions {
+        for name in composition_names(dir) {
+            brings.push(format!("composition {}:{name}", p.name));
+        }
+    }
     brings.sort();
     brings.dedup();
-    Review { runs, brings }
+    Ok(Review { runs, brings })
+}
+
+/// The `<name>.toml` files of a compositions folder, as names.
+pub fn composition_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(|n| n.strip_suffix(".toml"))
+                .map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 /// `line` with the content of each package file it names pinned (`[run.sh sha256:…]`): a
@@ -104,7 +141,9 @@ fn pinned(root: &std::path::Path, line: String) -> String {
     let prefix = root.display().to_string();
     let mut pins = Vec::new();
     for word in line.split_whitespace() {
-        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        let word = word
+            .trim_matches(|c| c == '"' || c == '\'')
+            .trim_end_matches([':', ',', ';']);
         let Some(rel) = word
             .strip_prefix(&prefix)
             .map(|r| r.trim_start_matches('/'))

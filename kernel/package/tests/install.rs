@@ -76,7 +76,12 @@ fn bare_repo(dir: &Path, name: &str) -> (String, String) {
 }
 
 fn planned(home: &Path, source: &str, reference: Option<&str>) -> Plan {
-    install::plan(home, &Source::parse(source), reference, None).unwrap()
+    install::plan(home, &Source::parse(source), reference, None, &no_engine).unwrap()
+}
+
+/// These packages bring no WebAssembly component; the engine is the host's.
+fn no_engine(path: &std::path::Path) -> Result<String, String> {
+    Err(format!("{}: no engine in these tests", path.display()))
 }
 
 #[test]
@@ -150,6 +155,7 @@ fn a_git_source_is_pinned_to_its_commit_and_an_update_that_adds_a_hook_grows() {
         &Source::parse(&url),
         Some("no-such-branch"),
         None,
+        &no_engine,
     );
     assert!(
         wrong
@@ -196,18 +202,30 @@ fn a_marketplace_entry_installs_by_name_and_an_unpinned_repository_is_refused() 
     let pinned = planned(home.path(), "pinned@team", None);
     assert_eq!(pinned.package.name, "remote-kit");
     assert_eq!(pinned.origin.commit.as_deref(), Some(commit.as_str()));
-    let refused = install::plan(home.path(), &Source::parse("floating@team"), None, None)
-        .err()
-        .unwrap()
-        .to_string();
+    let refused = install::plan(
+        home.path(),
+        &Source::parse("floating@team"),
+        None,
+        None,
+        &no_engine,
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(
         refused.contains("without pinning a full 40-hex commit"),
         "{refused}"
     );
-    let missing = install::plan(home.path(), &Source::parse("nope@team"), None, None)
-        .err()
-        .unwrap()
-        .to_string();
+    let missing = install::plan(
+        home.path(),
+        &Source::parse("nope@team"),
+        None,
+        None,
+        &no_engine,
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(
         missing.contains("lists: local-kit, pinned, floating"),
         "{missing}"

@@ -1,7 +1,8 @@
 //! `reasonix-plugin.json`, apiVersion `reasonix.io/plugin/v2`: parsed strictly (an unknown
-//! field is an error naming its JSON path) and validated. Only `runtime` is acted on; the
-//! `contributes` block (skills, agents, commands, prompts, hooks, MCP servers, themes) and the
-//! legacy top-level entries are checked (paths inside the package) but not used yet.
+//! field is an error naming its JSON path) and validated. This tier acts on `runtime`; the
+//! `contributes` block (skills, agents, commands, prompts, hooks, MCP servers, components,
+//! compositions, themes) and the legacy top-level entries are checked here (paths inside the
+//! package) and used by the package tier (`reasonix-package`).
 
 use crate::limits::INTERCEPT_CEILING_MS;
 use serde::Deserialize;
@@ -84,6 +85,12 @@ pub struct Contributes {
     pub mcp_servers: BTreeMap<String, McpServer>,
     #[serde(default)]
     pub themes: Vec<String>,
+    /// WebAssembly components (`*.wasm`) loaded through the plugin registry (Reasonix's own).
+    #[serde(default)]
+    pub components: Vec<String>,
+    /// Folders of agent compositions (`<name>.toml`), offered as `<package>:<name>` (Reasonix's own).
+    #[serde(default)]
+    pub compositions: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -283,6 +290,8 @@ impl Manifest {
                 ("commands", &c.commands),
                 ("prompts", &c.prompts),
                 ("themes", &c.themes),
+                ("components", &c.components),
+                ("compositions", &c.compositions),
             ] {
                 for (i, p) in list.iter().enumerate() {
                     paths.push((format!("contributes.{field}[{i}]"), p));

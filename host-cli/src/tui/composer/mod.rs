@@ -524,8 +524,11 @@ impl Composer {
         if names.is_empty() {
             return;
         }
-        let selected = previous
-            .and_then(|p| names.iter().position(|n| *n == p))
+        // A name typed in full is the one Enter runs; otherwise the selection stays put.
+        let selected = names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(prefix))
+            .or_else(|| previous.and_then(|p| names.iter().position(|n| *n == p)))
             .unwrap_or(0);
         self.popup = Some(Popup::Slash { names, selected });
     }

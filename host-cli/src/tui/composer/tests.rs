@@ -243,6 +243,13 @@ fn slash_menu_follows_the_first_word() {
         press(&mut c, KeyCode::Enter, M::NONE),
         ComposerAction::Submit("/resume".into())
     );
+    // A name typed in full runs itself, not the longer one it prefixes that was selected
+    // while typing.
+    typed(&mut c, "/agent");
+    assert_eq!(
+        press(&mut c, KeyCode::Enter, M::NONE),
+        ComposerAction::Submit("/agent".into())
+    );
     typed(&mut c, "/mo");
     assert_eq!(
         press(&mut c, KeyCode::Esc, M::NONE),

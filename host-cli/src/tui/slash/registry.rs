@@ -135,8 +135,8 @@ pub const BUILTINS: &[Builtin] = &[
     ),
     b(
         "agent",
-        "Agent compositions: the one in force and those defined",
-        None,
+        "Agent compositions; with a name, a new session as that one",
+        Some("[NAME]"),
     ),
     b("sessions", "Sessions of this workspace", None),
     b(
@@ -267,7 +267,9 @@ impl SlashRegistry {
     /// each group. An alias matching the prefix brings its command.
     pub fn complete(&self, prefix: &str) -> Vec<&CommandSpec> {
         let p = prefix.strip_prefix('/').unwrap_or(prefix).to_lowercase();
-        let mut out: Vec<&CommandSpec> = Vec::new();
+        // The command typed in full comes first, so Enter runs it, not a longer one it
+        // prefixes (`/agent` is not `/agents`).
+        let mut out: Vec<&CommandSpec> = self.commands.iter().filter(|c| c.name == p).collect();
         let tiers: [&dyn Fn(&str) -> bool; 3] = [
             &|n: &str| n.starts_with(&p),
             &|n: &str| n.contains(&p),
@@ -497,6 +499,9 @@ pub(crate) mod tests {
         );
         assert_eq!(r.complete("").len(), BUILTINS.len() + 2);
         assert_eq!(names(&r.complete("zzz")), Vec::<String>::new());
+        // Typed in full, a command comes before the longer ones it prefixes.
+        assert_eq!(names(&r.complete("/agent"))[..2], ["agent", "agents"]);
+        assert_eq!(names(&r.complete("review"))[0], "review");
     }
 
     #[test]

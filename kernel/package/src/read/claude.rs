@@ -168,6 +168,8 @@ pub(super) fn read(
         hooks: hook_list,
         mcp_servers: mcp,
         sidecar: None,
+        components: Vec::new(),
+        compositions: Vec::new(),
         compatibility: compatibility(notes, used),
     })
 }

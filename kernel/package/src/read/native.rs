@@ -28,13 +28,34 @@ pub(super) fn read(
         Ok(out)
     };
     let skills = folders(&c.skills, &m.skills)?;
-    let commands = folders(&c.commands, &m.commands)?;
+    // Prompts are Markdown templates invoked by `/<package>:<name>`: what a command folder is.
+    let commands = folders(&c.commands, &m.commands)?
+        .into_iter()
+        .chain(folders(&c.prompts, &[])?)
+        .fold(Vec::new(), |mut all, dir| {
+            if !all.contains(&dir) {
+                all.push(dir);
+            }
+            all
+        });
     let agents = folders(&c.agents, &[])?;
-    let mut notes = Vec::new();
-    for (key, list) in [("prompts", &c.prompts), ("themes", &c.themes)] {
-        if !list.is_empty() {
-            notes.push(format!("`contributes.{key}` is not used by this build"));
+    let compositions = folders(&c.compositions, &[])?;
+    let components = folders(&c.components, &[])?;
+    for (i, rel) in c.components.iter().enumerate() {
+        let path = root.join(rel);
+        if path.extension().is_none_or(|e| e != "wasm") || !path.is_file() {
+            return Err(PackageError::file(
+                &file,
+                format!(
+                    "at `contributes.components[{i}]`: `{}` is not a `.wasm` file of the package",
+                    reasonix_core::terminal::shown(rel)
+                ),
+            ));
         }
+    }
+    let mut notes = Vec::new();
+    if !c.themes.is_empty() {
+        notes.push("`contributes.themes` is not used by this build".to_string());
     }
     let mut hooks = Vec::new();
     for map in [&m.hooks, &c.hooks] {
@@ -90,7 +111,9 @@ pub(super) fn read(
         && agents.is_empty()
         && hooks.is_empty()
         && mcp_servers.is_empty()
-        && sidecar.is_none());
+        && sidecar.is_none()
+        && components.is_empty()
+        && compositions.is_empty());
     Ok(Package {
         name: m.name.clone(),
         version: m.version.clone(),
@@ -103,6 +126,8 @@ pub(super) fn read(
         hooks,
         mcp_servers,
         sidecar,
+        components,
+        compositions,
         compatibility: compatibility(notes, used),
     })
 }
@@ -192,5 +217,41 @@ mod tests {
             e.contains("contributes.hooks.PreToolUse[0]") && e.contains("bogus"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn prompts_are_command_folders_and_components_must_be_wasm_files_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for sub in ["prompts", "compositions", "wasm"] {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        std::fs::write(root.join("wasm/t.wasm"), b"\0asm").unwrap();
+        std::fs::write(root.join("wasm/notes.txt"), "x").unwrap();
+        let write = |components: serde_json::Value| {
+            let manifest = serde_json::json!({
+                "apiVersion": "reasonix.io/plugin/v2", "name": "kit", "version": "1",
+                "contributes": {"prompts": ["prompts"], "compositions": ["compositions"], "components": components}
+            });
+            std::fs::write(root.join("reasonix-plugin.json"), manifest.to_string()).unwrap();
+        };
+        write(serde_json::json!(["wasm/t.wasm"]));
+        let p = crate::read::read(&root, &|_| None).unwrap();
+        assert_eq!(p.commands, [root.join("prompts")]);
+        assert_eq!(p.compositions, [root.join("compositions")]);
+        assert_eq!(p.components, [root.join("wasm/t.wasm")]);
+        assert_eq!(p.compatibility.level, crate::Level::Full);
+        for (bad, why) in [
+            ("wasm/notes.txt", "is not a `.wasm` file"),
+            ("wasm/missing.wasm", "is not a `.wasm` file"),
+            ("../t.wasm", "leaves the plugin root"),
+        ] {
+            write(serde_json::json!([bad]));
+            let e = crate::read::read(&root, &|_| None).unwrap_err().to_string();
+            assert!(
+                e.contains("contributes.components[0]") && e.contains(why),
+                "{bad}: {e}"
+            );
+        }
     }
 }
