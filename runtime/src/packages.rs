@@ -114,6 +114,29 @@ pub fn join(mut packages: Vec<Package>, config: &mut Config) -> Arc<Vec<Package>
     Arc::new(packages)
 }
 
+/// The sidecar processes the packages bring (their manifests were checked with every other
+/// file of the package at load).
+pub fn sidecars(packages: &[Package]) -> Vec<reasonix_sidecar::runtime::Package> {
+    packages
+        .iter()
+        .filter(|p| p.sidecar.is_some())
+        .filter_map(|p| match reasonix_sidecar::manifest::load(&p.root) {
+            Ok(manifest) => Some(reasonix_sidecar::runtime::Package {
+                root: p.root.clone(),
+                manifest,
+            }),
+            Err(e) => {
+                errln!(
+                    "warning: package `{}`: sidecar not started: {}",
+                    shown(&p.name),
+                    shown(&e.to_string())
+                );
+                None
+            }
+        })
+        .collect()
+}
+
 /// The WebAssembly components the packages bring, for the registry.
 pub fn components(packages: &[Package]) -> Vec<reasonix_core::settings::PackageComponent> {
     packages

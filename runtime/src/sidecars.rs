@@ -19,19 +19,21 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Start the enabled sidecar packages under `plugins_dir` for `workspace`. A package that
+/// Start the enabled sidecar packages under `plugins_dir` (installed by earlier builds) and
+/// the sidecars of the loaded plugin packages (`packaged`) for `workspace`. A package that
 /// cannot be read, or an optional sidecar that fails to start, is a warning; a required one
 /// that fails stops the run, naming it and why.
 pub fn start(
     plugins_dir: &Path,
+    packaged: Vec<reasonix_sidecar::runtime::Package>,
     workspace: &Path,
     sandbox: SandboxConfig,
 ) -> Result<Sidecars, Error> {
     let entries = package::enabled(plugins_dir).map_err(|e| Error::runtime_of(&e))?;
-    if entries.is_empty() {
+    if entries.is_empty() && packaged.is_empty() {
         return Ok(Sidecars::default());
     }
-    let mut packages = Vec::new();
+    let mut packages = packaged;
     for entry in entries {
         match entry {
             Ok(p) => packages.push(p),

@@ -139,7 +139,7 @@ fn install_shows_the_exact_command_and_list_and_info_show_the_package() {
     let s = Setup::new();
     let out = s.interceptor(json!({"points": {"tool.before": {}}}), json!({}));
     let text = both(&out);
-    let root = s.env.plugins_dir().join("probe");
+    let root = s.env.home().join("packages/probe");
     assert!(
         text.contains(&format!(
             "python3 {0}/probe.py {0}/config.json",
@@ -153,30 +153,36 @@ fn install_shows_the_exact_command_and_list_and_info_show_the_package() {
     );
     assert!(root.join("probe.py").is_file());
 
+    // A package like any other, whose sidecar is named with its command.
     let list = s.env.reasonix(&["plugin", "list"]);
+    let listed = stdout(&list);
     assert!(
-        stdout(&list).contains("probe 0.1.0 (sidecar)"),
-        "{}",
-        stdout(&list)
+        listed.contains("probe 0.1.0 (package, reasonix layout)")
+            && listed.contains(&format!("sidecar: python3 {}/probe.py", root.display())),
+        "{listed}"
     );
     let info = s.env.reasonix(&["plugin", "info", "probe", "--json"]);
     let info: Value = serde_json::from_str(&stdout(&info)).unwrap();
-    assert_eq!(info["kind"], "sidecar");
-    assert_eq!(info["intercepts"], json!(["tool.before"]));
+    assert_eq!(info["kind"], "package");
+    assert_eq!(info["sidecar"]["intercepts"], json!(["tool.before"]));
 
     // Without --yes and without a terminal, nothing is installed.
+    let removed = s.env.reasonix(&["plugin", "remove", "probe"]);
+    assert_eq!(removed.status.code(), Some(0), "{}", stderr(&removed));
     let dir = s.env.root.path().join("src-probe");
     let out = s
         .env
         .reasonix(&["plugin", "install", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
+    assert!(!root.exists());
+    s.install(&dir);
 
     // `update` reinstalls from the recorded source.
     let updated = s.env.reasonix(&["plugin", "update", "probe", "--yes"]);
     assert_eq!(updated.status.code(), Some(0), "{}", stderr(&updated));
     assert!(
-        stdout(&updated).contains("probe 0.1.0 installed (sidecar)"),
+        stdout(&updated).contains("probe updated: 0.1.0 → 0.1.0"),
         "{}",
         stdout(&updated)
     );
@@ -532,7 +538,7 @@ fn a_bad_manifest_is_refused_at_install_naming_the_field() {
         "{}",
         stderr(&out)
     );
-    assert!(!s.env.plugins_dir().join("probe").exists());
+    assert!(!s.env.home().join("packages/probe").exists());
 }
 
 /// The points a run with one tool call dispatches, each with its family's deadline. A sidecar
@@ -700,7 +706,7 @@ fn the_sidecar_gets_a_filtered_environment_without_credentials() {
     assert_eq!(env["REASONIX_PLUGIN_NAME"], "probe");
     assert_eq!(
         env["REASONIX_PLUGIN_ROOT"].as_str().unwrap(),
-        s.env.plugins_dir().join("probe").to_str().unwrap()
+        s.env.home().join("packages/probe").to_str().unwrap()
     );
     assert_eq!(first["cwd"].as_str().unwrap(), ws.to_str().unwrap());
 }
@@ -921,5 +927,72 @@ fn a_flood_of_early_chunks_fails_the_stream_boundedly() {
     assert!(
         text.contains("more than 1024 chunks arrived out of order"),
         "{text}"
+    );
+}
+
+/// One package, one manifest: a sidecar `runtime` and a skill beside it, both used; a changed
+/// probe script (the manifest untouched) refuses the whole package, sidecar included.
+#[test]
+fn a_package_brings_a_sidecar_and_a_skill_and_a_changed_script_stops_both() {
+    let s = Setup::new();
+    let dir = s.package(
+        "probe",
+        json!({"capabilities": ["interceptors"], "intercepts": ["tool.before"]}),
+        json!({"points": {"tool.before": {}}}),
+    );
+    let manifest_path = dir.join("reasonix-plugin.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    manifest["contributes"] = json!({"skills": ["skills"]});
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    std::fs::create_dir_all(dir.join("skills/probe-notes")).unwrap();
+    std::fs::write(
+        dir.join("skills/probe-notes/SKILL.md"),
+        "---\ndescription: Probe notes\n---\nPROBE-SKILL-BODY\n",
+    )
+    .unwrap();
+    let out = s.install(&dir);
+    assert!(
+        stderr(&out).contains("TRUST:") && stderr(&out).contains("skill probe:probe-notes"),
+        "{}",
+        stderr(&out)
+    );
+
+    s.notes();
+    let skill = json!({"name": "probe:probe-notes"}).to_string();
+    s.mock.enqueue(Reply::tool_calls(
+        &[
+            ("k1", "skill", &skill),
+            ("c1", "read_file", r#"{"path":"notes.txt"}"#),
+        ],
+        1,
+    ));
+    s.mock.enqueue(Reply::text(&["done"]));
+    let out = s.run(&["read the notes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert!(s.result(1, "k1").contains("PROBE-SKILL-BODY"));
+    assert!(s.result(1, "c1").contains("ordinary notes"));
+    assert!(
+        s.intercepts().iter().any(|p| p["event"] == "tool.before"),
+        "the package's sidecar saw the calls: {:?}",
+        s.log()
+    );
+
+    let installed = s.env.home().join("packages/probe/probe.py");
+    let mut script = std::fs::read_to_string(&installed).unwrap();
+    script.push_str("\n# changed\n");
+    std::fs::write(&installed, script).unwrap();
+    std::fs::remove_file(s.log_path()).unwrap();
+    s.read_notes_script();
+    let out = s.run(&["read the notes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", both(&out));
+    assert!(
+        stderr(&out).contains("probe.py: changed since install"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        s.log().is_empty(),
+        "a changed package's sidecar was started"
     );
 }

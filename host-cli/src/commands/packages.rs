@@ -1,8 +1,9 @@
 //! `reasonix plugin install|update|remove|enable|disable|show|doctor` for plugin packages
-//! (Claude Code and Codex plugin folders, native `reasonix-plugin.json` without a `runtime`,
-//! from a folder, a git repository pinned to a commit, or `entry@marketplace`), and
-//! `reasonix plugin marketplace add|list|remove|update`. Components and sidecar packages go
-//! through `plugins.rs` and `sidecar_packages.rs`.
+//! (Claude Code and Codex plugin folders, native `reasonix-plugin.json` — with a sidecar
+//! `runtime` or not — from a folder, a git repository pinned to a commit, or
+//! `entry@marketplace`), and `reasonix plugin marketplace add|list|remove|update`. Single
+//! components go through `plugins.rs`; sidecar packages installed by earlier builds (under
+//! `<home>/plugins/`) through `sidecar_packages.rs`.
 
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, err, errln, outln};
@@ -31,8 +32,7 @@ pub fn installed(name: &str) -> Result<Option<Entry>, Failure> {
 
 /// Whether `source` is for this installer: a git repository (`ssh://`, `git@`, `file://`,
 /// `git+https://`, an `https://` URL ending in `.git`, or any URL with `--ref`/`--subdir`), a
-/// marketplace entry, or a folder holding a Claude or Codex plugin, or a native manifest
-/// without a `runtime` (a runtime is a sidecar package).
+/// marketplace entry, or a folder holding a Claude, Codex or native manifest.
 pub fn handles(source: &str, git_flags: bool) -> bool {
     match Source::parse(source) {
         // An `https://` URL is a component download unless it names a repository.
@@ -44,13 +44,7 @@ pub fn handles(source: &str, git_flags: bool) -> bool {
                 || source.starts_with("git+")
         }
         Source::Marketplace { .. } => !Path::new(source).exists(),
-        Source::Dir(dir) => match reasonix_package::read::kind_of(&dir) {
-            Some(Kind::Claude | Kind::Codex) => true,
-            Some(Kind::Reasonix) => reasonix_sidecar::manifest::load(&dir)
-                .map(|m| m.runtime.is_none())
-                .unwrap_or(false),
-            None => false,
-        },
+        Source::Dir(dir) => reasonix_package::read::kind_of(&dir).is_some(),
     }
 }
 
@@ -129,6 +123,22 @@ fn describe(plan_or_entry: (&str, &str, Kind, &reasonix_package::review::Review)
         for line in &review.runs {
             errln!("    {}", shown(line));
         }
+    }
+}
+
+/// For a package with a sidecar `runtime`: the exact command and everything the process can
+/// reach, as the sidecar tier states it (installing is trusting it).
+fn sidecar_lines(home: &Path, plan: &Plan) {
+    if plan.package.sidecar.is_none() {
+        return;
+    }
+    match reasonix_sidecar::manifest::load(&plan.staged_root()) {
+        Ok(manifest) => {
+            for line in reasonix_sidecar::package::trust_summary(&manifest, &plan.target(home)) {
+                errln!("  {line}");
+            }
+        }
+        Err(e) => errln!("  sidecar: {}", shown(&e.to_string())),
     }
 }
 
@@ -243,6 +253,7 @@ pub fn install(
         plan.package.kind,
         &plan.review,
     ));
+    sidecar_lines(&home, &plan);
     compatibility_lines(&plan);
     if plan.package.compatibility.level == Level::None {
         return Err(Failure::usage(anyhow::anyhow!(
@@ -307,6 +318,7 @@ pub fn update(name: &str, source: Option<&str>, reference: Option<&str>, yes: bo
         )));
     }
     describe((name, &plan.package.version, plan.package.kind, &plan.review));
+    sidecar_lines(&home, &plan);
     compatibility_lines(&plan);
     let grown = plan.review.grown_from(&entry.review.runs);
     for gone in entry
@@ -378,6 +390,8 @@ pub fn set_enabled(name: &str, enabled: bool) -> Outcome {
 fn entry_json(e: &Entry) -> serde_json::Value {
     json!({
         "name": e.name,
+        "kind": "package",
+        "sidecar": super::sidecar_packages::runtime_json(&e.root(&home())),
         "version": e.version,
         "description": e.description,
         "manifestKind": e.manifest_kind,
@@ -407,6 +421,12 @@ pub fn print_list() -> Result<(), Failure> {
             if e.enabled { "" } else { ", disabled" }
         );
         outln!("  brings: {}", shown(&e.review.brings.join(", ")));
+        if let Some(sidecar) = super::sidecar_packages::runtime_json(&e.root(&home())) {
+            outln!(
+                "  sidecar: {}",
+                shown(sidecar["command"].as_str().unwrap_or_default())
+            );
+        }
         outln!(
             "  runs:   {}",
             if e.review.runs.is_empty() {

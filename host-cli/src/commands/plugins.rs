@@ -106,18 +106,6 @@ pub fn install(args: InstallArgs) -> Outcome {
             },
         );
     }
-    if sidecar_packages::is_package_dir(&args.source) {
-        return sidecar_packages::install(
-            &args.source,
-            args.name.as_deref(),
-            args.grant.yes,
-            |name| {
-                BUILTINS.iter().any(|b| b.name == name)
-                    || PluginIndex::load(&reasonix_config::Paths::from_env().plugins_dir())
-                        .is_ok_and(|i| i.plugins.iter().any(|e| e.name == name))
-            },
-        );
-    }
     install_from(&args.source, args.name.as_deref(), &args.grant, false)
 }
 

@@ -1,19 +1,13 @@
-//! `reasonix plugin install|list|info|remove|enable|disable` for sidecar packages (a directory
-//! with `reasonix-plugin.json`). Components go through `plugins.rs`; these share its commands
-//! and hand over when the name or source is a sidecar package.
+//! `reasonix plugin update|list|info|remove|enable|disable` for the sidecar packages earlier
+//! builds installed under `<home>/plugins/` (the `sidecars` section of the index). A package
+//! with a `runtime` is installed as a plugin package now (`packages.rs`); these keep working.
 
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{self, errln, outln};
 use reasonix_core::terminal::shown;
-use reasonix_sidecar::manifest::MANIFEST_FILE;
 use reasonix_sidecar::package::{self, PackageEntry, PackageIndex};
 use serde_json::json;
 use std::path::Path;
-
-/// Whether `source` is a sidecar package directory.
-pub fn is_package_dir(source: &str) -> bool {
-    !source.contains("://") && Path::new(source).join(MANIFEST_FILE).is_file()
-}
 
 fn plugins_dir() -> std::path::PathBuf {
     reasonix_config::Paths::from_env().plugins_dir()
@@ -50,7 +44,10 @@ pub fn install(
         errln!("{line}");
     }
     if checked.manifest.contributes.is_some() {
-        errln!("note: `contributes` (skills, hooks, MCP servers, …) is checked but not used yet");
+        errln!(
+            "note: `contributes` (skills, hooks, MCP servers, …) is not used for a sidecar package installed by an earlier build; `reasonix plugin remove {}` and install it again to use it as a plugin package",
+            shown(&name)
+        );
     }
     if !super::packages::agreed(yes, "Trust and install?", &name)? {
         return Err(Failure::usage(anyhow::anyhow!(
@@ -120,6 +117,22 @@ fn entry_json(dir: &Path, e: &PackageEntry) -> serde_json::Value {
         "required": runtime.as_ref().is_some_and(|r| r.required),
         "problem": loaded.as_ref().err().map(|e| e.to_string()),
     })
+}
+
+/// What the sidecar `runtime` of the package at `root` runs and serves (`None` without one).
+pub fn runtime_json(root: &Path) -> Option<serde_json::Value> {
+    let manifest = reasonix_sidecar::manifest::load(root).ok()?;
+    let runtime = manifest.runtime.clone()?;
+    let package = reasonix_sidecar::runtime::Package {
+        root: root.to_path_buf(),
+        manifest,
+    };
+    Some(json!({
+        "command": command_line(&package),
+        "intercepts": runtime.intercepts,
+        "tools": runtime.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>(),
+        "required": runtime.required,
+    }))
 }
 
 fn command_line(p: &reasonix_sidecar::runtime::Package) -> String {

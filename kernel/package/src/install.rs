@@ -25,6 +25,11 @@ impl Plan {
     pub fn target(&self, home: &Path) -> PathBuf {
         home.join(PACKAGES_DIR).join(&self.package.name)
     }
+
+    /// The staged copy the package was read from (what [`commit`] puts in place).
+    pub fn staged_root(&self) -> PathBuf {
+        self.staged.path().join("package")
+    }
 }
 
 /// The variables of a package's MCP entries as the review shows them: by name, not value.

@@ -123,6 +123,7 @@ fn open_runtime(
     // nothing spawned.
     let sidecars = sidecars::start(
         &cx.paths.plugins_dir(),
+        crate::packages::sidecars(&cx.packages),
         &workspace,
         reasonix_core::sandbox::SandboxConfig {
             settings: cx.config.sandbox.clone(),
