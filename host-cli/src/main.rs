@@ -74,6 +74,10 @@ enum Command {
     /// MCP servers: add, remove, list, get, import; approve a project's .mcp.json.
     #[command(subcommand)]
     Mcp(commands::mcp::McpCommand),
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors that start an agent
+    /// (Zed, JetBrains, Neovim plugins): sessions, streamed updates, tool calls with diffs,
+    /// approvals in the editor. docs/ACP.md.
+    Acp,
     /// Skills (SKILL.md folders) this workspace sees: list them, show one.
     #[command(subcommand)]
     Skills(commands::skills::SkillsCommand),
@@ -309,6 +313,9 @@ fn main() -> ExitCode {
         Command::Hooks(HooksCommand::List { json }) => commands::hooks::list(json),
         Command::Skills(command) => commands::skills::run(command),
         Command::Setup => commands::setup::run(),
+        Command::Acp => reasonix_acp::serve()
+            .map(|()| exit::Code::Success)
+            .map_err(|e| exit::Failure::runtime(anyhow::anyhow!(e))),
         Command::Mcp(command) => commands::mcp::run(command),
         Command::Sessions(command) => commands::sessions_cli::run(command),
         Command::Tools(ToolsCommand::Call {

@@ -74,9 +74,22 @@ pub fn load_adjusted_choosing(
     settings: &SettingsChoice,
     adjust: impl FnOnce(&mut Config),
 ) -> Result<Context, Error> {
+    load_adjusted_in(None, settings, adjust)
+}
+
+/// [`load_adjusted_choosing`] with the project's configuration read in `project` (default:
+/// the current directory): a front end serving sessions in several workspaces (ACP).
+pub fn load_adjusted_in(
+    project: Option<&Path>,
+    settings: &SettingsChoice,
+    adjust: impl FnOnce(&mut Config),
+) -> Result<Context, Error> {
     let paths = Paths::from_env();
-    let cwd = std::env::current_dir()
-        .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?;
+    let cwd = match project {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| Error::usage(format!("cannot read the current directory: {e}")))?,
+    };
     let mut config = load_config_choosing(&paths, &cwd, settings)?;
     let installed = crate::packages::installed(&paths);
     // Before `adjust`: a composition a package brings can be the one chosen there.

@@ -14,6 +14,7 @@ mod support;
 // The built-in components, embedded once for every module (`crate::BUILTINS`).
 use reasonix_runtime::builtins::BUILTINS;
 
+mod acp;
 mod agent;
 mod builtin_interceptors;
 mod claude_compat;

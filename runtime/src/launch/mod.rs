@@ -59,6 +59,8 @@ pub struct Overrides {
     pub composition: Option<String>,
     /// `-c` / `-r`: the session to continue keeps the composition it was started with.
     pub resume: Option<Resume>,
+    /// Where the project's configuration is read (default: the current directory).
+    pub project_dir: Option<std::path::PathBuf>,
 }
 
 impl Runtime {
@@ -88,35 +90,39 @@ fn open_runtime(
     overrides: &Overrides,
 ) -> Result<Runtime, Error> {
     let mut chosen: Result<Option<reasonix_config::composition::Defined>, Error> = Ok(None);
-    let cx = context::load_adjusted_choosing(&overrides.settings, |config| {
-        crate::mcp::flags::apply(
-            &mut config.mcp_servers,
-            &overrides.mcp_servers,
-            overrides.strict_mcp,
-        );
-        if !add_dirs.is_empty() {
-            config
-                .sandbox
-                .allow_write
-                .get_or_insert_with(Vec::new)
-                .extend(add_dirs);
-        }
-        // Last: a composition narrows what everything above allows.
-        chosen = crate::compositions::choose(
-            config,
-            dir,
-            overrides.composition.as_deref(),
-            overrides.resume.as_ref(),
-        )
-        .and_then(|c| {
-            if let Some(c) = &c {
+    let cx = context::load_adjusted_in(
+        overrides.project_dir.as_deref(),
+        &overrides.settings,
+        |config| {
+            crate::mcp::flags::apply(
+                &mut config.mcp_servers,
+                &overrides.mcp_servers,
+                overrides.strict_mcp,
+            );
+            if !add_dirs.is_empty() {
                 config
-                    .narrow_by(c)
-                    .map_err(|e| Error::usage(e.to_string()))?;
+                    .sandbox
+                    .allow_write
+                    .get_or_insert_with(Vec::new)
+                    .extend(add_dirs);
             }
-            Ok(c)
-        });
-    })?;
+            // Last: a composition narrows what everything above allows.
+            chosen = crate::compositions::choose(
+                config,
+                dir,
+                overrides.composition.as_deref(),
+                overrides.resume.as_ref(),
+            )
+            .and_then(|c| {
+                if let Some(c) = &c {
+                    config
+                        .narrow_by(c)
+                        .map_err(|e| Error::usage(e.to_string()))?;
+                }
+                Ok(c)
+            });
+        },
+    )?;
     let composition = chosen?;
     let workspace = context::resolve_workspace(dir, cx.config.sandbox.workspace_root.as_deref())?;
     // Installed sidecar packages only (never anything a project file names); none installed,

@@ -271,6 +271,7 @@ pub fn run(args: RunArgs) -> Outcome {
             args.settings.as_deref(),
         )?,
         composition: args.agent_composition.clone(),
+        project_dir: None,
         resume: match (&args.resume, args.continue_latest) {
             (Some(query), _) => Some(Resume::Query(query.clone())),
             (None, true) => Some(Resume::Latest),
