@@ -26,6 +26,7 @@ mod delegation;
 mod edit_tools;
 mod events;
 mod first_run;
+mod fleets;
 mod go_config;
 mod goal_mode;
 mod history;

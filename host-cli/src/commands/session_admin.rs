@@ -87,6 +87,8 @@ fn indent(text: &str) -> String {
 pub enum ExportFormat {
     Markdown,
     Jsonl,
+    /// The transcript itself, for `sessions import` on another machine.
+    Transcript,
 }
 
 pub fn export(
@@ -100,6 +102,7 @@ pub fn export(
     let text = match format {
         ExportFormat::Markdown => markdown(&summary, &loaded),
         ExportFormat::Jsonl => jsonl(&loaded.messages).map_err(Failure::runtime)?,
+        ExportFormat::Transcript => transcript(&summary.path, loaded.valid_len)?,
     };
     match output {
         Some(path) => {
@@ -108,7 +111,7 @@ pub fn export(
         }
         None => match format {
             ExportFormat::Markdown => crate::term::out!("{text}"),
-            ExportFormat::Jsonl => {
+            ExportFormat::Jsonl | ExportFormat::Transcript => {
                 for line in text.lines() {
                     crate::term::json_out(line);
                 }
@@ -116,6 +119,16 @@ pub fn export(
         },
     }
     Ok(Code::Success)
+}
+
+/// The transcript's complete lines (a torn tail left out), as `sessions import` reads them.
+fn transcript(path: &Path, valid_len: u64) -> Result<String, Failure> {
+    let bytes = std::fs::read(path).map_err(Failure::runtime)?;
+    let end = usize::try_from(valid_len)
+        .unwrap_or(usize::MAX)
+        .min(bytes.len());
+    String::from_utf8(bytes[..end].to_vec())
+        .map_err(|e| Failure::runtime(anyhow::anyhow!("{}: {e}", path.display())))
 }
 
 /// The effective history, one message per line.

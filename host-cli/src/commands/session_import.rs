@@ -1,12 +1,14 @@
-//! `reasonix sessions import`: sessions of the original Reasonix (Go) converted into sessions
-//! of this workspace (docs/SESSIONS.md). Each transcript is converted whole or not at all; one
-//! that cannot be read is reported with its file and line and the others still convert.
+//! `reasonix sessions import`: transcripts added to this workspace's sessions (docs/SESSIONS.md)
+//! — this build's own (`sessions export --format transcript` on another machine) moved as they
+//! are, the original Reasonix's (Go) converted. Each is imported whole or not at all; one that
+//! cannot be read is reported with its file and line and the others still go.
 
 use super::session_admin::workspace_store;
 use crate::exit::{Code, Failure, Outcome};
 use crate::term::{errln, outln};
 use anyhow::anyhow;
 use reasonix_agent::session::go::{self, Imported};
+use reasonix_agent::session::transfer;
 use reasonix_config::Paths;
 use reasonix_core::terminal::shown;
 use std::path::{Path, PathBuf};
@@ -45,7 +47,12 @@ pub fn run(from: &[PathBuf], dir: Option<&Path>) -> Outcome {
     let (mut imported, mut present, mut failed) = (0, 0, 0);
     for file in &files {
         let name = shown(&file.display().to_string()).to_string();
-        match go::import(&store, file) {
+        let imported_one = if first_line(file).is_some_and(|l| transfer::is_transcript(&l)) {
+            transfer::import(&store, file).map_err(|e| e.to_string())
+        } else {
+            go::import(&store, file).map_err(|e| e.to_string())
+        };
+        match imported_one {
             Ok(Imported::New { id, messages }) => {
                 imported += 1;
                 outln!("imported {name} as {} ({messages} messages)", shown(&id));
@@ -57,7 +64,7 @@ pub fn run(from: &[PathBuf], dir: Option<&Path>) -> Outcome {
             Ok(Imported::Empty) => outln!("skipped {name}: nothing was said in it"),
             Err(e) => {
                 failed += 1;
-                errln!("error: {}", shown(&e.to_string()));
+                errln!("error: {}", shown(&e));
             }
         }
     }
@@ -70,4 +77,16 @@ pub fn run(from: &[PathBuf], dir: Option<&Path>) -> Outcome {
     } else {
         Code::Success
     })
+}
+
+/// The first line of `file` (at most 64 KiB of it), to tell a transcript of this build from
+/// one of the original Reasonix.
+fn first_line(file: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let f = std::fs::File::open(file).ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(f.take(64 * 1024))
+        .read_line(&mut line)
+        .ok()?;
+    Some(line)
 }

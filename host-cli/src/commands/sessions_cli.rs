@@ -23,7 +23,8 @@ pub enum SessionsCommand {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-    /// Write a session's conversation as Markdown or JSON lines.
+    /// Write a session's conversation as Markdown or JSON lines, or its transcript (to move
+    /// it to another machine: `sessions import --from FILE` there).
     Export {
         session: String,
         #[arg(long, value_enum, default_value = "markdown")]
@@ -55,8 +56,9 @@ pub enum SessionsCommand {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-    /// Convert sessions of the original Reasonix (Go) into sessions of this workspace:
-    /// every one found under the state directory (`sessions-v4`), or those of `--from`.
+    /// Add transcripts to this workspace's sessions: exported with `--format transcript`
+    /// (from another machine), or the original Reasonix's (Go), converted: those of `--from`,
+    /// else every one found under the state directory (`sessions-v4`).
     Import {
         /// A transcript (`<id>.jsonl`) or a directory of them; repeatable.
         #[arg(long)]

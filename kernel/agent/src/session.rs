@@ -9,6 +9,7 @@
 
 mod compaction;
 pub mod go;
+pub mod transfer;
 
 use crate::cost::{Cost, Spend};
 use crate::timeline::Timeline;
@@ -220,6 +221,11 @@ impl SessionStore {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The workspace as a session header records it.
+    pub fn workspace_text(&self) -> String {
+        self.workspace.display().to_string()
     }
 
     /// Where this workspace's sub-agents keep their sessions (`<sessions>/subagents/`): apart,

@@ -376,7 +376,7 @@ pub fn import(store: &SessionStore, file: &Path) -> Result<Imported, GoSessionEr
 }
 
 /// The original's id when it can name one of our files: letters, digits, `.`, `-`, `_`.
-fn usable_id(stem: &str) -> Option<String> {
+pub(crate) fn usable_id(stem: &str) -> Option<String> {
     let ok = !stem.is_empty()
         && stem.len() <= 120
         && !stem.starts_with('.')
