@@ -4,6 +4,7 @@
 //! - `session/new` sent → its answer (configuration, registry, runtime opened in the folder);
 //! - `session/prompt` sent → the first `session/update` of the answer (the mock LLM answers at
 //!   once, on loopback), and → the prompt's answer (`end_turn`).
+//!
 //! Also the same prompt through `reasonix run --output-format events` (a fresh process each
 //! time) for scale.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
