@@ -86,7 +86,6 @@ fn round(bin: &str, home: &Path, cache: &Path, ws: &Path, mock: &MockLlm) -> Rou
     });
     let (done, finished) = until(&|v| v["id"] == 3);
     assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
-    drop(send);
     // End of input: the agent ends its sessions and exits.
     drop(stdin);
     child.wait().unwrap();
