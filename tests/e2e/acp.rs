@@ -315,6 +315,11 @@ fn an_editor_session_streams_asks_cancels_survives_a_bad_frame_and_loads_again()
         "the cancelled stream went on: {text}"
     );
     let wire = seen.lock().unwrap().wire.clone();
+    // Stdout is the protocol's alone: every line the agent wrote is a JSON-RPC message.
+    for line in &wire {
+        let v: Value = serde_json::from_str(line).unwrap_or_default();
+        assert_eq!(v["jsonrpc"], "2.0", "not a JSON-RPC line on stdout: {line}");
+    }
     assert!(
         wire.iter().any(|l| {
             let v: Value = serde_json::from_str(l).unwrap_or_default();
