@@ -321,7 +321,24 @@ pub enum Decision {
 /// Re-serialise JSON text with sorted keys and no whitespace, so equal schemas are equal bytes.
 pub fn canonical_json(text: &str) -> Result<String, serde_json::Error> {
     let value: serde_json::Value = serde_json::from_str(text)?;
-    serde_json::to_string(&value)
+    serde_json::to_string(&sorted(value))
+}
+
+/// `value` with every object's keys in order. Explicitly: whether `serde_json::Map` keeps
+/// keys sorted depends on a cargo feature any crate in the build may switch on
+/// (`preserve_order`), and the cached prefix must not depend on that.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.into_iter().map(sorted).collect())
+        }
+        other => other,
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,3 @@
+// Agent → Client message implementations
+mod notifications;
+mod requests;

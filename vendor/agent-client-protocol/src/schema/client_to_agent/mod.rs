@@ -1,0 +1,3 @@
+// Client → Agent message implementations
+mod notifications;
+mod requests;
