@@ -78,6 +78,9 @@ enum Command {
     /// (Zed, JetBrains, Neovim plugins): sessions, streamed updates, tool calls with diffs,
     /// approvals in the editor. docs/ACP.md.
     Acp,
+    /// Serve the session protocol over HTTP and server-sent events (loopback by default;
+    /// every API request needs the token). docs/SERVE.md.
+    Serve(commands::serve::ServeArgs),
     /// Skills (SKILL.md folders) this workspace sees: list them, show one.
     #[command(subcommand)]
     Skills(commands::skills::SkillsCommand),
@@ -313,6 +316,7 @@ fn main() -> ExitCode {
         Command::Hooks(HooksCommand::List { json }) => commands::hooks::list(json),
         Command::Skills(command) => commands::skills::run(command),
         Command::Setup => commands::setup::run(),
+        Command::Serve(args) => commands::serve::run(args),
         Command::Acp => reasonix_acp::serve()
             .map(|()| exit::Code::Success)
             .map_err(|e| exit::Failure::runtime(anyhow::anyhow!(e))),

@@ -63,6 +63,7 @@ mod security_fs;
 mod security_host;
 mod security_process;
 mod security_terminal;
+mod serve;
 mod session_commands;
 mod setup;
 mod shell;

@@ -7,6 +7,7 @@ pub mod plugin_wit;
 pub mod plugins;
 pub mod providers;
 pub mod run;
+pub mod serve;
 pub mod session_admin;
 pub mod session_import;
 pub mod session_rewind;

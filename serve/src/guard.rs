@@ -1,0 +1,120 @@
+//! Who may talk to the server: the bearer token (header, or the cookie the page set), and the
+//! Host and Origin checks that keep a web page elsewhere — including one that rebinds its own
+//! name to 127.0.0.1 — from reaching the API through the user's browser. Pure functions.
+
+/// The cookie the web page keeps the token in.
+pub const COOKIE: &str = "reasonix_token";
+
+/// Whether `given` is the token, compared in time independent of where they differ.
+pub fn token_matches(given: &str, token: &str) -> bool {
+    let (a, b) = (given.as_bytes(), token.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The token a request carries: `Authorization: Bearer …`, else the page's cookie.
+pub fn presented<'a>(authorization: Option<&'a str>, cookie: Option<&'a str>) -> Option<&'a str> {
+    if let Some(value) = authorization
+        && let Some(token) = value.strip_prefix("Bearer ")
+    {
+        return Some(token.trim());
+    }
+    cookie?
+        .split(';')
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.trim())
+}
+
+/// Whether the `Host` header names this server: one of `allowed` (host or host:port, compared
+/// without case). A name that is not ours is a rebound DNS name, or a mistake.
+pub fn host_allowed(host: Option<&str>, allowed: &[String]) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let host = host.trim().to_ascii_lowercase();
+    allowed.contains(&host)
+}
+
+/// Whether a request's `Origin` is this server's own (a page it served). No `Origin` (curl, a
+/// script) is fine: the token still has to be there.
+pub fn origin_allowed(origin: Option<&str>, allowed: &[String]) -> bool {
+    let Some(origin) = origin else {
+        return true;
+    };
+    let origin = origin.trim().to_ascii_lowercase();
+    let Some(rest) = origin.strip_prefix("http://") else {
+        return false;
+    };
+    allowed.iter().any(|a| *a == rest)
+}
+
+/// The Host values this server answers to when it listens on `addr`: the address itself and,
+/// on loopback, `localhost` with the port.
+pub fn hosts_for(addr: std::net::SocketAddr, extra: &[String]) -> Vec<String> {
+    let port = addr.port();
+    let mut hosts = vec![format!("{addr}").to_ascii_lowercase()];
+    if addr.ip().is_loopback() {
+        hosts.push(format!("localhost:{port}"));
+        hosts.push(format!("127.0.0.1:{port}"));
+        hosts.push(format!("[::1]:{port}"));
+    }
+    hosts.extend(extra.iter().map(|h| h.to_ascii_lowercase()));
+    hosts.sort();
+    hosts.dedup();
+    hosts
+}
+
+/// A new token: 32 random bytes, hex.
+pub fn new_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_comes_from_the_header_or_the_cookie_and_must_match_exactly() {
+        assert_eq!(presented(Some("Bearer abc"), None), Some("abc"));
+        assert_eq!(
+            presented(Some("Basic abc"), Some("x=1; reasonix_token=t")),
+            Some("t")
+        );
+        assert_eq!(presented(None, Some("reasonix_token=t2")), Some("t2"));
+        assert_eq!(presented(None, Some("other=1")), None);
+        assert!(token_matches("abc", "abc"));
+        assert!(!token_matches("abd", "abc"));
+        assert!(!token_matches("ab", "abc"));
+        assert!(!token_matches("", "abc"));
+        assert_eq!(new_token().unwrap().len(), 64);
+        assert_ne!(new_token().unwrap(), new_token().unwrap());
+    }
+
+    #[test]
+    fn only_our_own_host_and_origin_pass() {
+        let hosts = hosts_for("127.0.0.1:8080".parse().unwrap(), &[]);
+        assert!(host_allowed(Some("127.0.0.1:8080"), &hosts));
+        assert!(host_allowed(Some("LOCALHOST:8080"), &hosts));
+        // A rebound name resolves to us but is not our name.
+        assert!(!host_allowed(Some("evil.example:8080"), &hosts));
+        assert!(!host_allowed(Some("localhost:9999"), &hosts));
+        assert!(!host_allowed(None, &hosts));
+        assert!(origin_allowed(None, &hosts));
+        assert!(origin_allowed(Some("http://localhost:8080"), &hosts));
+        assert!(!origin_allowed(Some("http://evil.example:8080"), &hosts));
+        assert!(!origin_allowed(Some("https://localhost:8080"), &hosts));
+        assert!(!origin_allowed(Some("null"), &hosts));
+        let public = hosts_for(
+            "0.0.0.0:80".parse().unwrap(),
+            &["agents.example.com".into()],
+        );
+        assert!(host_allowed(Some("agents.example.com"), &public));
+        assert!(!host_allowed(Some("localhost:80"), &public));
+    }
+}

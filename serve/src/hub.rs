@@ -1,0 +1,125 @@
+//! The sessions a server holds: each a Reasonix session with its own runtime, opened in a
+//! folder, whose events go to its [`Stream`] and whose questions are answered by the
+//! `approve` and `deny` operations clients post.
+
+use crate::stream::Stream;
+use reasonix_agent::permissions::Posture;
+use reasonix_protocol::{EventKind, Op};
+use reasonix_runtime::launch::{Options, Overrides, Resume, Runtime};
+use reasonix_session::Session;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Sessions one server holds at most.
+pub const MAX_SESSIONS: usize = 32;
+
+pub struct Live {
+    pub id: String,
+    pub cwd: PathBuf,
+    pub model: String,
+    pub stream: Arc<Stream>,
+    session: Session,
+    _runtime: Arc<Runtime>,
+}
+
+impl Live {
+    pub fn submit(&self, op: Op) {
+        self.session.submit(op);
+    }
+}
+
+#[derive(Default)]
+pub struct Hub {
+    sessions: Mutex<BTreeMap<String, Arc<Live>>>,
+}
+
+impl Hub {
+    pub fn get(&self, id: &str) -> Option<Arc<Live>> {
+        self.sessions.lock().ok()?.get(id).cloned()
+    }
+
+    pub fn list(&self) -> Vec<Arc<Live>> {
+        self.sessions
+            .lock()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// End session `id`; whether there was one.
+    pub fn close(&self, id: &str) -> bool {
+        let removed = self.sessions.lock().ok().and_then(|mut s| s.remove(id));
+        match removed {
+            Some(live) => {
+                live.submit(Op::Quit {});
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Open a session in `cwd` (blocking: configuration, registry, servers), or continue
+    /// saved session `resume`.
+    pub fn open(&self, cwd: &Path, resume: Option<String>) -> Result<Arc<Live>, String> {
+        if self.sessions.lock().map(|s| s.len()).unwrap_or(0) >= MAX_SESSIONS {
+            return Err(format!(
+                "this server holds {MAX_SESSIONS} sessions already; close one first"
+            ));
+        }
+        let overrides = Overrides {
+            resume: resume.clone().map(Resume::Query),
+            project_dir: Some(cwd.to_path_buf()),
+            ..Overrides::default()
+        };
+        let prepared =
+            Runtime::open_with(Some(cwd), Vec::new(), &overrides).map_err(|e| e.to_string())?;
+        let launched = prepared
+            .launch(&Options {
+                posture: Posture::Ask,
+                resume: resume.map(Resume::Query),
+                ..Options::default()
+            })
+            .map_err(|e| e.to_string())?;
+        let agent = launched.agent.with_write_previews();
+        let id = agent
+            .session_id()
+            .map(str::to_string)
+            .ok_or("this session keeps no transcript; a served session needs one")?;
+        let client = agent.client();
+        let provider = client.provider().name.clone();
+        let model = client.model().to_string();
+        let stream = Arc::new(Stream::new(&id));
+        stream.push(EventKind::SessionStarted {
+            provider: provider.clone(),
+            model: model.clone(),
+            cwd: prepared.workspace.display().to_string(),
+            tools: agent.tool_specs().iter().map(|t| t.name.clone()).collect(),
+            permission_mode: "ask".into(),
+            resumed_messages: launched.resumed_messages as u64,
+            mcp_servers: Vec::new(),
+        });
+        let prepared = Arc::new(prepared);
+        let to_stream = stream.clone();
+        let session = prepared
+            .session(
+                agent,
+                launched.store,
+                launched.resolved,
+                None,
+                move |event| to_stream.session_event(&event),
+            )
+            .map_err(|e| format!("cannot start the session's thread: {e}"))?;
+        let live = Arc::new(Live {
+            id: id.clone(),
+            cwd: prepared.workspace.clone(),
+            model: format!("{provider}/{model}"),
+            stream,
+            session,
+            _runtime: prepared,
+        });
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.insert(id, live.clone());
+        }
+        Ok(live)
+    }
+}

@@ -1,0 +1,281 @@
+//! `reasonix serve` (docs/SERVE.md) through real HTTP: the token, the Host and Origin checks,
+//! body limits, two sessions that never see each other's events, an approval answered over
+//! HTTP, and a client that reconnects with `Last-Event-ID` getting exactly what it missed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::{Env, stderr};
+use reasonix_mock_llm::{MockLlm, Reply};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+const TOKEN: &str = "e2e-token-0123456789abcdef";
+
+struct Served {
+    child: Child,
+    base: String,
+    http: reqwest::blocking::Client,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    fn start(env: &Env) -> Served {
+        let mut child = env
+            .command(&["serve", "--listen", "127.0.0.1:0", "--token", TOKEN])
+            .env_remove("REASONIX_SERVE_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("reasonix serve: listening on ")
+            .unwrap_or_else(|| panic!("{line}"))
+            .to_string();
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        Served {
+            child,
+            base: url,
+            http: reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+        }
+    }
+
+    fn get(&self, path: &str) -> reqwest::blocking::RequestBuilder {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+    }
+
+    fn post(&self, path: &str, body: Value) -> reqwest::blocking::Response {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(TOKEN)
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    }
+
+    fn open(&self, cwd: &std::path::Path) -> String {
+        let response = self.post("/sessions", json!({ "cwd": cwd }));
+        assert_eq!(response.status(), 201, "{}", response.text().unwrap());
+        response.json::<Value>().unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn prompt(&self, id: &str, text: &str) {
+        let response = self.post(
+            &format!("/sessions/{id}/ops"),
+            json!({"type": "prompt", "text": text}),
+        );
+        assert_eq!(response.status(), 202);
+    }
+
+    /// A session's events from after `last`, read until `until` says stop.
+    fn events(&self, id: &str, last: u64, until: impl Fn(&Value) -> bool) -> Vec<(u64, Value)> {
+        let mut request = self.get(&format!("/sessions/{id}/events"));
+        if last > 0 {
+            request = request.header("Last-Event-ID", last.to_string());
+        }
+        let response = request.send().unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        let mut lines = BufReader::new(response).lines();
+        let mut out = Vec::new();
+        let mut seq = 0;
+        while let Some(Ok(line)) = lines.next() {
+            if let Some(id) = line.strip_prefix("id: ") {
+                seq = id.parse().unwrap();
+            } else if let Some(data) = line.strip_prefix("data: ") {
+                let event: Value = serde_json::from_str(data).unwrap();
+                let stop = until(&event);
+                out.push((seq, event));
+                if stop {
+                    return out;
+                }
+            }
+        }
+        panic!("the stream ended before the awaited event: {out:?}");
+    }
+}
+
+fn setup() -> (Env, MockLlm) {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
+    (env, mock)
+}
+
+fn turn_finished(e: &Value) -> bool {
+    e["type"] == "turn_finished"
+}
+
+#[test]
+fn a_public_address_without_a_token_is_refused() {
+    let env = Env::new();
+    let out = env
+        .command(&["serve", "--listen", "0.0.0.0:0"])
+        .env_remove("REASONIX_SERVE_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reachable from other machines") && stderr(&out).contains("--token"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn requests_need_the_token_our_own_host_and_origin_and_a_bounded_body() {
+    let (env, _mock) = setup();
+    let s = Served::start(&env);
+    let url = format!("{}/sessions", s.base);
+    let none = s.http.get(&url).send().unwrap();
+    assert_eq!(none.status(), 401);
+    assert!(none.headers().contains_key("www-authenticate"));
+    let wrong = s
+        .http
+        .get(&url)
+        .bearer_auth("not-the-token-at-all")
+        .send()
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    assert_eq!(s.get("/sessions").send().unwrap().status(), 200);
+    // A page elsewhere, or a rebound DNS name, is refused even with the token.
+    let port = s
+        .base
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/api/v1");
+    let rebound = s
+        .get("/sessions")
+        .header("Host", format!("evil.example:{port}"))
+        .send()
+        .unwrap();
+    assert_eq!(rebound.status(), 403);
+    let cross = s
+        .get("/sessions")
+        .header("Origin", "http://evil.example")
+        .send()
+        .unwrap();
+    assert_eq!(cross.status(), 403);
+    let own = s
+        .get("/sessions")
+        .header("Origin", format!("http://localhost:{port}"))
+        .send()
+        .unwrap();
+    assert_eq!(own.status(), 200);
+    // Bodies are bounded; a bad operation names the schema.
+    let big = s
+        .http
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .body(vec![b' '; 2 * 1024 * 1024])
+        .send()
+        .unwrap();
+    assert_eq!(big.status(), 413);
+    let id = s.open(&env.project().canonicalize().unwrap());
+    let bad = s.post(
+        &format!("/sessions/{id}/ops"),
+        json!({"type": "launch_missiles"}),
+    );
+    assert_eq!(bad.status(), 400);
+    assert!(bad.text().unwrap().contains("schema/op.json"));
+    let schema = s.get("/schema/event.json").send().unwrap();
+    assert_eq!(schema.status(), 200);
+    assert!(schema.json::<Value>().unwrap().is_object());
+}
+
+#[test]
+fn two_sessions_never_mix_and_a_reconnect_gets_exactly_what_it_missed() {
+    let (env, mock) = setup();
+    let s = Served::start(&env);
+    let cwd = env.project().canonicalize().unwrap();
+    let a = s.open(&cwd);
+    let b = s.open(&cwd);
+    assert_ne!(a, b);
+    mock.enqueue(Reply::text(&["ANSWER-", "FOR-A"]));
+    s.prompt(&a, "first");
+    let a_events = s.events(&a, 0, turn_finished);
+    mock.enqueue(Reply::text(&["ANSWER-", "FOR-B"]));
+    s.prompt(&b, "second");
+    let b_events = s.events(&b, 0, turn_finished);
+    let text =
+        |events: &[(u64, Value)]| -> String { events.iter().map(|(_, e)| e.to_string()).collect() };
+    assert!(text(&a_events).contains("FOR-A") && !text(&a_events).contains("FOR-B"));
+    assert!(text(&b_events).contains("FOR-B") && !text(&b_events).contains("FOR-A"));
+    assert!(a_events.iter().all(|(_, e)| e["session_id"] == a.as_str()));
+    assert_eq!(a_events[0].1["type"], "session_started");
+    // Numbered from 1 without holes.
+    let seqs: Vec<u64> = a_events.iter().map(|(n, _)| *n).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    // A client that saw up to the third event reconnects: exactly the rest, in order.
+    let last = *seqs.last().unwrap();
+    let resumed = s.events(&a, 3, |e| e == &a_events.last().unwrap().1);
+    let resumed_seqs: Vec<u64> = resumed.iter().map(|(n, _)| *n).collect();
+    assert_eq!(resumed_seqs, (4..=last).collect::<Vec<_>>());
+    assert_eq!(resumed[0].1, a_events[3].1);
+}
+
+#[test]
+fn a_question_is_answered_over_http() {
+    let (env, mock) = setup();
+    let s = Served::start(&env);
+    let cwd = env.project().canonicalize().unwrap();
+    std::fs::write(cwd.join("notes.txt"), "old\n").unwrap();
+    let id = s.open(&cwd);
+    let args = json!({"path": "notes.txt", "content": "new\n"}).to_string();
+    mock.enqueue(Reply::tool_calls(&[("w1", "write_file", &args)], 1));
+    mock.enqueue(Reply::text(&["Written."]));
+    s.prompt(&id, "update the notes");
+    let asked = s.events(&id, 0, |e| e["type"] == "question");
+    let (seq, question) = asked.last().unwrap().clone();
+    assert_eq!(question["tool"], "write_file");
+    assert_eq!(question["changes"][0]["new_text"], "new\n");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("notes.txt")).unwrap(),
+        "old\n"
+    );
+    let answered = s.post(
+        &format!("/sessions/{id}/ops"),
+        json!({"type": "approve", "question_id": question["question_id"]}),
+    );
+    assert_eq!(answered.status(), 202);
+    let rest = s.events(&id, seq, turn_finished);
+    assert_eq!(rest.last().unwrap().1["status"], "success");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("notes.txt")).unwrap(),
+        "new\n"
+    );
+    let closed = s
+        .http
+        .delete(format!("{}/sessions/{id}", s.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .unwrap();
+    assert_eq!(closed.status(), 200);
+    assert_eq!(
+        s.get(&format!("/sessions/{id}/events"))
+            .send()
+            .unwrap()
+            .status(),
+        404
+    );
+}
