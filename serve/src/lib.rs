@@ -49,10 +49,21 @@ pub struct ServeOptions {
 
 /// Refuse to listen beyond loopback without a token the user chose: a generated one would
 /// sit in a file on this machine while the port is open to others.
-pub fn check_exposure(listen: SocketAddr, token_chosen: bool) -> Result<(), ServeError> {
+pub fn check_exposure(
+    listen: SocketAddr,
+    token_chosen: bool,
+    allowed_hosts: &[String],
+) -> Result<(), ServeError> {
     if !listen.ip().is_loopback() && !token_chosen {
         return Err(ServeError::Usage(format!(
             "{listen} is reachable from other machines; give a token with --token (or REASONIX_SERVE_TOKEN), or listen on 127.0.0.1"
+        )));
+    }
+    // No client sends `Host: 0.0.0.0:…`: without the names it is reached by, every request
+    // would be refused as a rebound name.
+    if listen.ip().is_unspecified() && allowed_hosts.is_empty() {
+        return Err(ServeError::Usage(format!(
+            "{listen} listens on every address; name the host clients use with --allowed-host HOST[:PORT] (the Host header is checked)"
         )));
     }
     Ok(())

@@ -139,6 +139,13 @@ fn a_public_address_without_a_token_is_refused() {
         "{}",
         stderr(&out)
     );
+    // With a token, every address still needs the names clients use.
+    let out = env
+        .command(&["serve", "--listen", "0.0.0.0:0", "--token", TOKEN])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--allowed-host"), "{}", stderr(&out));
 }
 
 #[test]

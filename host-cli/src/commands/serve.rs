@@ -33,7 +33,8 @@ pub fn run(args: ServeArgs) -> Outcome {
         .clone()
         .or_else(|| std::env::var(TOKEN_ENV).ok())
         .filter(|t| !t.trim().is_empty());
-    reasonix_serve::check_exposure(args.listen, chosen.is_some()).map_err(usage)?;
+    reasonix_serve::check_exposure(args.listen, chosen.is_some(), &args.allowed_hosts)
+        .map_err(usage)?;
     if let Some(t) = &chosen
         && t.trim().len() < 16
     {
