@@ -117,4 +117,30 @@ mod tests {
         assert!(host_allowed(Some("agents.example.com"), &public));
         assert!(!host_allowed(Some("localhost:80"), &public));
     }
+
+    proptest::proptest! {
+        /// Whatever a client sends, the checks answer without panicking, a token is only
+        /// accepted when it is exactly the one, and a Host that is not listed never passes.
+        #[test]
+        fn hostile_headers_never_pass_by_accident(
+            auth in proptest::option::of(".{0,80}"),
+            cookie in proptest::option::of(".{0,80}"),
+            host in ".{0,40}",
+            origin in proptest::option::of(".{0,40}"),
+        ) {
+            let token = "0123456789abcdef0123456789abcdef";
+            if let Some(given) = presented(auth.as_deref(), cookie.as_deref()) {
+                proptest::prop_assert_eq!(token_matches(given, token), given == token);
+            }
+            let hosts = hosts_for("127.0.0.1:7345".parse().unwrap(), &[]);
+            if host_allowed(Some(&host), &hosts) {
+                proptest::prop_assert!(hosts.contains(&host.trim().to_ascii_lowercase()));
+            }
+            if let Some(o) = &origin && origin_allowed(Some(o), &hosts) {
+                let rest = o.trim().to_ascii_lowercase();
+                let own = hosts.iter().any(|h| rest == format!("http://{}", h));
+                proptest::prop_assert!(own);
+            }
+        }
+    }
 }
