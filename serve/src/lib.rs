@@ -108,6 +108,8 @@ pub fn run(options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), 
                     continue;
                 }
             };
+            // Events are small writes: without this, Nagle holds each one back ~40 ms.
+            let _ = socket.set_nodelay(true);
             let server = server.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |req| {
