@@ -128,36 +128,19 @@ pub fn replay(history: &[Message]) -> Vec<SessionUpdate> {
 }
 
 fn available_commands(prepared: &Runtime) -> Vec<AvailableCommand> {
-    let mut out: Vec<AvailableCommand> = Vec::new();
-    let customs = reasonix_session::input::commands::load(&prepared.command_dirs());
-    let only = prepared.cx.config.commands_only.as_ref();
-    for c in customs
-        .commands
-        .iter()
-        .filter(|c| only.is_none_or(|o| o.contains(&c.name)))
-    {
-        let mut command = AvailableCommand::new(c.name.clone(), one_line(&c.description));
-        if let Some(hint) = &c.argument_hint {
-            command = command.input(AvailableCommandInput::Unstructured(
-                UnstructuredCommandInput::new(one_line(hint)),
-            ));
-        }
-        out.push(command);
-    }
-    for s in prepared.skills.skills.iter().filter(|s| s.user_invocable) {
-        if !out.iter().any(|c| c.name == s.name) {
-            out.push(AvailableCommand::new(
-                s.name.clone(),
-                one_line(&s.description),
-            ));
-        }
-    }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
-}
-
-fn one_line(text: &str) -> String {
-    text.lines().next().unwrap_or_default().trim().to_string()
+    prepared
+        .user_commands()
+        .into_iter()
+        .map(|c| {
+            let command = AvailableCommand::new(c.name, c.description);
+            match c.hint {
+                Some(hint) => command.input(AvailableCommandInput::Unstructured(
+                    UnstructuredCommandInput::new(hint),
+                )),
+                None => command,
+            }
+        })
+        .collect()
 }
 
 /// The session's events, on its thread, to the editor.

@@ -35,6 +35,35 @@ impl Runtime {
         dirs
     }
 
+    /// The commands a user may type as `/name`: custom commands (the configuration's
+    /// `commands_only` respected) and the skills a user may invoke, by name, first lines of
+    /// their descriptions, for every front end's command menu.
+    pub fn user_commands(&self) -> Vec<UserCommand> {
+        let customs = reasonix_session::input::commands::load(&self.command_dirs());
+        let only = self.cx.config.commands_only.as_ref();
+        let mut out: Vec<UserCommand> = customs
+            .commands
+            .iter()
+            .filter(|c| only.is_none_or(|o| o.contains(&c.name)))
+            .map(|c| UserCommand {
+                name: c.name.clone(),
+                description: first_line(&c.description),
+                hint: c.argument_hint.as_deref().map(first_line),
+            })
+            .collect();
+        for s in self.skills.skills.iter().filter(|s| s.user_invocable) {
+            if !out.iter().any(|c| c.name == s.name) {
+                out.push(UserCommand {
+                    name: s.name.clone(),
+                    description: first_line(&s.description),
+                    hint: None,
+                });
+            }
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
     /// The composition this runtime runs with, as a session records it.
     pub fn binding(&self) -> Option<reasonix_agent::session::Binding> {
         self.composition
@@ -57,6 +86,19 @@ impl Runtime {
     ) -> std::io::Result<Session> {
         session(self.clone(), agent, store, resolved, effort, emit)
     }
+}
+
+/// A `/name` a user may type: see [`Runtime::user_commands`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserCommand {
+    pub name: String,
+    pub description: String,
+    /// What its arguments are, when it says.
+    pub hint: Option<String>,
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().trim().to_string()
 }
 
 fn session(

@@ -6,6 +6,7 @@ use crate::stream::Stream;
 use reasonix_agent::permissions::Posture;
 use reasonix_protocol::{EventKind, Op};
 use reasonix_runtime::launch::{Options, Overrides, Resume, Runtime};
+use reasonix_runtime::open::UserCommand;
 use reasonix_session::Session;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,12 @@ pub const MAX_SESSIONS: usize = 32;
 pub struct Live {
     pub id: String,
     pub cwd: PathBuf,
+    /// `provider/model`.
     pub model: String,
+    /// The model's context window in tokens, when configured or known.
+    pub context_window: Option<u64>,
+    /// The `/name` commands the session expands (custom commands and skills).
+    pub commands: Vec<UserCommand>,
     pub stream: Arc<Stream>,
     session: Session,
     _runtime: Arc<Runtime>,
@@ -88,6 +94,7 @@ impl Hub {
         let client = agent.client();
         let provider = client.provider().name.clone();
         let model = client.model().to_string();
+        let context_window = client.provider().context_window_for(&model);
         let stream = Arc::new(Stream::new(&id));
         stream.push(EventKind::SessionStarted {
             provider: provider.clone(),
@@ -113,6 +120,8 @@ impl Hub {
             id: id.clone(),
             cwd: prepared.workspace.clone(),
             model: format!("{provider}/{model}"),
+            context_window,
+            commands: prepared.user_commands(),
             stream,
             session,
             _runtime: prepared,

@@ -5,15 +5,16 @@
 //! rebinding, cross-site pages); bodies are bounded.
 #![forbid(unsafe_code)]
 
+mod events;
 pub mod guard;
+mod http;
 mod hub;
 mod stream;
+mod ui;
 
-use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http::{Body, body, error, header_text, reply};
 use hub::Hub;
-use hyper::body::{Frame, Incoming};
+use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use reasonix_protocol::Op;
@@ -27,7 +28,7 @@ use std::time::Duration;
 /// The largest request body.
 pub const MAX_BODY: usize = 1024 * 1024;
 /// An idle event stream gets a comment this often, so proxies keep it open.
-const KEEPALIVE: Duration = Duration::from_secs(15);
+pub(crate) const KEEPALIVE: Duration = Duration::from_secs(15);
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -76,8 +77,6 @@ struct Server {
     hub: Hub,
 }
 
-type Body = BoxBody<Bytes, Infallible>;
-
 /// Serve until the process ends; `ready` is told the address once it listens.
 pub fn run(options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -124,31 +123,6 @@ pub fn run(options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<(), 
     })
 }
 
-fn full(status: StatusCode, content_type: &str, body: impl Into<Bytes>) -> Response<Body> {
-    let mut response = Response::new(Full::new(body.into()).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(content_type).unwrap_or(HeaderValue::from_static("text/plain")),
-    );
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
-}
-
-fn reply(status: StatusCode, value: serde_json::Value) -> Response<Body> {
-    full(status, "application/json", value.to_string())
-}
-
-fn error(status: StatusCode, message: impl Into<String>) -> Response<Body> {
-    reply(status, json!({ "error": message.into() }))
-}
-
-fn header_text(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok())
-}
-
 async fn handle(server: &Server, req: Request<Incoming>) -> Response<Body> {
     if !guard::host_allowed(header_text(&req, header::HOST), &server.hosts) {
         return error(
@@ -161,25 +135,37 @@ async fn handle(server: &Server, req: Request<Incoming>) -> Response<Body> {
     }
     let path = req.uri().path().to_string();
     let Some(api) = path.strip_prefix("/api/v1") else {
-        return error(
-            StatusCode::NOT_FOUND,
-            "nothing here; the API is under /api/v1 (docs/SERVE.md)",
-        );
+        return ui::asset(req.method(), &path);
     };
     let presented = guard::presented(
         header_text(&req, header::AUTHORIZATION),
         header_text(&req, header::COOKIE),
     );
-    if !presented.is_some_and(|t| guard::token_matches(t, &server.token)) {
-        let mut response = error(
-            StatusCode::UNAUTHORIZED,
-            "a bearer token is required (Authorization: Bearer <token>)",
-        );
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"reasonix\""),
-        );
-        return response;
+    match presented {
+        Some((token, carrier)) if guard::token_matches(token, &server.token) => {
+            if carrier == guard::Carrier::Cookie
+                && !guard::cookie_use_allowed(header_text(
+                    &req,
+                    header::HeaderName::from_static("sec-fetch-site"),
+                ))
+            {
+                return error(
+                    StatusCode::FORBIDDEN,
+                    "the cookie serves only this server's own page; another page must send the token itself",
+                );
+            }
+        }
+        _ => {
+            let mut response = error(
+                StatusCode::UNAUTHORIZED,
+                "a bearer token is required (Authorization: Bearer <token>)",
+            );
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"reasonix\""),
+            );
+            return response;
+        }
     }
     let parts: Vec<&str> = api.split('/').filter(|p| !p.is_empty()).collect();
     match (req.method().clone(), parts.as_slice()) {
@@ -187,84 +173,119 @@ async fn handle(server: &Server, req: Request<Incoming>) -> Response<Body> {
             StatusCode::OK,
             json!({ "api": 1, "protocol": reasonix_protocol::VERSION }),
         ),
-        (Method::GET, ["schema", "op.json"]) => full(
+        (Method::POST, ["login"]) => login(&server.token, &req),
+        (Method::POST, ["logout"]) => cookie_reply(guard::cleared_cookie()),
+        (Method::GET, ["schema", "op.json"]) => http::full(
             StatusCode::OK,
             "application/schema+json",
             include_str!("../../docs/schemas/protocol/op.json"),
         ),
-        (Method::GET, ["schema", "event.json"]) => full(
+        (Method::GET, ["schema", "event.json"]) => http::full(
             StatusCode::OK,
             "application/schema+json",
             include_str!("../../docs/schemas/protocol/event.json"),
         ),
         (Method::GET, ["sessions"]) => reply(
             StatusCode::OK,
-            json!({ "sessions": server.hub.list().iter().map(|s| json!({
-                "id": s.id, "cwd": s.cwd.display().to_string(), "model": s.model,
-            })).collect::<Vec<_>>() }),
+            json!({ "sessions": server.hub.list().iter().map(|s| summary(s)).collect::<Vec<_>>() }),
         ),
         (Method::POST, ["sessions"]) => open(server, req).await,
-        (Method::DELETE, ["sessions", id]) => {
-            if server.hub.close(id) {
-                reply(StatusCode::OK, json!({ "closed": id }))
-            } else {
-                error(StatusCode::NOT_FOUND, format!("no session `{id}`"))
-            }
-        }
-        (Method::POST, ["sessions", id, "ops"]) => {
+        (method, ["sessions", id, rest @ ..]) => {
             let Some(live) = server.hub.get(id) else {
                 return error(StatusCode::NOT_FOUND, format!("no session `{id}`"));
             };
-            let body = match body(req).await {
-                Ok(body) => body,
-                Err(response) => return response,
-            };
-            match serde_json::from_slice::<Op>(&body) {
-                Ok(op) => {
-                    live.submit(op);
-                    reply(StatusCode::ACCEPTED, json!({ "accepted": true }))
+            match (method, rest) {
+                (Method::GET, []) => reply(StatusCode::OK, summary(&live)),
+                (Method::DELETE, []) => {
+                    server.hub.close(id);
+                    reply(StatusCode::OK, json!({ "closed": id }))
                 }
-                Err(e) => error(
-                    StatusCode::BAD_REQUEST,
-                    format!("not an operation ({e}); see /api/v1/schema/op.json"),
+                (Method::POST, ["ops"]) => submit(&live, req).await,
+                (Method::GET, ["events"]) => {
+                    let last = header_text(&req, header::HeaderName::from_static("last-event-id"))
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                        .unwrap_or(0);
+                    events::events(&live, last)
+                }
+                (Method::GET, ["commands"]) => reply(
+                    StatusCode::OK,
+                    json!({ "commands": live.commands.iter().map(|c| json!({
+                        "name": c.name, "description": c.description, "hint": c.hint,
+                    })).collect::<Vec<_>>() }),
+                ),
+                (Method::GET, ["complete"]) => complete(&live, req.uri().query()),
+                (method, _) => error(
+                    StatusCode::NOT_FOUND,
+                    format!("no {method} {path} in this API (docs/SERVE.md)"),
                 ),
             }
         }
-        (Method::GET, ["sessions", id, "events"]) => {
-            let Some(live) = server.hub.get(id) else {
-                return error(StatusCode::NOT_FOUND, format!("no session `{id}`"));
-            };
-            let last = header_text(&req, header::HeaderName::from_static("last-event-id"))
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .unwrap_or(0);
-            events(&live, last)
-        }
-        _ => error(
+        (method, _) => error(
             StatusCode::NOT_FOUND,
-            format!("no {} {path} in this API (docs/SERVE.md)", req.method()),
+            format!("no {method} {path} in this API (docs/SERVE.md)"),
         ),
     }
 }
 
-/// The request's body, at most [`MAX_BODY`] bytes.
-async fn body(req: Request<Incoming>) -> Result<Bytes, Response<Body>> {
-    match Limited::new(req.into_body(), MAX_BODY).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            let mut response = error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the body is larger than {MAX_BODY} bytes"),
-            );
-            // The rest of the body is not read: this connection cannot carry another request.
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            Err(response)
+/// What a client shows of a session.
+fn summary(live: &hub::Live) -> serde_json::Value {
+    json!({
+        "id": live.id,
+        "cwd": live.cwd.display().to_string(),
+        "model": live.model,
+        "context_window": live.context_window,
+    })
+}
+
+async fn submit(live: &hub::Live, req: Request<Incoming>) -> Response<Body> {
+    let body = match body(req).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    match serde_json::from_slice::<Op>(&body) {
+        Ok(op) => {
+            live.submit(op);
+            reply(StatusCode::ACCEPTED, json!({ "accepted": true }))
         }
-        Err(e) => Err(error(
+        Err(e) => error(
             StatusCode::BAD_REQUEST,
-            format!("cannot read the body: {e}"),
-        )),
+            format!("not an operation ({e}); see /api/v1/schema/op.json"),
+        ),
+    }
+}
+
+/// The page trades the token it was given once for the cookie (the request passed the token
+/// check already).
+fn login(token: &str, req: &Request<Incoming>) -> Response<Body> {
+    let over_tls = header_text(req, header::HeaderName::from_static("x-forwarded-proto"))
+        .is_some_and(|p| p.trim().eq_ignore_ascii_case("https"));
+    cookie_reply(guard::session_cookie(token, over_tls))
+}
+
+fn cookie_reply(cookie: String) -> Response<Body> {
+    let mut response = reply(StatusCode::OK, json!({ "ok": true }));
+    if let Ok(value) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// Paths for an `@` the user is typing (`?path=src/ma`): one folder level, inside the
+/// session's workspace, ignored files left out.
+fn complete(live: &hub::Live, query: Option<&str>) -> Response<Body> {
+    const LIMIT: usize = 50;
+    let partial = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "path")
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default();
+    match reasonix_session::input::mention::complete(&live.cwd, &partial, LIMIT) {
+        Ok(found) => reply(
+            StatusCode::OK,
+            json!({ "candidates": found.iter().map(|c| json!({
+                "display": c.display, "insert": c.insert, "is_dir": c.is_dir,
+            })).collect::<Vec<_>>() }),
+        ),
+        Err(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
     }
 }
 
@@ -316,66 +337,7 @@ async fn open(server: &Server, req: Request<Incoming>) -> Response<Body> {
     // Opening reads configuration and starts servers: a blocking thread, not the loop's.
     let opened = tokio::task::block_in_place(|| hub.open(&cwd, asked.resume));
     match opened {
-        Ok(live) => reply(
-            StatusCode::CREATED,
-            json!({ "id": live.id, "cwd": live.cwd.display().to_string(), "model": live.model }),
-        ),
+        Ok(live) => reply(StatusCode::CREATED, summary(&live)),
         Err(message) => error(StatusCode::UNPROCESSABLE_ENTITY, message),
     }
-}
-
-/// The session's events as a server-sent event stream, from after `last`.
-fn events(live: &hub::Live, last: u64) -> Response<Body> {
-    let subscription = live.stream.subscribe(last);
-    let mut head = String::from("retry: 2000\n\n");
-    if subscription.gap {
-        head.push_str(
-            "event: gap\ndata: {\"reason\":\"events before the kept ones were dropped\"}\n\n",
-        );
-    }
-    for frame in &subscription.backlog {
-        head.push_str(&stream::sse(frame));
-    }
-    let sent = subscription.backlog.last().map_or(last, |f| f.seq);
-    let first =
-        futures::stream::once(async move { Ok::<_, Infallible>(Frame::data(Bytes::from(head))) });
-    // The first keepalive after one period: a stream starts with events.
-    let ticker = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
-    let live_frames = futures::stream::unfold(
-        (subscription.live, ticker, sent),
-        |(mut rx, mut ticker, mut sent)| async move {
-            loop {
-                tokio::select! {
-                    received = rx.recv() => match received {
-                        Ok(frame) if frame.seq <= sent => continue,
-                        Ok(frame) => {
-                            sent = frame.seq;
-                            let bytes = Bytes::from(stream::sse(&frame));
-                            return Some((Ok(Frame::data(bytes)), (rx, ticker, sent)));
-                        }
-                        // Fell behind, or the session ended: the client reconnects with
-                        // Last-Event-ID and catches up from what is kept.
-                        Err(_) => return None,
-                    },
-                    _ = ticker.tick() => {
-                        return Some((Ok(Frame::data(Bytes::from_static(b": keepalive\n\n"))), (rx, ticker, sent)));
-                    }
-                }
-            }
-        },
-    );
-    use futures::StreamExt as _;
-    let body = BodyExt::boxed(StreamBody::new(first.chain(live_frames)));
-    let mut response = Response::new(body);
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::HeaderName::from_static("x-accel-buffering"),
-        HeaderValue::from_static("no"),
-    );
-    response
 }

@@ -76,3 +76,4 @@ mod tui_render;
 mod tui_rewind;
 mod untrusted_interceptors;
 mod web_fetch;
+mod webui;

@@ -58,6 +58,8 @@ pub fn run(args: ServeArgs) -> Outcome {
     let workspace = workspace
         .canonicalize()
         .map_err(|e| Failure::usage(anyhow!("{}: {e}", workspace.display())))?;
+    let page_token = token.clone();
+    let first_host = args.allowed_hosts.first().cloned();
     let options = reasonix_serve::ServeOptions {
         listen: args.listen,
         token,
@@ -66,6 +68,10 @@ pub fn run(args: ServeArgs) -> Outcome {
     };
     reasonix_serve::run(options, |addr| {
         outln!("reasonix serve: listening on http://{addr}/api/v1");
+        outln!(
+            "reasonix serve: web UI at {}",
+            page_address(addr, first_host.as_deref(), &page_token)
+        );
         match &from {
             Some(file) => errln!("the token is in {} (readable only by you)", file.display()),
             None => errln!("clients send the token you gave (Authorization: Bearer …)"),
@@ -73,6 +79,19 @@ pub fn run(args: ServeArgs) -> Outcome {
     })
     .map_err(usage)?;
     Ok(Code::Success)
+}
+
+/// Where a browser opens the page. On loopback only this machine's users can reach the port,
+/// and the token rides in the fragment, which the browser never sends: the page trades it for
+/// its cookie. Reachable from elsewhere, the address is printed without the token (you chose
+/// it, and terminal output ends up in logs).
+fn page_address(addr: SocketAddr, host: Option<&str>, token: &str) -> String {
+    if addr.ip().is_loopback() {
+        format!("http://{addr}/#token={token}")
+    } else {
+        let host = host.map_or_else(|| addr.to_string(), str::to_string);
+        format!("http://{host}/ (sign in with your token)")
+    }
 }
 
 fn usage(e: reasonix_serve::ServeError) -> Failure {

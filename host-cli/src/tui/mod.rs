@@ -25,7 +25,7 @@ pub mod guard;
 pub mod highlight;
 pub mod markdown;
 pub mod mcp;
-pub mod mention;
+pub use reasonix_session::input::mention;
 pub mod mode;
 pub mod msg;
 pub mod overlay;

@@ -6,6 +6,7 @@
 
 pub mod commands;
 pub mod mcp_prompt;
+pub mod mention;
 pub mod resources;
 pub mod skill;
 mod turn;

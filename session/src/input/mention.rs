@@ -1,6 +1,6 @@
-//! `@path` completion: one directory level at a time, inside the workspace only, honouring
-//! `.gitignore`/`.ignore`. Only completes; the message is sent as typed and the model reads the
-//! paths with its own tools.
+//! `@path` completion for every front end (the terminal's composer, the web UI): one directory
+//! level at a time, inside the workspace only, honouring `.gitignore`/`.ignore`. Only
+//! completes; the message is sent as typed and the model reads the paths with its own tools.
 
 use ignore::WalkBuilder;
 use std::path::{Component, Path, PathBuf};
@@ -119,10 +119,10 @@ fn inside(root: &Path, link: &Path) -> Option<PathBuf> {
     target.starts_with(root).then_some(target)
 }
 
-#[cfg(test)]
+/// A workspace with dirs, files, dotfiles and a `.gitignore` (for tests of front ends).
+#[doc(hidden)]
 #[allow(clippy::unwrap_used)]
-/// A workspace with dirs, files, dotfiles and a `.gitignore`.
-pub(crate) fn test_workspace() -> tempfile::TempDir {
+pub fn test_workspace() -> tempfile::TempDir {
     use std::fs;
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
