@@ -174,6 +174,45 @@ try {
   await second.waitForFunction(() => document.getElementById('transcript').textContent.includes('Written.'), null, { timeout: WAIT });
   await stranger.close();
 
+  step = 'any text through the Markdown renderer makes only plain elements, and every diff adds up';
+  seen.fuzz = await page.evaluate(() => {
+    // Deterministic pseudo-random text from pieces that matter to Markdown and to HTML.
+    let seed = 20261205;
+    const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+    const pieces = ['`', '```', '*', '**', '_', '~~', '[', ']', '(', ')', '<', '>', '"', "'", '&', '#', '# ', '- ', '1. ', '> ',
+      '|', '---', '\n', '\n\n', '    ', 'javascript:alert(1)', 'https://example.com/a', 'data:text/html,x', '<script>x</script>',
+      '<img src=x onerror=y>', 'onclick=', '&lt;', '中文', '🙂', 'word', ' ', '\\', '[x] ', '![i](https://e/x.png)'];
+    const allowedTags = new Set(['P', 'BR', 'STRONG', 'EM', 'DEL', 'CODE', 'PRE', 'A', 'UL', 'OL', 'LI', 'BLOCKQUOTE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'INPUT']);
+    const allowedAttrs = new Set(['href', 'target', 'rel', 'data-lang', 'start', 'type', 'disabled', 'checked']);
+    let elements = 0;
+    for (let round = 0; round < 3000; round++) {
+      let text = '';
+      const count = 1 + rand(40);
+      for (let i = 0; i < count; i++) text += pieces[rand(pieces.length)];
+      const box = document.createElement('div');
+      box.append(renderMarkdown(text));
+      for (const node of box.querySelectorAll('*')) {
+        elements++;
+        if (!allowedTags.has(node.tagName)) return `<${node.tagName}> from ${JSON.stringify(text)}`;
+        for (const attr of node.attributes) {
+          if (!allowedAttrs.has(attr.name)) return `${attr.name}= from ${JSON.stringify(text)}`;
+        }
+        if (node.tagName === 'A' && !/^https?:/.test(node.getAttribute('href'))) return `href ${node.getAttribute('href')} from ${JSON.stringify(text)}`;
+        if (node.tagName === 'INPUT' && node.type !== 'checkbox') return `input ${node.type}`;
+      }
+    }
+    for (let round = 0; round < 500; round++) {
+      const lines = () => Array.from({ length: rand(30) }, () => ['a', 'b', 'c', 'd', ''][rand(5)]);
+      const a = lines(), b = lines();
+      const ops = diffLines(a, b);
+      const old = ops.filter((o) => o[0] !== '+').map((o) => o[3]);
+      const now = ops.filter((o) => o[0] !== '-').map((o) => o[3]);
+      if (JSON.stringify(old) !== JSON.stringify(a) || JSON.stringify(now) !== JSON.stringify(b)) return `diff of ${JSON.stringify([a, b])}`;
+    }
+    return `ok: ${elements} elements`;
+  });
+  expect(seen.fuzz.startsWith('ok'), seen.fuzz);
+
   seen.page_errors = pageErrors;
   expect(pageErrors.length === 0, `errors in the page: ${pageErrors.join('; ')}`);
   console.log(JSON.stringify(seen));

@@ -286,3 +286,153 @@ fn a_question_is_answered_over_http() {
         404
     );
 }
+
+#[test]
+fn the_page_comes_with_a_strict_policy_and_its_cookie_serves_only_the_page() {
+    let (env, _mock) = setup();
+    let s = Served::start(&env);
+    let root = s.base.trim_end_matches("/api/v1").to_string();
+    // The page holds no data: it is served without the token, under a policy that runs only
+    // its own script and cannot be framed.
+    let page = s.http.get(format!("{root}/")).send().unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    let policy = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(
+        policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"),
+        "{policy}"
+    );
+    assert_eq!(page.headers()["x-frame-options"], "DENY");
+    assert_eq!(page.headers()["referrer-policy"], "no-referrer");
+    assert!(page.text().unwrap().contains("/app.js"));
+    let script = s.http.get(format!("{root}/app.js")).send().unwrap();
+    assert_eq!(
+        script.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    let missing = s.http.get(format!("{root}/secrets")).send().unwrap();
+    assert_eq!(missing.status(), 404);
+    assert!(missing.text().unwrap().contains("/api/v1"));
+    assert_eq!(
+        s.http.post(format!("{root}/")).send().unwrap().status(),
+        405
+    );
+    // A rebound name gets no page either.
+    let port = root.rsplit(':').next().unwrap();
+    let rebound = s
+        .http
+        .get(format!("{root}/"))
+        .header("Host", format!("evil.example:{port}"))
+        .send()
+        .unwrap();
+    assert_eq!(rebound.status(), 403);
+
+    // The token, once, for the cookie.
+    let refused = s.http.post(format!("{}/login", s.base)).send().unwrap();
+    assert_eq!(refused.status(), 401);
+    let login = s
+        .http
+        .post(format!("{}/login", s.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().to_string();
+    for part in [
+        &format!("reasonix_token={TOKEN}"),
+        "HttpOnly",
+        "SameSite=Strict",
+        "Path=/api/",
+    ] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    assert!(!cookie.contains("Secure"), "{cookie}");
+    let proxied = s
+        .http
+        .post(format!("{}/login", s.base))
+        .bearer_auth(TOKEN)
+        .header("X-Forwarded-Proto", "https")
+        .send()
+        .unwrap();
+    assert!(
+        proxied.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .ends_with("; Secure")
+    );
+    // The cookie alone is the page's: a request another page started (`same-site` is another
+    // port of this machine) is refused, even without an Origin header.
+    let with_cookie = |site: Option<&str>| {
+        let mut request = s
+            .http
+            .get(format!("{}/sessions", s.base))
+            .header("Cookie", format!("reasonix_token={TOKEN}"));
+        if let Some(site) = site {
+            request = request.header("Sec-Fetch-Site", site);
+        }
+        request.send().unwrap().status()
+    };
+    assert_eq!(with_cookie(Some("same-origin")), 200);
+    assert_eq!(with_cookie(None), 200);
+    assert_eq!(with_cookie(Some("same-site")), 403);
+    assert_eq!(with_cookie(Some("cross-site")), 403);
+    let logout = s
+        .http
+        .post(format!("{}/logout", s.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .unwrap();
+    assert!(
+        logout.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+}
+
+#[test]
+fn the_page_completes_paths_inside_the_workspace_and_lists_its_commands() {
+    let (env, _mock) = setup();
+    let cwd = env.project().canonicalize().unwrap();
+    std::fs::write(cwd.join("notes.txt"), "n\n").unwrap();
+    std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
+    std::fs::write(
+        cwd.join(".claude/commands/greet.md"),
+        "---\ndescription: Say hello\nargument-hint: <name>\n---\nHello $ARGUMENTS\n",
+    )
+    .unwrap();
+    let s = Served::start(&env);
+    let id = s.open(&cwd);
+    let info: Value = s.get(&format!("/sessions/{id}")).send().unwrap().json().unwrap();
+    assert_eq!(info["cwd"], cwd.display().to_string());
+    assert_eq!(info["model"], "mock/mock-model");
+    let found: Value = s
+        .get(&format!("/sessions/{id}/complete?path=no"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(found["candidates"][0]["insert"], "@notes.txt", "{found}");
+    for outside in ["../", "%2Fetc%2F", "~%2F"] {
+        let refused = s
+            .get(&format!("/sessions/{id}/complete?path={outside}"))
+            .send()
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{outside}");
+        assert!(refused.text().unwrap().contains("inside the workspace"));
+    }
+    let commands: Value = s
+        .get(&format!("/sessions/{id}/commands"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let greet = commands["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "greet")
+        .unwrap_or_else(|| panic!("{commands}"));
+    assert_eq!(greet["description"], "Say hello");
+    assert_eq!(greet["hint"], "<name>");
+}
