@@ -6,6 +6,7 @@
 //! own (`servers`). Stdout carries only the protocol; everything else goes to stderr.
 #![forbid(unsafe_code)]
 
+mod buffers;
 mod content;
 mod live;
 mod permission;
@@ -21,10 +22,11 @@ use agent_client_protocol::v1::schema::{
     SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, ErrorCode, Stdio, v1};
+use buffers::EditorFs;
 use live::{Live, Opening, Sessions};
 use reasonix_agent::permissions::Posture;
 use reasonix_protocol::Op;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AcpError {
@@ -103,11 +105,20 @@ fn invalid(message: impl Into<String>) -> Error {
 
 async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
     let sessions: Sessions = Arc::default();
+    // What the editor offers of its buffers, said once in `initialize`.
+    let editor_fs: Arc<Mutex<EditorFs>> = Arc::default();
+    let said = editor_fs.clone();
     Agent
         .v1()
         .name("reasonix")
         .on_receive_request(
-            async move |_: InitializeRequest, responder: v1::Responder<InitializeResponse>, _cx| {
+            async move |req: InitializeRequest, responder: v1::Responder<InitializeResponse>, _cx| {
+                if let Ok(mut can) = said.lock() {
+                    *can = EditorFs {
+                        read: req.client_capabilities.fs.read_text_file,
+                        write: req.client_capabilities.fs.write_text_file,
+                    };
+                }
                 responder.respond(
                     InitializeResponse::new(ProtocolVersion::V1)
                         .agent_capabilities(
@@ -115,7 +126,7 @@ async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
                                 .load_session(true)
                                 .prompt_capabilities(
                                     PromptCapabilities::new()
-                                        .image(false)
+                                        .image(true)
                                         .audio(false)
                                         .embedded_context(true),
                                 )
@@ -130,10 +141,12 @@ async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
             {
                 let sessions = sessions.clone();
                 let tasks = tasks.clone();
+                let editor_fs = editor_fs.clone();
                 async move |req: NewSessionRequest,
                             responder: v1::Responder<NewSessionResponse>,
                             cx: v1::ConnectionTo<Client>| {
-                    let opening = match opening(&req.cwd, &req.mcp_servers, None) {
+                    let can = editor_fs.lock().map(|c| *c).unwrap_or_default();
+                    let opening = match opening(&req.cwd, &req.mcp_servers, None, can) {
                         Ok(o) => o,
                         Err(e) => return responder.respond_with_error(e),
                     };
@@ -149,6 +162,7 @@ async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
             {
                 let sessions = sessions.clone();
                 let tasks = tasks.clone();
+                let editor_fs = editor_fs.clone();
                 async move |req: LoadSessionRequest,
                             responder: v1::Responder<LoadSessionResponse>,
                             cx: v1::ConnectionTo<Client>| {
@@ -158,10 +172,12 @@ async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
                             req.session_id.0
                         )));
                     }
+                    let can = editor_fs.lock().map(|c| *c).unwrap_or_default();
                     let opening = match opening(
                         &req.cwd,
                         &req.mcp_servers,
                         Some(req.session_id.0.to_string()),
+                        can,
                     ) {
                         Ok(o) => o,
                         Err(e) => return responder.respond_with_error(e),
@@ -213,8 +229,8 @@ async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
                     let Some(live) = lookup(&sessions, &req.session_id) else {
                         return responder.respond_with_error(not_found(&req.session_id));
                     };
-                    let text = match content::prompt_text(&req.prompt, &live.cwd) {
-                        Ok(text) => text,
+                    let prompt = match content::prompt(&req.prompt, &live.cwd) {
+                        Ok(prompt) => prompt,
                         Err(e) => return responder.respond_with_error(invalid(e.to_string())),
                     };
                     {
@@ -231,7 +247,11 @@ async fn connection(tasks: tokio::runtime::Handle) -> Result<(), AcpError> {
                         // Answered when the turn ends (`live::Emitter::turn_done`).
                         *turn = Some(responder);
                     }
-                    live.session.submit(Op::Prompt { text });
+                    if prompt.images.is_empty() {
+                        live.session.submit(Op::Prompt { text: prompt.text });
+                    } else {
+                        live.session.prompt_with_images(prompt.text, prompt.images);
+                    }
                     Ok(())
                 }
             },
@@ -263,6 +283,7 @@ fn opening(
     cwd: &std::path::Path,
     servers: &[agent_client_protocol::v1::schema::McpServer],
     resume: Option<String>,
+    editor_fs: EditorFs,
 ) -> Result<Opening, Error> {
     if !cwd.is_absolute() {
         return Err(invalid(format!(
@@ -285,6 +306,7 @@ fn opening(
         cwd: cwd.to_path_buf(),
         mcp_servers,
         resume,
+        editor_fs,
     })
 }
 

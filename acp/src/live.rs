@@ -3,6 +3,7 @@
 //! questions become `session/request_permission`s, and whose turn end answers the open
 //! `session/prompt`.
 
+use crate::buffers::{Editor, EditorFiles, EditorFs};
 use crate::{permission, translate};
 use agent_client_protocol::v1::schema::{
     AvailableCommand, AvailableCommandInput, ContentBlock, ContentChunk, PromptResponse, SessionId,
@@ -39,6 +40,8 @@ pub struct Opening {
     pub mcp_servers: Vec<reasonix_config::mcp::ServerSpec>,
     /// `session/load`: the saved session to go on with.
     pub resume: Option<String>,
+    /// What the editor offers of its buffers.
+    pub editor_fs: EditorFs,
 }
 
 /// The sessions of this connection, by id.
@@ -58,8 +61,20 @@ pub fn open(
         project_dir: Some(opening.cwd.clone()),
         ..Overrides::default()
     };
-    let prepared = Runtime::open_with(Some(&opening.cwd), Vec::new(), &overrides)
+    let mut prepared = Runtime::open_with(Some(&opening.cwd), Vec::new(), &overrides)
         .map_err(|e| e.to_string())?;
+    // The editor's buffers, when it offers them: the file tools are wrapped before the agent
+    // takes its tools (docs/ACP.md, `buffers.rs`).
+    let editor = opening.editor_fs.any().then(|| {
+        let editor = Editor::new(
+            cx.clone(),
+            tasks.clone(),
+            opening.editor_fs,
+            prepared.workspace.clone(),
+        );
+        prepared.catalog = Arc::new(EditorFiles::new(prepared.catalog.clone(), editor.clone()));
+        editor
+    });
     let launched = prepared
         .launch(&Options {
             posture: Posture::Ask,
@@ -74,6 +89,9 @@ pub fn open(
         .session_id()
         .map(str::to_string)
         .ok_or("this session keeps no transcript; ACP sessions need one")?;
+    if let Some(editor) = &editor {
+        editor.set_session(&id);
+    }
     let prepared = Arc::new(prepared);
     let commands = available_commands(&prepared);
     let turn: Turn = Arc::default();

@@ -1,11 +1,13 @@
 //! `reasonix serve` costs (docs/PERFORMANCE.md, "reasonix serve"): resident memory idle and
-//! with 10 idle sessions open, and the latency of an event over SSE — `session/prompt` posted
-//! → the first `text_delta` read by the client — against the mock LLM on loopback.
+//! with 10 idle sessions open, and the latency of an event over SSE — a prompt posted → the
+//! first `text_delta` read by the client — against the mock LLM on loopback, beside the same
+//! answer in the interactive session: Enter → its first word on the terminal's screen.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 // Prints its own measurements, nothing from plugins (see host-cli/src/term.rs).
 #![allow(clippy::disallowed_macros)]
 
 mod common;
+mod pty;
 
 use common::{median, ms};
 use reasonix_mock_llm::{MockLlm, Reply};
@@ -133,6 +135,24 @@ fn main() {
     latencies.sort();
     let _ = child.kill();
     let _ = child.wait();
+
+    // The same answer in the interactive session: Enter → its first word drawn.
+    let term = pty::Term::spawn(&home, &ws, &root.path().join("cache"), &[]);
+    term.wait(|screen| screen.contains("ctx "));
+    let mut drawn = Vec::new();
+    for round in 0..RUNS {
+        let word = format!("hello{round:02}");
+        mock.enqueue(Reply::text(&[&format!("{word} "), "there"]));
+        let sent = Instant::now();
+        term.send("hi\r");
+        term.wait(|screen| screen.contains(&word));
+        drawn.push(sent.elapsed());
+        // The turn's end: the status line is back to idle before the next prompt.
+        term.wait(|screen| screen.contains(&format!("{word} there")));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drawn.sort();
+    term.quit();
     println!("| `reasonix serve` | value |");
     println!("|---|---:|");
     println!(
@@ -155,5 +175,10 @@ fn main() {
         "| prompt posted → first `text_delta` over SSE (median of {RUNS}) | {} ms (max {} ms) |",
         ms(median(&latencies)),
         ms(latencies[latencies.len() - 1])
+    );
+    println!(
+        "| for comparison, the interactive session: Enter → the first word on screen (median of {RUNS}) | {} ms (max {} ms) |",
+        ms(median(&drawn)),
+        ms(drawn[drawn.len() - 1])
     );
 }

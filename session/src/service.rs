@@ -42,6 +42,8 @@ pub struct SessionOptions {
 enum Input {
     /// What the user typed: expanded on the session's thread (an MCP prompt is a request).
     Typed(String),
+    /// What the user typed, with the images they attached: the text expanded as typed.
+    TypedWithImages(String, Vec<reasonix_core::types::Image>),
     /// Expanded by the front end already.
     Expanded(Outgoing),
     /// Expanded and its references read, with its images (a stream of turns).
@@ -200,6 +202,19 @@ impl Session {
         })
     }
 
+    /// What the user typed with images they attached (an editor's image blocks): the text is
+    /// expanded like a typed line, the images go to the model with it. Returns its token.
+    pub fn prompt_with_images(
+        &self,
+        text: String,
+        images: Vec<reasonix_core::types::Image>,
+    ) -> CancelToken {
+        self.start(|cancel| Request::Prompt {
+            input: Input::TypedWithImages(text, images),
+            cancel,
+        })
+    }
+
     /// A turn the front end expanded and resolved itself (text and images); returns its
     /// token.
     pub fn prompt_turn(&self, turn: crate::input::Turn) -> CancelToken {
@@ -302,7 +317,7 @@ impl Worker {
                     // is sent.
                     // The planner's route reads only the user's own words.
                     let words = match &input {
-                        Input::Typed(line) => Some(line.clone()),
+                        Input::Typed(line) | Input::TypedWithImages(line, _) => Some(line.clone()),
                         Input::Expanded(outgoing) => {
                             Some(outgoing.references.clone().unwrap_or_default())
                         }
@@ -311,6 +326,12 @@ impl Worker {
                     self.agent.set_user_words(words);
                     let turn = match input {
                         Input::Typed(line) => self.expander.expand(&line),
+                        Input::TypedWithImages(line, images) => {
+                            self.expander.expand(&line).map(|mut turn| {
+                                turn.images.extend(images);
+                                turn
+                            })
+                        }
                         Input::Expanded(outgoing) => outgoing.resolve(self.expander.servers()),
                         Input::Ready(turn) => Ok(turn),
                     };

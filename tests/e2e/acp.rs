@@ -9,9 +9,11 @@
 use crate::support::Env;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, InitializeRequest, LoadSessionRequest, NewSessionRequest,
-    PromptRequest, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionNotification, SetSessionModeRequest, StopReason,
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, ImageContent,
+    InitializeRequest, LoadSessionRequest, NewSessionRequest, PromptRequest, ReadTextFileRequest,
+    ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionNotification,
+    SetSessionModeRequest, StopReason, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::{Agent, Client, Lines, v1};
 use futures::{SinkExt as _, StreamExt as _};
@@ -32,6 +34,10 @@ struct Seen {
     answers: VecDeque<&'static str>,
     /// Lines the agent wrote, as they came.
     wire: Vec<String>,
+    /// The editor's open buffers (its text of a file, saved or not).
+    buffers: std::collections::HashMap<PathBuf, String>,
+    /// What the agent gave the editor with `fs/write_text_file`, in order.
+    written: Vec<(PathBuf, String)>,
 }
 
 type Shared = Arc<Mutex<Seen>>;
@@ -83,6 +89,8 @@ async fn with_client<R>(
     let outgoing = tx.clone().sink_map_err(std::io::Error::other);
     let transport = Lines::new(outgoing, incoming);
     let on_update = seen.clone();
+    let on_read = seen.clone();
+    let on_write = seen.clone();
     let on_question = seen;
     let raw = tx.clone();
     let result = Client
@@ -115,6 +123,35 @@ async fn with_client<R>(
                     None => RequestPermissionOutcome::Cancelled,
                 };
                 responder.respond(RequestPermissionResponse::new(outcome))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        // An editor's file methods: its buffer when one is open, else the file on disk; a
+        // write goes into the buffer and is saved.
+        .on_receive_request(
+            async move |req: ReadTextFileRequest,
+                        responder: v1::Responder<ReadTextFileResponse>,
+                        _cx| {
+                let open = on_read.lock().unwrap().buffers.get(&req.path).cloned();
+                match open.or_else(|| std::fs::read_to_string(&req.path).ok()) {
+                    Some(text) => responder.respond(ReadTextFileResponse::new(text)),
+                    None => responder.respond_with_error(agent_client_protocol::Error::new(
+                        agent_client_protocol::ErrorCode::INVALID_PARAMS,
+                        format!("no file {}", req.path.display()),
+                    )),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: WriteTextFileRequest,
+                        responder: v1::Responder<WriteTextFileResponse>,
+                        _cx| {
+                let mut seen = on_write.lock().unwrap();
+                seen.written.push((req.path.clone(), req.content.clone()));
+                seen.buffers.insert(req.path.clone(), req.content.clone());
+                std::fs::write(&req.path, &req.content).unwrap();
+                responder.respond(WriteTextFileResponse::new())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -366,4 +403,162 @@ fn an_editor_session_streams_asks_cancels_survives_a_bad_frame_and_loads_again()
             && users.iter().any(|t| t.contains("update them for real")),
         "{users:?}"
     );
+}
+
+#[test]
+fn an_image_from_the_editor_reaches_a_model_that_sees_and_a_bad_one_is_named() {
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    env.project_config(&env.mock_provider(
+        "openai",
+        &mock.base_url(),
+        "sk-test",
+        "vision = true\n",
+    ));
+    let cwd = env.project().canonicalize().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    mock.enqueue(Reply::text(&["A one-pixel picture."]));
+    runtime.block_on(with_client(&env, Arc::default(), {
+        let cwd = cwd.clone();
+        async move |cx: v1::ConnectionTo<Agent>, _raw| {
+            let init = cx
+                .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            assert!(init.agent_capabilities.prompt_capabilities.image);
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd.clone()))
+                .block_task()
+                .await?
+                .session_id;
+            let image = |mime: &str, data: &str| {
+                ContentBlock::Image(ImageContent::new(data.to_string(), mime.to_string()))
+            };
+            let answered = cx
+                .send_request(PromptRequest::new(
+                    sid.clone(),
+                    vec![
+                        ContentBlock::from("what is in this picture?"),
+                        image("image/png", "iVBORw0KGgo="),
+                    ],
+                ))
+                .block_task()
+                .await?;
+            assert_eq!(answered.stop_reason, StopReason::EndTurn);
+            let refused = cx
+                .send_request(PromptRequest::new(
+                    sid.clone(),
+                    vec![ContentBlock::from("and this?"), image("image/tiff", "AAAA")],
+                ))
+                .block_task()
+                .await
+                .unwrap_err();
+            assert!(
+                refused.message.contains("prompt block 1")
+                    && refused.message.contains("image/tiff"),
+                "{}",
+                refused.message
+            );
+            Ok(())
+        }
+    }));
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 1, "the refused prompt reached the model");
+    let body = &requests[0].body;
+    assert!(
+        body.contains("data:image/png;base64,iVBORw0KGgo="),
+        "the image is not in the request: {body}"
+    );
+    assert!(body.contains("what is in this picture?"), "{body}");
+}
+
+#[test]
+fn the_editors_unsaved_buffer_is_read_never_written_over_and_an_edit_lands_in_it() {
+    let (env, mock, cwd) = setup();
+    let notes = cwd.join("notes.txt");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let seen: Shared = Arc::default();
+    // The user typed a line into the editor and did not save.
+    seen.lock()
+        .unwrap()
+        .buffers
+        .insert(notes.clone(), "old line\nunsaved line\n".into());
+    runtime.block_on(with_client(&env, seen.clone(), {
+        let cwd = cwd.clone();
+        let seen_in = seen.clone();
+        let notes = notes.clone();
+        let mock = &mock;
+        async move |cx: v1::ConnectionTo<Agent>, _raw| {
+            cx.send_request(
+                InitializeRequest::new(ProtocolVersion::V1).client_capabilities(
+                    ClientCapabilities::new().fs(FileSystemCapabilities::new()
+                        .read_text_file(true)
+                        .write_text_file(true)),
+                ),
+            )
+            .block_task()
+            .await?;
+            let sid = cx
+                .send_request(NewSessionRequest::new(cwd.clone()))
+                .block_task()
+                .await?
+                .session_id;
+            let prompt = |text: &str| {
+                cx.send_request(PromptRequest::new(
+                    sid.clone(),
+                    vec![ContentBlock::from(text.to_string())],
+                ))
+                .block_task()
+            };
+            // A read sees the disk and the editor's difference.
+            let read = serde_json::json!({"path": "notes.txt"}).to_string();
+            mock.enqueue(Reply::tool_calls(&[("r1", "read_file", &read)], 1));
+            mock.enqueue(Reply::text(&["Read."]));
+            prompt("read the notes").await?;
+            // A write over the unsaved buffer is refused after the user allowed it.
+            mock.enqueue(write_call("w1", "agent line\n"));
+            mock.enqueue(Reply::text(&["Could not."]));
+            seen_in.lock().unwrap().answers.push_back("allow_once");
+            prompt("rewrite the notes").await?;
+            assert_eq!(std::fs::read_to_string(&notes).unwrap(), "old line\n");
+            // Saved: the buffer is the disk's text, and the next write goes through and into
+            // the editor.
+            {
+                let mut s = seen_in.lock().unwrap();
+                s.buffers.insert(notes.clone(), "old line\n".into());
+            }
+            mock.enqueue(write_call("w2", "agent line\n"));
+            mock.enqueue(Reply::text(&["Done."]));
+            seen_in.lock().unwrap().answers.push_back("allow_once");
+            prompt("rewrite them now").await?;
+            Ok(())
+        }
+    }));
+    let bodies: Vec<serde_json::Value> = mock
+        .requests()
+        .iter()
+        .map(|r| serde_json::from_str(&r.body).unwrap())
+        .collect();
+    let read = crate::support::result_of(&bodies[1], "r1");
+    assert!(
+        read.contains("old line") && read.contains("unsaved changes to notes.txt"),
+        "{read}"
+    );
+    assert!(read.contains("+unsaved line"), "{read}");
+    let refused = crate::support::result_of(&bodies[3], "w1");
+    assert!(
+        refused.contains("notes.txt has unsaved changes in the user's editor"),
+        "{refused}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "agent line\n");
+    let written = seen.lock().unwrap().written.clone();
+    assert_eq!(written, vec![(notes, "agent line\n".to_string())]);
 }

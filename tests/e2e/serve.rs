@@ -403,7 +403,12 @@ fn the_page_completes_paths_inside_the_workspace_and_lists_its_commands() {
     .unwrap();
     let s = Served::start(&env);
     let id = s.open(&cwd);
-    let info: Value = s.get(&format!("/sessions/{id}")).send().unwrap().json().unwrap();
+    let info: Value = s
+        .get(&format!("/sessions/{id}"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
     assert_eq!(info["cwd"], cwd.display().to_string());
     assert_eq!(info["model"], "mock/mock-model");
     let found: Value = s
