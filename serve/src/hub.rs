@@ -3,7 +3,8 @@
 //! `approve` and `deny` operations clients post.
 
 use crate::stream::Stream;
-use reasonix_agent::permissions::Posture;
+use reasonix_agent::permissions::{Posture, PostureSwitch};
+use reasonix_core::types::Role;
 use reasonix_protocol::{EventKind, Op};
 use reasonix_runtime::launch::{Options, Overrides, Resume, Runtime};
 use reasonix_runtime::open::UserCommand;
@@ -24,6 +25,8 @@ pub struct Live {
     pub context_window: Option<u64>,
     /// The `/name` commands the session expands (custom commands and skills).
     pub commands: Vec<UserCommand>,
+    /// The permission posture, switched live by clients.
+    pub posture: PostureSwitch,
     pub stream: Arc<Stream>,
     session: Session,
     _runtime: Arc<Runtime>,
@@ -86,7 +89,9 @@ impl Hub {
                 ..Options::default()
             })
             .map_err(|e| e.to_string())?;
+        let history = launched.agent.history().to_vec();
         let agent = launched.agent.with_write_previews();
+        let posture = agent.posture_switch();
         let id = agent
             .session_id()
             .map(str::to_string)
@@ -105,6 +110,21 @@ impl Hub {
             resumed_messages: launched.resumed_messages as u64,
             mcp_servers: Vec::new(),
         });
+        // A resumed session's conversation, so a client shows it before what comes next.
+        for message in history.iter().filter(|m| !m.content.trim().is_empty()) {
+            match message.role {
+                Role::User => stream.push(EventKind::UserMessage {
+                    text: message.content.clone(),
+                    images: 0,
+                }),
+                Role::Assistant => stream.push(EventKind::AssistantMessage {
+                    text: message.content.clone(),
+                    reasoning: None,
+                    tool_calls: Vec::new(),
+                }),
+                _ => {}
+            }
+        }
         let prepared = Arc::new(prepared);
         let to_stream = stream.clone();
         let session = prepared
@@ -122,6 +142,7 @@ impl Hub {
             model: format!("{provider}/{model}"),
             context_window,
             commands: prepared.user_commands(),
+            posture,
             stream,
             session,
             _runtime: prepared,

@@ -17,6 +17,7 @@ use hub::Hub;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use reasonix_agent::permissions::Posture;
 use reasonix_protocol::Op;
 use serde_json::json;
 use std::convert::Infallible;
@@ -214,6 +215,7 @@ async fn handle(server: &Server, req: Request<Incoming>) -> Response<Body> {
                     })).collect::<Vec<_>>() }),
                 ),
                 (Method::GET, ["complete"]) => complete(&live, req.uri().query()),
+                (Method::POST, ["mode"]) => mode(&live, req).await,
                 (method, _) => error(
                     StatusCode::NOT_FOUND,
                     format!("no {method} {path} in this API (docs/SERVE.md)"),
@@ -234,7 +236,54 @@ fn summary(live: &hub::Live) -> serde_json::Value {
         "cwd": live.cwd.display().to_string(),
         "model": live.model,
         "context_window": live.context_window,
+        "mode": mode_name(live.posture.get()),
     })
+}
+
+/// The permission modes a client may switch a session to (the editor's modes too).
+const MODES: [(&str, Posture); 4] = [
+    ("ask", Posture::Ask),
+    ("acceptEdits", Posture::AcceptEdits),
+    ("auto", Posture::Auto),
+    ("plan", Posture::Plan),
+];
+
+fn mode_name(posture: Posture) -> &'static str {
+    MODES.iter().find(|m| m.1 == posture).map_or("ask", |m| m.0)
+}
+
+/// `{"mode": "acceptEdits"}`: the session's permission posture from its next call on.
+async fn mode(live: &hub::Live, req: Request<Incoming>) -> Response<Body> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Asked {
+        mode: String,
+    }
+    let body = match body(req).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let names = || MODES.iter().map(|m| m.0).collect::<Vec<_>>().join(", ");
+    let asked: Asked = match serde_json::from_slice(&body) {
+        Ok(asked) => asked,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("expected {{\"mode\": \"…\"}} with one of {}: {e}", names()),
+            );
+        }
+    };
+    let Some((name, posture)) = MODES.iter().find(|m| m.0 == asked.mode) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            format!("no mode `{}`; the modes are {}", asked.mode, names()),
+        );
+    };
+    live.posture.set(*posture);
+    live.stream.push(reasonix_protocol::EventKind::Notice {
+        text: format!("permission mode: {name}"),
+    });
+    reply(StatusCode::OK, json!({ "mode": name }))
 }
 
 async fn submit(live: &hub::Live, req: Request<Incoming>) -> Response<Body> {

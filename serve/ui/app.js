@@ -25,6 +25,7 @@ const PAGE_COMMANDS = [
   { name: 'new', description: 'a new session in this folder' },
   { name: 'compact', description: 'compact the history now', hint: '[focus]' },
   { name: 'model', description: 'go on with another model', hint: '<provider/model>' },
+  { name: 'mode', description: 'permission mode: ask, acceptEdits, auto or plan', hint: '<mode>' },
   { name: 'stop', description: 'stop the turn in progress' },
   { name: 'close', description: 'end this session' },
 ];
@@ -641,8 +642,11 @@ function drawChrome() {
     state.textContent = '';
     status.replaceChildren();
     $('stop').hidden = true;
+    $('mode-label').hidden = true;
     return;
   }
+  $('mode-label').hidden = false;
+  if (document.activeElement !== $('mode')) $('mode').value = current.info.mode || 'ask';
   const folder = current.info.cwd.split('/').filter(Boolean).pop() || current.info.cwd;
   title.replaceChildren(el('span', { class: 'full', text: current.info.cwd }), el('span', { class: 'short', text: folder }));
   title.title = `${current.info.cwd} · ${current.info.id}`;
@@ -677,8 +681,23 @@ function drawSessions() {
 async function refreshSessions() {
   const data = await api('GET', '/sessions');
   sessions = data.sessions;
+  // Another client may have switched the mode.
+  const fresh = current && sessions.find((s) => s.id === current.info.id);
+  if (fresh) { current.info = fresh; drawChrome(); }
   drawSessions();
   return sessions;
+}
+
+async function switchMode(mode) {
+  if (!current) return;
+  const view = current;
+  try {
+    const data = await api('POST', `/sessions/${encodeURIComponent(view.info.id)}/mode`, { mode });
+    view.info.mode = data.mode;
+  } catch (error) {
+    failed(error);
+  }
+  if (current === view) drawChrome();
 }
 
 function select(info) {
@@ -838,6 +857,11 @@ async function send() {
       else if (page.name === 'model') {
         if (!arg) { showBanner('/model needs a model: /model provider/model'); return; }
         await submit({ type: 'set_model', model: arg });
+      } else if (page.name === 'mode') {
+        if (!arg) { showBanner('/mode needs a mode: ask, acceptEdits, auto or plan'); return; }
+        await api('POST', `/sessions/${encodeURIComponent(current.info.id)}/mode`, { mode: arg });
+        current.info.mode = arg;
+        drawChrome();
       } else if (page.name === 'stop') await submit({ type: 'cancel' });
       else if (page.name === 'close') await closeSession(current.info.id);
     } else {
@@ -925,6 +949,7 @@ function wire() {
   $('input').addEventListener('click', () => updatePopup());
   $('input').addEventListener('blur', () => setTimeout(hidePopup, 150));
   $('stop').addEventListener('click', () => submit({ type: 'cancel' }).catch(failed));
+  $('mode').addEventListener('change', (ev) => switchMode(ev.target.value));
   $('new-session').addEventListener('click', () => { closeDrawer(); openSession(current ? { cwd: current.info.cwd } : {}).catch(failed); });
   $('open-form').addEventListener('submit', (ev) => {
     ev.preventDefault();

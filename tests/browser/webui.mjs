@@ -142,12 +142,22 @@ try {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: path.join(out, 'webui-1280x800-done.png') });
 
+  step = 'in auto mode a write runs without asking';
+  await page.selectOption('#mode', 'auto');
+  await page.waitForFunction(() => document.getElementById('transcript').textContent.includes('permission mode: auto'), null, { timeout: WAIT });
+  await input.pressSequentially('add a line');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('transcript').textContent.includes('Added.'), null, { timeout: WAIT });
+  seen.questions_after_auto = await page.$$eval('.question', (qs) => qs.length);
+  expect(seen.questions_after_auto === 1, `auto mode still asked: ${seen.questions_after_auto} questions`);
+
   step = 'a reload draws the same transcript from the kept events, signed in by the cookie';
   const before = await page.textContent('#transcript');
   await page.reload();
   await page.waitForFunction(() => document.getElementById('transcript').textContent.includes('Written.'), null, { timeout: WAIT });
   const after = await page.textContent('#transcript');
   expect(after === before, 'the reloaded transcript differs');
+  expect((await page.inputValue('#mode')) === 'auto', 'the mode is not shown after a reload');
   expect(await page.isHidden('#login'), 'the reload asks to sign in again');
 
   step = 'a page on another port of this machine cannot use the cookie';

@@ -441,3 +441,64 @@ fn the_page_completes_paths_inside_the_workspace_and_lists_its_commands() {
     assert_eq!(greet["description"], "Say hello");
     assert_eq!(greet["hint"], "<name>");
 }
+
+#[test]
+fn a_client_switches_the_mode_and_a_resumed_session_shows_its_conversation() {
+    let (env, mock) = setup();
+    let s = Served::start(&env);
+    let cwd = env.project().canonicalize().unwrap();
+    let id = s.open(&cwd);
+    let bad = s.post(&format!("/sessions/{id}/mode"), json!({"mode": "yolo"}));
+    assert_eq!(bad.status(), 400);
+    assert!(
+        bad.text().unwrap().contains("ask, acceptEdits, auto, plan"),
+        "the modes are not named"
+    );
+    let switched = s.post(&format!("/sessions/{id}/mode"), json!({"mode": "auto"}));
+    assert_eq!(switched.status(), 200);
+    let info: Value = s
+        .get(&format!("/sessions/{id}"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(info["mode"], "auto");
+    // In auto a write runs without a question.
+    let args = json!({"path": "auto.txt", "content": "written in auto\n"}).to_string();
+    mock.enqueue(Reply::tool_calls(&[("w1", "write_file", &args)], 1));
+    mock.enqueue(Reply::text(&["REMEMBERED-ANSWER"]));
+    s.prompt(&id, "FIRST-QUESTION");
+    let events = s.events(&id, 0, turn_finished);
+    assert!(events.iter().all(|(_, e)| e["type"] != "question"));
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("auto.txt")).unwrap(),
+        "written in auto\n"
+    );
+    // Ended, then resumed: the conversation comes first in the new stream.
+    let closed = s
+        .http
+        .delete(format!("{}/sessions/{id}", s.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .unwrap();
+    assert_eq!(closed.status(), 200);
+    let resumed = s.post("/sessions", json!({"cwd": cwd, "resume": id}));
+    assert_eq!(resumed.status(), 201, "{}", resumed.text().unwrap());
+    let again = s.get("/sessions").send().unwrap().json::<Value>().unwrap()["sessions"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let replayed = s.events(&again, 0, |e| e["type"] == "assistant_message");
+    let kinds: Vec<&str> = replayed
+        .iter()
+        .map(|(_, e)| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds[0], "session_started", "{kinds:?}");
+    assert!(
+        replayed
+            .iter()
+            .any(|(_, e)| e["type"] == "user_message" && e["text"] == "FIRST-QUESTION"),
+        "{replayed:?}"
+    );
+    assert_eq!(replayed.last().unwrap().1["text"], "REMEMBERED-ANSWER");
+}

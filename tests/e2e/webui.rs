@@ -180,6 +180,9 @@ fn the_web_ui_streams_asks_with_a_diff_writes_on_approval_and_keeps_its_cookie_t
     let args = json!({"path": "notes.txt", "content": "alpha\nBETA\ngamma\ndelta\n"}).to_string();
     mock.enqueue(Reply::tool_calls(&[("w1", "write_file", &args)], 1));
     mock.enqueue(Reply::text(&["Written."]));
+    let more = json!({"path": "more.txt", "content": "more\n"}).to_string();
+    mock.enqueue(Reply::tool_calls(&[("w2", "write_file", &more)], 1));
+    mock.enqueue(Reply::text(&["Added."]));
 
     let served = serve(&env);
     assert!(
@@ -222,6 +225,10 @@ fn the_web_ui_streams_asks_with_a_diff_writes_on_approval_and_keeps_its_cookie_t
     assert_eq!(
         std::fs::read_to_string(project.join("notes.txt")).unwrap(),
         "alpha\nBETA\ngamma\ndelta\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("more.txt")).unwrap(),
+        "more\n"
     );
     let bodies: Vec<String> = mock.requests().into_iter().map(|r| r.body).collect();
     assert!(bodies[0].contains("Tell me about the notes"), "{bodies:?}");
