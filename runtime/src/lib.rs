@@ -22,6 +22,7 @@ pub mod history;
 pub mod hooks;
 pub mod launch;
 pub mod mcp;
+pub mod memory;
 pub mod model_window;
 pub mod open;
 pub mod packages;

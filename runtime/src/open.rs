@@ -64,6 +64,13 @@ impl Runtime {
         out
     }
 
+    /// The saved facts a turn's words match, appended to that turn (docs/MEMORY.md).
+    pub fn recall(&self) -> reasonix_session::Recall {
+        let memory = self.memory.clone();
+        let workspace = self.workspace.clone();
+        Box::new(move |words: &str| memory.recall(&workspace, words))
+    }
+
     /// The composition this runtime runs with, as a session records it.
     pub fn binding(&self) -> Option<reasonix_agent::session::Binding> {
         self.composition
@@ -127,6 +134,7 @@ fn session(
         asks: true,
         parent: None,
         composition: prepared.binding(),
+        recall: Some(prepared.recall()),
     };
     Session::spawn(agent, store, prepared.expander(), options, emit)
 }

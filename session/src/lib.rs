@@ -17,4 +17,4 @@ mod tokens;
 pub use events::SessionEvent;
 pub use project::project;
 pub use question::{Answer, AnswerError, Answered, Question};
-pub use service::{ModelResolver, Session, SessionOptions, not_sent};
+pub use service::{ModelResolver, Recall, Session, SessionOptions, not_sent};

@@ -21,6 +21,10 @@ use std::thread::JoinHandle;
 /// Resolves a model reference (`set_model`) to a client: the composition root knows how.
 pub type ModelResolver = Box<dyn Fn(&str) -> Result<ProviderClient, String> + Send>;
 
+/// What a turn whose user wrote these words gets appended (saved facts they match), if any.
+/// It goes after the user's message, never into the system prompt: the cached prefix stays.
+pub type Recall = Box<dyn Fn(&str) -> Option<String> + Send>;
+
 /// How a session is set up beyond its agent.
 #[derive(Default)]
 pub struct SessionOptions {
@@ -37,6 +41,8 @@ pub struct SessionOptions {
     /// The agent composition this session runs with: a new or forked session records it, and
     /// a session started with another one is not resumed here.
     pub composition: Option<Binding>,
+    /// Saved facts recalled into each user turn.
+    pub recall: Option<Recall>,
 }
 
 enum Input {
@@ -121,6 +127,7 @@ impl Session {
             emit,
             tokens: tokens.clone(),
             composition: options.composition,
+            recall: options.recall,
         };
         let thread = std::thread::Builder::new()
             .name("reasonix-session".into())
@@ -300,6 +307,7 @@ struct Worker {
     emit: Emit,
     tokens: Arc<Tokens>,
     composition: Option<Binding>,
+    recall: Option<Recall>,
 }
 
 impl Worker {
@@ -323,6 +331,10 @@ impl Worker {
                         }
                         Input::Ready(turn) => turn.words.clone(),
                     };
+                    let recalled = match (&self.recall, &words) {
+                        (Some(recall), Some(words)) if !words.trim().is_empty() => recall(words),
+                        _ => None,
+                    };
                     self.agent.set_user_words(words);
                     let turn = match input {
                         Input::Typed(line) => self.expander.expand(&line),
@@ -335,6 +347,12 @@ impl Worker {
                         Input::Expanded(outgoing) => outgoing.resolve(self.expander.servers()),
                         Input::Ready(turn) => Ok(turn),
                     };
+                    let turn = turn.map(|mut turn| {
+                        if let Some(recalled) = recalled {
+                            turn.text.push_str(&recalled);
+                        }
+                        turn
+                    });
                     let outcome = match turn {
                         Ok(turn) => self.agent.run_with_images(
                             &turn.text,

@@ -36,6 +36,7 @@ mod mcp;
 mod mcp_cli;
 mod mcp_images;
 mod mcp_pipeline;
+mod memory;
 mod packages;
 mod pinned_scripts;
 mod pipeline;

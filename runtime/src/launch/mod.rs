@@ -44,6 +44,8 @@ pub struct Runtime {
     pub skills: Arc<reasonix_skills::Catalog>,
     /// The agent composition in force (its narrowing is applied to `cx.config` already).
     pub composition: Option<reasonix_config::composition::Defined>,
+    /// The saved facts (`remember`, `memory`, recall into each turn).
+    pub memory: Arc<crate::memory::Memory>,
 }
 
 /// What `reasonix run`'s flags change in the configuration before the runtime starts.
@@ -142,7 +144,12 @@ fn open_runtime(
     let mcp = crate::mcp::start(&cx, &workspace);
     let history: Arc<dyn reasonix_core::tool::Tool> =
         Arc::new(crate::history::HistoryTool::new(&cx.paths.state));
-    let mut host_tools = vec![history];
+    let memory = crate::memory::Memory::new(&cx.paths.state);
+    let mut host_tools = vec![
+        history,
+        Arc::new(crate::memory::RememberTool::new(memory.clone())),
+        Arc::new(crate::memory::MemoryTool::new(memory.clone())),
+    ];
     let profiles = Arc::new(crate::delegate::profile_sources(&cx));
     host_tools.extend(crate::delegate::tools::Delegating::all_from(
         profiles.clone(),
@@ -183,6 +190,7 @@ fn open_runtime(
         catalog,
         skills,
         composition,
+        memory,
     })
 }
 

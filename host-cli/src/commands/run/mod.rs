@@ -461,6 +461,7 @@ pub fn run(args: RunArgs) -> Outcome {
         reasonix_session::SessionOptions {
             parent: Some(cancel.clone()),
             composition: prepared.binding(),
+            recall: Some(prepared.recall()),
             ..Default::default()
         },
         move |event| match event {

@@ -1,0 +1,108 @@
+//! Standing memory (issue #31, docs/MEMORY.md): facts the model saves with `remember`, finds
+//! with `memory`, and that come back on their own when a turn's words match them — appended to
+//! that user message, never to the system prompt or the tools, so the cached prefix stays the
+//! same bytes with or without saved facts. Facts are Reasonix's own state
+//! (`<state>/memory/`), which no plugin can see, so the host serves these tools.
+
+pub mod search;
+pub mod store;
+mod tools;
+
+pub use store::{Fact, MemoryError, Saved, Scope, Store};
+pub use tools::{MemoryTool, RememberTool};
+
+use search::Index;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Facts recalled into a turn at most.
+pub const RECALL_LIMIT: usize = 3;
+/// Characters of recalled facts added to a turn at most.
+pub const RECALL_CHARS: usize = 1_200;
+/// After the best hit, hits scoring below this share of it are left out.
+pub const RELATIVE_FLOOR: f64 = 0.3;
+
+/// The facts under one state directory, indexed per workspace.
+pub struct Memory {
+    state: PathBuf,
+    indexes: Mutex<HashMap<PathBuf, Index>>,
+}
+
+impl Memory {
+    pub fn new(state: &Path) -> Arc<Memory> {
+        Arc::new(Memory {
+            state: state.to_path_buf(),
+            indexes: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn store(&self, workspace: &Path) -> Store {
+        Store::new(&self.state, workspace)
+    }
+
+    /// Run `f` on the up-to-date index of `workspace`'s facts (and the user's).
+    pub fn with_index<R>(&self, workspace: &Path, f: impl FnOnce(&Index) -> R) -> R {
+        self.with_index_mut(workspace, |index| f(index))
+    }
+
+    fn with_index_mut<R>(&self, workspace: &Path, f: impl FnOnce(&mut Index) -> R) -> R {
+        let store = self.store(workspace);
+        let mut indexes = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+        let previous = indexes.remove(workspace);
+        let mut index = Index::refreshed(previous, &store);
+        let out = f(&mut index);
+        indexes.insert(workspace.to_path_buf(), index);
+        out
+    }
+
+    /// Save `text` for `workspace` (or the user), unless it is saved already.
+    pub fn remember(
+        &self,
+        workspace: &Path,
+        scope: Scope,
+        text: &str,
+    ) -> Result<Saved, MemoryError> {
+        let store = self.store(workspace);
+        let saved = self.with_index_mut(workspace, |index| {
+            let saved = store.remember_among(scope, text, index.facts())?;
+            if let Saved::Created(fact) = &saved {
+                index.add(fact.clone(), &store);
+            }
+            Ok::<_, MemoryError>(saved)
+        })?;
+        if matches!(saved, Saved::Created(_)) && scope == Scope::User {
+            // A user fact is in every workspace's index: the others read again on next use.
+            self.indexes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|w, _| w == workspace);
+        }
+        Ok(saved)
+    }
+
+    /// What a turn whose user wrote `words` gets appended: the facts those words match, marked
+    /// as saved notes that may be out of date; `None` when none match.
+    pub fn recall(&self, workspace: &Path, words: &str) -> Option<String> {
+        let hits = self.with_index(workspace, |index| {
+            index.search(words, RECALL_LIMIT, RELATIVE_FLOOR)
+        });
+        if hits.is_empty() {
+            return None;
+        }
+        let mut out = String::from(
+            "\n\n<recalled-memory note=\"facts saved in earlier sessions that match this message; they may be out of date — check before relying on them\">\n",
+        );
+        let mut used = 0;
+        for hit in hits {
+            let line = format!("- [{}] {}\n", hit.fact.id, hit.fact.text.replace('\n', " "));
+            if used + line.len() > RECALL_CHARS && used > 0 {
+                break;
+            }
+            used += line.len();
+            out.push_str(&line);
+        }
+        out.push_str("</recalled-memory>");
+        Some(out)
+    }
+}
