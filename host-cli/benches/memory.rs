@@ -85,7 +85,7 @@ fn main() {
         us(median(&recall))
     );
     println!(
-        "| `remember` one more (index read again after each save; median of 5) | {} ms |",
+        "| `remember` one more (compared with every saved fact, then indexed in place; median of 5) | {} ms |",
         ms(median(&save))
     );
 }

@@ -118,3 +118,59 @@ fn a_fact_remembered_in_one_session_is_found_and_recalled_in_the_next_and_the_pr
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!body(&mock, before).to_string().contains("recalled-memory"));
 }
+
+#[test]
+fn the_terminal_saves_lists_and_forgets_facts() {
+    let s = crate::tui::Session::new();
+    let wait = crate::tui::WAIT;
+    let mut pty = s.open_at(&[], 100, 30);
+    pty.type_text("/remember The CI runs cargo nextest");
+    pty.send("\r");
+    let screen = pty.wait_for("saved as m", wait);
+    let id = screen
+        .split("saved as ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap()
+        .trim()
+        .to_string();
+    // `# fact` on one line is the same; nothing goes to the model.
+    pty.type_text("# Deploys go through argo");
+    pty.send("\r");
+    let deadline = std::time::Instant::now() + wait;
+    while pty.transcript().matches("saved as m").count() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "`# fact` was not saved:\n{}",
+            pty.transcript()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    pty.type_text("/memory");
+    pty.send("\r");
+    let listed = pty.wait_for("Memory (2 facts)", wait);
+    assert!(
+        listed.contains("The CI runs cargo nextest") && listed.contains("Deploys go through argo"),
+        "{listed}"
+    );
+    assert!(
+        s.mock.requests().is_empty(),
+        "a memory command reached the model"
+    );
+    pty.type_text(&format!("/forget {id}"));
+    pty.send("\r");
+    pty.wait_for(&format!("forgot {id}"), wait);
+    pty.type_text("/memory");
+    pty.send("\r");
+    pty.wait_for("Memory (1 facts)", wait);
+    pty.send("\x04");
+    assert_eq!(pty.wait_exit(wait), Some(0));
+    let files = fact_files(&s.env.home().join("memory"));
+    // One in use, one in the archive.
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(
+        files
+            .iter()
+            .any(|f| f.to_string_lossy().contains("/archive/"))
+    );
+}

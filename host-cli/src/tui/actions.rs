@@ -40,6 +40,13 @@ const INIT_PROMPT: &str = "Look at this project (its layout, build files, README
 
 /// What the command on `line` asks for.
 pub fn dispatch(app: &App, line: &str) -> Effects {
+    // `# fact` on one line saves it, as Claude Code's `#` does; a longer message that starts
+    // with a heading goes to the model.
+    if let Some(fact) = line.strip_prefix("# ")
+        && !line.contains('\n')
+    {
+        return remember(app, fact);
+    }
     let Some(invocation) = super::slash::SlashRegistry::parse(line) else {
         let text = super::slash::message_text(line).to_string();
         return Effect::Prompt(text).into();
@@ -56,6 +63,21 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             ))]);
         }
         "new" | "clear" => out.submit(Op::NewSession {}),
+        "memory" => out.extend(memory_list(app)),
+        "remember" => out.extend(remember(app, args)),
+        "forget" if args.is_empty() => out.error("/forget needs a fact's id (see /memory)"),
+        "forget" => {
+            let prepared = &app.actions.prepared;
+            match prepared.memory.forget(&prepared.workspace, args) {
+                Ok(Some(fact)) => out.notice(format!(
+                    "forgot {} ({}); its file is kept in the archive",
+                    fact.id,
+                    super::text::truncate(&safe_line(&fact.text), 60)
+                )),
+                Ok(None) => out.error(format!("no saved fact `{}` (see /memory)", safe_line(args))),
+                Err(e) => out.error(format!("/forget: {}", safe_line(&e.to_string()))),
+            }
+        }
         "resume" | "sessions" => match app.actions.store.list() {
             Ok(sessions) if sessions.is_empty() => {
                 out.notice("no saved sessions in this workspace")
@@ -500,4 +522,59 @@ pub fn client_in_mode(
         client,
         mode,
     )
+}
+
+/// Save `fact` as this project's (the user typed it: nothing to ask).
+fn remember(app: &App, fact: &str) -> Effects {
+    let mut out = Effects::default();
+    let prepared = &app.actions.prepared;
+    let fact = fact.trim();
+    if fact.is_empty() {
+        out.error("/remember needs the fact to save");
+        return out;
+    }
+    use reasonix_runtime::memory::{Saved, Scope};
+    match prepared
+        .memory
+        .remember(&prepared.workspace, Scope::Project, fact)
+    {
+        Ok(Saved::Created(f)) => out.notice(format!(
+            "saved as {}; recalled when a message matches it (/memory lists, /forget {} archives)",
+            f.id, f.id
+        )),
+        Ok(Saved::Known(f)) => out.notice(format!("already saved as {}", f.id)),
+        Err(e) => out.error(format!("/remember: {}", safe_line(&e.to_string()))),
+    }
+    out
+}
+
+/// The saved facts, newest first.
+fn memory_list(app: &App) -> Effects {
+    let mut out = Effects::default();
+    let theme = app.theme;
+    let prepared = &app.actions.prepared;
+    let mut facts = prepared
+        .memory
+        .with_index(&prepared.workspace, |index| index.facts().to_vec());
+    facts.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(a.id.cmp(&b.id)));
+    let mut lines = vec![Line::from(Span::styled(
+        format!("Memory ({} facts)", facts.len()),
+        theme.heading(),
+    ))];
+    for fact in facts.iter().take(30) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {}  ", fact.id), theme.accent()),
+            Span::styled(format!("{:<8}", fact.scope.name()), theme.dim()),
+            Span::raw(super::text::truncate(&safe_line(&fact.text), 80).into_owned()),
+        ]));
+    }
+    out.commit(lines);
+    if facts.is_empty() {
+        out.notice(
+            "nothing saved yet: /remember <fact>, or `# fact`; the model saves with `remember`",
+        );
+    } else {
+        out.notice("/forget <id> archives one; the model searches them with `memory`");
+    }
+    out
 }

@@ -621,7 +621,8 @@ impl App {
             }
             return;
         }
-        if trimmed.starts_with('/') {
+        // `# fact` on one line is `/remember fact` (see `actions::dispatch`).
+        if trimmed.starts_with('/') || (trimmed.starts_with("# ") && !trimmed.contains('\n')) {
             let effects = super::actions::dispatch(self, trimmed);
             self.apply(effects);
             return;

@@ -81,6 +81,18 @@ impl Memory {
         Ok(saved)
     }
 
+    /// Archive fact `id` of `workspace` or of the user (see [`Store::forget`]).
+    pub fn forget(&self, workspace: &Path, id: &str) -> Result<Option<Fact>, MemoryError> {
+        let forgotten = self.store(workspace).forget(id)?;
+        if forgotten.is_some() {
+            self.indexes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clear();
+        }
+        Ok(forgotten)
+    }
+
     /// What a turn whose user wrote `words` gets appended: the facts those words match, marked
     /// as saved notes that may be out of date; `None` when none match.
     pub fn recall(&self, workspace: &Path, words: &str) -> Option<String> {

@@ -181,6 +181,24 @@ impl Store {
         Ok(())
     }
 
+    /// Take fact `id` out of use: its file moves to `archive/` beside the facts (kept, not
+    /// searched or recalled). The fact forgotten, or `None` when there is no such fact.
+    pub fn forget(&self, id: &str) -> Result<Option<Fact>, MemoryError> {
+        for scope in [Scope::Project, Scope::User] {
+            let Some(fact) = self.read_scope(scope).into_iter().find(|f| f.id == id) else {
+                continue;
+            };
+            let dir = self.dir(scope);
+            let archive = dir.join("archive");
+            std::fs::create_dir_all(&archive).map_err(io(&archive))?;
+            let from = dir.join(format!("{}.md", fact.id));
+            let to = archive.join(format!("{}.r{}.md", fact.id, fact.revision));
+            std::fs::rename(&from, &to).map_err(io(&from))?;
+            return Ok(Some(fact));
+        }
+        Ok(None)
+    }
+
     /// Every fact of this project and of the user, project facts first, each by id.
     pub fn all(&self) -> Vec<Fact> {
         let mut facts = self.read_scope(Scope::Project);
@@ -307,6 +325,18 @@ mod tests {
         // Another workspace sees the user's fact only.
         let other = Store::new(state.path(), Path::new("/ws/b"));
         assert_eq!(other.all().len(), 1);
+        // Forgotten: archived, no longer read.
+        assert_eq!(store.forget(&first.id).unwrap().unwrap().id, first.id);
+        assert_eq!(store.all().len(), 1);
+        assert!(store.forget(&first.id).unwrap().is_none());
+        assert!(
+            state
+                .path()
+                .join("memory/projects")
+                .join(workspace_key(Path::new("/ws/a")))
+                .join(format!("archive/{}.r1.md", first.id))
+                .is_file()
+        );
     }
 
     #[test]

@@ -232,6 +232,8 @@ fn slash_menu_follows_the_first_word() {
     let mut c = with_slash();
     typed(&mut c, "/re");
     assert!(c.popup_open());
+    // resume, remember, rewind, review …
+    press(&mut c, KeyCode::Down, M::NONE);
     press(&mut c, KeyCode::Down, M::NONE);
     press(&mut c, KeyCode::Down, M::NONE);
     press(&mut c, KeyCode::Tab, M::NONE);

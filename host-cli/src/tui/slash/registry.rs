@@ -140,6 +140,17 @@ pub const BUILTINS: &[Builtin] = &[
     ),
     b("sessions", "Sessions of this workspace", None),
     b(
+        "memory",
+        "Saved facts: this project's and yours (recalled into matching turns)",
+        None,
+    ),
+    b(
+        "remember",
+        "Save a fact for later sessions (also a one-line `# fact`)",
+        Some("<fact>"),
+    ),
+    b("forget", "Archive a saved fact", Some("<id>")),
+    b(
         "rewind",
         "Go back to a turn: files, conversation or both",
         Some("[N [scope] | undo]"),
@@ -490,7 +501,15 @@ pub(crate) mod tests {
         let r = registry();
         assert_eq!(
             names(&r.complete("/re")),
-            ["resume", "rewind", "review", "tree", "frontend:component"]
+            [
+                "resume",
+                "remember",
+                "rewind",
+                "review",
+                "tree",
+                "forget",
+                "frontend:component"
+            ]
         );
         assert_eq!(names(&r.complete("ex")), ["quit"]);
         assert_eq!(
