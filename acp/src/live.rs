@@ -11,9 +11,10 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{Client, Error, ErrorCode, v1};
 use reasonix_agent::agent_loop::{AgentEvent, RunOutcome, RunStatus};
-use reasonix_agent::permissions::{Posture, PostureSwitch};
+use reasonix_agent::permissions::PostureSwitch;
 use reasonix_core::types::{Message, Role};
-use reasonix_runtime::launch::{Options, Overrides, Resume, Runtime};
+use reasonix_runtime::hosted;
+use reasonix_runtime::launch::Runtime;
 use reasonix_session::{Session, SessionEvent};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -55,47 +56,37 @@ pub fn open(
     sessions: Sessions,
     tasks: tokio::runtime::Handle,
 ) -> Result<(Arc<Live>, Vec<Message>), String> {
-    let overrides = Overrides {
-        mcp_servers: opening.mcp_servers,
-        resume: opening.resume.clone().map(Resume::Query),
-        project_dir: Some(opening.cwd.clone()),
-        ..Overrides::default()
-    };
-    let mut prepared = Runtime::open_with(Some(&opening.cwd), Vec::new(), &overrides)
-        .map_err(|e| e.to_string())?;
-    // The editor's buffers, when it offers them: the file tools are wrapped before the agent
-    // takes its tools (docs/ACP.md, `buffers.rs`).
-    let editor = opening.editor_fs.any().then(|| {
-        let editor = Editor::new(
-            cx.clone(),
-            tasks.clone(),
-            opening.editor_fs,
-            prepared.workspace.clone(),
-        );
-        prepared.catalog = Arc::new(EditorFiles::new(prepared.catalog.clone(), editor.clone()));
-        editor
-    });
-    let launched = prepared
-        .launch(&Options {
-            posture: Posture::Ask,
-            resume: opening.resume.map(Resume::Query),
-            ..Options::default()
-        })
-        .map_err(|e| e.to_string())?;
-    let history = launched.agent.history().to_vec();
-    let agent = launched.agent.with_write_previews();
-    let posture = agent.posture_switch();
-    let id = agent
-        .session_id()
-        .map(str::to_string)
-        .ok_or("this session keeps no transcript; ACP sessions need one")?;
+    let mut editor = None;
+    let hosted = hosted::open(
+        hosted::Request {
+            cwd: &opening.cwd,
+            mcp_servers: opening.mcp_servers,
+            resume: opening.resume,
+        },
+        |runtime| {
+            // The editor's buffers, when it offers them: the file tools are wrapped before the
+            // agent takes its tools (docs/ACP.md, `buffers.rs`).
+            if opening.editor_fs.any() {
+                let made = Editor::new(
+                    cx.clone(),
+                    tasks.clone(),
+                    opening.editor_fs,
+                    runtime.workspace.clone(),
+                );
+                runtime.catalog = Arc::new(EditorFiles::new(runtime.catalog.clone(), made.clone()));
+                editor = Some(made);
+            }
+        },
+    )?;
+    let id = hosted.id.clone();
     if let Some(editor) = &editor {
         editor.set_session(&id);
     }
-    let prepared = Arc::new(prepared);
-    let commands = available_commands(&prepared);
+    let history = hosted.history.clone();
+    let posture = hosted.posture.clone();
+    let commands = available_commands(&hosted.runtime);
     let turn: Turn = Arc::default();
-    let cwd = prepared.workspace.clone();
+    let cwd = hosted.runtime.workspace.clone();
     let emit = Emitter {
         id: id.clone(),
         cwd: cwd.clone(),
@@ -104,15 +95,7 @@ pub fn open(
         sessions: Arc::downgrade(&sessions),
         tasks,
     };
-    let session = prepared
-        .session(
-            agent,
-            launched.store,
-            launched.resolved,
-            None,
-            move |event| emit.event(event),
-        )
-        .map_err(|e| format!("cannot start the session's thread: {e}"))?;
+    let (session, prepared) = hosted.start(move |event| emit.event(event))?;
     let live = Arc::new(Live {
         id: id.clone(),
         cwd,

@@ -20,6 +20,7 @@ pub mod evidence;
 pub mod goal;
 pub mod history;
 pub mod hooks;
+pub mod hosted;
 pub mod launch;
 pub mod mcp;
 pub mod memory;

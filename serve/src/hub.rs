@@ -3,10 +3,11 @@
 //! `approve` and `deny` operations clients post.
 
 use crate::stream::Stream;
-use reasonix_agent::permissions::{Posture, PostureSwitch};
+use reasonix_agent::permissions::PostureSwitch;
 use reasonix_core::types::Role;
 use reasonix_protocol::{EventKind, Op};
-use reasonix_runtime::launch::{Options, Overrides, Resume, Runtime};
+use reasonix_runtime::hosted;
+use reasonix_runtime::launch::Runtime;
 use reasonix_runtime::open::UserCommand;
 use reasonix_session::Session;
 use std::collections::BTreeMap;
@@ -75,28 +76,16 @@ impl Hub {
                 "this server holds {MAX_SESSIONS} sessions already; close one first"
             ));
         }
-        let overrides = Overrides {
-            resume: resume.clone().map(Resume::Query),
-            project_dir: Some(cwd.to_path_buf()),
-            ..Overrides::default()
-        };
-        let prepared =
-            Runtime::open_with(Some(cwd), Vec::new(), &overrides).map_err(|e| e.to_string())?;
-        let launched = prepared
-            .launch(&Options {
-                posture: Posture::Ask,
-                resume: resume.map(Resume::Query),
-                ..Options::default()
-            })
-            .map_err(|e| e.to_string())?;
-        let history = launched.agent.history().to_vec();
-        let agent = launched.agent.with_write_previews();
-        let posture = agent.posture_switch();
-        let id = agent
-            .session_id()
-            .map(str::to_string)
-            .ok_or("this session keeps no transcript; a served session needs one")?;
-        let client = agent.client();
+        let hosted = hosted::open(
+            hosted::Request {
+                cwd,
+                mcp_servers: Vec::new(),
+                resume,
+            },
+            |_| {},
+        )?;
+        let id = hosted.id.clone();
+        let client = hosted.agent.client();
         let provider = client.provider().name.clone();
         let model = client.model().to_string();
         let context_window = client.provider().context_window_for(&model);
@@ -104,14 +93,23 @@ impl Hub {
         stream.push(EventKind::SessionStarted {
             provider: provider.clone(),
             model: model.clone(),
-            cwd: prepared.workspace.display().to_string(),
-            tools: agent.tool_specs().iter().map(|t| t.name.clone()).collect(),
+            cwd: hosted.runtime.workspace.display().to_string(),
+            tools: hosted
+                .agent
+                .tool_specs()
+                .iter()
+                .map(|t| t.name.clone())
+                .collect(),
             permission_mode: "ask".into(),
-            resumed_messages: launched.resumed_messages as u64,
+            resumed_messages: hosted.resumed_messages as u64,
             mcp_servers: Vec::new(),
         });
         // A resumed session's conversation, so a client shows it before what comes next.
-        for message in history.iter().filter(|m| !m.content.trim().is_empty()) {
+        for message in hosted
+            .history
+            .iter()
+            .filter(|m| !m.content.trim().is_empty())
+        {
             match message.role {
                 Role::User => stream.push(EventKind::UserMessage {
                     text: message.content.clone(),
@@ -125,17 +123,9 @@ impl Hub {
                 _ => {}
             }
         }
-        let prepared = Arc::new(prepared);
+        let posture = hosted.posture.clone();
         let to_stream = stream.clone();
-        let session = prepared
-            .session(
-                agent,
-                launched.store,
-                launched.resolved,
-                None,
-                move |event| to_stream.session_event(&event),
-            )
-            .map_err(|e| format!("cannot start the session's thread: {e}"))?;
+        let (session, prepared) = hosted.start(move |event| to_stream.session_event(&event))?;
         let live = Arc::new(Live {
             id: id.clone(),
             cwd: prepared.workspace.clone(),
