@@ -75,7 +75,8 @@ impl Editor {
             tasks,
             can,
             session: OnceLock::new(),
-            workspace,
+            // Compared with canonical paths: it must be one too.
+            workspace: workspace.canonicalize().unwrap_or(workspace),
         })
     }
 
@@ -122,13 +123,11 @@ impl Editor {
             .block_on(async { tokio::time::timeout(EDITOR_TIMEOUT, request.block_task()).await });
     }
 
-    fn absolute(&self, path: &str) -> PathBuf {
-        let path = Path::new(path);
-        if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            self.workspace.join(path)
-        }
+    /// The file a call named, without symlinks, when it lies inside the workspace. The host
+    /// reads it itself (to compare with the editor's text), after the tool's own checks: a
+    /// link swapped in between must not lead it out of the workspace.
+    fn inside(&self, path: &str) -> Option<PathBuf> {
+        inside(&self.workspace, path)
     }
 
     fn shown(&self, path: &Path) -> String {
@@ -137,6 +136,19 @@ impl Editor {
             .display()
             .to_string()
     }
+}
+
+/// `path` (relative to `workspace`, or absolute) without symlinks, when it lies inside the
+/// (canonical) workspace.
+fn inside(workspace: &Path, path: &str) -> Option<PathBuf> {
+    let path = Path::new(path);
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        workspace.join(path)
+    };
+    let real = joined.canonicalize().ok()?;
+    real.starts_with(workspace).then_some(real)
 }
 
 /// Line endings as a reader shows them, so an editor that keeps `\r\n` does not look changed.
@@ -245,7 +257,9 @@ impl Buffered {
         else {
             return;
         };
-        let path = self.editor.absolute(&path);
+        let Some(path) = self.editor.inside(&path) else {
+            return;
+        };
         let Ok(disk) = std::fs::read_to_string(&path) else {
             return;
         };
@@ -268,7 +282,9 @@ impl Buffered {
             return Ok(Vec::new());
         };
         for change in &changes {
-            let path = self.editor.absolute(&change.path);
+            let Some(path) = self.editor.inside(&change.path) else {
+                continue;
+            };
             let Ok(disk) = std::fs::read_to_string(&path) else {
                 continue;
             };
@@ -290,7 +306,9 @@ impl Buffered {
             if matches!(change.kind, ChangeKind::Delete) {
                 continue;
             }
-            let path = self.editor.absolute(&change.path);
+            let Some(path) = self.editor.inside(&change.path) else {
+                continue;
+            };
             if let Ok(text) = std::fs::read_to_string(&path) {
                 self.editor.write(&path, &text);
             }
@@ -345,6 +363,24 @@ impl Tool for Buffered {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_reads_only_files_inside_the_workspace() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("ws")).unwrap();
+        let ws = root.path().join("ws").canonicalize().unwrap();
+        std::fs::write(ws.join("a.txt"), "a").unwrap();
+        std::fs::write(root.path().join("secret.txt"), "s").unwrap();
+        std::os::unix::fs::symlink(root.path().join("secret.txt"), ws.join("link.txt")).unwrap();
+        assert_eq!(inside(&ws, "a.txt"), Some(ws.join("a.txt")));
+        assert_eq!(
+            inside(&ws, &ws.join("a.txt").display().to_string()),
+            Some(ws.join("a.txt"))
+        );
+        for out in ["link.txt", "../secret.txt", "/etc/passwd", "missing.txt"] {
+            assert_eq!(inside(&ws, out), None, "{out}");
+        }
+    }
 
     #[test]
     fn a_buffer_that_differs_is_noted_with_the_difference_and_line_endings_do_not_count() {
