@@ -22,6 +22,7 @@ pub mod history;
 pub mod hooks;
 pub mod hosted;
 pub mod launch;
+pub mod lsp;
 pub mod mcp;
 pub mod memory;
 pub mod model_window;

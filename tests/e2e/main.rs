@@ -32,6 +32,7 @@ mod goal_mode;
 mod history;
 mod hooks;
 mod local_fetch;
+mod lsp;
 mod mcp;
 mod mcp_cli;
 mod mcp_images;

@@ -24,11 +24,11 @@ const TOP: &[&str] = &[
     "mcp",
     "skills",
     "compositions",
+    "lsp",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
 /// not inspected; [`check`] names them in the file's `ignored:` warning.
 const TOP_ORIGINAL: &[&str] = &[
-    "lsp",
     "browser",
     "language",
     "config_version",
@@ -130,6 +130,17 @@ const SECTIONS: &[Section] = &[
             "forbid_read",
             "bash",
             "network",
+        ],
+        original: &[],
+    },
+    Section {
+        name: "lsp",
+        ours: &[
+            "enabled",
+            "startup_timeout",
+            "request_timeout",
+            "rust_build_scripts",
+            "servers",
         ],
         original: &[],
     },

@@ -301,6 +301,43 @@ struct ConfigFile {
     /// `[mcp.<server>]`: the user's settings for one MCP server (honoured from the user file
     /// only).
     mcp: BTreeMap<String, McpServerFile>,
+    /// `[lsp]`: which language servers run (honoured from the user file only).
+    lsp: Option<LspSettings>,
+}
+
+/// `[lsp]`: the language servers behind the `lsp_*` tools (docs/LSP.md). Read from the user's
+/// own file only: a server is a program that runs, and what runs is the user's choice.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct LspSettings {
+    /// `false`: no `lsp_*` tools and no server ever starts.
+    pub enabled: Option<bool>,
+    /// How long a server may take to start and index before a call gives up (seconds).
+    pub startup_timeout: Option<u64>,
+    /// How long one request may take (seconds).
+    pub request_timeout: Option<u64>,
+    /// Let rust-analyzer run the workspace's build scripts and proc macros (code of the
+    /// repository; off by default).
+    pub rust_build_scripts: Option<bool>,
+    /// `[lsp.servers.<language>]`: a server for a language, replacing the built-in choice.
+    pub servers: BTreeMap<String, LspServerSettings>,
+}
+
+/// `[lsp.servers.<language>]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct LspServerSettings {
+    /// The program (a name found on `PATH`, or an absolute path).
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    /// File extensions it serves, without the dot.
+    pub extensions: Option<Vec<String>>,
+    /// Files that mark a project root for it (`Cargo.toml`, `pyproject.toml`).
+    pub root_markers: Option<Vec<String>>,
+    /// `initializationOptions` sent to it.
+    pub initialization_options: Option<toml::Value>,
+    /// `false`: this language gets no server.
+    pub enabled: Option<bool>,
 }
 
 /// `[skills]` as written.
@@ -356,6 +393,8 @@ pub struct Config {
     pub permissions: PermissionSettings,
     /// `[skills]`.
     pub skills: SkillsSettings,
+    /// `[lsp]`, from the user's own file.
+    pub lsp: LspSettings,
     /// `[compositions.<name>]`, by name; a user file's wins a name over a project file's.
     pub compositions: Vec<composition::Defined>,
     /// The installed packages to load (a composition's `packages`); `None`: every enabled one.
@@ -474,6 +513,9 @@ impl Config {
         let user = paths.user_config();
         if let Some(text) = read_text(&user)? {
             let mut parsed = parse_file(&user, &text)?;
+            if let Some(lsp) = parsed.file.lsp.take() {
+                config.lsp = lsp;
+            }
             for (name, settings) in std::mem::take(&mut parsed.file.mcp) {
                 match settings.sandbox {
                     Some(false) => config.mcp_unconfined.push(name),
@@ -505,6 +547,13 @@ impl Config {
                 TrustCheck::Unknown | TrustCheck::Changed => ProjectTrust::Untrusted,
             };
             let mut parsed = parse_file(&project, &text)?;
+            if parsed.file.lsp.take().is_some() {
+                parsed.warnings.push(format!(
+                    "{}: [lsp] is ignored: which language servers run is set in your own {}, never by a project file",
+                    project.display(),
+                    paths.user_config().display()
+                ));
+            }
             for name in std::mem::take(&mut parsed.file.mcp).into_keys() {
                 parsed.warnings.push(format!(
                     "{}: [mcp.{name}] is ignored: only your own {} can let an MCP server run outside the OS sandbox, never a project file",

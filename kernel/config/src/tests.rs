@@ -1033,7 +1033,7 @@ fn only_the_user_file_may_raise_plugin_limits() {
 }
 
 #[test]
-fn lsp_and_browser_are_announced_and_mcp_servers_loaded() {
+fn browser_is_announced_and_mcp_servers_loaded() {
     let text = r#"default_model = "deepseek-flash"
 
 [lsp]
@@ -1058,7 +1058,7 @@ bogus = 1
     assert_eq!(
         cfg.warnings(),
         [
-            "reasonix.toml: ignored: [lsp] (line 3), [browser] (line 6) — not supported yet \
+            "reasonix.toml: ignored: [browser] (line 6) — not supported yet \
              (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
             "reasonix.toml:19: unknown key `bogus` in [agent] is ignored (check the spelling; see \
              docs/CONFIG.md)",
@@ -1110,5 +1110,31 @@ fn skills_settings_keep_the_file_that_named_each_path() {
             .any(|w| w.contains("[skills] paths") && w.contains("ignored")),
         "{:?}",
         bad.warnings()
+    );
+}
+
+#[test]
+fn lsp_servers_come_from_the_user_file_only() {
+    let home = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[lsp]\nstartup_timeout = 90\n[lsp.servers.python]\ncommand = \"pylsp\"\nextensions = [\"py\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("reasonix.toml"),
+        "[lsp.servers.rust]\ncommand = \"./evil\"\n",
+    )
+    .unwrap();
+    let cfg = Config::load(&Paths::under(home.path()), project.path()).unwrap();
+    assert_eq!(cfg.lsp.startup_timeout, Some(90));
+    let names: Vec<&str> = cfg.lsp.servers.keys().map(String::as_str).collect();
+    assert_eq!(names, ["python"]);
+    assert_eq!(cfg.lsp.servers["python"].command.as_deref(), Some("pylsp"));
+    let warnings = cfg.warnings().join("\n");
+    assert!(
+        warnings.contains("[lsp] is ignored: which language servers run is set in your own"),
+        "{warnings}"
     );
 }

@@ -8,7 +8,7 @@
 //! call timed out is dropped.
 
 use crate::error::SidecarError;
-use crate::frame::{self, FrameError, Incoming};
+use crate::frame::{self, FrameError, Framing, Incoming};
 use crate::limits::FRAME_BYTES;
 use crate::sandbox::Confinement;
 use crate::spawn::{self, Launch};
@@ -27,13 +27,37 @@ type Reply = Result<Value, SidecarError>;
 /// Frames queued for the sidecar's stdin at most.
 const WRITE_QUEUE: usize = 16;
 
-/// A running sidecar.
+/// A running sidecar (or another JSON-RPC peer started through [`Connection::attach`]).
 pub struct Connection {
     name: String,
     shared: Arc<Shared>,
     writer: Mutex<Option<SyncSender<Vec<u8>>>>,
     child: Mutex<Option<Child>>,
     pid: u32,
+    /// Whatever must live as long as the process (its sandbox's temp directory).
+    _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+/// What answers the requests and takes the notifications a process sends on its own, for a
+/// protocol other than the sidecars' (a language server asking for its configuration).
+pub trait Peer: Send + Sync {
+    /// Answer a request: its result, or an error code and message.
+    fn request(
+        &self,
+        method: &str,
+        params: &serde_json::Map<String, Value>,
+    ) -> Result<Value, (i64, String)>;
+    /// Take a notification.
+    fn notification(&self, method: &str, params: serde_json::Map<String, Value>);
+}
+
+/// How [`Connection::attach`] speaks to a process.
+pub struct Attach {
+    pub framing: Framing,
+    /// `None`: the sidecar protocol (`host/content/read`, provider streams, nothing before
+    /// `extension/initialized`).
+    pub peer: Option<Arc<dyn Peer>>,
+    pub keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 struct Shared {
@@ -42,6 +66,8 @@ struct Shared {
     tail: Arc<StderrTail>,
     /// Set once `extension/initialized` was sent: from then on the sidecar may speak first.
     initialized: AtomicBool,
+    framing: Framing,
+    peer: Option<Arc<dyn Peer>>,
 }
 
 #[derive(Default)]
@@ -93,15 +119,35 @@ impl Connection {
                 command: launch.command_line(),
                 reason,
             })?;
-        let mut child = command.spawn().map_err(|e| SidecarError::Spawn {
+        let child = command.spawn().map_err(|e| SidecarError::Spawn {
             name: name.to_string(),
             command: launch.command_line(),
             reason: e.to_string(),
         })?;
+        Connection::attach(
+            name,
+            child,
+            &launch.command_line(),
+            Attach {
+                framing: Framing::Lines,
+                peer: None,
+                keep: None,
+            },
+        )
+    }
+
+    /// Speak JSON-RPC with `child`, started with piped stdio in a process group of its own
+    /// (`command_line` is for errors). With a [`Peer`] it may speak first at once.
+    pub fn attach(
+        name: &str,
+        mut child: Child,
+        command_line: &str,
+        options: Attach,
+    ) -> Result<Connection, SidecarError> {
         let pid = child.id();
         let missing = |what: &str| SidecarError::Spawn {
             name: name.to_string(),
-            command: launch.command_line(),
+            command: command_line.to_string(),
             reason: format!("its {what} was not piped"),
         };
         let (Some(stdin), Some(stdout), Some(stderr)) =
@@ -119,7 +165,9 @@ impl Connection {
                 ..State::default()
             }),
             tail,
-            initialized: AtomicBool::new(false),
+            initialized: AtomicBool::new(options.peer.is_some()),
+            framing: options.framing,
+            peer: options.peer,
         });
         // Bounded: a sidecar that stops reading its stdin (while asking for content pages, say)
         // cannot make the host queue frames without end.
@@ -140,7 +188,7 @@ impl Connection {
             let _ = child.wait();
             return Err(SidecarError::Spawn {
                 name: name.to_string(),
-                command: launch.command_line(),
+                command: command_line.to_string(),
                 reason: format!("cannot start its I/O threads: {e}"),
             });
         }
@@ -150,11 +198,17 @@ impl Connection {
             writer: Mutex::new(Some(tx)),
             child: Mutex::new(Some(child)),
             pid,
+            _keep: options.keep,
         })
     }
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The process id (of the sandbox launcher, when confined).
+    pub fn pid(&self) -> u32 {
+        self.pid
     }
 
     /// The redacted stderr tail so far.
@@ -316,6 +370,11 @@ impl Connection {
                 grace,
             );
         }
+        self.close(grace);
+    }
+
+    /// Close stdin, give the process `grace` to exit, then kill its process group and reap it.
+    pub fn close(&self, grace: Duration) {
         // Dropping the sender ends the writer thread, which closes stdin.
         self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
         let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
@@ -376,6 +435,7 @@ impl Shared {
 
 fn write_loop(mut stdin: std::process::ChildStdin, rx: Receiver<Vec<u8>>, shared: &Shared) {
     for bytes in rx {
+        let bytes = frame::framed(shared.framing, bytes);
         if let Err(e) = stdin.write_all(&bytes).and_then(|()| stdin.flush()) {
             // The process is gone or closed stdin; the reader reports the exit itself, with
             // the stderr tail, so wait a moment for it before saying it here.
@@ -390,7 +450,13 @@ fn read_loop(stdout: std::process::ChildStdout, shared: &Shared, reply: &SyncSen
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut buf = Vec::new();
     let reason = loop {
-        match frame::read_frame(&mut reader, FRAME_BYTES, &mut buf) {
+        let read = match shared.framing {
+            Framing::Lines => frame::read_frame(&mut reader, FRAME_BYTES, &mut buf),
+            Framing::ContentLength => {
+                frame::read_content_length_frame(&mut reader, FRAME_BYTES, &mut buf)
+            }
+        };
+        match read {
             Ok(true) => {}
             Ok(false) => {
                 // Give stderr a moment to drain, so the report has the last words.
@@ -444,14 +510,19 @@ fn handle(shared: &Shared, incoming: Incoming, reply: &SyncSender<Vec<u8>>) -> R
         }
         Incoming::Request { id, method, params } => {
             early(shared, &method)?;
-            let answer = match method.as_str() {
-                "host/content/read" => content_read(shared, &params).and_then(|result| {
+            let answer = match (&shared.peer, method.as_str()) {
+                (Some(peer), _) => match peer.request(&method, &params) {
+                    Ok(result) => frame::encode_result(&id, &result)
+                        .map_err(|e| (-32603, "internal", e.to_string())),
+                    Err((code, message)) => Err((code, "error", message)),
+                },
+                (None, "host/content/read") => content_read(shared, &params).and_then(|result| {
                     frame::encode_result(&id, &result)
                         .map_err(|e| (-32603, "internal", e.to_string()))
                 }),
                 // `host/ui/*` and the browser methods are not served: say so, without
                 // breaking the connection.
-                _ => Err((
+                (None, _) => Err((
                     -32601,
                     "unknown_method",
                     format!(
@@ -475,6 +546,10 @@ fn handle(shared: &Shared, incoming: Incoming, reply: &SyncSender<Vec<u8>>) -> R
         }
         Incoming::Notification { method, params } => {
             early(shared, &method)?;
+            if let Some(peer) = &shared.peer {
+                peer.notification(&method, params);
+                return Ok(());
+            }
             match method.as_str() {
                 "extension/provider/stream/chunk" | "extension/provider/stream/end" => {
                     route_stream(shared, &method, params);
@@ -567,6 +642,78 @@ mod tests {
         let conn = Connection::spawn("t", &launch, &Confinement::Unconfined).unwrap();
         conn.mark_initialized();
         conn
+    }
+
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl Peer for Recorder {
+        fn request(
+            &self,
+            method: &str,
+            _: &serde_json::Map<String, Value>,
+        ) -> Result<Value, (i64, String)> {
+            self.0.lock().unwrap().push(format!("request {method}"));
+            Ok(serde_json::json!([42]))
+        }
+        fn notification(&self, method: &str, _: serde_json::Map<String, Value>) {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("notification {method}"));
+        }
+    }
+
+    #[test]
+    fn a_content_length_peer_speaks_first_and_is_answered() {
+        // Asks the host something, then answers the host's call with what the host said.
+        let script = r#"
+import json, sys
+def send(m):
+    b = json.dumps(m).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(b) + b); sys.stdout.flush()
+def recv():
+    n = 0
+    while True:
+        line = sys.stdin.buffer.readline()
+        if line in (b"\r\n", b""): break
+        if line.lower().startswith(b"content-length"): n = int(line.split(b":")[1])
+    return json.loads(sys.stdin.buffer.read(n))
+send({"jsonrpc": "2.0", "method": "note", "params": {"x": 1}})
+send({"jsonrpc": "2.0", "id": 7, "method": "workspace/configuration", "params": {}})
+got = [recv(), recv()]
+answer = next(m for m in got if "result" in m)
+call = next(m for m in got if "method" in m)
+send({"jsonrpc": "2.0", "id": call["id"], "result": answer["result"]})
+recv()
+"#;
+        let child = std::process::Command::new("python3")
+            .args(["-c", script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let recorder = Arc::new(Recorder(Mutex::new(Vec::new())));
+        let conn = Connection::attach(
+            "lsp",
+            child,
+            "python3",
+            Attach {
+                framing: Framing::ContentLength,
+                peer: Some(recorder.clone()),
+                keep: None,
+            },
+        )
+        .unwrap();
+        let got = conn
+            .call("echo", serde_json::json!({}), Duration::from_secs(30))
+            .unwrap();
+        assert_eq!(got, serde_json::json!([42]));
+        assert_eq!(
+            *recorder.0.lock().unwrap(),
+            ["notification note", "request workspace/configuration"]
+        );
+        conn.close(Duration::from_millis(100));
     }
 
     #[test]

@@ -63,6 +63,97 @@ pub fn read_frame<R: BufRead>(
     }
 }
 
+/// How messages are delimited on the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// One message per line (sidecars, MCP).
+    Lines,
+    /// `Content-Length: N` headers, a blank line, then N bytes (the Language Server Protocol).
+    ContentLength,
+}
+
+/// Header lines a content-length frame may have, and bytes per header line.
+const MAX_HEADERS: usize = 16;
+const HEADER_LINE_BYTES: usize = 1024;
+
+/// Read one `Content-Length` frame's body into `buf`, refusing a body over `limit` bytes
+/// before reading it. `Ok(false)` at a clean end of stream (before any header byte).
+pub fn read_content_length_frame<R: BufRead>(
+    reader: &mut R,
+    limit: usize,
+    buf: &mut Vec<u8>,
+) -> Result<bool, FrameError> {
+    let mut length: Option<usize> = None;
+    let mut line = Vec::new();
+    for index in 0..=MAX_HEADERS {
+        if !read_frame(reader, HEADER_LINE_BYTES, &mut line).map_err(|e| match e {
+            FrameError::TooLarge { .. } => {
+                FrameError::Invalid(format!("a header line is over {HEADER_LINE_BYTES} bytes"))
+            }
+            other => other,
+        })? {
+            return if index == 0 {
+                Ok(false)
+            } else {
+                Err(FrameError::Truncated)
+            };
+        }
+        if line.is_empty() {
+            let Some(length) = length else {
+                return Err(FrameError::Invalid(
+                    "a frame without a `Content-Length` header".into(),
+                ));
+            };
+            if length > limit {
+                return Err(FrameError::TooLarge { limit });
+            }
+            buf.clear();
+            buf.resize(length, 0);
+            return reader.read_exact(buf).map(|()| true).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    FrameError::Truncated
+                } else {
+                    FrameError::Io(e.to_string())
+                }
+            });
+        }
+        let text = String::from_utf8_lossy(&line);
+        let Some((name, value)) = text.split_once(':') else {
+            return Err(FrameError::Invalid(format!(
+                "a header line without `:`: {}",
+                reasonix_core::terminal::line(&text)
+            )));
+        };
+        if name.trim().eq_ignore_ascii_case("content-length") {
+            let parsed = value.trim().parse::<usize>().map_err(|_| {
+                FrameError::Invalid(format!(
+                    "`Content-Length` is not a number: {}",
+                    reasonix_core::terminal::line(value.trim())
+                ))
+            })?;
+            length = Some(parsed);
+        }
+    }
+    Err(FrameError::Invalid(format!(
+        "more than {MAX_HEADERS} header lines"
+    )))
+}
+
+/// `line` (an encoded message ending in `\n`) framed for `framing`.
+pub fn framed(framing: Framing, mut line: Vec<u8>) -> Vec<u8> {
+    match framing {
+        Framing::Lines => line,
+        Framing::ContentLength => {
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            let mut out = format!("Content-Length: {}\r\n\r\n", line.len()).into_bytes();
+            out.extend_from_slice(&line);
+            out
+        }
+    }
+}
+
 /// An error object of a JSON-RPC response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
@@ -118,7 +209,7 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, FrameError> {
         return Err(invalid("`jsonrpc` must be \"2.0\"".into()));
     }
     let params = |p: Option<Value>| match p {
-        None => Ok(Map::new()),
+        None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(map)) => Ok(map),
         Some(_) => Err(invalid("`params` must be an object".into())),
     };
@@ -234,6 +325,74 @@ mod tests {
                     return out;
                 }
             }
+        }
+    }
+
+    fn content_frames(input: &[u8], limit: usize) -> Vec<Result<Vec<u8>, FrameError>> {
+        let mut reader = BufReader::with_capacity(7, input);
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        loop {
+            match read_content_length_frame(&mut reader, limit, &mut buf) {
+                Ok(true) => out.push(Ok(buf.clone())),
+                Ok(false) => return out,
+                Err(e) => {
+                    out.push(Err(e));
+                    return out;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn content_length_frames_round_trip_and_bad_headers_are_named() {
+        let mut input = framed(Framing::ContentLength, b"{\"a\":1}\n".to_vec());
+        input.extend(b"content-length: 2\r\nContent-Type: x\r\n\r\n{}");
+        assert_eq!(
+            content_frames(&input, 100),
+            vec![Ok(b"{\"a\":1}".to_vec()), Ok(b"{}".to_vec())]
+        );
+        assert_eq!(
+            content_frames(b"Content-Length: 5000\r\n\r\n", 100),
+            vec![Err(FrameError::TooLarge { limit: 100 })]
+        );
+        assert_eq!(
+            content_frames(b"Content-Length: 10\r\n\r\n{}", 100),
+            vec![Err(FrameError::Truncated)]
+        );
+        assert!(matches!(
+            content_frames(b"Content-Type: x\r\n\r\n", 100)[0],
+            Err(FrameError::Invalid(_))
+        ));
+        assert!(matches!(
+            content_frames(b"Content-Length: -1\r\n\r\n", 100)[0],
+            Err(FrameError::Invalid(_))
+        ));
+        let many = "X: y\r\n".repeat(40);
+        assert!(matches!(
+            content_frames(many.as_bytes(), 100)[0],
+            Err(FrameError::Invalid(_))
+        ));
+    }
+
+    proptest! {
+        /// Whatever bytes arrive, the reader ends (no hang, no panic) and never hands over
+        /// a body longer than its limit; framed messages always come back whole.
+        #[test]
+        fn content_length_reader_is_bounded(
+            noise in proptest::collection::vec(any::<u8>(), 0..400),
+            bodies in proptest::collection::vec("[a-z0-9{}\":,]{0,40}", 0..5),
+        ) {
+            for frame in content_frames(&noise, 64).into_iter().flatten() {
+                prop_assert!(frame.len() <= 64);
+            }
+            let mut input = Vec::new();
+            for body in &bodies {
+                input.extend(framed(Framing::ContentLength, format!("{body}\n").into_bytes()));
+            }
+            let got: Vec<Vec<u8>> = content_frames(&input, 64).into_iter().map(|r| r.unwrap()).collect();
+            let want: Vec<Vec<u8>> = bodies.iter().map(|b| b.clone().into_bytes()).collect();
+            prop_assert_eq!(got, want);
         }
     }
 

@@ -150,6 +150,23 @@ fn open_runtime(
         Arc::new(crate::memory::RememberTool::new(memory.clone())),
         Arc::new(crate::memory::MemoryTool::new(memory.clone())),
     ];
+    if cx.config.lsp.enabled != Some(false) {
+        let lsp = crate::lsp::Lsp::new(
+            &cx.config.lsp,
+            reasonix_core::sandbox::SandboxConfig {
+                settings: cx.config.sandbox.clone(),
+                tools: cx.config.tools.clone(),
+                always_forbidden: vec![cx.paths.credentials_file()],
+                hidden: cx.paths.kernel_dirs(),
+                executed_files: cx.config.executed_files.clone(),
+            },
+        );
+        // Offered where a language with a server has its project file at the root: elsewhere
+        // the five specs would only cost prompt bytes.
+        if lsp.useful_in(&workspace) {
+            host_tools.extend(crate::lsp::tools(&lsp));
+        }
+    }
     let profiles = Arc::new(crate::delegate::profile_sources(&cx));
     host_tools.extend(crate::delegate::tools::Delegating::all_from(
         profiles.clone(),

@@ -77,6 +77,7 @@ impl Confine for ProjectSandbox {
             env: launch.env,
             program: launch.program,
             args: launch.args,
+            extra_read: &[],
         })
         .map_err(|reason| {
             if !project {

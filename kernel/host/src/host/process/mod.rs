@@ -19,7 +19,7 @@ mod server;
 
 pub use jobs::OUTPUT_KEEP_BYTES;
 pub use private_environ::keep_environment_private;
-pub use server::{ConfinedServer, ServerLaunch, confine_server};
+pub use server::{ConfinedServer, ServerLaunch, confine_server, spawn_with_env_fd};
 
 /// Whether the OS sandbox works here (`reasonix doctor`); `Err` says why not.
 pub fn os_sandbox_check() -> Result<(), String> {

@@ -36,6 +36,9 @@ pub struct ServerLaunch<'a> {
     pub env: &'a [(String, OsString)],
     pub program: &'a str,
     pub args: &'a [String],
+    /// Further directories inside the home the program needs to read (a language server's
+    /// toolchain, a package cache), bound read-only; never the home itself.
+    pub extra_read: &'a [PathBuf],
 }
 
 /// Where bubblewrap is and that it works, checked once per process.
@@ -74,10 +77,19 @@ pub fn confine_server(launch: &ServerLaunch<'_>) -> Result<ConfinedServer, Strin
     for name in ["HOME", "TMPDIR", "TMP", "TEMP"] {
         env.set(name, temp.path());
     }
-    let toolchains = launch
+    let mut toolchains = launch
         .home
         .map(|home| toolchain_dirs(home, &workspace, launch))
         .unwrap_or_default();
+    let home_real = launch.home.and_then(|h| std::fs::canonicalize(h).ok());
+    for dir in launch.extra_read {
+        if let Ok(real) = std::fs::canonicalize(dir)
+            && home_real.as_ref().is_none_or(|h| &real != h)
+            && !toolchains.iter().any(|t| real.starts_with(t))
+        {
+            toolchains.push(real);
+        }
+    }
     let env_fd = super::bwrap::env_file(&env)
         .map_err(|e| format!("cannot hand over the server's environment: {e}"))?;
     let args = super::bwrap::server_args(
@@ -172,6 +184,21 @@ fn toolchain_dirs(home: &Path, workspace: &Path, launch: &ServerLaunch<'_>) -> V
     dirs
 }
 
+/// Spawn `cmd` (the launcher of a [`ConfinedServer`]), the child inheriting `env_fd` under its
+/// own number. Serialised with every other spawn that hands over a descriptor
+/// ([`reasonix_core::spawn::inheriting_spawn`]), and the descriptor is closed right after, so
+/// no other child inherits it.
+pub fn spawn_with_env_fd(
+    cmd: &mut std::process::Command,
+    env_fd: OwnedFd,
+) -> std::io::Result<std::process::Child> {
+    let _one = reasonix_core::spawn::inheriting_spawn();
+    rustix::io::fcntl_setfd(&env_fd, rustix::io::FdFlags::empty())?;
+    let child = cmd.spawn();
+    drop(env_fd);
+    child
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -219,6 +246,7 @@ mod tests {
                     env: &env,
                     program,
                     args: &[],
+                    extra_read: &[],
                 },
             )
         };
