@@ -256,7 +256,9 @@ fn rust_toolchain(
                 which.display()
             ));
         }
-        resolved.program = which;
+        // The real directory: a toolchain named by version is often a link to another, and
+        // only real paths are bound into the sandbox.
+        resolved.program = std::fs::canonicalize(&which).unwrap_or(which);
     }
     if let Some(bin) = resolved.program.parent().map(Path::to_path_buf) {
         let cargo = bin.join("cargo");
