@@ -1,6 +1,7 @@
 //! `reasonix`: the command-line front end.
 #![forbid(unsafe_code)]
 
+mod cli_text;
 mod commands;
 mod exit;
 mod flags;
@@ -9,7 +10,7 @@ mod tui;
 mod wording;
 
 use crate::term::errln;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use reasonix_runtime::{builtins, clock, context, hooks, launch, mcp};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -266,7 +267,16 @@ fn main() -> ExitCode {
     if let Err(e) = reasonix_host::host::process::keep_environment_private() {
         errln!("warning: {e}");
     }
-    let cli = Cli::parse_from(with_print_shorthand(std::env::args_os().collect()));
+    let language = reasonix_i18n::choose(cli_text::configured_language().as_deref(), &|name| {
+        std::env::var(name).ok()
+    });
+    reasonix_i18n::set_language(language.language);
+    let matches = cli_text::localize(Cli::command(), language.language)
+        .get_matches_from(with_print_shorthand(std::env::args_os().collect()));
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     context::trust_workspace_for_this_run(cli.trust_workspace);
     mcp::trust_mcp_for_this_run(cli.trust_mcp);
     let Some(command) = cli.command else {

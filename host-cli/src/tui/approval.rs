@@ -4,6 +4,7 @@
 
 use super::text::{safe, safe_line};
 use super::theme::Theme;
+use reasonix_i18n::t;
 use ratatui::text::{Line, Span};
 use reasonix_agent::permissions::Preview;
 use reasonix_session::{Answer, Question};
@@ -78,29 +79,27 @@ impl Prompt {
         let mut lines = Vec::new();
         if let Some(agent) = &pending.agent {
             lines.push(Line::from(vec![
-                Span::styled("Sub-agent ", theme.dim()),
+                Span::styled(t!("approval-subagent-before"), theme.dim()),
                 Span::styled(safe_line(agent).into_owned(), theme.heading()),
-                Span::styled(" asks:", theme.dim()),
+                Span::styled(t!("approval-subagent-after"), theme.dim()),
             ]));
         }
         lines.push(Line::from(vec![
-            Span::styled("Allow ", theme.warning()),
+            Span::styled(t!("approval-allow-before"), theme.warning()),
             Span::styled(safe_line(&pending.tool).into_owned(), theme.heading()),
-            Span::styled("?  ", theme.warning()),
+            Span::styled(t!("approval-allow-after"), theme.warning()),
             Span::styled(safe_line(&pending.reason).into_owned(), theme.dim()),
         ]));
         // A change already shown as a diff is not dumped again as JSON.
         if !matches!(pending.preview, Preview::Changes(_)) {
             lines.extend(argument_rows(&pending.arguments, theme, width));
         }
+        let file = target.file.display().to_string();
         let labels = [
-            "y  Yes, once".to_string(),
-            format!("a  Yes, for this session: {scope}"),
-            format!(
-                "p  Always allow {scope} (adds it to [permissions] allow in {})",
-                target.file.display()
-            ),
-            "n  No, and tell the model why (type a note, Enter)".to_string(),
+            t!("approval-once"),
+            t!("approval-session", scope = scope.as_str()),
+            t!("approval-always", scope = scope.as_str(), file = file.as_str()),
+            t!("approval-deny"),
         ];
         for (i, label) in labels.into_iter().enumerate() {
             let style = if i == self.selected {
@@ -113,21 +112,18 @@ impl Prompt {
         }
         if self.confirm_always {
             lines.push(Line::from(Span::styled(
-                format!(
-                    "  press p again to add {scope} to {} for good; any other key goes back",
-                    target.file.display()
-                ),
+                t!("approval-confirm-always", scope = scope.as_str(), file = file.as_str()),
                 theme.warning(),
             )));
         } else if self.note.is_none() {
             lines.push(Line::from(Span::styled(
-                "  typed before this question: kept in the composer; answers count after a pause",
+                t!("approval-typeahead"),
                 theme.dim(),
             )));
         }
         if let Some(note) = &self.note {
             lines.push(Line::from(vec![
-                Span::styled("  note to the model: ", theme.accent()),
+                Span::styled(t!("approval-note"), theme.accent()),
                 Span::raw(note.clone()),
                 Span::styled("▏", theme.dim()),
             ]));
@@ -140,7 +136,7 @@ impl Prompt {
     /// A plan to approve: the plan, then approve (asking / auto) or keep planning.
     fn plan_lines(&self, plan: &str, theme: Theme, width: u16) -> Vec<Line<'static>> {
         let mut lines = vec![Line::from(Span::styled(
-            "Approve this plan?  nothing has changed yet",
+            t!("approval-plan-title"),
             theme.warning(),
         ))];
         let source: Vec<Line<'static>> = safe(plan)
@@ -152,15 +148,15 @@ impl Prompt {
             let more = rows.len() - (PLAN_ROWS - 1);
             rows.truncate(PLAN_ROWS - 1);
             rows.push(Line::from(Span::styled(
-                format!("  … {more} more rows of the plan"),
+                t!("approval-plan-more", more = more),
                 theme.dim(),
             )));
         }
         lines.extend(rows);
         let labels = [
-            "y  Yes, carry it out, asking before changes",
-            "a  Yes, carry it out in auto mode",
-            "n  No, keep planning (type a note for the model, Enter)",
+            t!("approval-plan-ask"),
+            t!("approval-plan-auto"),
+            t!("approval-plan-keep"),
         ];
         for (i, label) in labels.into_iter().enumerate() {
             let style = if i == self.selected {
@@ -173,7 +169,7 @@ impl Prompt {
         }
         if let Some(note) = &self.note {
             lines.push(Line::from(vec![
-                Span::styled("  note to the model: ", theme.accent()),
+                Span::styled(t!("approval-note"), theme.accent()),
                 Span::raw(note.clone()),
                 Span::styled("▏", theme.dim()),
             ]));
@@ -193,7 +189,7 @@ fn argument_rows(arguments: &str, theme: Theme, width: u16) -> Vec<Line<'static>
         let more = rows.len() - (ARGUMENT_ROWS - 1);
         rows.truncate(ARGUMENT_ROWS - 1);
         rows.push(Line::from(Span::styled(
-            format!("  … {more} more rows of arguments"),
+            t!("approval-arguments-more", more = more),
             theme.dim(),
         )));
     }
@@ -291,6 +287,16 @@ mod tests {
     #[test]
     fn approval_prompt_80x24() {
         insta::assert_snapshot!(draw(80, 24, &Prompt::default()));
+    }
+
+    #[test]
+    fn approval_prompt_zh_cn_80x24() {
+        let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || {
+            draw(80, 24, &Prompt::default())
+        });
+        assert!(screen.contains("允许 edit_file？"), "{screen}");
+        assert!(screen.contains("允许，本会话内：Edit(src/lib.rs)"), "{screen}");
+        insta::assert_snapshot!(screen);
     }
 
     #[test]

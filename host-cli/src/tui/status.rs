@@ -3,6 +3,7 @@
 
 use super::text::{safe_line, truncate};
 use super::theme::Theme;
+use reasonix_i18n::t;
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Spend;
 use reasonix_agent::permissions::Posture;
@@ -90,18 +91,22 @@ impl Status {
             parts.push(goal.clone());
         }
         if self.mode != RunMode::Balanced {
-            parts.push(self.mode.name().to_string());
+            parts.push(mode_name(self.mode));
         }
         parts.push(match self.context_window {
-            Some(window) => format!("ctx {}/{}", tokens(self.context_used), tokens(window)),
-            None => format!("ctx {}", tokens(self.context_used)),
+            Some(window) => t!(
+                "status-context",
+                used = tokens(self.context_used),
+                window = tokens(window)
+            ),
+            None => t!("status-context-used", used = tokens(self.context_used)),
         });
         // By priority: what is left out on a narrow terminal is what matters least.
         if let Some(cost) = self.cost_text() {
             parts.push(cost);
         }
         if let Some(rate) = self.cache_hit_rate() {
-            parts.push(format!("cache {:.0}%", rate * 100.0));
+            parts.push(t!("status-cache", percent = format!("{:.0}", rate * 100.0)));
         }
         parts.push(format!(
             "↑{} ↓{}",
@@ -146,14 +151,24 @@ impl Status {
     }
 }
 
-pub fn posture_name(posture: Posture) -> &'static str {
+/// The posture as the user interface names it.
+pub fn posture_name(posture: Posture) -> String {
     match posture {
-        Posture::Ask => "ask",
-        Posture::AcceptEdits => "accept-edits",
-        Posture::Auto => "auto",
-        Posture::DontAsk => "dont-ask",
-        Posture::Yolo => "YOLO",
-        Posture::Plan => "plan",
+        Posture::Ask => t!("posture-ask"),
+        Posture::AcceptEdits => t!("posture-accept-edits"),
+        Posture::Auto => t!("posture-auto"),
+        Posture::DontAsk => t!("posture-dont-ask"),
+        Posture::Yolo => t!("posture-yolo"),
+        Posture::Plan => t!("posture-plan"),
+    }
+}
+
+/// The run mode as the user interface names it.
+pub fn mode_name(mode: RunMode) -> String {
+    match mode {
+        RunMode::Economy => t!("mode-economy"),
+        RunMode::Balanced => t!("mode-balanced"),
+        RunMode::Delivery => t!("mode-delivery"),
     }
 }
 
@@ -297,5 +312,14 @@ mod snapshots {
     #[test]
     fn status_line_120x40() {
         insta::assert_snapshot!(draw(120, 40));
+    }
+
+    #[test]
+    fn status_line_zh_cn_80x24() {
+        let screen =
+            reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || draw(80, 24));
+        assert!(screen.contains("上下文 48.2k/1.0M"), "{screen}");
+        assert!(screen.contains("自动"), "{screen}");
+        insta::assert_snapshot!(screen);
     }
 }

@@ -25,12 +25,12 @@ const TOP: &[&str] = &[
     "skills",
     "compositions",
     "lsp",
+    "language",
 ];
 /// Top-level keys and sections of the original Reasonix, not read here yet. Their contents are
 /// not inspected; [`check`] names them in the file's `ignored:` warning.
 const TOP_ORIGINAL: &[&str] = &[
     "browser",
-    "language",
     "config_version",
     "credentials_store",
     "ui",

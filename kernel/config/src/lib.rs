@@ -303,6 +303,9 @@ struct ConfigFile {
     mcp: BTreeMap<String, McpServerFile>,
     /// `[lsp]`: which language servers run (honoured from the user file only).
     lsp: Option<LspSettings>,
+    /// `language`: the user interface's (`en`, `zh-CN`); read before the command line by the
+    /// binary, kept here so the key is known.
+    language: Option<String>,
 }
 
 /// `[lsp]`: the language servers behind the `lsp_*` tools (docs/LSP.md). Read from the user's
