@@ -27,8 +27,9 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let hang_width: usize = hang.iter().map(|s| s.width()).sum();
     let mut current: Vec<Span<'static>> = Vec::new();
     let mut used = 0usize;
-    // (span index in `current`, byte offset) of the last space on the current row.
-    let mut last_space: Option<(usize, usize)> = None;
+    // Where the current row can break last: (span index in `current`, byte offset in that
+    // span's text where the next row begins): after a space, or before a CJK character.
+    let mut last_break: Option<(usize, usize)> = None;
     let push_row = |spans: Vec<Span<'static>>, out: &mut Vec<Line<'static>>| {
         let mut row = Line::from(spans).style(style);
         row.alignment = alignment;
@@ -38,11 +39,15 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         let mut text = String::new();
         for c in span.content.chars() {
             let w = c.width().unwrap_or(0);
+            // CJK text has no spaces: a row may end before any ideograph (this one included).
+            if i >= gutter && breaks_before(c) && used > hang_width {
+                last_break = Some((current.len(), text.len()));
+            }
             if used + w > width && used > 0 {
                 // Break: at the last space when there is one on this row, else here.
                 current.push(Span::styled(std::mem::take(&mut text), span.style));
-                let mut carry = match last_space {
-                    Some((index, offset)) => split_at_space(&mut current, index, offset),
+                let mut carry = match last_break {
+                    Some((index, offset)) => split_at(&mut current, index, offset),
                     None => Vec::new(),
                 };
                 // A word too long for a continuation row stays on this one and is cut.
@@ -53,11 +58,11 @@ fn wrap_line(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
                 current = hang.clone();
                 current.append(&mut carry);
                 used = current.iter().map(|s| s.width()).sum();
-                last_space = None;
+                last_break = None;
             }
             // Never break inside the gutter: the row would hold nothing but it.
             if c == ' ' && i >= gutter {
-                last_space = Some((current.len(), text.len()));
+                last_break = Some((current.len(), text.len() + 1));
             }
             text.push(c);
             used += w;
@@ -110,12 +115,19 @@ fn is_marker(content: &str) -> bool {
             .is_some_and(|n| !n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Cut `row` after the space at (`index`, `offset`); return what follows it.
-fn split_at_space(row: &mut Vec<Span<'static>>, index: usize, offset: usize) -> Vec<Span<'static>> {
+/// Whether a row may end just before `c`: a wide (CJK) character that is not punctuation
+/// closing what comes before it (`，` `。` `）` must not start a row).
+fn breaks_before(c: char) -> bool {
+    c.width() == Some(2) && !"，。、；：！？）」』】》〉”’…—".contains(c)
+}
+
+/// Cut `row` at (`index`, `offset`): the span's text from `offset` on, and the spans after
+/// it, are returned.
+fn split_at(row: &mut Vec<Span<'static>>, index: usize, offset: usize) -> Vec<Span<'static>> {
     let mut carry = row.split_off(index.min(row.len()));
     if let Some(first) = carry.first_mut() {
         let content = first.content.to_string();
-        let (head, tail) = content.split_at((offset + 1).min(content.len()));
+        let (head, tail) = content.split_at(offset.min(content.len()));
         row.push(Span::styled(head.to_string(), first.style));
         *first = Span::styled(tail.to_string(), first.style);
     }
@@ -141,6 +153,23 @@ mod tests {
         assert_eq!(texts(&wrapped), ["日本", "語日", "本語"]);
         for line in &wrapped {
             assert!(line.width() <= 5);
+        }
+    }
+
+    #[test]
+    fn chinese_breaks_between_characters_but_not_before_closing_punctuation() {
+        // Without spaces, the row still fills before it breaks.
+        let line = Line::from(vec![
+            Span::raw("  "),
+            Span::raw("/mode  "),
+            Span::raw("查看或设置运行模式，以及更多"),
+        ]);
+        let wrapped = wrap_lines(vec![line], 20);
+        assert_eq!(texts(&wrapped), ["  /mode  查看或设置", "  运行模式，以及更多"]);
+        let wrapped = wrap_lines(vec![Line::from("你好世界，再见")], 9);
+        assert_eq!(texts(&wrapped), ["你好世", "界，再见"]);
+        for line in &wrapped {
+            assert!(line.width() <= 9);
         }
     }
 

@@ -2,7 +2,8 @@
 //! (error text from a provider, typed URLs, paths) goes through `safe_line`.
 
 use super::state::{Entry, KeyFound, SetupState, Step, TestResult, masked};
-use crate::tui::text::{safe_line, truncate};
+use crate::tui::text::{safe_line, truncate, width as text_width};
+use reasonix_i18n::t;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -19,7 +20,7 @@ pub fn render(frame: &mut Frame, area: Rect, state: &SetupState, theme: &Theme) 
     ])
     .areas(area);
     let title = Line::from(vec![
-        Span::styled("Reasonix setup", theme.heading()),
+        Span::styled(t!("setup-title"), theme.heading()),
         Span::styled(format!("  ·  {}", step_title(state)), theme.dim()),
     ]);
     frame.render_widget(Paragraph::new(title), header);
@@ -31,27 +32,27 @@ pub fn render(frame: &mut Frame, area: Rect, state: &SetupState, theme: &Theme) 
     );
 }
 
-fn step_title(state: &SetupState) -> &'static str {
+fn step_title(state: &SetupState) -> String {
     match state.step {
-        Step::Pick => "1/3 choose a provider",
-        Step::BaseUrl | Step::Model => "1/3 custom endpoint",
-        Step::Key => "2/3 API key",
-        Step::Testing | Step::Tested(_) => "3/3 test",
-        Step::Done(_) => "done",
-        Step::WriteFailed(_) => "could not save",
+        Step::Pick => t!("setup-step-pick"),
+        Step::BaseUrl | Step::Model => t!("setup-step-custom"),
+        Step::Key => t!("setup-step-key"),
+        Step::Testing | Step::Tested(_) => t!("setup-step-test"),
+        Step::Done(_) => t!("setup-step-done"),
+        Step::WriteFailed(_) => t!("setup-step-write-failed"),
     }
 }
 
-fn keys_hint(state: &SetupState) -> &'static str {
+fn keys_hint(state: &SetupState) -> String {
     match &state.step {
-        Step::Pick => "↑/↓ choose · Enter select · Esc quit",
-        Step::BaseUrl | Step::Model => "type or paste · Enter next · Ctrl-U clear · Esc back",
-        Step::Key => "paste or type · Enter test · Ctrl-U clear · Esc back",
-        Step::Testing => "Esc stop",
-        Step::Tested(TestResult::Passed(_)) => "Enter save · r test again · e edit · Esc back",
-        Step::Tested(TestResult::Failed(_)) => "r retry · e edit · s save anyway · Esc back",
-        Step::Done(_) => "Enter continue",
-        Step::WriteFailed(_) => "r try again · Esc quit",
+        Step::Pick => t!("setup-keys-pick"),
+        Step::BaseUrl | Step::Model => t!("setup-keys-field"),
+        Step::Key => t!("setup-keys-key"),
+        Step::Testing => t!("setup-keys-testing"),
+        Step::Tested(TestResult::Passed(_)) => t!("setup-keys-passed"),
+        Step::Tested(TestResult::Failed(_)) => t!("setup-keys-failed"),
+        Step::Done(_) => t!("setup-keys-done"),
+        Step::WriteFailed(_) => t!("setup-keys-write-failed"),
     }
 }
 
@@ -63,17 +64,17 @@ fn body_lines(state: &SetupState, theme: &Theme, width: usize) -> Vec<Line<'stat
     match &state.step {
         Step::Pick => pick_lines(state, theme, width, &mut out),
         Step::BaseUrl => {
-            out.push(Line::from("Base URL of the OpenAI-compatible API (…/v1):"));
+            out.push(Line::from(t!("setup-base-url-prompt")));
             out.push(field(&state.base_url, theme));
         }
         Step::Model => {
             out.push(chosen(entry, theme));
             out.push(Line::styled(
-                format!("base URL: {}", safe_line(state.base_url.trim())),
+                t!("setup-base-url", url = safe_line(state.base_url.trim()).into_owned()),
                 theme.dim(),
             ));
             out.push(Line::default());
-            out.push(Line::from("Model id:"));
+            out.push(Line::from(t!("setup-model-prompt")));
             out.push(field(&state.model, theme));
         }
         Step::Key => {
@@ -81,60 +82,52 @@ fn body_lines(state: &SetupState, theme: &Theme, width: usize) -> Vec<Line<'stat
             out.push(Line::default());
             let env = entry.api_key_env.as_deref().unwrap_or("");
             if entry.custom {
-                out.push(Line::from(format!(
-                    "API key (saved as {env}; leave empty if the endpoint needs none):"
-                )));
+                out.push(Line::from(t!("setup-key-prompt-custom", env = env)));
             } else {
-                out.push(Line::from(format!("Paste your API key (saved as {env}):")));
+                out.push(Line::from(t!("setup-key-prompt", env = env)));
             }
             out.push(field(&masked(&state.key), theme));
         }
         Step::Testing => {
             out.push(chosen(entry, theme));
             out.push(Line::default());
-            out.push(Line::styled(
-                "Testing with one short request…",
-                theme.accent(),
-            ));
+            out.push(Line::styled(t!("setup-testing"), theme.accent()));
         }
         Step::Tested(TestResult::Passed(reply)) => {
             out.push(chosen(entry, theme));
             out.push(Line::default());
-            out.push(Line::styled("✓ The provider answered.", theme.success()));
+            out.push(Line::styled(t!("setup-test-passed"), theme.success()));
             out.push(Line::styled(
                 truncate(&safe_line(reply), width.max(1)).into_owned(),
                 theme.dim(),
             ));
             out.push(Line::default());
-            out.push(Line::from("Enter saves the settings."));
+            out.push(Line::from(t!("setup-enter-saves")));
         }
         Step::Tested(TestResult::Failed(message)) => {
             out.push(chosen(entry, theme));
             out.push(Line::default());
-            out.push(Line::styled("✗ The test failed:", theme.error()));
+            out.push(Line::styled(t!("setup-test-failed"), theme.error()));
             out.push(Line::from(safe_line(message).into_owned()));
             out.push(Line::default());
-            out.push(Line::from("r tries again, e edits, s saves it untested."));
+            out.push(Line::from(t!("setup-failed-choices")));
         }
         Step::Done(written) => {
-            out.push(Line::styled("✓ Setup is complete.", theme.success()));
+            out.push(Line::styled(t!("setup-done"), theme.success()));
             out.push(Line::default());
-            out.push(path_line("config:", &written.config, theme));
+            out.push(path_line(&t!("setup-done-config"), &written.config, theme));
             if let (Some(file), Some(env)) = (&written.key_file, &written.key_env) {
-                out.push(path_line(&format!("key {env}:"), file, theme));
+                out.push(path_line(&t!("setup-done-key", env = env.as_str()), file, theme));
             }
-            out.push(Line::from(format!(
-                "default model: {}",
-                safe_line(&written.default_model)
+            out.push(Line::from(t!(
+                "setup-done-model",
+                model = safe_line(&written.default_model).into_owned()
             )));
             out.push(Line::default());
-            out.push(Line::styled(
-                "Run `reasonix setup` again to change this.",
-                theme.dim(),
-            ));
+            out.push(Line::styled(t!("setup-done-again"), theme.dim()));
         }
         Step::WriteFailed(message) => {
-            out.push(Line::styled("✗ Could not save:", theme.error()));
+            out.push(Line::styled(t!("setup-write-failed"), theme.error()));
             out.push(Line::from(safe_line(message).into_owned()));
         }
     }
@@ -149,7 +142,7 @@ fn body_lines(state: &SetupState, theme: &Theme, width: usize) -> Vec<Line<'stat
 }
 
 fn pick_lines(state: &SetupState, theme: &Theme, width: usize, out: &mut Vec<Line<'static>>) {
-    out.push(Line::from("Which LLM provider should Reasonix use?"));
+    out.push(Line::from(t!("setup-pick-question")));
     out.push(Line::default());
     for (i, entry) in state.entries.iter().enumerate() {
         let selected = i == state.selected;
@@ -160,17 +153,19 @@ fn pick_lines(state: &SetupState, theme: &Theme, width: usize, out: &mut Vec<Lin
             theme.plain()
         };
         let label = if entry.custom {
-            "custom"
+            t!("setup-custom")
         } else {
-            entry.id.as_str()
+            entry.id.clone()
         };
-        let mut spans = vec![Span::styled(format!("{marker}{label:<11}"), style)];
+        // Padded by display width: a CJK label is two columns a character.
+        let pad = " ".repeat(11usize.saturating_sub(text_width(&label)));
+        let mut spans = vec![Span::styled(format!("{marker}{label}{pad}"), style)];
         let used = 13;
         let note = found_note(entry);
-        let room =
-            width.saturating_sub(used + 1 + note.as_ref().map_or(0, |n| n.chars().count() + 2));
+        let room = width.saturating_sub(used + 1 + note.as_ref().map_or(0, |n| text_width(n) + 2));
+        let description = preset_description(entry);
         spans.push(Span::styled(
-            format!(" {}", truncate(&entry.description, room)),
+            format!(" {}", truncate(&description, room)),
             theme.dim(),
         ));
         if let Some(note) = note {
@@ -183,23 +178,37 @@ fn pick_lines(state: &SetupState, theme: &Theme, width: usize, out: &mut Vec<Lin
     {
         out.push(Line::default());
         let place = match found {
-            KeyFound::Environment => "the environment".to_string(),
+            KeyFound::Environment => t!("setup-found-environment"),
             KeyFound::DotEnv(path) => safe_line(&path.display().to_string()).into_owned(),
         };
         out.push(Line::styled(
-            format!("found {env} in {place}; it will be used"),
+            t!("setup-found-key", env = env.as_str(), place = place),
             theme.success(),
         ));
     }
 }
 
 fn found_note(entry: &Entry) -> Option<String> {
-    entry.found.as_ref().map(|_| "key found".to_string())
+    entry.found.as_ref().map(|_| t!("setup-key-found"))
+}
+
+/// A preset's description in the user's language: the catalogue's `setup-preset-<id>` when it
+/// has one (the built-in presets), else the preset's own words.
+fn preset_description(entry: &Entry) -> String {
+    let key = format!("setup-preset-{}", entry.id);
+    if entry.custom {
+        return t!("setup-preset-custom");
+    }
+    if reasonix_i18n::has(reasonix_i18n::language(), &key) {
+        reasonix_i18n::tr(&key)
+    } else {
+        entry.description.clone()
+    }
 }
 
 fn chosen(entry: &Entry, theme: &Theme) -> Line<'static> {
     Line::from(vec![
-        Span::styled("Provider: ", theme.dim()),
+        Span::styled(t!("setup-provider"), theme.dim()),
         Span::styled(entry.id.clone(), theme.accent()),
     ])
 }
@@ -213,8 +222,9 @@ fn field(text: &str, theme: &Theme) -> Line<'static> {
 }
 
 fn path_line(label: &str, path: &Path, theme: &Theme) -> Line<'static> {
+    let pad = " ".repeat(9usize.saturating_sub(text_width(label)));
     Line::from(vec![
-        Span::styled(format!("{label:<9} "), theme.dim()),
+        Span::styled(format!("{label}{pad} "), theme.dim()),
         Span::raw(safe_line(&path.display().to_string()).into_owned()),
     ])
 }

@@ -90,3 +90,41 @@ fn done_shows_the_paths() {
     assert!(text.contains("/home/u/.reasonix/.env"), "{text}");
     snap("done", &state);
 }
+
+/// The setup screens in Simplified Chinese at 80x24: every row within the width, the labels of
+/// the preset list aligned by display width, nothing English left from this screen.
+#[test]
+fn setup_in_chinese_at_80x24() {
+    use reasonix_i18n::{Language, with_language};
+    let found = |name: &str| (name == "DEEPSEEK_API_KEY").then_some(KeyFound::Environment);
+    let zh = |state: &SetupState| with_language(Language::ZhCn, || screen(state, 80, 24));
+    let pick = SetupState::new(entries(found));
+    let list = zh(&pick);
+    assert!(list.contains("Reasonix 设置  ·  1/3 选择提供方"), "{list}");
+    assert!(list.contains("在环境变量中找到 DEEPSEEK_API_KEY，将直接使用"), "{list}");
+    // The descriptions start in one column whatever the label's script.
+    let column = |row: &str| {
+        let text = row.trim_matches('"');
+        crate::tui::text::width(&text[..text.find(" DeepSeek").or_else(|| text.find(" 自定义 OpenAI")).unwrap()])
+    };
+    let rows: Vec<&str> = list.lines().collect();
+    let deepseek = rows.iter().find(|r| r.contains("deepseek ")).unwrap();
+    let custom = rows.iter().find(|r| r.contains("自定义 OpenAI")).unwrap();
+    assert_eq!(column(deepseek), column(custom), "{list}");
+    let mut done = at_key_entry();
+    done.on_written(Ok(Written {
+        config: "/home/u/.reasonix/config.toml".into(),
+        key_file: Some("/home/u/.reasonix/.env".into()),
+        key_env: Some("DEEPSEEK_API_KEY".into()),
+        default_model: "deepseek".into(),
+    }));
+    let mut passed = at_key_entry();
+    key(&mut passed, KeyCode::Enter);
+    passed.on_test_result(TestResult::Passed("deepseek/deepseek-v4-flash answered: OK".into()));
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!("setup_zh_cn_preset_list_80x24", list);
+        insta::assert_snapshot!("setup_zh_cn_key_entry_80x24", zh(&at_key_entry()));
+        insta::assert_snapshot!("setup_zh_cn_test_passed_80x24", zh(&passed));
+        insta::assert_snapshot!("setup_zh_cn_done_80x24", zh(&done));
+    });
+}

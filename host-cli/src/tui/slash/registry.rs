@@ -1,5 +1,6 @@
 //! The one list of slash commands: completion, `/help` and dispatch all read it.
 
+use reasonix_i18n::t;
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
@@ -324,7 +325,10 @@ impl SlashRegistry {
 
     /// The `/help` listing: built-ins, then custom commands with their scope, then warnings.
     pub fn help_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
-        let mut lines = vec![Line::from(Span::styled("Commands", theme.heading()))];
+        let mut lines = vec![Line::from(Span::styled(
+            t!("slash-help-commands"),
+            theme.heading(),
+        ))];
         let width = self
             .commands
             .iter()
@@ -358,7 +362,8 @@ impl SlashRegistry {
                 .filter(|(_, t)| *t == c.name)
                 .map(|(a, _)| format!("/{a}"))
                 .collect();
-            let alias = (!alias.is_empty()).then(|| format!("also {}", alias.join(", ")));
+            let alias = (!alias.is_empty())
+                .then(|| t!("slash-help-also", aliases = alias.join(", ")));
             lines.push(row(c, alias.as_deref()));
         }
         let customs: Vec<&CommandSpec> = self
@@ -368,7 +373,10 @@ impl SlashRegistry {
             .collect();
         if !customs.is_empty() {
             lines.push(Line::default());
-            lines.push(Line::from(Span::styled("Custom commands", theme.heading())));
+            lines.push(Line::from(Span::styled(
+                t!("slash-help-custom"),
+                theme.heading(),
+            )));
             for c in customs {
                 let scope = match &c.kind {
                     CommandKind::Custom { scope, .. } => scope.label(),
@@ -384,14 +392,17 @@ impl SlashRegistry {
             .collect();
         if !skills.is_empty() {
             lines.push(Line::default());
-            lines.push(Line::from(Span::styled("Skills", theme.heading())));
+            lines.push(Line::from(Span::styled(
+                t!("slash-help-skills"),
+                theme.heading(),
+            )));
             for c in skills {
                 let from = match &c.kind {
-                    CommandKind::Skill(skill) if !skill.trusted => "untrusted workspace",
-                    CommandKind::Skill(skill) => skill.scope.label(),
-                    _ => "",
+                    CommandKind::Skill(skill) if !skill.trusted => t!("slash-help-untrusted"),
+                    CommandKind::Skill(skill) => skill.scope.label().to_string(),
+                    _ => String::new(),
                 };
-                lines.push(row(c, Some(from)));
+                lines.push(row(c, Some(&from)));
             }
         }
         let prompts: Vec<&CommandSpec> = self
@@ -401,7 +412,10 @@ impl SlashRegistry {
             .collect();
         if !prompts.is_empty() {
             lines.push(Line::default());
-            lines.push(Line::from(Span::styled("MCP prompts", theme.heading())));
+            lines.push(Line::from(Span::styled(
+                t!("slash-help-mcp-prompts"),
+                theme.heading(),
+            )));
             for c in prompts {
                 lines.push(row(c, None));
             }
@@ -425,11 +439,22 @@ pub fn builtin_specs() -> Vec<CommandSpec> {
         .iter()
         .map(|b| CommandSpec {
             name: b.name.to_string(),
-            description: b.description.to_string(),
+            description: builtin_description(b),
             argument_hint: b.argument_hint.map(str::to_string),
             kind: CommandKind::Builtin,
         })
         .collect()
+}
+
+/// A built-in's description in the user's language (`slash-<name>` of the catalogue; the
+/// English there is [`BUILTINS`]'s, which a test keeps equal).
+fn builtin_description(b: &Builtin) -> String {
+    let key = format!("slash-{}", b.name);
+    if reasonix_i18n::has(reasonix_i18n::language(), &key) {
+        reasonix_i18n::tr(&key)
+    } else {
+        b.description.to_string()
+    }
 }
 
 /// What to send for a line that is not a command: `//x` sends `/x`.
@@ -464,6 +489,20 @@ fn subsequence(needle: &str, hay: &str) -> bool {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn the_catalogue_says_what_the_builtins_say_in_english() {
+        for b in BUILTINS {
+            let key = format!("slash-{}", b.name);
+            assert!(reasonix_i18n::has(reasonix_i18n::Language::En, &key), "{key}");
+            assert!(reasonix_i18n::has(reasonix_i18n::Language::ZhCn, &key), "{key}");
+            assert_eq!(
+                reasonix_i18n::lookup(reasonix_i18n::Language::En, &key, &[]),
+                b.description,
+                "{key}: en/ui.ftl differs from BUILTINS"
+            );
+        }
+    }
     use crate::tui::theme::ColorLevel;
 
     pub(crate) fn custom(name: &str, scope: Scope, body: &str) -> CustomCommand {
@@ -585,5 +624,35 @@ pub(crate) mod tests {
             "{all}"
         );
         assert!(all.contains("! /p/x.md: not UTF-8"), "{all}");
+    }
+
+    /// `/help` in Simplified Chinese at 80x24: the descriptions start in one column, wrapped
+    /// rows stay within the width.
+    #[test]
+    fn help_in_chinese_at_80x24() {
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        use ratatui::widgets::Paragraph;
+        use reasonix_i18n::{Language, with_language};
+        let screen = with_language(Language::ZhCn, || {
+            let r = SlashRegistry::new(builtin_specs(), CustomCommands::default());
+            let lines = r.help_lines(&Theme::new(ColorLevel::None));
+            let wrapped = crate::tui::wrap::wrap_lines(lines, 80);
+            let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+            terminal
+                .draw(|f| f.render_widget(Paragraph::new(wrapped), f.area()))
+                .unwrap();
+            format!("{}", terminal.backend())
+        });
+        assert!(screen.contains("命令"), "{screen}");
+        assert!(screen.contains("列出命令与按键"), "{screen}");
+        assert!(screen.contains("也可用 /exit") || !screen.contains("/quit"), "{screen}");
+        let column = |name: &str, description: &str| {
+            let row = screen.lines().find(|l| l.contains(name)).unwrap();
+            let row = row.trim_start_matches('"');
+            text::width(&row[..row.find(description).unwrap()])
+        };
+        assert_eq!(column("/help", "列出"), column("/model", "查看或切换"), "{screen}");
+        insta::assert_snapshot!(screen);
     }
 }
