@@ -5,6 +5,7 @@ mod cli_text;
 mod commands;
 mod exit;
 mod flags;
+mod i18n_lint;
 mod term;
 mod tui;
 mod wording;

@@ -13,7 +13,10 @@ fn shape(name: &str, source: &str, problems: &mut Vec<String>) -> Shape {
         Ok(r) => r,
         Err((r, errors)) => {
             for e in errors {
-                let line = source[..e.pos.start.min(source.len())].lines().count().max(1);
+                let line = source[..e.pos.start.min(source.len())]
+                    .lines()
+                    .count()
+                    .max(1);
                 problems.push(format!("{name}:{line}: syntax error: {:?}", e.kind));
             }
             r
@@ -96,11 +99,19 @@ pub fn compare(en: &str, other_name: &str, other: &str) -> Vec<String> {
             ));
         }
         for a in attributes.symmetric_difference(o_attributes) {
-            let side = if attributes.contains(a) { "en.ftl" } else { other_name };
+            let side = if attributes.contains(a) {
+                "en.ftl"
+            } else {
+                other_name
+            };
             problems.push(format!("`{id}.{a}` is in {side} only"));
         }
         for a in args.symmetric_difference(o_args) {
-            let side = if args.contains(a) { "en.ftl" } else { other_name };
+            let side = if args.contains(a) {
+                "en.ftl"
+            } else {
+                other_name
+            };
             problems.push(format!("`{id}` uses `${a}` in {side} only"));
         }
     }
@@ -148,8 +159,14 @@ mod tests {
         let en = "a = A\nb = B { $n }\n    .title = T\n";
         let zh = "a = 甲\nb = 乙\nc = 丙\n";
         let problems = compare(en, "zh-CN.ftl", zh);
-        assert!(problems.contains(&"`b.title` is in en.ftl only".to_string()), "{problems:?}");
-        assert!(problems.contains(&"`b` uses `$n` in en.ftl only".to_string()), "{problems:?}");
+        assert!(
+            problems.contains(&"`b.title` is in en.ftl only".to_string()),
+            "{problems:?}"
+        );
+        assert!(
+            problems.contains(&"`b` uses `$n` in en.ftl only".to_string()),
+            "{problems:?}"
+        );
         assert!(
             problems.contains(&"`c` is in zh-CN.ftl but missing from en.ftl".to_string()),
             "{problems:?}"
@@ -157,6 +174,9 @@ mod tests {
         let problems = compare("a = A\nz = Z\n", "zh-CN.ftl", "a = 甲\n");
         assert_eq!(problems, ["`z` is in en.ftl but missing from zh-CN.ftl"]);
         let problems = compare("a = A\n", "zh-CN.ftl", "a = { \n");
-        assert!(problems.iter().any(|p| p.contains("syntax error")), "{problems:?}");
+        assert!(
+            problems.iter().any(|p| p.contains("syntax error")),
+            "{problems:?}"
+        );
     }
 }

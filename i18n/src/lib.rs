@@ -29,6 +29,21 @@ pub const CATALOGUES: &[(&str, &str, &str)] = &[
         include_str!("../locales/en/cli.ftl"),
         include_str!("../locales/zh-CN/cli.ftl"),
     ),
+    (
+        "tui.ftl",
+        include_str!("../locales/en/tui.ftl"),
+        include_str!("../locales/zh-CN/tui.ftl"),
+    ),
+    (
+        "commands.ftl",
+        include_str!("../locales/en/commands.ftl"),
+        include_str!("../locales/zh-CN/commands.ftl"),
+    ),
+    (
+        "run.ftl",
+        include_str!("../locales/en/run.ftl"),
+        include_str!("../locales/zh-CN/run.ftl"),
+    ),
 ];
 
 /// A language of the user interface.
@@ -290,7 +305,10 @@ mod tests {
     fn config_then_reasonix_lang_then_the_locale() {
         let c = choose(Some("zh-CN"), &env(&[("LANG", "en_US.UTF-8")]));
         assert_eq!((c.language, c.source), (Language::ZhCn, "language"));
-        let c = choose(None, &env(&[("REASONIX_LANG", "en"), ("LANG", "zh_CN.UTF-8")]));
+        let c = choose(
+            None,
+            &env(&[("REASONIX_LANG", "en"), ("LANG", "zh_CN.UTF-8")]),
+        );
         assert_eq!((c.language, c.source), (Language::En, "REASONIX_LANG"));
         let c = choose(None, &env(&[("LANG", "zh_CN.UTF-8")]));
         assert_eq!((c.language, c.source), (Language::ZhCn, "LANG"));

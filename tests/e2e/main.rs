@@ -31,6 +31,7 @@ mod go_config;
 mod goal_mode;
 mod history;
 mod hooks;
+mod i18n;
 mod local_fetch;
 mod lsp;
 mod mcp;

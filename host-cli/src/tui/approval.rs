@@ -4,9 +4,9 @@
 
 use super::text::{safe, safe_line};
 use super::theme::Theme;
-use reasonix_i18n::t;
 use ratatui::text::{Line, Span};
 use reasonix_agent::permissions::Preview;
+use reasonix_i18n::t;
 use reasonix_session::{Answer, Question};
 
 /// The choices, in the order shown.
@@ -98,7 +98,11 @@ impl Prompt {
         let labels = [
             t!("approval-once"),
             t!("approval-session", scope = scope.as_str()),
-            t!("approval-always", scope = scope.as_str(), file = file.as_str()),
+            t!(
+                "approval-always",
+                scope = scope.as_str(),
+                file = file.as_str()
+            ),
             t!("approval-deny"),
         ];
         for (i, label) in labels.into_iter().enumerate() {
@@ -112,7 +116,11 @@ impl Prompt {
         }
         if self.confirm_always {
             lines.push(Line::from(Span::styled(
-                t!("approval-confirm-always", scope = scope.as_str(), file = file.as_str()),
+                t!(
+                    "approval-confirm-always",
+                    scope = scope.as_str(),
+                    file = file.as_str()
+                ),
                 theme.warning(),
             )));
         } else if self.note.is_none() {
@@ -295,7 +303,10 @@ mod tests {
             draw(80, 24, &Prompt::default())
         });
         assert!(screen.contains("允许 edit_file？"), "{screen}");
-        assert!(screen.contains("允许，本会话内：Edit(src/lib.rs)"), "{screen}");
+        assert!(
+            screen.contains("允许，本会话内：Edit(src/lib.rs)"),
+            "{screen}"
+        );
         insta::assert_snapshot!(screen);
     }
 

@@ -551,16 +551,16 @@ fn banner(app: &App, theme: Theme) -> Vec<Line<'static>> {
     ];
     if let Some(c) = &app.actions.prepared.composition {
         first.push(Span::styled(
-            format!("  as {}", text::safe_line(&c.name)),
+            reasonix_i18n::t!("banner-as", name = text::safe_line(&c.name).into_owned()),
             theme.dim(),
         ));
     }
     vec![
         Line::from(first),
         Line::from(Span::styled(
-            format!(
-                "{}  ·  /help for commands, Shift+Tab posture, Ctrl+D to leave",
-                app.actions.workspace.display()
+            reasonix_i18n::t!(
+                "banner-keys",
+                workspace = app.actions.workspace.display().to_string()
             ),
             theme.dim(),
         )),

@@ -3,12 +3,12 @@
 
 use super::text::{safe_line, truncate};
 use super::theme::Theme;
-use reasonix_i18n::t;
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Spend;
 use reasonix_agent::permissions::Posture;
 use reasonix_config::run_mode::RunMode;
 use reasonix_core::types::Usage;
+use reasonix_i18n::t;
 use std::time::Duration;
 
 #[derive(Debug, Clone, Default)]
@@ -316,8 +316,7 @@ mod snapshots {
 
     #[test]
     fn status_line_zh_cn_80x24() {
-        let screen =
-            reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || draw(80, 24));
+        let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || draw(80, 24));
         assert!(screen.contains("上下文 48.2k/1.0M"), "{screen}");
         assert!(screen.contains("自动"), "{screen}");
         insta::assert_snapshot!(screen);

@@ -165,7 +165,10 @@ mod tests {
             Span::raw("查看或设置运行模式，以及更多"),
         ]);
         let wrapped = wrap_lines(vec![line], 20);
-        assert_eq!(texts(&wrapped), ["  /mode  查看或设置", "  运行模式，以及更多"]);
+        assert_eq!(
+            texts(&wrapped),
+            ["  /mode  查看或设置", "  运行模式，以及更多"]
+        );
         let wrapped = wrap_lines(vec![Line::from("你好世界，再见")], 9);
         assert_eq!(texts(&wrapped), ["你好世", "界，再见"]);
         for line in &wrapped {

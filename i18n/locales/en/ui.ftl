@@ -130,3 +130,7 @@ slash-help-skills = Skills
 slash-help-mcp-prompts = MCP prompts
 slash-help-also = also { $aliases }
 slash-help-untrusted = untrusted workspace
+
+## The session's banner
+banner-as = {"  "}as { $name }
+banner-keys = { $workspace }  ·  /help for commands, Shift+Tab posture, Ctrl+D to leave

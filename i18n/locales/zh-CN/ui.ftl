@@ -129,3 +129,7 @@ slash-help-skills = 技能
 slash-help-mcp-prompts = MCP 提示
 slash-help-also = 也可用 { $aliases }
 slash-help-untrusted = 未受信任的工作区
+
+## 会话开头的横幅
+banner-as = {"  "}以 { $name } 身份
+banner-keys = { $workspace }  ·  /help 查看命令，Shift+Tab 切换权限姿态，Ctrl+D 退出

@@ -176,6 +176,8 @@ impl Env {
             .env_remove("REASONIX_STATE_HOME")
             .env_remove("REASONIX_LOG")
             .env_remove("MOCK_LLM_KEY")
+            // English whatever the machine's locale; a test of another language overrides it.
+            .env("REASONIX_LANG", "en")
             .stdin(std::process::Stdio::null());
         command
     }

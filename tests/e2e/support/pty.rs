@@ -40,6 +40,8 @@ impl Env {
             }
         }
         cmd.env("TERM", "xterm-256color");
+        // English whatever the machine's locale; a test of another language overrides it.
+        cmd.env("REASONIX_LANG", "en");
         cmd.env("REASONIX_HOME", self.home());
         cmd.env("HOME", self.user_home());
         cmd.env("REASONIX_CACHE_HOME", shared_artifact_cache());

@@ -3,12 +3,12 @@
 
 use super::state::{Entry, KeyFound, SetupState, Step, TestResult, masked};
 use crate::tui::text::{safe_line, truncate, width as text_width};
-use reasonix_i18n::t;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use reasonix_i18n::t;
 use std::path::Path;
 
 /// Draw the whole screen into `area`.
@@ -70,7 +70,10 @@ fn body_lines(state: &SetupState, theme: &Theme, width: usize) -> Vec<Line<'stat
         Step::Model => {
             out.push(chosen(entry, theme));
             out.push(Line::styled(
-                t!("setup-base-url", url = safe_line(state.base_url.trim()).into_owned()),
+                t!(
+                    "setup-base-url",
+                    url = safe_line(state.base_url.trim()).into_owned()
+                ),
                 theme.dim(),
             ));
             out.push(Line::default());
@@ -117,7 +120,11 @@ fn body_lines(state: &SetupState, theme: &Theme, width: usize) -> Vec<Line<'stat
             out.push(Line::default());
             out.push(path_line(&t!("setup-done-config"), &written.config, theme));
             if let (Some(file), Some(env)) = (&written.key_file, &written.key_env) {
-                out.push(path_line(&t!("setup-done-key", env = env.as_str()), file, theme));
+                out.push(path_line(
+                    &t!("setup-done-key", env = env.as_str()),
+                    file,
+                    theme,
+                ));
             }
             out.push(Line::from(t!(
                 "setup-done-model",

@@ -101,11 +101,19 @@ fn setup_in_chinese_at_80x24() {
     let pick = SetupState::new(entries(found));
     let list = zh(&pick);
     assert!(list.contains("Reasonix 设置  ·  1/3 选择提供方"), "{list}");
-    assert!(list.contains("在环境变量中找到 DEEPSEEK_API_KEY，将直接使用"), "{list}");
+    assert!(
+        list.contains("在环境变量中找到 DEEPSEEK_API_KEY，将直接使用"),
+        "{list}"
+    );
     // The descriptions start in one column whatever the label's script.
     let column = |row: &str| {
         let text = row.trim_matches('"');
-        crate::tui::text::width(&text[..text.find(" DeepSeek").or_else(|| text.find(" 自定义 OpenAI")).unwrap()])
+        crate::tui::text::width(
+            &text[..text
+                .find(" DeepSeek")
+                .or_else(|| text.find(" 自定义 OpenAI"))
+                .unwrap()],
+        )
     };
     let rows: Vec<&str> = list.lines().collect();
     let deepseek = rows.iter().find(|r| r.contains("deepseek ")).unwrap();
@@ -120,7 +128,9 @@ fn setup_in_chinese_at_80x24() {
     }));
     let mut passed = at_key_entry();
     key(&mut passed, KeyCode::Enter);
-    passed.on_test_result(TestResult::Passed("deepseek/deepseek-v4-flash answered: OK".into()));
+    passed.on_test_result(TestResult::Passed(
+        "deepseek/deepseek-v4-flash answered: OK".into(),
+    ));
     insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
         insta::assert_snapshot!("setup_zh_cn_preset_list_80x24", list);
         insta::assert_snapshot!("setup_zh_cn_key_entry_80x24", zh(&at_key_entry()));

@@ -1,9 +1,9 @@
 //! The one list of slash commands: completion, `/help` and dispatch all read it.
 
-use reasonix_i18n::t;
 use crate::tui::text;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
+use reasonix_i18n::t;
 use reasonix_session::input::commands::{CustomCommand, CustomCommands, template};
 use std::path::PathBuf;
 
@@ -362,8 +362,8 @@ impl SlashRegistry {
                 .filter(|(_, t)| *t == c.name)
                 .map(|(a, _)| format!("/{a}"))
                 .collect();
-            let alias = (!alias.is_empty())
-                .then(|| t!("slash-help-also", aliases = alias.join(", ")));
+            let alias =
+                (!alias.is_empty()).then(|| t!("slash-help-also", aliases = alias.join(", ")));
             lines.push(row(c, alias.as_deref()));
         }
         let customs: Vec<&CommandSpec> = self
@@ -494,8 +494,14 @@ pub(crate) mod tests {
     fn the_catalogue_says_what_the_builtins_say_in_english() {
         for b in BUILTINS {
             let key = format!("slash-{}", b.name);
-            assert!(reasonix_i18n::has(reasonix_i18n::Language::En, &key), "{key}");
-            assert!(reasonix_i18n::has(reasonix_i18n::Language::ZhCn, &key), "{key}");
+            assert!(
+                reasonix_i18n::has(reasonix_i18n::Language::En, &key),
+                "{key}"
+            );
+            assert!(
+                reasonix_i18n::has(reasonix_i18n::Language::ZhCn, &key),
+                "{key}"
+            );
             assert_eq!(
                 reasonix_i18n::lookup(reasonix_i18n::Language::En, &key, &[]),
                 b.description,
@@ -646,13 +652,20 @@ pub(crate) mod tests {
         });
         assert!(screen.contains("命令"), "{screen}");
         assert!(screen.contains("列出命令与按键"), "{screen}");
-        assert!(screen.contains("也可用 /exit") || !screen.contains("/quit"), "{screen}");
+        assert!(
+            screen.contains("也可用 /exit") || !screen.contains("/quit"),
+            "{screen}"
+        );
         let column = |name: &str, description: &str| {
             let row = screen.lines().find(|l| l.contains(name)).unwrap();
             let row = row.trim_start_matches('"');
             text::width(&row[..row.find(description).unwrap()])
         };
-        assert_eq!(column("/help", "列出"), column("/model", "查看或切换"), "{screen}");
+        assert_eq!(
+            column("/help", "列出"),
+            column("/model", "查看或切换"),
+            "{screen}"
+        );
         insta::assert_snapshot!(screen);
     }
 }
