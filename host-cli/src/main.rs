@@ -347,10 +347,8 @@ fn finish(result: exit::Outcome) -> ExitCode {
         Ok(code) => code.into(),
         Err(failure) => {
             let home = reasonix_config::Paths::from_env().home;
-            errln!(
-                "error: {}",
-                commands::setup::with_real_home(&format!("{failure:#}"), &home)
-            );
+            let message = commands::setup::with_real_home(&format!("{failure:#}"), &home);
+            errln!("{}", reasonix_i18n::t!("run-error", message = message));
             failure.exit_code().into()
         }
     }

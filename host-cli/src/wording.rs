@@ -1,4 +1,13 @@
-//! How a run and the interactive session word the same facts, in one place.
+//! How a run and the interactive session word the same facts, in one place, in the user's
+//! language (the machine-readable formats ask for English with [`english`]).
+
+use reasonix_i18n::{Language, t, with_language};
+
+/// `f`'s wording in English: for the machine-readable output formats, whatever the user's
+/// language.
+pub fn english<R>(f: impl FnOnce() -> R) -> R {
+    with_language(Language::En, f)
+}
 
 /// `compacted the history (summary, #2): ~9100 → ~2300 tokens, ~6800 saved`.
 pub fn compacted(
@@ -8,26 +17,30 @@ pub fn compacted(
     tokens_after: u64,
     manual: bool,
 ) -> String {
-    format!(
-        "compacted the history ({tier}{}, #{number}): ~{tokens_before} → ~{tokens_after} tokens, ~{} saved",
-        if manual { ", /compact" } else { "" },
-        tokens_before.saturating_sub(tokens_after)
+    t!(
+        "wording-compacted",
+        tier = tier,
+        manual = if manual { "yes" } else { "no" },
+        number = number.to_string(),
+        before = tokens_before.to_string(),
+        after = tokens_after.to_string(),
+        saved = tokens_before.saturating_sub(tokens_after).to_string()
     )
 }
 
 /// `tools changed between turns: +a +b -c` (the prefix cache starts over here).
 pub fn tools_changed(added: &[String], removed: &[String]) -> String {
-    let mut text = String::from("tools changed between turns:");
+    let mut changes = String::new();
     for name in added {
-        text.push_str(&format!(" +{name}"));
+        changes.push_str(&format!(" +{name}"));
     }
     for name in removed {
-        text.push_str(&format!(" -{name}"));
+        changes.push_str(&format!(" -{name}"));
     }
-    text
+    t!("wording-tools-changed", changes = changes)
 }
 
-/// What a stream restarted by its replay means, for people.
+/// What a stream restarted by its replay means, for people (English; see [`restarted_text`]).
 pub fn restarted(reasoning: bool) -> &'static str {
     if reasoning {
         "the stream was cut and the replay thinks differently: its reasoning again from the start"
@@ -36,7 +49,47 @@ pub fn restarted(reasoning: bool) -> &'static str {
     }
 }
 
+/// [`restarted`] in the user's language.
+pub fn restarted_text(reasoning: bool) -> String {
+    if reasoning {
+        t!("wording-restarted-reasoning")
+    } else {
+        t!("wording-restarted-answer")
+    }
+}
+
 /// How `run` says a call was refused before running.
 pub fn not_run(name: &str, reason: &str) -> String {
-    format!("`{name}` not run: {reason}")
+    t!("wording-not-run", name = name, reason = reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_words_it_as_before_in_english() {
+        english(|| {
+            assert_eq!(
+                compacted("summary", 2, 9100, 2300, false),
+                "compacted the history (summary, #2): ~9100 → ~2300 tokens, ~6800 saved"
+            );
+            assert_eq!(
+                compacted("summary", 3, 100, 40, true),
+                "compacted the history (summary, /compact, #3): ~100 → ~40 tokens, ~60 saved"
+            );
+            assert_eq!(
+                tools_changed(&["a".into()], &["b".into()]),
+                "tools changed between turns: +a -b"
+            );
+            assert_eq!(restarted_text(true), restarted(true));
+            assert_eq!(restarted_text(false), restarted(false));
+            assert_eq!(not_run("bash", "denied"), "`bash` not run: denied");
+        });
+        let zh = with_language(Language::ZhCn, || compacted("summary", 3, 100, 40, true));
+        assert_eq!(
+            zh,
+            "已压缩历史（summary，/compact，第 3 次）：约 100 → 约 40 token，节省约 60"
+        );
+    }
 }

@@ -80,3 +80,32 @@ fn the_session_speaks_chinese_at_80x24() {
     pty.send("\x04");
     assert_eq!(pty.wait_exit(WAIT), Some(0));
 }
+
+#[test]
+fn a_run_reports_its_tool_activity_in_chinese() {
+    let env = Env::new();
+    let mock = reasonix_mock_llm::MockLlm::start().unwrap();
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
+    std::fs::write(env.project().join("notes.txt"), "one\ntwo\n").unwrap();
+    let read = serde_json::json!({"path": "notes.txt"}).to_string();
+    let write = serde_json::json!({"path": "x.txt", "content": "x"}).to_string();
+    mock.enqueue(reasonix_mock_llm::Reply::tool_calls(
+        &[("r1", "read_file", &read), ("w1", "write_file", &write)],
+        1,
+    ));
+    mock.enqueue(reasonix_mock_llm::Reply::text(&["读完了。"]));
+    let mut command = env.command(&["run", "读一下 notes.txt"]);
+    command.env_remove("REASONIX_LANG").env("LANG", "zh_CN.UTF-8");
+    let out = command.output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("→ read_file"), "{err}");
+    assert!(err.contains("成功，"), "{err}");
+    // The headless run asks nobody: the write is refused, said in Chinese.
+    assert!(err.contains("未运行"), "{err}");
+    assert!(!err.contains(" not run:"), "{err}");
+    assert_eq!(stdout(&out).trim(), "读完了。");
+    // Tool results for the model stay as the tools wrote them.
+    let body: serde_json::Value = serde_json::from_str(&mock.requests()[1].body).unwrap();
+    assert!(body.to_string().contains("one"), "{body}");
+}

@@ -11,9 +11,10 @@ mod result;
 mod v1;
 
 use crate::term;
-use crate::wording::{compacted, not_run, restarted, tools_changed};
+use crate::wording::{compacted, not_run, restarted_text, tools_changed};
 use reasonix_agent::agent_loop::{AgentEvent, RunOutcome, RunStatus};
 use reasonix_core::terminal::shown;
+use reasonix_i18n::t;
 use reasonix_protocol::{Event, EventKind, Sequencer};
 use serde::Serialize;
 use serde_json::Value;
@@ -288,11 +289,26 @@ impl Printer {
         let label = shown(label);
         let line = match event {
             EventKind::SubagentStarted { model, .. } if self.format == Format::Text => {
-                format!("⇢ sub-agent {label} ({})\n", shown(model))
+                format!(
+                    "{}\n",
+                    t!(
+                        "run-subagent-started",
+                        label = label.to_string(),
+                        model = shown(model).to_string()
+                    )
+                )
             }
             EventKind::SubagentFinished { status, steps, .. } if self.format == Format::Text => {
-                let s = if *steps == 1 { "" } else { "s" };
-                format!("⇠ sub-agent {label}: {status} ({steps} request{s})\n")
+                let status = status.to_string();
+                format!(
+                    "{}\n",
+                    t!(
+                        "run-subagent-finished",
+                        label = label.to_string(),
+                        status = status,
+                        steps = *steps
+                    )
+                )
             }
             EventKind::ToolStarted {
                 name, arguments, ..
@@ -302,9 +318,13 @@ impl Printer {
                     other => other.to_string(),
                 };
                 format!(
-                    "  [{label}] → {} {}\n",
-                    shown(name),
-                    shown(&clip(&args, 120))
+                    "{}\n",
+                    t!(
+                        "run-child-tool-started",
+                        label = label.to_string(),
+                        name = shown(name).to_string(),
+                        arguments = shown(&clip(&args, 120)).to_string()
+                    )
                 )
             }
             EventKind::ToolFinished {
@@ -313,14 +333,30 @@ impl Printer {
                 output,
                 ..
             } if self.format == Format::Text && !self.print_only => format!(
-                "  [{label}] ← {}: error: {}\n",
-                shown(name),
-                shown(&clip(output.lines().next().unwrap_or(""), 200))
+                "{}\n",
+                t!(
+                    "run-child-tool-error",
+                    label = label.to_string(),
+                    name = shown(name).to_string(),
+                    first = shown(&clip(output.lines().next().unwrap_or(""), 200)).to_string()
+                )
             ),
-            EventKind::Notice { text } => format!("note: [{label}] {}\n", shown(text)),
-            EventKind::PermissionDenied { name, reason, .. } => {
-                format!("note: [{label}] {}\n", shown(&not_run(name, reason)))
-            }
+            EventKind::Notice { text } => format!(
+                "{}\n",
+                t!(
+                    "run-child-note",
+                    label = label.to_string(),
+                    text = shown(text).to_string()
+                )
+            ),
+            EventKind::PermissionDenied { name, reason, .. } => format!(
+                "{}\n",
+                t!(
+                    "run-child-note",
+                    label = label.to_string(),
+                    text = shown(&not_run(name, reason)).to_string()
+                )
+            ),
             EventKind::Retry {
                 attempt,
                 max_retries,
@@ -328,9 +364,15 @@ impl Printer {
                 reason,
                 ..
             } => format!(
-                "[{label}] retrying ({attempt}/{max_retries}) in {:.1} s: {}\n",
-                *delay_ms as f64 / 1000.0,
-                shown(reason)
+                "{}\n",
+                t!(
+                    "run-child-retrying",
+                    label = label.to_string(),
+                    attempt = attempt.to_string(),
+                    max = max_retries.to_string(),
+                    delay = format!("{:.1}", *delay_ms as f64 / 1000.0),
+                    reason = shown(reason).to_string()
+                )
             ),
             _ => return,
         };
@@ -487,12 +529,12 @@ impl Printer {
             // What was printed cannot be taken back: mark where the answer starts again.
             EventKind::StreamRestarted { reasoning: false } if !self.print_only => {
                 self.end_stdout_line();
-                self.stdout(&format!("[{}]\n", restarted(false)));
+                self.stdout(&format!("[{}]\n", restarted_text(false)));
             }
             EventKind::StreamRestarted { reasoning: true }
                 if self.show_thinking && !self.print_only =>
             {
-                self.stderr_fresh(&format!("[{}]\n", restarted(true)));
+                self.stderr_fresh(&format!("[{}]\n", restarted_text(true)));
             }
             EventKind::AssistantMessage { .. } if !self.print_only => {
                 self.end_stdout_line();
@@ -538,13 +580,23 @@ impl Printer {
                     format!("{}: ", shown(name))
                 };
                 let line = match (ran, *is_error) {
-                    (false, _) => format!("✗ {} not run: {first}\n", shown(name)),
-                    (true, true) => format!("← {who}error: {first}\n"),
-                    (true, false) => {
-                        let n = output.lines().count();
-                        format!("← {who}ok {n} line{}\n", if n == 1 { "" } else { "s" })
-                    }
+                    (false, _) => t!(
+                        "run-tool-not-run",
+                        name = shown(name).to_string(),
+                        first = first.to_string()
+                    ),
+                    (true, true) => t!(
+                        "run-tool-error",
+                        who = who.as_str(),
+                        first = first.to_string()
+                    ),
+                    (true, false) => t!(
+                        "run-tool-ok",
+                        who = who.as_str(),
+                        lines = output.lines().count()
+                    ),
                 };
+                let line = format!("{line}\n");
                 self.stderr_fresh(&line);
                 self.started.retain(|s| s != call_id);
             }
@@ -563,22 +615,29 @@ impl Printer {
                 ..
             } => {
                 let line = format!(
-                    "retrying ({attempt}/{max_retries}) in {:.1} s: {reason}\n",
-                    *delay_ms as f64 / 1000.0,
+                    "{}\n",
+                    t!(
+                        "run-retrying",
+                        attempt = attempt.to_string(),
+                        max = max_retries.to_string(),
+                        delay = format!("{:.1}", *delay_ms as f64 / 1000.0),
+                        reason = reason.as_str()
+                    )
                 );
                 self.stderr_fresh(&line);
             }
             EventKind::Notice { text } => {
-                self.stderr_fresh(&format!("note: {text}\n"));
+                self.stderr_fresh(&format!("{}\n", t!("run-note", text = text.as_str())));
                 self.last_notice = Some(text.clone());
             }
             EventKind::PermissionDenied { name, reason, .. } => {
                 let message = not_run(name, reason);
-                self.stderr_fresh(&format!("note: {message}\n"));
+                self.stderr_fresh(&format!("{}\n", t!("run-note", text = message.as_str())));
                 self.last_notice = Some(message);
             }
             EventKind::ToolsChanged { added, removed } => {
-                self.stderr_fresh(&format!("note: {}\n", tools_changed(added, removed)));
+                let text = tools_changed(added, removed);
+                self.stderr_fresh(&format!("{}\n", t!("run-note", text = text)));
             }
             EventKind::Compacted {
                 tier,
@@ -588,7 +647,7 @@ impl Printer {
                 manual,
             } => {
                 let text = compacted(tier, *number, *tokens_before, *tokens_after, *manual);
-                self.stderr_fresh(&format!("note: {text}\n"));
+                self.stderr_fresh(&format!("{}\n", t!("run-note", text = text)));
             }
             _ => {}
         }

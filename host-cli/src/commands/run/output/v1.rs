@@ -5,7 +5,7 @@
 
 use super::result::{PublicUsage, ResultObject};
 use super::{Init, McpServerLine, input};
-use crate::wording::{not_run, restarted, tools_changed};
+use crate::wording::{english, not_run, restarted, tools_changed};
 use reasonix_protocol::{Event, EventKind};
 use serde::Serialize;
 use serde_json::Value;
@@ -226,7 +226,7 @@ impl Line {
                 fraction: *fraction,
             },
             EventKind::ToolsChanged { added, removed } => Line::Notice {
-                message: tools_changed(added, removed),
+                message: english(|| tools_changed(added, removed)),
             },
             EventKind::Compacted {
                 tier,
@@ -242,7 +242,7 @@ impl Line {
                 manual: *manual,
             },
             EventKind::PermissionDenied { name, reason, .. } => Line::Notice {
-                message: not_run(name, reason),
+                message: english(|| not_run(name, reason)),
             },
             EventKind::SubagentStarted {
                 call_id,
