@@ -28,6 +28,7 @@ pub mod memory;
 pub mod model_window;
 pub mod open;
 pub mod packages;
+pub mod reasoning_language;
 pub mod resume;
 pub mod sidecars;
 pub mod skills;

@@ -65,8 +65,9 @@ fn the_session_speaks_chinese_at_80x24() {
     assert!(screen.contains("上下文"), "{screen}");
     pty.type_text("/help");
     pty.send("\r");
-    let screen = pty.wait_for("列出命令与按键", WAIT);
-    assert!(screen.contains("开始新会话"), "{screen}");
+    // The listing itself (the completion menu shows the first description already).
+    let screen = pty.wait_for("开始新会话", WAIT);
+    assert!(screen.contains("列出命令与按键"), "{screen}");
     // Nothing spills past the right edge: every row of the emulated screen is 80 columns.
     for row in pty.screen().lines() {
         assert!(
@@ -108,4 +109,33 @@ fn a_run_reports_its_tool_activity_in_chinese() {
     // Tool results for the model stay as the tools wrote them.
     let body: serde_json::Value = serde_json::from_str(&mock.requests()[1].body).unwrap();
     assert!(body.to_string().contains("one"), "{body}");
+}
+
+#[test]
+fn reasoning_language_is_one_stable_line_of_the_system_prompt() {
+    let env = Env::new();
+    let mock = reasonix_mock_llm::MockLlm::start().unwrap();
+    env.project_config(&format!(
+        "{}\n[agent]\nreasoning_language = \"zh\"\n",
+        env.mock_provider("openai", &mock.base_url(), "sk-test", "")
+    ));
+    mock.enqueue(reasonix_mock_llm::Reply::text(&["一"]));
+    mock.enqueue(reasonix_mock_llm::Reply::text(&["二"]));
+    for prompt in ["first", "second"] {
+        let out = env.reasonix(&["run", prompt]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let system = |n: usize| {
+        let body: serde_json::Value = serde_json::from_str(&mock.requests()[n].body).unwrap();
+        body["messages"][0]["content"].to_string()
+    };
+    assert!(
+        system(0).contains("Write your reasoning (thinking) in Simplified Chinese."),
+        "{}",
+        system(0)
+    );
+    assert_eq!(system(0), system(1));
+    // No warning that the key is ignored any more.
+    let out = env.reasonix(&["doctor"]);
+    assert!(!stderr(&out).contains("reasoning_language"), "{}", stderr(&out));
 }

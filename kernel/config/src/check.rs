@@ -90,9 +90,9 @@ const SECTIONS: &[Section] = &[
             "max_subagent_depth",
             "mode",
             "planner_model",
+            "reasoning_language",
         ],
         original: &[
-            "reasoning_language",
             "recovery_model",
             "output_style",
             "goal_token_budget",

@@ -109,6 +109,9 @@ pub struct AgentSettings {
     pub mode: Option<run_mode::RunMode>,
     /// The planner of two-model collaboration (a model reference; docs/RUN.md, "Planner").
     pub planner_model: Option<String>,
+    /// The language the model reasons in (`auto`: the conversation's; `en`, `zh`, or a
+    /// language's name): one line of the system prompt (docs/I18N.md).
+    pub reasoning_language: Option<String>,
 }
 
 /// `[skills]` (docs/SKILLS.md). Each path keeps the file that named it: only the user's own
@@ -191,6 +194,7 @@ struct AgentFile {
     #[serde(deserialize_with = "run_mode::deserialize")]
     mode: Option<run_mode::RunMode>,
     planner_model: Option<String>,
+    reasoning_language: Option<String>,
 }
 
 /// A sub-agent limit: a whole number from 1 to 32.
@@ -804,6 +808,11 @@ impl Config {
         }
         if agent.planner_model.is_some() {
             self.agent.planner_model = agent.planner_model.filter(|m| !m.trim().is_empty());
+        }
+        if agent.reasoning_language.is_some() {
+            self.agent.reasoning_language = agent
+                .reasoning_language
+                .filter(|l| !l.trim().is_empty());
         }
         for (mine, theirs) in [
             (&mut self.agent.max_subagent_depth, agent.max_subagent_depth),

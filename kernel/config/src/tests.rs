@@ -219,8 +219,8 @@ fn a_config_of_the_original_loads_naming_what_it_ignores() {
     assert_eq!(
         cfg.warnings(),
         [
-            "reasonix.toml: ignored: `language` (line 3), `config_version` (line 4), [ui] (line 6), \
-             [notifications] (line 10), `agent.reasoning_language` (line 17), \
+            "reasonix.toml: ignored: `config_version` (line 4), [ui] (line 6), \
+             [notifications] (line 10), \
              `agent.planner_max_steps` (line 22), \
              [environment] (line 33), `tools.protect_changed_files` (line 41), \
              `tools.shell` (line 44), \
@@ -497,6 +497,7 @@ fn agent_settings_merge_key_by_key() {
             max_parallel_writers: None,
             mode: Some(crate::run_mode::RunMode::Delivery),
             planner_model: None,
+            reasoning_language: None,
         }
     );
 }

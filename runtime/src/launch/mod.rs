@@ -400,9 +400,12 @@ fn launch(prepared: &Runtime, options: &Options) -> Result<Launched, Error> {
     let config = AgentConfig {
         workspace: prepared.workspace.clone(),
         system_prompt,
-        append_system_prompt: crate::compositions::with_persona(
-            options.append_system_prompt.clone(),
-            prepared.composition.as_ref(),
+        append_system_prompt: crate::reasoning_language::appended(
+            crate::compositions::with_persona(
+                options.append_system_prompt.clone(),
+                prepared.composition.as_ref(),
+            ),
+            cx.config.agent.reasoning_language.as_deref(),
         ),
         max_steps,
         posture: options.posture,

@@ -100,7 +100,7 @@ fn original_reasonix_config_parses_and_resolves() {
     assert_eq!(
         cfg.warnings(),
         [
-            "reasonix.toml: ignored: `language` (line 3), [ui] (line 5), `agent.reasoning_language` (line 11) — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
+            "reasonix.toml: ignored: [ui] (line 5) — not supported yet (settings of the original Reasonix; docs/CONFIG.md lists what this build reads)",
             "provider `openrouter`: unknown key `some_future_key` is ignored (check the spelling; see docs/CONFIG.md)"
         ]
     );
