@@ -8,16 +8,14 @@ pub fn instruction(setting: Option<&str>) -> Option<String> {
     let value = setting?.trim();
     let language = match value.to_ascii_lowercase().replace('_', "-").as_str() {
         "" | "auto" => return None,
-        "zh" | "zh-cn" | "zh-hans" | "chinese" | "简体中文" | "中文" => "Simplified Chinese".to_string(),
+        "zh" | "zh-cn" | "zh-hans" | "chinese" | "简体中文" | "中文" => {
+            "Simplified Chinese".to_string()
+        }
         "zh-tw" | "zh-hk" | "zh-hant" => "Traditional Chinese".to_string(),
         "en" | "en-us" | "en-gb" | "english" => "English".to_string(),
         _ => {
             // A language's name, as the user wrote it: one short printable line.
-            let name: String = value
-                .chars()
-                .filter(|c| !c.is_control())
-                .take(40)
-                .collect();
+            let name: String = value.chars().filter(|c| !c.is_control()).take(40).collect();
             name.trim().to_string()
         }
     };
@@ -50,7 +48,9 @@ mod tests {
         assert!(!odd.contains('\n'));
         assert_eq!(
             appended(Some("persona".into()), Some("en")).as_deref(),
-            Some("persona\n\nWrite your reasoning (thinking) in English. Answer in the language the user writes in.")
+            Some(
+                "persona\n\nWrite your reasoning (thinking) in English. Answer in the language the user writes in."
+            )
         );
     }
 }

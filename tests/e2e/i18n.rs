@@ -96,7 +96,9 @@ fn a_run_reports_its_tool_activity_in_chinese() {
     ));
     mock.enqueue(reasonix_mock_llm::Reply::text(&["读完了。"]));
     let mut command = env.command(&["run", "读一下 notes.txt"]);
-    command.env_remove("REASONIX_LANG").env("LANG", "zh_CN.UTF-8");
+    command
+        .env_remove("REASONIX_LANG")
+        .env("LANG", "zh_CN.UTF-8");
     let out = command.output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
@@ -137,5 +139,9 @@ fn reasoning_language_is_one_stable_line_of_the_system_prompt() {
     assert_eq!(system(0), system(1));
     // No warning that the key is ignored any more.
     let out = env.reasonix(&["doctor"]);
-    assert!(!stderr(&out).contains("reasoning_language"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("reasoning_language"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -6,15 +6,16 @@ use super::app::{App, Overlay};
 use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::slash::CommandKind;
-use super::status::{money, posture_name, tokens};
+use super::status::{Status, mode_name, money, posture_name, tokens};
 use super::text::safe_line;
 use ratatui::text::{Line, Span};
 use reasonix_agent::session::SessionStore;
 use reasonix_config::providers::ResolvedProvider;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::ToolSpec;
+use reasonix_i18n::t;
 use reasonix_protocol::Op;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
 
@@ -57,53 +58,48 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
     match name {
         "help" => {
             out.commit(app.actions.slash.help_lines(&theme));
-            out.commit([Line::from(Span::styled(
-                "keys: Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · @ files · !cmd shell · Esc cancel · Esc Esc rewind · Shift+Tab ask→acceptEdits→auto→plan · ↓ select a sub-agent (Esc stops it) · Ctrl+Y yolo · Ctrl+O reasoning · Ctrl+E last tool call · Ctrl+T tool calls · Ctrl+C twice / Ctrl+D quit",
-                theme.dim(),
-            ))]);
+            out.commit([Line::from(Span::styled(t!("cmd-help-keys"), theme.dim()))]);
         }
         "new" | "clear" => out.submit(Op::NewSession {}),
         "memory" => out.extend(memory_list(app)),
         "remember" => out.extend(remember(app, args)),
-        "forget" if args.is_empty() => out.error("/forget needs a fact's id (see /memory)"),
+        "forget" if args.is_empty() => out.error(t!("cmd-forget-needs-id")),
         "forget" => {
             let prepared = &app.actions.prepared;
             match prepared.memory.forget(&prepared.workspace, args) {
-                Ok(Some(fact)) => out.notice(format!(
-                    "forgot {} ({}); its file is kept in the archive",
-                    fact.id,
-                    super::text::truncate(&safe_line(&fact.text), 60)
+                Ok(Some(fact)) => out.notice(t!(
+                    "cmd-forget-done",
+                    id = fact.id.as_str(),
+                    text = super::text::truncate(&safe_line(&fact.text), 60).into_owned()
                 )),
-                Ok(None) => out.error(format!("no saved fact `{}` (see /memory)", safe_line(args))),
+                Ok(None) => out.error(t!("cmd-forget-unknown", id = safe_line(args).into_owned())),
                 Err(e) => out.error(format!("/forget: {}", safe_line(&e.to_string()))),
             }
         }
         "resume" | "sessions" => match app.actions.store.list() {
-            Ok(sessions) if sessions.is_empty() => {
-                out.notice("no saved sessions in this workspace")
-            }
+            Ok(sessions) if sessions.is_empty() => out.notice(t!("cmd-sessions-none")),
             Ok(sessions) if name == "sessions" => {
                 let lines: Vec<Line<'static>> = sessions
                     .iter()
                     .take(20)
                     .map(|s| {
-                        Line::from(format!(
-                            "  {}  {:>4} msgs  {}  {}",
+                        Line::from(t!(
+                            "cmd-sessions-row",
                             // Whole: ids start with the date, so a cut one names a day.
-                            safe_line(&s.id),
-                            s.messages,
-                            safe_line(&format!("{}/{}", s.provider, s.model)),
-                            safe_line(&s.title)
+                            id = safe_line(&s.id).into_owned(),
+                            count = format!("{:>4}", s.messages),
+                            model = safe_line(&format!("{}/{}", s.provider, s.model)).into_owned(),
+                            title = safe_line(&s.title).into_owned()
                         ))
                     })
                     .collect();
                 out.commit(lines);
-                out.notice("/resume <id> opens one");
+                out.notice(t!("cmd-sessions-hint"));
             }
             Ok(sessions) => out.push(Effect::Open(Overlay::Picker(super::picker::Picker::new(
                 sessions, args,
             )))),
-            Err(e) => out.error(format!("cannot list sessions: {e}")),
+            Err(e) => out.error(t!("cmd-sessions-failed", error = e.to_string())),
         },
         "model" => out.extend(model(app, args)),
         "goal" => out.extend(super::goal::command(app, args)),
@@ -114,58 +110,29 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                     .actions
                     .effort
                     .clone()
-                    .unwrap_or_else(|| "the provider's default".into());
-                out.notice(format!(
-                    "effort: {effort} (set with /effort <level>, `auto` for the default)"
-                ));
+                    .unwrap_or_else(|| t!("cmd-effort-default"));
+                out.notice(t!("cmd-effort-current", effort = effort));
             } else {
                 let effort = (args != "auto").then(|| args.to_string());
                 out.push(Effect::SetEffort(effort));
-                out.notice(format!("effort: {args} from the next request"));
+                out.notice(t!("cmd-effort-set", effort = args));
             }
         }
         "status" => {
             let s = &app.status;
-            let lines = vec![
-                format!("session   {}", s.session_id),
-                format!("model     {}", safe_line(&s.model)),
-                format!("posture   {}", posture_name(s.posture)),
-                format!("mode      {}", app.actions.mode),
-                format!("workspace {}", app.actions.workspace.display()),
-                format!(
-                    "context   {} of {}",
-                    tokens(s.context_used),
-                    s.context_window.map(tokens).unwrap_or_else(|| format!(
-                        "{} (assumed: the model's window is not known; set `context_window`)",
-                        tokens(reasonix_agent::ASSUMED_CONTEXT_WINDOW)
-                    ))
-                ),
-                format!(
-                    "tokens    {} in, {} out",
-                    tokens(s.input_tokens),
-                    tokens(s.output_tokens)
-                ),
-                format!(
-                    "cache     {}",
-                    s.cache_hit_rate()
-                        .map(|r| format!(
-                            "{:.0}% of prompt tokens from the provider's cache",
-                            r * 100.0
-                        ))
-                        .unwrap_or_else(|| "not reported".into())
-                ),
-                format!("cost      {}", cost_text(app)),
-            ];
+            let lines = status_lines(s, app.actions.mode, &app.actions.workspace);
             out.commit(
                 lines
                     .into_iter()
-                    .chain(model_lines(app))
+                    .chain(model_lines(&app.status))
                     .map(|l| Line::from(Span::styled(l, theme.plain()))),
             );
         }
         "cost" => {
-            out.notice(format!("this session: {}", cost_text(app)));
-            out.commit(model_lines(app).map(|l| Line::from(Span::styled(l, theme.plain()))));
+            out.notice(t!("cmd-cost-session", cost = cost_text(&app.status)));
+            out.commit(
+                model_lines(&app.status).map(|l| Line::from(Span::styled(l, theme.plain()))),
+            );
         }
         "permissions" if args.starts_with("revoke") => {
             let wanted = args.trim_start_matches("revoke").trim();
@@ -179,28 +146,33 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             match found {
                 Some(i) => {
                     let rule = app.session_grants[i].clone();
-                    out.notice(format!(
-                        "revoked for this session: {} (such calls ask again)",
-                        safe_line(&rule)
+                    out.notice(t!(
+                        "cmd-permissions-revoked",
+                        rule = safe_line(&rule).into_owned()
                     ));
                     out.push(Effect::RevokeGrant(rule));
                 }
-                None if app.session_grants.is_empty() => out
-                    .notice("no session grant to revoke (rules in config files are edited there)"),
-                None => out.error(format!(
-                    "/permissions revoke <N|rule>: one of {}",
-                    app.session_grants
+                None if app.session_grants.is_empty() => {
+                    out.notice(t!("cmd-permissions-nothing-to-revoke"))
+                }
+                None => out.error(t!(
+                    "cmd-permissions-revoke-usage",
+                    grants = app
+                        .session_grants
                         .iter()
                         .enumerate()
                         .map(|(i, r)| format!("{} {}", i + 1, safe_line(r)))
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(&t!("cmd-list-separator"))
                 )),
             }
         }
         "permissions" => {
             let mut lines = vec![Line::from(Span::styled(
-                format!("posture: {}", posture_name(app.status.posture)),
+                t!(
+                    "cmd-permissions-posture",
+                    posture = posture_name(app.status.posture)
+                ),
                 theme.heading(),
             ))];
             lines.extend(
@@ -210,14 +182,16 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                     .map(|l| Line::from(format!("  {}", safe_line(l)))),
             );
             // Grants answered in this session, after the rules of the config files.
-            lines.extend(
-                app.session_grants.iter().enumerate().map(|(i, rule)| {
-                    Line::from(format!("  session {} {}", i + 1, safe_line(rule)))
-                }),
-            );
+            lines.extend(app.session_grants.iter().enumerate().map(|(i, rule)| {
+                Line::from(t!(
+                    "cmd-permissions-session-grant",
+                    number = (i + 1).to_string(),
+                    rule = safe_line(rule).into_owned()
+                ))
+            }));
             if !app.session_grants.is_empty() {
                 lines.push(Line::from(Span::styled(
-                    "  /permissions revoke <N> takes a session grant back",
+                    t!("cmd-permissions-revoke-hint"),
                     theme.dim(),
                 )));
             }
@@ -249,10 +223,10 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 let intercepts = catalog.interceptors().iter().any(|i| i.source() == name);
                 let mut what = Vec::new();
                 if !tools.is_empty() {
-                    what.push(format!("tools: {}", tools.join(", ")));
+                    what.push(t!("cmd-plugins-tools", tools = tools.join(", ")));
                 }
                 if intercepts {
-                    what.push("interceptor".to_string());
+                    what.push(t!("cmd-plugins-interceptor"));
                 }
                 what.join(" · ")
             };
@@ -260,7 +234,7 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 .iter()
                 .map(|n| {
                     Line::from(vec![
-                        Span::styled(format!("  {:<16}", safe_line(n)), theme.accent()),
+                        Span::styled(format!("  {}", pad(&safe_line(n), 16)), theme.accent()),
                         Span::styled(
                             super::text::truncate(&safe_line(&serves(n)), 60).into_owned(),
                             theme.dim(),
@@ -280,7 +254,10 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                     // to recognise the tool, on one row of an 80-column terminal.
                     let first = t.description.lines().next().unwrap_or_default();
                     Line::from(vec![
-                        Span::styled(format!("  {:<16}", safe_line(&t.name)), theme.accent()),
+                        Span::styled(
+                            format!("  {}", pad(&safe_line(&t.name), 16)),
+                            theme.accent(),
+                        ),
                         Span::styled(
                             super::text::truncate(&safe_line(first), 60).into_owned(),
                             theme.dim(),
@@ -298,69 +275,87 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 .iter()
                 .map(|p| {
                     let from = match &p.origin {
-                        reasonix_runtime::delegate::profiles::Origin::BuiltIn => "built-in".into(),
+                        reasonix_runtime::delegate::profiles::Origin::BuiltIn => {
+                            t!("cmd-agents-built-in")
+                        }
                         reasonix_runtime::delegate::profiles::Origin::File(path) => {
                             safe_line(&path.display().to_string()).into_owned()
                         }
                     };
                     Line::from(vec![
-                        Span::styled(format!("  {:<16}", safe_line(&p.name)), theme.accent()),
+                        Span::styled(
+                            format!("  {}", pad(&safe_line(&p.name), 16)),
+                            theme.accent(),
+                        ),
                         Span::styled(
                             super::text::truncate(&safe_line(&p.description), 60).into_owned(),
                             theme.dim(),
                         ),
-                        Span::styled(format!("  ({from})"), theme.dim()),
+                        Span::styled(t!("cmd-agents-from", from = from), theme.dim()),
                     ])
                 })
                 .collect();
             for problem in problems {
                 lines.push(Line::from(Span::styled(
-                    format!("  skipped: {}", safe_line(&problem)),
+                    t!(
+                        "cmd-agents-skipped",
+                        problem = safe_line(&problem).into_owned()
+                    ),
                     theme.warning(),
                 )));
             }
             out.commit(lines);
-            out.notice("the model picks one with `task` (profile); ↓ selects a running sub-agent, Esc stops it");
+            out.notice(t!("cmd-agents-hint"));
         }
         "skills" => {
             let theme = app.theme;
             let catalog = &app.actions.prepared.skills;
             let mut lines = vec![Line::from(Span::styled(
-                format!("Skills ({})", catalog.skills.len()),
+                t!("cmd-skills-title", count = catalog.skills.len().to_string()),
                 theme.heading(),
             ))];
             for skill in &catalog.skills {
                 let mut how = Vec::new();
                 if skill.model_invocable && !catalog.no_index {
-                    how.push("model".to_string());
+                    how.push(t!("cmd-skills-by-model"));
                 }
                 if skill.user_invocable {
                     how.push(format!("/{}", skill.name));
                 }
                 if !skill.trusted {
-                    how.push("untrusted workspace".into());
+                    how.push(t!("cmd-skills-untrusted"));
                 }
                 lines.push(Line::from(vec![
-                    Span::styled(format!("  {:<18}", safe_line(&skill.name)), theme.accent()),
+                    Span::styled(
+                        format!("  {}", pad(&safe_line(&skill.name), 18)),
+                        theme.accent(),
+                    ),
                     Span::styled(
                         super::text::truncate(&safe_line(&skill.description), 60).into_owned(),
                         theme.dim(),
                     ),
                     Span::styled(
-                        format!("  ({}; {})", skill.scope.label(), how.join(", ")),
+                        t!(
+                            "cmd-skills-how",
+                            scope = skill_scope(skill.scope),
+                            how = how.join(&t!("cmd-list-separator"))
+                        ),
                         theme.dim(),
                     ),
                 ]));
             }
             for warning in &catalog.warnings {
                 lines.push(Line::from(Span::styled(
-                    format!("  skipped: {}", safe_line(warning)),
+                    t!(
+                        "cmd-skills-skipped",
+                        warning = safe_line(warning).into_owned()
+                    ),
                     theme.warning(),
                 )));
             }
             out.commit(lines);
             if catalog.skills.is_empty() {
-                out.notice("no skills: a folder with a SKILL.md in .claude/skills, .reasonix/skills or ~/.claude/skills (docs/SKILLS.md)");
+                out.notice(t!("cmd-skills-none"));
             }
         }
         "agent" if !args.trim().is_empty() => {
@@ -368,14 +363,11 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             let prepared = &app.actions.prepared;
             let current = prepared.composition.as_ref().map(|c| c.name.as_str());
             if current == Some(name) {
-                out.notice(format!(
-                    "this session runs as the composition {} already",
-                    safe_line(name)
-                ));
+                out.notice(t!("cmd-agent-already", name = safe_line(name).into_owned()));
             } else if let Err(e) = prepared.cx.config.composition(name) {
                 out.error(safe_line(&e.to_string()).into_owned());
             } else if app.turn.is_some() {
-                out.error("a turn is running: wait for it or stop it (Esc) before switching");
+                out.error(t!("cmd-agent-turn-running"));
             } else {
                 out.push(Effect::SwitchComposition(name.to_string()));
             }
@@ -386,8 +378,8 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
             let current = prepared.composition.as_ref().map(|c| c.name.as_str());
             let mut lines = vec![Line::from(Span::styled(
                 match current {
-                    Some(name) => format!("Agent composition: {}", safe_line(name)),
-                    None => "Agent composition: none (the configuration as it is)".to_string(),
+                    Some(name) => t!("cmd-agent-title", name = safe_line(name).into_owned()),
+                    None => t!("cmd-agent-title-none"),
                 },
                 theme.heading(),
             ))];
@@ -398,7 +390,10 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                     " "
                 };
                 lines.push(Line::from(vec![
-                    Span::styled(format!(" {mark}{:<16}", safe_line(&c.name)), theme.accent()),
+                    Span::styled(
+                        format!(" {mark}{}", pad(&safe_line(&c.name), 16)),
+                        theme.accent(),
+                    ),
                     Span::styled(
                         safe_line(c.file.description.as_deref().unwrap_or("")).into_owned(),
                         theme.dim(),
@@ -406,10 +401,10 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 ]));
             }
             out.commit(lines);
-            out.notice("a session keeps its composition; `/agent NAME` leaves this one (saved) and starts a new session as NAME");
+            out.notice(t!("cmd-agent-hint"));
         }
         "compact" => {
-            out.notice("compacting the history…");
+            out.notice(t!("cmd-compact-started"));
             out.push(Effect::Compact(args.trim().to_string()));
         }
         "init" => out.push(Effect::Prompt(INIT_PROMPT.to_string())),
@@ -433,50 +428,141 @@ pub fn dispatch(app: &App, line: &str) -> Effects {
                 prompt: prompt.trim().to_string(),
                 args: args.to_string(),
             }),
-            None => out.error(format!("unknown command /{} (try /help)", safe_line(name))),
+            None => out.error(t!("cmd-unknown", name = safe_line(name).into_owned())),
         },
     }
     out
 }
 
-fn cost_text(app: &App) -> String {
-    app.status
+/// `text` padded with spaces to `columns` terminal columns: by display width, as a CJK
+/// character takes two.
+fn pad(text: &str, columns: usize) -> String {
+    let gap = columns.saturating_sub(super::text::width(text));
+    format!("{text}{}", " ".repeat(gap))
+}
+
+/// `/status`: one `label value` row per fact, the values in one column (labels padded by
+/// display width, so a translated label lines up too).
+fn status_lines(
+    s: &Status,
+    mode: reasonix_config::run_mode::RunMode,
+    workspace: &Path,
+) -> Vec<String> {
+    let context = match s.context_window {
+        Some(window) => t!(
+            "cmd-status-context-value",
+            used = tokens(s.context_used),
+            window = tokens(window)
+        ),
+        None => t!(
+            "cmd-status-context-value",
+            used = tokens(s.context_used),
+            window = t!(
+                "cmd-status-context-assumed",
+                window = tokens(reasonix_agent::ASSUMED_CONTEXT_WINDOW)
+            )
+        ),
+    };
+    let cache = s
+        .cache_hit_rate()
+        .map(|r| {
+            t!(
+                "cmd-status-cache-value",
+                percent = format!("{:.0}", r * 100.0)
+            )
+        })
+        .unwrap_or_else(|| t!("cmd-status-cache-none"));
+    let rows = [
+        (t!("cmd-status-session"), s.session_id.clone()),
+        (t!("cmd-status-model"), safe_line(&s.model).into_owned()),
+        (t!("cmd-status-posture"), posture_name(s.posture)),
+        (t!("cmd-status-mode"), mode_name(mode)),
+        (t!("cmd-status-workspace"), workspace.display().to_string()),
+        (t!("cmd-status-context"), context),
+        (
+            t!("cmd-status-tokens"),
+            t!(
+                "cmd-status-tokens-value",
+                input = tokens(s.input_tokens),
+                output = tokens(s.output_tokens)
+            ),
+        ),
+        (t!("cmd-status-cache"), cache),
+        (t!("cmd-status-cost"), cost_text(s)),
+    ];
+    let column = rows
+        .iter()
+        .map(|(label, _)| super::text::width(label))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    rows.into_iter()
+        .map(|(label, value)| format!("{}{value}", pad(&label, column)))
+        .collect()
+}
+
+fn cost_text(status: &Status) -> String {
+    status
         .cost_text()
-        .unwrap_or_else(|| "no prices configured for this model ([[providers]] price)".into())
+        .unwrap_or_else(|| t!("cmd-cost-no-prices"))
 }
 
 /// One line per model the session used: requests, tokens (cache hits apart) and cost.
-fn model_lines(app: &App) -> impl Iterator<Item = String> + '_ {
-    app.status.spend.models.iter().map(|m| {
+fn model_lines(status: &Status) -> impl Iterator<Item = String> + '_ {
+    status.spend.models.iter().map(|m| {
         let u = &m.usage;
         let cost = match &m.cost {
             Some(c) if m.unpriced_requests == 0 => money(c.total, &c.currency),
-            Some(c) => format!(
-                "{} ({} requests unpriced)",
-                money(c.total, &c.currency),
-                m.unpriced_requests
+            Some(c) => t!(
+                "cmd-cost-partly-unpriced",
+                cost = money(c.total, &c.currency),
+                count = m.unpriced_requests.to_string()
             ),
-            None => "unpriced".into(),
+            None => t!("cmd-cost-unpriced"),
         };
-        format!(
-            "  {}/{}: {} requests, {} in ({} from cache), {} out, {cost}",
-            safe_line(&m.provider),
-            safe_line(&m.model),
-            u.requests,
-            tokens(u.input_tokens),
-            tokens(u.cache_read_tokens),
-            tokens(u.output_tokens),
+        t!(
+            "cmd-cost-model",
+            model = format!("{}/{}", safe_line(&m.provider), safe_line(&m.model)),
+            requests = u.requests.to_string(),
+            input = tokens(u.input_tokens),
+            cached = tokens(u.cache_read_tokens),
+            output = tokens(u.output_tokens),
+            cost = cost
         )
     })
+}
+
+/// Where a skill comes from, as `/skills` names it.
+fn skill_scope(scope: reasonix_skills::Scope) -> String {
+    use reasonix_skills::Scope;
+    match scope {
+        Scope::User => t!("cmd-skills-scope-user"),
+        Scope::UserClaude => t!("cmd-skills-scope-user-claude"),
+        Scope::UserAgents => t!("cmd-skills-scope-user-agents"),
+        Scope::Custom => t!("cmd-skills-scope-custom"),
+        Scope::Project => t!("cmd-skills-scope-project"),
+        Scope::ProjectClaude => t!("cmd-skills-scope-project-claude"),
+        Scope::ProjectAgents => t!("cmd-skills-scope-project-agents"),
+        Scope::Package => t!("cmd-skills-scope-package"),
+    }
+}
+
+/// A saved fact's scope, as `/memory` names it.
+fn memory_scope(scope: reasonix_runtime::memory::Scope) -> String {
+    use reasonix_runtime::memory::Scope;
+    match scope {
+        Scope::Project => t!("cmd-memory-scope-project"),
+        Scope::User => t!("cmd-memory-scope-user"),
+    }
 }
 
 fn model(app: &App, args: &str) -> Effects {
     let mut out = Effects::default();
     if args.is_empty() {
         let mut lines = vec![Line::from(Span::styled(
-            format!(
-                "model: {} (switch with /model <provider/model>)",
-                safe_line(&app.status.model)
+            t!(
+                "cmd-model-title",
+                model = safe_line(&app.status.model).into_owned()
             ),
             app.theme.heading(),
         ))];
@@ -530,7 +616,7 @@ fn remember(app: &App, fact: &str) -> Effects {
     let prepared = &app.actions.prepared;
     let fact = fact.trim();
     if fact.is_empty() {
-        out.error("/remember needs the fact to save");
+        out.error(t!("cmd-remember-needs-fact"));
         return out;
     }
     use reasonix_runtime::memory::{Saved, Scope};
@@ -538,11 +624,8 @@ fn remember(app: &App, fact: &str) -> Effects {
         .memory
         .remember(&prepared.workspace, Scope::Project, fact)
     {
-        Ok(Saved::Created(f)) => out.notice(format!(
-            "saved as {}; recalled when a message matches it (/memory lists, /forget {} archives)",
-            f.id, f.id
-        )),
-        Ok(Saved::Known(f)) => out.notice(format!("already saved as {}", f.id)),
+        Ok(Saved::Created(f)) => out.notice(t!("cmd-remember-saved", id = f.id.as_str())),
+        Ok(Saved::Known(f)) => out.notice(t!("cmd-remember-known", id = f.id.as_str())),
         Err(e) => out.error(format!("/remember: {}", safe_line(&e.to_string()))),
     }
     out
@@ -558,23 +641,179 @@ fn memory_list(app: &App) -> Effects {
         .with_index(&prepared.workspace, |index| index.facts().to_vec());
     facts.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms).then(a.id.cmp(&b.id)));
     let mut lines = vec![Line::from(Span::styled(
-        format!("Memory ({} facts)", facts.len()),
+        t!("cmd-memory-title", count = facts.len().to_string()),
         theme.heading(),
     ))];
     for fact in facts.iter().take(30) {
         lines.push(Line::from(vec![
             Span::styled(format!("  {}  ", fact.id), theme.accent()),
-            Span::styled(format!("{:<8}", fact.scope.name()), theme.dim()),
+            Span::styled(pad(&memory_scope(fact.scope), 8), theme.dim()),
             Span::raw(super::text::truncate(&safe_line(&fact.text), 80).into_owned()),
         ]));
     }
     out.commit(lines);
     if facts.is_empty() {
-        out.notice(
-            "nothing saved yet: /remember <fact>, or `# fact`; the model saves with `remember`",
-        );
+        out.notice(t!("cmd-memory-empty"));
     } else {
-        out.notice("/forget <id> archives one; the model searches them with `memory`");
+        out.notice(t!("cmd-memory-hint"));
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use reasonix_agent::agent_loop::Cost;
+    use reasonix_agent::permissions::Posture;
+    use reasonix_config::run_mode::RunMode;
+    use reasonix_core::types::Usage;
+    use reasonix_i18n::{Language, with_language};
+
+    /// A session on one model: a request priced in CNY and one without a price.
+    fn status() -> Status {
+        let usage = Usage {
+            prompt_tokens: 48_200,
+            completion_tokens: 1_350,
+            cache_hit_tokens: 45_000,
+            cache_miss_tokens: 3_200,
+            reasoning_tokens: 0,
+        };
+        let mut status = Status {
+            model: "deepseek/deepseek-v4-flash".into(),
+            posture: Posture::AcceptEdits,
+            session_id: "20250101-abcd".into(),
+            context_window: Some(1_000_000),
+            ..Status::default()
+        };
+        status.add_usage(&usage);
+        let cost = Cost {
+            total: 0.0123,
+            currency: "CNY".into(),
+        };
+        status
+            .spend
+            .add("deepseek", "deepseek-v4-flash", &usage, Some(&cost));
+        status
+            .spend
+            .add("deepseek", "deepseek-v4-flash", &usage, None);
+        status
+    }
+
+    fn status_and_cost(language: Language) -> Vec<String> {
+        with_language(language, || {
+            let s = status();
+            status_lines(&s, RunMode::Delivery, Path::new("/work/app"))
+                .into_iter()
+                .chain(model_lines(&s))
+                .collect()
+        })
+    }
+
+    /// The column where each `/status` value starts, in terminal columns.
+    fn value_columns(lines: &[String], values: &[&str]) -> Vec<usize> {
+        lines
+            .iter()
+            .zip(values)
+            .map(|(line, value)| {
+                let at = line
+                    .find(value)
+                    .unwrap_or_else(|| panic!("{value} in {line}"));
+                super::super::text::width(&line[..at])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn status_and_cost_read_as_before_in_english() {
+        let lines = status_and_cost(Language::En);
+        assert_eq!(
+            lines,
+            [
+                "session   20250101-abcd",
+                "model     deepseek/deepseek-v4-flash",
+                "posture   accept-edits",
+                "mode      delivery",
+                "workspace /work/app",
+                "context   48.2k of 1.0M",
+                "tokens    48.2k in, 1.4k out",
+                "cache     93% of prompt tokens from the provider's cache",
+                "cost      ¥0.0123",
+                "  deepseek/deepseek-v4-flash: 2 requests, 96.4k in (90.0k from cache), 2.7k out, ¥0.0123 (1 requests unpriced)",
+            ]
+        );
+        let unknown = with_language(Language::En, || {
+            let s = Status {
+                context_window: None,
+                ..Status::default()
+            };
+            status_lines(&s, RunMode::Balanced, Path::new("/w"))
+        });
+        assert!(
+            unknown[5].starts_with("context   0 of ") && unknown[5].contains("(assumed: "),
+            "{}",
+            unknown[5]
+        );
+        assert_eq!(unknown[7], "cache     not reported");
+        assert_eq!(
+            unknown[8],
+            "cost      no prices configured for this model ([[providers]] price)"
+        );
+    }
+
+    /// In Chinese the labels are twice as wide as their characters: the values still start in
+    /// one column.
+    #[test]
+    fn status_and_cost_in_chinese_line_up_by_display_width() {
+        let lines = status_and_cost(Language::ZhCn);
+        let labels = [
+            "会话",
+            "模型",
+            "权限姿态",
+            "模式",
+            "工作区",
+            "上下文",
+            "token",
+            "缓存",
+            "费用",
+        ];
+        for (line, label) in lines.iter().zip(labels) {
+            assert!(line.starts_with(label), "{line} should start with {label}");
+        }
+        let values = [
+            "20250101-abcd",
+            "deepseek/",
+            "接受编辑",
+            "交付",
+            "/work/app",
+            "48.2k / 1.0M",
+            "输入 48.2k，输出 1.4k",
+            "提示词 token 中 93% 命中提供方缓存",
+            "¥0.0123",
+        ];
+        let columns = value_columns(&lines[..9], &values);
+        // The widest label, 权限姿态, is 8 columns; one space after it.
+        assert_eq!(columns, vec![9; 9], "{lines:#?}");
+        assert_eq!(
+            lines[9],
+            "  deepseek/deepseek-v4-flash：2 次请求，输入 96.4k（缓存命中 90.0k），输出 2.7k，¥0.0123（1 次请求未计价）"
+        );
+        for line in &lines {
+            assert!(
+                !line.contains("session") && !line.contains("requests"),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn padding_counts_columns_not_characters() {
+        assert_eq!(pad("项目", 8), "项目    ");
+        assert_eq!(pad("project", 8), "project ");
+        assert_eq!(pad("a-very-long-name", 4), "a-very-long-name");
+        let scope = with_language(Language::ZhCn, || {
+            memory_scope(reasonix_runtime::memory::Scope::Project)
+        });
+        assert_eq!(super::super::text::width(&pad(&scope, 8)), 8);
+    }
 }

@@ -12,6 +12,7 @@ use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::{AgentEvent, RunStatus};
 use reasonix_agent::permissions::{Posture, PostureSwitch};
 use reasonix_core::cancel::CancelToken;
+use reasonix_i18n::t;
 use reasonix_protocol::Op;
 use reasonix_session::input::Outgoing;
 use reasonix_session::{Answered, Question, Session, SessionEvent};
@@ -262,7 +263,7 @@ impl App {
                         .push((pending.call_id.clone(), changes.clone()));
                 }
                 reasonix_agent::permissions::Preview::Unavailable(why) => {
-                    self.notice(&format!("no preview of this change: {why}"));
+                    self.notice(&t!("app-no-preview", reason = why.as_str()));
                 }
                 reasonix_agent::permissions::Preview::None => {}
             }
@@ -350,7 +351,7 @@ impl App {
                         let lines = card.render_expanded(self.theme, self.width, EXPANDED_LINES);
                         self.commit(lines);
                     }
-                    None => self.notice("no tool call to show yet"),
+                    None => self.notice(&t!("app-no-tool-call")),
                 }
                 return;
             }
@@ -401,9 +402,12 @@ impl App {
         };
         self.children.selected = None;
         if self.session.cancel_agent(&card.agent_id) {
-            self.notice(&format!("stopping sub-agent {}", card.label));
+            self.notice(&t!("app-child-stopping", label = card.label.as_str()));
         } else {
-            self.notice(&format!("sub-agent {} has already finished", card.label));
+            self.notice(&t!(
+                "app-child-finished-already",
+                label = card.label.as_str()
+            ));
         }
     }
 
@@ -412,9 +416,9 @@ impl App {
         let Some(card) = self.children.selected().cloned() else {
             return;
         };
-        self.notice(&format!("sub-agent {} so far:", card.label));
+        self.notice(&t!("app-child-so-far", label = card.label.as_str()));
         if card.log.is_empty() {
-            self.notice("  (nothing yet)");
+            self.notice(&t!("app-child-nothing-yet"));
         }
         for line in &card.log {
             for part in line.lines() {
@@ -456,7 +460,7 @@ impl App {
         self.posture.set(next);
         self.status.posture = next;
         if next == Posture::Yolo {
-            self.notice("yolo: every call runs without asking, except what deny rules block (Ctrl+Y to leave)");
+            self.notice(&t!("app-yolo"));
         }
     }
 
@@ -537,9 +541,13 @@ impl App {
                         self.session_grants.push(rule.clone());
                     }
                     Answered::Persisted { rule, .. } => {
-                        self.actions
-                            .policy_text
-                            .retain(|l| !l.starts_with("no rules"));
+                        // The rules' lines stay (`allow`, `ask`, `deny`, as in the config);
+                        // the line saying there are none goes, in whatever language it is.
+                        self.actions.policy_text.retain(|l| {
+                            ["allow ", "ask ", "deny "]
+                                .iter()
+                                .any(|list| l.starts_with(list))
+                        });
                         self.actions.policy_text.push(format!("allow {rule}"));
                     }
                     _ => {}
@@ -655,9 +663,9 @@ impl App {
 
     fn send(&mut self, prompt: Outgoing) {
         if self.turn.is_some() {
-            self.notice(&format!(
-                "queued; sent when this turn ends ({} waiting)",
-                self.queued.len() + 1
+            self.notice(&t!(
+                "app-queued",
+                waiting = (self.queued.len() + 1).to_string()
             ));
             self.queued.push_back(prompt);
             return;
@@ -705,11 +713,10 @@ impl App {
                     .unwrap_or_default();
                 match outcome.status {
                     RunStatus::Success => {}
-                    RunStatus::Cancelled => self.notice("cancelled"),
-                    RunStatus::MaxSteps => self.error(&format!(
-                        "stopped after {} model requests (--max-steps); say \"continue\" to go on",
-                        outcome.steps
-                    )),
+                    RunStatus::Cancelled => self.notice(&t!("app-cancelled")),
+                    RunStatus::MaxSteps => {
+                        self.error(&t!("app-max-steps", steps = outcome.steps.to_string()))
+                    }
                     RunStatus::Error | RunStatus::TimedOut | RunStatus::BudgetExceeded => {
                         self.error(&outcome.result)
                     }
@@ -728,18 +735,22 @@ impl App {
                 self.status.reset_usage();
                 self.has_messages = !messages.is_empty();
                 if messages.is_empty() {
-                    self.notice(&format!("new session {id}"));
+                    self.notice(&t!("app-new-session", id = id.as_str()));
                 } else {
                     let lines = transcript::history_lines(&messages, self.theme, self.width);
                     self.commit(lines);
-                    self.notice(&format!(
-                        "resumed session {id} ({} messages)",
-                        messages.len()
+                    self.notice(&t!(
+                        "app-resumed-session",
+                        id = id.as_str(),
+                        count = messages.len().to_string()
                     ));
                 }
             }
             SessionEvent::ModelChanged { provider, model } => {
-                self.notice(&format!("model: {provider}/{model}"));
+                self.notice(&t!(
+                    "app-model-changed",
+                    model = format!("{provider}/{model}")
+                ));
                 self.status.model = format!("{provider}/{model}");
             }
             SessionEvent::Rewound(done) => {
@@ -765,12 +776,12 @@ impl App {
                 self.reasoning.clear();
             }
             AgentEvent::Retry(notice) => {
-                let line = format!(
-                    "retrying in {:.1}s ({}/{}): {}",
-                    notice.delay.as_secs_f64(),
-                    notice.attempt,
-                    notice.max_retries,
-                    notice.reason
+                let line = t!(
+                    "app-retrying",
+                    delay = format!("{:.1}", notice.delay.as_secs_f64()),
+                    attempt = notice.attempt.to_string(),
+                    max = notice.max_retries.to_string(),
+                    reason = notice.reason.as_str()
                 );
                 match &mut self.turn {
                     Some(turn) => turn.retrying = Some(line),
@@ -791,7 +802,7 @@ impl App {
                 } else {
                     // Committed lines stay in the scrollback: end them and say what follows.
                     self.flush_answer();
-                    self.notice(crate::wording::restarted(false));
+                    self.notice(&crate::wording::restarted_text(false));
                 }
             }
             AgentEvent::Message(message) => {
@@ -920,12 +931,18 @@ impl App {
             .join(" › ");
         let line = match inner {
             AgentEvent::SubagentStarted { model, .. } => {
-                format!("⇢ sub-agent {label} ({model})")
+                t!(
+                    "app-subagent-started",
+                    label = label.as_str(),
+                    model = model.as_str()
+                )
             }
-            AgentEvent::SubagentFinished { status, steps } => {
-                let s = if *steps == 1 { "" } else { "s" };
-                format!("⇠ sub-agent {label}: {status} ({steps} request{s})")
-            }
+            AgentEvent::SubagentFinished { status, steps } => t!(
+                "app-subagent-finished",
+                label = label.as_str(),
+                status = status.to_string(),
+                steps = *steps
+            ),
             AgentEvent::ToolStarted {
                 name, arguments, ..
             } => {
@@ -946,7 +963,12 @@ impl App {
                     .chars()
                     .take(160)
                     .collect();
-                format!("  ↳ [{label}] {name} failed: {first}")
+                t!(
+                    "app-child-tool-failed",
+                    label = label.as_str(),
+                    name = name.as_str(),
+                    first = first
+                )
             }
             AgentEvent::Notice(text) => format!("[{label}] {text}"),
             AgentEvent::PermissionDenied { name, reason, .. } => {
@@ -977,12 +999,12 @@ impl App {
     fn toggle_reasoning(&mut self) {
         self.verbose = !self.verbose;
         if !self.verbose {
-            return self.notice("reasoning folded from now on (Ctrl+O shows it)");
+            return self.notice(&t!("app-reasoning-folded-from-now"));
         }
         let folded = std::mem::take(&mut self.folded);
         if !folded.is_empty() {
             let mut lines = vec![Line::from(Span::styled(
-                "  ∴ reasoning of the latest turn",
+                t!("app-reasoning-latest"),
                 self.theme.dim(),
             ))];
             for text in &folded {
@@ -990,7 +1012,7 @@ impl App {
             }
             self.commit(lines);
         }
-        self.notice("reasoning shown in full from now on (Ctrl+O folds it)");
+        self.notice(&t!("app-reasoning-shown-from-now"));
     }
 
     /// A `!cmd` the user typed to see its output: shown in full (up to the rows Ctrl+E shows),

@@ -7,6 +7,7 @@ use super::effect::{Effect, Effects};
 use super::msg::Msg;
 use super::transcript::{CardStatus, ToolCard};
 use reasonix_core::types::ToolContext;
+use reasonix_i18n::t;
 use std::time::Instant;
 
 /// The shell tool's name (a front end may name the tools it offers shortcuts for).
@@ -26,7 +27,7 @@ pub fn run(app: &App, command: String) -> Effects {
         .into_iter()
         .find(|t| t.spec().name == SHELL_TOOL)
     else {
-        return Effect::Error("`!` needs the shell tool, which is not loaded".into()).into();
+        return Effect::Error(t!("cmd-bang-no-shell")).into();
     };
     let mut out = Effects::default();
     out.commit(super::transcript::user_lines(
@@ -63,7 +64,7 @@ pub fn run(app: &App, command: String) -> Effects {
             let _ = to_ui.send(Msg::Shell(Finished { card }));
         });
     if let Err(e) = spawned {
-        out.error(format!("cannot start the command: {e}"));
+        out.error(t!("cmd-bang-failed", error = e.to_string()));
     }
     out
 }

@@ -13,6 +13,7 @@ use super::theme::Theme;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use reasonix_core::types::FileChange;
+use reasonix_i18n::t;
 use serde_json::Value;
 
 /// Argument names worth showing, in order of preference.
@@ -101,7 +102,7 @@ impl ToolCard {
             CardStatus::Cancelled => ("■", theme.dim()),
         };
         let duration = match (&self.status, self.duration_ms) {
-            (CardStatus::Running, _) => " running…".to_string(),
+            (CardStatus::Running, _) => format!(" {}", t!("card-running")),
             (_, Some(ms)) => format!(" · {}", format_duration(ms)),
             (_, None) => String::new(),
         };
@@ -138,7 +139,7 @@ impl ToolCard {
                 one_line(&denied(reason), room),
                 theme.warning(),
             )]),
-            CardStatus::Cancelled => Some(vec![Span::styled("cancelled", theme.dim())]),
+            CardStatus::Cancelled => Some(vec![Span::styled(t!("card-cancelled"), theme.dim())]),
             CardStatus::Failed => Some(self.output_summary(theme.error(), room, theme)),
             CardStatus::Done => Some(match self.changes.as_deref() {
                 Some(changes) if !changes.is_empty() => changes_summary(changes, room, theme),
@@ -158,20 +159,21 @@ impl ToolCard {
         let output = outcome::printed(body);
         let end = match ended {
             Some(outcome::Ended::Exit(0)) | None => None,
-            Some(outcome::Ended::Exit(code)) => Some(format!("exit code {code}")),
-            Some(outcome::Ended::Killed(reason)) => {
-                Some(format!("killed: {}", text::safe_line(&reason)))
-            }
+            Some(outcome::Ended::Exit(code)) => Some(t!("card-exit-code", code = code)),
+            Some(outcome::Ended::Killed(reason)) => Some(t!(
+                "card-killed",
+                reason = text::safe_line(&reason).into_owned()
+            )),
         };
         let total = count_lines(output);
         let Some(first) = output.split('\n').find(|l| !l.trim().is_empty()) else {
-            let text = end.unwrap_or_else(|| "(no output)".to_string());
+            let text = end.unwrap_or_else(|| t!("card-no-output"));
             return vec![Span::styled(one_line(&text, room), theme.dim())];
         };
         let more = match (total > 1, end) {
-            (true, Some(end)) => format!(" (+{}, {end})", plural(total - 1, "line")),
-            (true, None) => format!(" (+{})", plural(total - 1, "line")),
-            (false, Some(end)) => format!(" ({end})"),
+            (true, Some(end)) => t!("card-extra-lines-end", count = total - 1, end = end),
+            (true, None) => t!("card-extra-lines", count = total - 1),
+            (false, Some(end)) => t!("card-end", end = end),
             (false, None) => String::new(),
         };
         let room = room.saturating_sub(text::width(&more)).max(4);
@@ -222,9 +224,10 @@ impl ToolCard {
                     theme.warning(),
                 )));
             }
-            CardStatus::Cancelled => {
-                lines.push(Line::from(Span::styled("  cancelled", theme.dim())))
-            }
+            CardStatus::Cancelled => lines.push(Line::from(Span::styled(
+                format!("  {}", t!("card-cancelled")),
+                theme.dim(),
+            ))),
             _ => {}
         }
         if matches!(self.status, CardStatus::Denied(_) | CardStatus::Cancelled) {
@@ -258,15 +261,9 @@ impl ToolCard {
         }
         if hidden > 0 || args_hidden > 0 {
             let what = if hidden > 0 {
-                format!(
-                    "… {} (Ctrl+T for the whole transcript)",
-                    more(hidden, "line")
-                )
+                t!("card-more-lines", count = hidden)
             } else {
-                format!(
-                    "… {} (Ctrl+T for the whole transcript)",
-                    more(args_hidden, "argument")
-                )
+                t!("card-more-arguments", count = args_hidden)
             };
             lines.push(Line::from(Span::styled(
                 format!("  {}", one_line(&what, w - 2)),
@@ -278,25 +275,11 @@ impl ToolCard {
     }
 }
 
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
-}
-
-/// `3 more lines`, `1 more line`.
-fn more(n: usize, what: &str) -> String {
-    let s = if n == 1 { "" } else { "s" };
-    format!("{n} more {what}{s}")
-}
-
 fn denied(reason: &str) -> String {
     if reason.trim().is_empty() {
-        "denied".to_string()
+        t!("card-denied")
     } else {
-        format!("denied: {reason}")
+        t!("card-denied-reason", reason = reason)
     }
 }
 
@@ -364,7 +347,7 @@ fn changes_summary(changes: &[FileChange], room: usize, theme: Theme) -> Vec<Spa
     let (added, removed) = diff::counts(first);
     let counts = format!(" +{added} −{removed}");
     let others = if changes.len() > 1 {
-        format!(" and {}", more(changes.len() - 1, "file"))
+        t!("card-and-more-files", count = changes.len() - 1)
     } else {
         String::new()
     };
@@ -402,7 +385,7 @@ fn argument_lines(arguments: &str, theme: Theme, width: usize) -> Vec<Line<'stat
                 Value::String(s) => {
                     let lines = count_lines(s);
                     let more = if lines > 1 {
-                        format!(" (+{})", plural(lines - 1, "line"))
+                        t!("card-extra-lines", count = lines - 1)
                     } else {
                         String::new()
                     };

@@ -6,6 +6,7 @@ use super::text::{safe_line, truncate};
 use super::theme::Theme;
 use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::AgentEvent;
+use reasonix_i18n::t;
 use std::time::Instant;
 
 /// Lines of a child's activity kept for Enter (its tool calls, notices, its answer).
@@ -120,20 +121,21 @@ impl Children {
                     .as_deref()
                     .map(|l| format!(" · {}", safe_line(l)))
                     .unwrap_or_default();
-                let s = if card.calls == 1 { "" } else { "s" };
                 // What the keys do first, so a narrow terminal still shows it.
-                let text = format!(
-                    "{}sub-agent {} · {} call{s}, {}s{last} ({})",
-                    if chosen {
-                        "›◆ Esc stops it · Enter shows its work · "
-                    } else {
-                        " ◇ "
-                    },
-                    safe_line(&card.label),
-                    card.calls,
-                    card.started.elapsed().as_secs(),
-                    safe_line(&card.model),
+                let marker = if chosen {
+                    format!("›◆ {} · ", t!("children-keys"))
+                } else {
+                    " ◇ ".to_string()
+                };
+                let card_text = t!(
+                    "children-card",
+                    label = safe_line(&card.label).into_owned(),
+                    calls = card.calls,
+                    secs = card.started.elapsed().as_secs(),
+                    last = last,
+                    model = safe_line(&card.model).into_owned()
                 );
+                let text = format!("{marker}{card_text}");
                 let style = if chosen {
                     theme.selected()
                 } else {
@@ -170,9 +172,9 @@ impl ChildCard {
                     .take(120)
                     .collect();
                 if *is_error {
-                    format!("← {name} failed: {first}")
+                    t!("children-tool-failed", name = name.as_str(), output = first)
                 } else {
-                    format!("← {name} ok")
+                    t!("children-tool-ok", name = name.as_str())
                 }
             }
             AgentEvent::Message(m) if m.role == reasonix_core::types::Role::Assistant => {

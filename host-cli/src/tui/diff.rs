@@ -8,6 +8,7 @@ use super::theme::Theme;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use reasonix_core::types::{ChangeKind, FileChange};
+use reasonix_i18n::t;
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
 
@@ -83,11 +84,7 @@ pub fn render(
         sink.out.pop();
         let more = sink.hidden + 1;
         sink.out.push(Line::from(Span::styled(
-            if more == 1 {
-                "… 1 more diff line".to_string()
-            } else {
-                format!("… {more} more diff lines")
-            },
+            t!("diff-more", more = more),
             theme.dim(),
         )));
     }
@@ -105,9 +102,9 @@ fn file(change: &FileChange, theme: Theme, width: usize, sink: &mut Sink) {
     let old = change.old_text.as_deref().unwrap_or("");
     let new = change.new_text.as_deref().unwrap_or("");
     let (word, word_style) = match change.kind {
-        ChangeKind::Create => ("created", theme.added()),
-        ChangeKind::Modify => ("modified", theme.accent()),
-        ChangeKind::Delete => ("deleted", theme.removed()),
+        ChangeKind::Create => (t!("diff-created"), theme.added()),
+        ChangeKind::Modify => (t!("diff-modified"), theme.accent()),
+        ChangeKind::Delete => (t!("diff-deleted"), theme.removed()),
     };
     let header = |added: Option<usize>, removed: Option<usize>| {
         let mut spans = vec![
@@ -124,18 +121,13 @@ fn file(change: &FileChange, theme: Theme, width: usize, sink: &mut Sink) {
     };
     if old.contains('\0') || new.contains('\0') {
         sink.push(|| header(None, None));
-        sink.push(|| {
-            note(
-                format!("binary: {} → {} bytes", old.len(), new.len()),
-                theme,
-            )
-        });
+        sink.push(|| note(t!("diff-binary", old = old.len(), new = new.len()), theme));
         return;
     }
     if old.len() + new.len() > HUGE {
         let (o, n) = (count_lines(old), count_lines(new));
         sink.push(|| header(None, None));
-        sink.push(|| note(format!("too large to show: {o} → {n} lines"), theme));
+        sink.push(|| note(t!("diff-too-large", old = o, new = n), theme));
         return;
     }
     let diff = line_diff(old, new);

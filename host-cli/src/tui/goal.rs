@@ -10,6 +10,7 @@ use super::msg::Msg;
 use super::text::safe_line;
 use reasonix_agent::agent_loop::{RunOutcome, RunStatus};
 use reasonix_core::cancel::CancelToken;
+use reasonix_i18n::t;
 use reasonix_runtime::goal::{self, Goal, Receipt};
 
 /// A goal being pursued.
@@ -48,19 +49,15 @@ pub fn command(app: &App, args: &str) -> Effects {
                     .into_iter()
                     .map(|l| ratatui::text::Line::from(l).style(app.theme.plain())),
             ),
-            None => out.notice(
-                "no goal: /goal <objective> [--check <command>]… starts one (the checks run after every turn; with none, the task list decides)",
-            ),
+            None => out.notice(t!("goal-none")),
         },
         "pause" | "resume" | "clear" | "stop" if app.goal.is_none() => {
-            out.error("no goal is being pursued")
+            out.error(t!("goal-not-pursued"))
         }
         "pause" => out.push(Effect::Goal(Control::Pause)),
         "resume" => out.push(Effect::Goal(Control::Resume)),
         "clear" | "stop" => out.push(Effect::Goal(Control::Clear)),
-        _ if app.goal.is_some() => {
-            out.error("a goal is already being pursued: /goal clear ends it first")
-        }
+        _ if app.goal.is_some() => out.error(t!("goal-already")),
         text => match parse(text) {
             Ok(goal) => out.push(Effect::Goal(Control::Start(goal))),
             Err(why) => out.error(why),
@@ -75,13 +72,13 @@ pub fn parse(text: &str) -> Result<Goal, String> {
     let mut pieces = text.split("--check");
     let objective = pieces.next().unwrap_or_default().trim().to_string();
     if objective.is_empty() {
-        return Err("/goal needs an objective before --check".into());
+        return Err(t!("goal-needs-objective"));
     }
     let mut checks = Vec::new();
     for piece in pieces {
         let check = unquote(piece.trim());
         if check.is_empty() {
-            return Err("/goal: --check needs a command".into());
+            return Err(t!("goal-check-needs-command"));
         }
         checks.push(check.to_string());
     }
@@ -105,26 +102,48 @@ fn unquote(text: &str) -> &str {
     text
 }
 
+/// Columns of the label column of `/goal status`.
+const LABEL_COLUMNS: usize = 10;
+
+/// `label` padded to [`LABEL_COLUMNS`] by display width (a translated label may be wide),
+/// then `value`.
+fn field(label: &str, value: &str) -> String {
+    let pad = LABEL_COLUMNS
+        .saturating_sub(super::text::width(label))
+        .max(1);
+    format!("{label}{}{value}", " ".repeat(pad))
+}
+
 fn status_lines(pursuit: &Pursuit) -> Vec<String> {
     let goal = &pursuit.goal;
-    let mut lines = vec![format!("goal      {}", safe_line(&goal.objective))];
+    let mut lines = vec![field(&t!("goal-label-goal"), &safe_line(&goal.objective))];
     if goal.checks.is_empty() {
-        lines.push(format!("judged by {}", goal::CHECKLIST));
+        // `goal::CHECKLIST` ("task list") in the language of the screen.
+        lines.push(field(&t!("goal-label-judged"), &t!("goal-checklist")));
     }
     for check in &goal.checks {
-        lines.push(format!("check     {}", safe_line(check)));
+        lines.push(field(&t!("goal-label-check"), &safe_line(check)));
     }
-    lines.push(format!(
-        "turns     {} of {} · {} tokens",
-        pursuit.turns, pursuit.allowed, pursuit.tokens
+    lines.push(field(
+        &t!("goal-label-turns"),
+        &t!(
+            "goal-turns",
+            turns = pursuit.turns,
+            allowed = pursuit.allowed,
+            tokens = pursuit.tokens
+        ),
     ));
-    lines.push(match (&pursuit.paused, &pursuit.checking) {
-        (_, Some(_)) => "state     checking".to_string(),
-        (Some(why), None) => format!("state     paused: {why}"),
-        (None, None) => "state     working".to_string(),
-    });
+    let state = match (&pursuit.paused, &pursuit.checking) {
+        (_, Some(_)) => t!("goal-state-checking"),
+        (Some(why), None) => t!("goal-state-paused", why = why.as_str()),
+        (None, None) => t!("goal-state-working"),
+    };
+    lines.push(field(&t!("goal-label-state"), &state));
     for receipt in &pursuit.last {
-        lines.push(format!("last      {}", safe_line(&receipt.describe())));
+        lines.push(field(
+            &t!("goal-label-last"),
+            &safe_line(&receipt.describe()),
+        ));
     }
     lines
 }
@@ -132,9 +151,13 @@ fn status_lines(pursuit: &Pursuit) -> Vec<String> {
 /// The status line's piece: `goal 2/10`, `goal paused`.
 pub fn status_piece(pursuit: &Pursuit) -> String {
     if pursuit.paused.is_some() {
-        "goal paused".to_string()
+        t!("goal-piece-paused")
     } else {
-        format!("goal {}/{}", pursuit.turns, pursuit.allowed)
+        t!(
+            "goal-piece",
+            turns = pursuit.turns,
+            allowed = pursuit.allowed
+        )
     }
 }
 
@@ -154,14 +177,14 @@ impl App {
                     checking: None,
                 });
                 self.set_strictness();
-                self.notice("goal set: working on it until it is met (/goal pause, /goal status)");
+                self.notice(&t!("goal-set"));
                 self.send_server_prompt(prompt);
             }
             Control::Pause => {
                 if let Some(pursuit) = &mut self.goal {
-                    pursuit.paused = Some("by /goal pause".into());
+                    pursuit.paused = Some(t!("goal-paused-by-command"));
                 }
-                self.notice("goal paused: the turn in progress finishes; /goal resume goes on");
+                self.notice(&t!("goal-paused"));
             }
             Control::Resume => {
                 let Some(pursuit) = &mut self.goal else {
@@ -178,7 +201,7 @@ impl App {
                         Goal::next_turn(&pursuit.last)
                     }
                 });
-                self.notice("goal resumed");
+                self.notice(&t!("goal-resumed"));
                 if let Some(prompt) = next {
                     self.send_server_prompt(prompt);
                 }
@@ -188,7 +211,7 @@ impl App {
                     cancel.cancel();
                 }
                 self.set_strictness();
-                self.notice("goal cleared");
+                self.notice(&t!("goal-cleared"));
             }
         }
     }
@@ -208,14 +231,14 @@ impl App {
         pursuit.tokens += outcome.usage.input_tokens + outcome.usage.output_tokens;
         let stopped = match outcome.status {
             RunStatus::Success | RunStatus::MaxSteps => None,
-            RunStatus::Cancelled => Some("the turn was cancelled".to_string()),
+            RunStatus::Cancelled => Some(t!("goal-turn-cancelled")),
             RunStatus::Error | RunStatus::TimedOut | RunStatus::BudgetExceeded => {
-                Some(format!("the turn failed ({})", outcome.result))
+                Some(t!("goal-turn-failed", result = outcome.result.as_str()))
             }
         };
         if let Some(why) = stopped {
             pursuit.paused = Some(why.clone());
-            return self.notice(&format!("goal paused: {why}; /goal resume goes on"));
+            return self.notice(&t!("goal-paused-why", why = why));
         }
         if pursuit.paused.is_some() || pursuit.checking.is_some() {
             return;
@@ -227,11 +250,8 @@ impl App {
             .into_iter()
             .find(|t| t.spec().name == goal::SHELL_TOOL);
         if shell.is_none() && !pursuit.goal.checks.is_empty() {
-            pursuit.paused = Some(format!("the `{}` tool is not loaded", goal::SHELL_TOOL));
-            return self.error(&format!(
-                "goal paused: its checks need the `{}` tool, which is not loaded",
-                goal::SHELL_TOOL
-            ));
+            pursuit.paused = Some(t!("goal-tool-missing", tool = goal::SHELL_TOOL));
+            return self.error(&t!("goal-paused-tool-missing", tool = goal::SHELL_TOOL));
         }
         let cancel = CancelToken::new();
         pursuit.checking = Some(cancel.clone());
@@ -248,9 +268,9 @@ impl App {
         if let Err(e) = spawned {
             if let Some(pursuit) = &mut self.goal {
                 pursuit.checking = None;
-                pursuit.paused = Some("its checks could not start".into());
+                pursuit.paused = Some(t!("goal-checks-not-started"));
             }
-            self.error(&format!("goal paused: cannot run its checks: {e}"));
+            self.error(&t!("goal-paused-checks-failed", error = e.to_string()));
         }
     }
 
@@ -264,7 +284,7 @@ impl App {
         let lines: Vec<String> = pursuit
             .last
             .iter()
-            .map(|r| format!("goal check {}", r.describe()))
+            .map(|r| t!("goal-check-line", receipt = r.describe()))
             .collect();
         let met = pursuit.last.iter().all(Receipt::passed);
         let turns = pursuit.turns;
@@ -277,18 +297,16 @@ impl App {
         if met {
             self.goal = None;
             self.set_strictness();
-            return self.notice(&format!(
-                "goal met after {turns} turn{}",
-                if turns == 1 { "" } else { "s" }
-            ));
+            return self.notice(&t!("goal-met", turns = turns));
         }
         if spent {
             if let Some(pursuit) = &mut self.goal {
-                pursuit.paused = Some("its turn budget is spent".into());
+                pursuit.paused = Some(t!("goal-budget-spent"));
             }
-            return self.error(&format!(
-                "goal not met after {turns} turns: the turn budget is spent; /goal resume gives it {} more, /goal clear ends it",
-                goal::DEFAULT_MAX_TURNS
+            return self.error(&t!(
+                "goal-not-met",
+                turns = turns,
+                more = goal::DEFAULT_MAX_TURNS
             ));
         }
         if !paused {

@@ -263,7 +263,7 @@ fn one_session(
         }
     }
     if policy_text.is_empty() {
-        policy_text.push("no rules: readers run, writers and commands ask".into());
+        policy_text.push(reasonix_i18n::t!("policy-no-rules"));
     }
     let tools = agent.tool_specs().to_vec();
     let paths = &prepared.cx.paths;

@@ -5,14 +5,15 @@
 use super::app::App;
 use super::effect::{Effect, Effects};
 use reasonix_config::run_mode::{NAMES, RunMode};
+use reasonix_i18n::t;
 
 pub fn command(app: &App, args: &str) -> Effects {
     let mut out = Effects::default();
     if args.is_empty() {
-        out.notice(format!(
-            "mode: {} ({}); /mode <name> switches",
-            app.actions.mode,
-            NAMES.join(" | ")
+        out.notice(t!(
+            "mode-current",
+            mode = super::status::mode_name(app.actions.mode),
+            names = NAMES.join(" | ")
         ));
         return out;
     }
@@ -32,36 +33,36 @@ impl App {
         if let Some(agents) = self.session.sub_agents() {
             agents.set_limits(reasonix_runtime::delegate::limits_in(settings, mode));
         }
-        let mut said = vec![format!("mode: {mode}")];
+        let mut said = vec![t!("mode-set", mode = super::status::mode_name(mode))];
         if let Some(effort) = &self.actions.effort {
-            said.push(format!(
-                "effort stays {effort} (chosen with /effort or --effort)"
-            ));
+            said.push(t!("mode-effort-kept", effort = effort.as_str()));
         } else {
             // The effort is the client's: rebuilt for the same model under the new mode.
             let model = self.status.model.clone();
             match super::actions::client_in_mode(self, &model, mode) {
                 Ok(client) => {
-                    said.push(format!("effort {}", client.effort().unwrap_or("auto")));
+                    said.push(t!(
+                        "mode-effort",
+                        effort = client.effort().unwrap_or("auto")
+                    ));
                     self.session.switch_client(client);
                 }
-                Err(e) => said.push(format!("effort unchanged ({e})")),
+                Err(e) => said.push(t!("mode-effort-unchanged", error = e.to_string())),
             }
         }
         let strictness = mode.strictness(false);
-        said.push(
-            if strictness.fresh_verification {
-                "task-list steps need a passing check after the last change"
-            } else {
-                "task-list steps verified in goal mode"
-            }
-            .to_string(),
-        );
+        said.push(if strictness.fresh_verification {
+            t!("mode-steps-fresh")
+        } else {
+            t!("mode-steps-goal")
+        });
         if let Some(agents) = self.session.sub_agents() {
             let limits = agents.limits();
-            said.push(format!(
-                "sub-agents {} deep, {} at once, {} writing",
-                limits.max_depth, limits.max_concurrency, limits.max_writers
+            said.push(t!(
+                "mode-subagents",
+                depth = limits.max_depth,
+                concurrency = limits.max_concurrency,
+                writers = limits.max_writers
             ));
         }
         self.notice(&said.join(" · "));

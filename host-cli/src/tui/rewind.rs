@@ -11,13 +11,14 @@ use ratatui::text::{Line, Span};
 use reasonix_agent::agent_loop::Rewound;
 use reasonix_agent::checkpoint::CheckpointStore;
 use reasonix_agent::session::load;
+use reasonix_i18n::t;
 use reasonix_protocol::Op;
 use std::collections::BTreeMap;
 
 /// The turn picker over this session's turns (their prompts, which ran shell commands).
 pub fn list_turns(app: &App) -> Effects {
     let transcript = app.actions.store.transcript(&app.status.session_id);
-    let nothing = || Effect::Notice("nothing to rewind yet".into()).into();
+    let nothing = || Effect::Notice(t!("rewind-nothing")).into();
     let Ok(loaded) = load(&transcript) else {
         return nothing();
     };
@@ -51,12 +52,9 @@ pub fn list_turns(app: &App) -> Effects {
 /// `/rewind`, `/rewind N [scope]`, `/rewind undo`.
 pub fn command(app: &App, args: &str) -> Effects {
     if app.turn.is_some() {
-        return Effect::Error(
-            "a turn is running: rewind when it has finished (Esc cancels it)".into(),
-        )
-        .into();
+        return Effect::Error(t!("rewind-busy")).into();
     }
-    let usage = || Effect::Error("usage: /rewind N [code|conversation|both] | /rewind undo".into());
+    let usage = || Effect::Error(t!("rewind-usage"));
     let words: Vec<&str> = args.split_whitespace().collect();
     match words.as_slice() {
         [] => list_turns(app),
@@ -84,13 +82,13 @@ pub fn command(app: &App, args: &str) -> Effects {
 /// `/fork [N]`.
 pub fn fork(app: &App, args: &str) -> Effects {
     if app.turn.is_some() {
-        return Effect::Error("a turn is running: fork when it has finished".into()).into();
+        return Effect::Error(t!("rewind-fork-busy")).into();
     }
     let turn = match args.trim() {
         "" => None,
         n => match n.parse::<u32>() {
             Ok(n) => Some(n),
-            Err(_) => return Effect::Error("usage: /fork [N]".into()).into(),
+            Err(_) => return Effect::Error(t!("rewind-fork-usage")).into(),
         },
     };
     Effect::Submit(Op::Fork { turn }).into()
@@ -100,7 +98,9 @@ pub fn fork(app: &App, args: &str) -> Effects {
 pub fn tree(app: &App) -> Effects {
     let sessions = match app.actions.store.list() {
         Ok(s) => s,
-        Err(e) => return Effect::Error(format!("cannot list sessions: {e}")).into(),
+        Err(e) => {
+            return Effect::Error(t!("rewind-tree-error", error = e.to_string())).into();
+        }
     };
     let ids: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
     let mut children: BTreeMap<Option<String>, Vec<&reasonix_agent::session::Summary>> =
@@ -114,7 +114,7 @@ pub fn tree(app: &App) -> Effects {
     let mut lines = Vec::new();
     tree_lines(&children, None, 0, &app.status.session_id, &mut lines);
     if lines.is_empty() {
-        Effect::Notice("no saved sessions in this workspace".into()).into()
+        Effect::Notice(t!("rewind-tree-empty")).into()
     } else {
         Effect::Commit(lines).into()
     }
@@ -131,7 +131,7 @@ fn tree_lines(
         let marker = if s.id == current { "*" } else { " " };
         let mut line = format!("{marker} {}{}", "  ".repeat(depth), s.id);
         if let Some(turn) = s.parent_turn {
-            line.push_str(&format!(" (before turn {turn})"));
+            line.push_str(&t!("rewind-tree-before-turn", turn = turn));
         }
         line.push_str(&format!("  {}", safe_line(&s.title)));
         out.push(Line::from(line));
@@ -155,29 +155,26 @@ pub fn rewound(theme: Theme, done: Rewound) -> Effects {
                 .join(", ")
         };
         if !files.restored.is_empty() {
-            lines.push(format!("restored: {}", list(&files.restored)));
+            lines.push(t!("rewind-restored", files = list(&files.restored)));
         }
         if !files.deleted.is_empty() {
-            lines.push(format!("deleted: {}", list(&files.deleted)));
+            lines.push(t!("rewind-deleted", files = list(&files.deleted)));
         }
         if files.restored.is_empty() && files.deleted.is_empty() {
-            lines.push("no file needed restoring".to_string());
+            lines.push(t!("rewind-nothing-restored"));
         }
         for failure in &files.failed {
-            out.error(format!("not restored: {}", safe_line(failure)));
+            out.error(t!(
+                "rewind-not-restored",
+                file = safe_line(failure).into_owned()
+            ));
         }
         if !files.shell_turns.is_empty() {
             let turns: Vec<String> = files.shell_turns.iter().map(u32::to_string).collect();
-            out.notice(format!(
-                "turn {} ran shell commands: what they changed is not tracked and was not undone",
-                turns.join(", ")
-            ));
+            out.notice(t!("rewind-shell-turns", turns = turns.join(", ")));
         }
     }
-    lines.push(format!(
-        "conversation: {} messages (/rewind undo takes this back)",
-        done.history.len()
-    ));
+    lines.push(t!("rewind-conversation", count = done.history.len()));
     out.commit(
         lines
             .into_iter()

@@ -6,6 +6,7 @@ use super::text::{safe, safe_line, truncate};
 use super::theme::Theme;
 use ratatui::text::{Line, Span};
 use reasonix_core::types::{Message, Role};
+use reasonix_i18n::t;
 use std::time::Instant;
 
 /// Messages of a resumed session shown at most; earlier ones are summarised in one line.
@@ -47,9 +48,10 @@ pub fn reasoning_lines(text: &str, verbose: bool, theme: Theme) -> Vec<Line<'sta
     let count = text.split('\n').count();
     let first = text.split('\n').next().unwrap_or_default();
     vec![Line::from(Span::styled(
-        format!(
-            "  ∴ {} ({count} lines of reasoning, Ctrl+O shows them)",
-            truncate(first, 60)
+        t!(
+            "app-reasoning-folded",
+            first = truncate(first, 60).into_owned(),
+            count = count.to_string()
         ),
         theme.dim(),
     ))]
@@ -77,7 +79,7 @@ pub fn history_lines(messages: &[Message], theme: Theme, width: u16) -> Vec<Line
     let skip = messages.len().saturating_sub(HISTORY_SHOWN);
     if skip > 0 {
         lines.push(Line::from(Span::styled(
-            format!("… {skip} earlier messages (reasonix sessions list)"),
+            t!("app-history-earlier", count = skip.to_string()),
             theme.dim(),
         )));
     }
@@ -105,4 +107,74 @@ pub fn history_lines(messages: &[Message], theme: Theme, width: u16) -> Vec<Line
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::ColorLevel;
+    use reasonix_i18n::{Language, with_language};
+
+    fn text(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn folded_reasoning_and_a_long_history_in_both_languages() {
+        let theme = Theme::new(ColorLevel::None);
+        let folded = |language| {
+            with_language(language, || {
+                text(&reasoning_lines("weigh it\nthen act", false, theme))
+            })
+        };
+        assert_eq!(
+            folded(Language::En),
+            ["  ∴ weigh it (2 lines of reasoning, Ctrl+O shows them)"]
+        );
+        assert_eq!(
+            folded(Language::ZhCn),
+            ["  ∴ weigh it（2 行推理，Ctrl+O 展开）"]
+        );
+        let messages: Vec<Message> = (0..HISTORY_SHOWN + 3)
+            .map(|i| Message::text(Role::User, format!("m{i}")))
+            .collect();
+        let first = |language| {
+            with_language(language, || {
+                text(&history_lines(&messages, theme, 80))[0].clone()
+            })
+        };
+        assert_eq!(
+            first(Language::En),
+            "… 3 earlier messages (reasonix sessions list)"
+        );
+        assert_eq!(
+            first(Language::ZhCn),
+            "… 更早的 3 条消息（reasonix sessions list）"
+        );
+    }
+
+    #[test]
+    fn a_sub_agent_counts_its_requests_in_english_plurals() {
+        let finished = |steps: u32| {
+            with_language(Language::En, || {
+                t!(
+                    "app-subagent-finished",
+                    label = "scout",
+                    status = "success",
+                    steps = steps
+                )
+            })
+        };
+        assert_eq!(finished(1), "⇠ sub-agent scout: success (1 request)");
+        assert_eq!(finished(3), "⇠ sub-agent scout: success (3 requests)");
+        let zh = with_language(Language::ZhCn, || {
+            t!(
+                "app-subagent-finished",
+                label = "scout",
+                status = "success",
+                steps = 3u32
+            )
+        });
+        assert_eq!(zh, "⇠ 子代理 scout：success（3 次请求）");
+    }
 }

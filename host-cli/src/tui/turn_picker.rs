@@ -5,6 +5,7 @@ use super::text::{safe_line, truncate};
 use super::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
+use reasonix_i18n::t;
 
 /// One turn as the picker shows it.
 pub struct TurnRow {
@@ -72,11 +73,8 @@ impl TurnPicker {
 
     pub fn lines(&self, theme: Theme, width: u16) -> Vec<Line<'static>> {
         let mut lines = vec![Line::from(vec![
-            Span::styled("Rewind to the start of a turn  ", theme.heading()),
-            Span::styled(
-                "↑/↓ · Enter files+conversation · c files · v conversation · u undo last · Esc",
-                theme.dim(),
-            ),
+            Span::styled(format!("{}  ", t!("rewind-picker-title")), theme.heading()),
+            Span::styled(t!("rewind-picker-keys"), theme.dim()),
         ])];
         let start = self.selected.saturating_sub(ROWS - 1);
         for (i, row) in self.rows.iter().enumerate().skip(start).take(ROWS) {
@@ -87,7 +85,7 @@ impl TurnPicker {
                 safe_line(&row.prompt)
             );
             if row.ran_shell {
-                text.push_str("  (ran shell commands: not undone)");
+                text.push_str(&t!("rewind-picker-ran-shell"));
             }
             let text = truncate(&text, usize::from(width)).into_owned();
             let style = if i == self.selected {
@@ -98,5 +96,64 @@ impl TurnPicker {
             lines.push(Line::from(Span::styled(text, style)));
         }
         lines
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::tui::theme::ColorLevel;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::widgets::Paragraph;
+
+    fn picker() -> TurnPicker {
+        let rows = [
+            (1, "add a --json flag to the list command", false),
+            (2, "run the tests and fix what fails", true),
+            (3, "把错误信息改得更清楚一些", false),
+        ];
+        TurnPicker::new(
+            rows.into_iter()
+                .map(|(turn, prompt, ran_shell)| TurnRow {
+                    turn,
+                    prompt: prompt.into(),
+                    ran_shell,
+                })
+                .collect(),
+        )
+    }
+
+    /// The picker in a `w`×`h` terminal, wrapped as the live area wraps it.
+    fn draw(w: u16, h: u16) -> String {
+        let lines = picker().lines(Theme::new(ColorLevel::Ansi16), w);
+        let lines = crate::tui::wrap::wrap_lines(lines, usize::from(w));
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| f.render_widget(Paragraph::new(lines), f.area()))
+            .unwrap();
+        format!("{}", terminal.backend())
+    }
+
+    #[test]
+    fn turn_picker_zh_cn_80x24() {
+        let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || draw(80, 24));
+        assert!(screen.contains("回退到某一轮开头"), "{screen}");
+        assert!(screen.contains("运行过 shell 命令"), "{screen}");
+        insta::assert_snapshot!(screen);
+    }
+
+    #[test]
+    fn rows_fit_the_width_in_either_language() {
+        for language in [reasonix_i18n::Language::En, reasonix_i18n::Language::ZhCn] {
+            let lines = reasonix_i18n::with_language(language, || {
+                picker().lines(Theme::new(ColorLevel::None), 40)
+            });
+            for line in &lines[1..] {
+                let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+                assert!(crate::tui::text::width(&text) <= 40, "{text}");
+            }
+        }
     }
 }

@@ -194,3 +194,27 @@ mcp-resource-count = ({ $count } MCP { $count ->
         [one] resource
        *[other] resources
     })
+
+## Diffs of a proposed or made change (diff.rs)
+diff-more = … { $more } more diff { $more ->
+        [one] line
+       *[other] lines
+    }
+diff-created = created
+diff-modified = modified
+diff-deleted = deleted
+diff-binary = binary: { $old } → { $new } bytes
+diff-too-large = too large to show: { $old } → { $new } lines
+
+## /mode (mode.rs)
+mode-current = mode: { $mode } ({ $names }); /mode <name> switches
+mode-set = mode: { $mode }
+mode-effort-kept = effort stays { $effort } (chosen with /effort or --effort)
+mode-effort = effort { $effort }
+mode-effort-unchanged = effort unchanged ({ $error })
+mode-steps-fresh = task-list steps need a passing check after the last change
+mode-steps-goal = task-list steps verified in goal mode
+mode-subagents = sub-agents { $depth } deep, { $concurrency } at once, { $writers } writing
+
+## The permission summary (mod.rs)
+policy-no-rules = no rules: readers run, writers and commands ask

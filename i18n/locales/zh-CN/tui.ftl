@@ -36,8 +36,8 @@ picker-ago-hours = { $n } 小时前
 picker-ago-days = { $n } 天前
 
 ## /rewind 与 Esc Esc 的轮次选择器（turn_picker.rs）
-rewind-picker-title = 回退到某一轮的开头
-rewind-picker-keys = ↑/↓ · Enter 文件+对话 · c 仅文件 · v 仅对话 · u 撤销上次回退 · Esc
+rewind-picker-title = 回退到某一轮开头
+rewind-picker-keys = ↑/↓ · Enter 文件+对话 · c 仅文件 · v 仅对话 · u 撤销回退 · Esc
 rewind-picker-ran-shell = {"  "}（运行过 shell 命令：其改动不会撤销）
 
 ## /rewind、/fork、/tree（rewind.rs）
@@ -152,3 +152,23 @@ mcp-question-no = n  不启动，保持停止（/mcp approve 会再次询问）
 mcp-question-confirm-always = 再按一次 a（或 Enter）以始终启动它们；按其他键返回
 # `@` 补全列表中 `server:` 之后的说明。
 mcp-resource-count = （{ $count } 个 MCP 资源）
+
+## 拟议或已做更改的差异（diff.rs）
+diff-more = … 差异还有 { $more } 行
+diff-created = 新建
+diff-modified = 修改
+diff-deleted = 删除
+diff-binary = 二进制：{ $old } → { $new } 字节
+diff-too-large = 太大，无法显示：{ $old } → { $new } 行
+
+## /mode（mode.rs）
+mode-current = 模式：{ $mode }（{ $names }）；用 /mode <名称> 切换
+mode-set = 模式：{ $mode }
+mode-effort-kept = 推理强度保持 { $effort }（由 /effort 或 --effort 选定）
+mode-effort = 推理强度 { $effort }
+mode-effort-unchanged = 推理强度未变（{ $error }）
+mode-steps-fresh = 任务清单的步骤需在最后一次更改后通过检查
+mode-steps-goal = 任务清单的步骤在目标模式下验证
+mode-subagents = 子代理最多 { $depth } 层、同时 { $concurrency } 个、{ $writers } 个写入
+## 权限摘要（mod.rs）
+policy-no-rules = 无规则：读取类工具直接运行，写入与命令会询问

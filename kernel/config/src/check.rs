@@ -140,6 +140,7 @@ const SECTIONS: &[Section] = &[
             "startup_timeout",
             "request_timeout",
             "rust_build_scripts",
+            "sandbox",
             "servers",
         ],
         original: &[],

@@ -326,6 +326,9 @@ pub struct LspSettings {
     /// Let rust-analyzer run the workspace's build scripts and proc macros (code of the
     /// repository; off by default).
     pub rust_build_scripts: Option<bool>,
+    /// `false`: servers run unconfined, with the user's rights (where the OS sandbox is not
+    /// available, as on macOS). Default: in the OS sandbox.
+    pub sandbox: Option<bool>,
     /// `[lsp.servers.<language>]`: a server for a language, replacing the built-in choice.
     pub servers: BTreeMap<String, LspServerSettings>,
 }
@@ -810,9 +813,8 @@ impl Config {
             self.agent.planner_model = agent.planner_model.filter(|m| !m.trim().is_empty());
         }
         if agent.reasoning_language.is_some() {
-            self.agent.reasoning_language = agent
-                .reasoning_language
-                .filter(|l| !l.trim().is_empty());
+            self.agent.reasoning_language =
+                agent.reasoning_language.filter(|l| !l.trim().is_empty());
         }
         for (mine, theirs) in [
             (&mut self.agent.max_subagent_depth, agent.max_subagent_depth),

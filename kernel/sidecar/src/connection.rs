@@ -265,6 +265,19 @@ impl Connection {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, SidecarError> {
+        self.call_cancellable(method, params, timeout, &|| false, None)
+    }
+
+    /// [`Connection::call`] that gives up early when `cancelled` says so (checked every
+    /// 50 ms); then `cancel_method` (LSP's `$/cancelRequest`), when given, is sent with the id.
+    pub fn call_cancellable(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancelled: &dyn Fn() -> bool,
+        cancel_method: Option<&str>,
+    ) -> Result<Value, SidecarError> {
         let (tx, rx) = mpsc::channel();
         let id = {
             let mut state = self.shared.lock();
@@ -288,41 +301,56 @@ impl Connection {
             self.shared.lock().pending.remove(&id);
             return Err(e);
         }
-        self.wait(id, method, &rx, timeout)
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+                Ok(reply) => return self.answered(method, reply),
+                // The reader dropped every sender: the connection died.
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self
+                        .dead()
+                        .unwrap_or_else(|| self.shared.died("stopped answering".into())));
+                }
+                Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                    self.shared.lock().pending.remove(&id);
+                    return Err(SidecarError::Timeout {
+                        name: self.name.clone(),
+                        method: method.to_string(),
+                        timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                        stderr_tail: self.stderr_tail(),
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) if cancelled() => {
+                    self.shared.lock().pending.remove(&id);
+                    if let Some(cancel) = cancel_method {
+                        let _ = self.notify(cancel, serde_json::json!({"id": id}));
+                    }
+                    return Err(self.contract("cancelled", format!("`{method}` was cancelled")));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
     }
 
-    fn wait(&self, id: u64, method: &str, rx: &Receiver<Reply>, timeout: Duration) -> Reply {
-        match rx.recv_timeout(timeout) {
-            Ok(reply) => reply.map_err(|e| match e {
-                SidecarError::Remote {
-                    name,
-                    code,
-                    reason,
-                    message,
-                    ..
-                } => SidecarError::Remote {
-                    name,
-                    method: method.to_string(),
-                    code,
-                    reason,
-                    message,
-                },
-                other => other,
-            }),
-            Err(RecvTimeoutError::Timeout) => {
-                self.shared.lock().pending.remove(&id);
-                Err(SidecarError::Timeout {
-                    name: self.name.clone(),
-                    method: method.to_string(),
-                    timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-                    stderr_tail: self.stderr_tail(),
-                })
-            }
-            // The reader dropped every sender: the connection died.
-            Err(RecvTimeoutError::Disconnected) => Err(self
-                .dead()
-                .unwrap_or_else(|| self.shared.died("stopped answering".into()))),
-        }
+    /// A reply, its error naming the method.
+    fn answered(&self, method: &str, reply: Reply) -> Reply {
+        reply.map_err(|e| match e {
+            SidecarError::Remote {
+                name,
+                code,
+                reason,
+                message,
+                ..
+            } => SidecarError::Remote {
+                name,
+                method: method.to_string(),
+                code,
+                reason,
+                message,
+            },
+            other => other,
+        })
     }
 
     /// Send a notification.

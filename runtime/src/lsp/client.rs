@@ -205,6 +205,8 @@ pub struct Start<'a> {
     pub policy: &'a SandboxPolicy,
     pub home: Option<&'a Path>,
     pub timeout: Duration,
+    /// In the OS sandbox (`false` only by `[lsp] sandbox = false` of the user's config).
+    pub confined: bool,
 }
 
 fn passed_env(resolved: &Resolved) -> Vec<(String, OsString)> {
@@ -236,21 +238,70 @@ impl Server {
     /// Start the server in the OS sandbox (the workspace read-only, the home hidden but for
     /// its toolchain, no network) and initialise it.
     pub fn start(start: &Start<'_>) -> Result<Server, ServerError> {
-        let spec = start.spec;
         let program_text = start.resolved.program.display().to_string();
         let env = passed_env(start.resolved);
+        let (child, keep) = if start.confined {
+            Server::spawn_confined(start, &env, &program_text)?
+        } else {
+            Server::spawn_unconfined(start, &env, &program_text)?
+        };
+        Server::connect(start, child, keep, &program_text)
+    }
+
+    fn spawn_unconfined(
+        start: &Start<'_>,
+        env: &[(String, OsString)],
+        program_text: &str,
+    ) -> Result<
+        (
+            std::process::Child,
+            Option<Box<dyn std::any::Any + Send + Sync>>,
+        ),
+        ServerError,
+    > {
+        let mut command = Command::new(&start.resolved.program);
+        command
+            .args(&start.resolved.args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(start.workspace)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let child = command.spawn().map_err(|e| {
+            ServerError::Call(format!("`{program_text}` could not be started: {e}"))
+        })?;
+        Ok((child, None))
+    }
+
+    fn spawn_confined(
+        start: &Start<'_>,
+        env: &[(String, OsString)],
+        program_text: &str,
+    ) -> Result<
+        (
+            std::process::Child,
+            Option<Box<dyn std::any::Any + Send + Sync>>,
+        ),
+        ServerError,
+    > {
+        let spec = start.spec;
         let confined = confine_server(&ServerLaunch {
             policy: start.policy,
             home: start.home,
             cwd: start.workspace,
-            env: &env,
-            program: &program_text,
+            env,
+            program: program_text,
             args: &start.resolved.args,
             extra_read: &start.resolved.extra_read,
         })
         .map_err(|reason| {
             ServerError::Call(format!(
-                "the {} language server runs in the OS sandbox, but {reason}",
+                "the {} language server runs in the OS sandbox, but {reason}; or, to run language servers with your own rights, set `[lsp] sandbox = false` in your config",
                 spec.language
             ))
         })?;
@@ -270,6 +321,17 @@ impl Server {
         let child = spawn_lasting(command, confined.env_fd).map_err(|e| {
             ServerError::Call(format!("`{program_text}` could not be started: {e}"))
         })?;
+        Ok((child, Some(Box::new(confined.temp))))
+    }
+
+    fn connect(
+        start: &Start<'_>,
+        child: std::process::Child,
+        keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+        program_text: &str,
+    ) -> Result<Server, ServerError> {
+        let spec = start.spec;
+        let program_text = program_text.to_string();
         let root_uri = file_uri(start.workspace)
             .ok_or_else(|| ServerError::Call("the workspace path is not absolute".into()))?;
         let listener = Arc::new(Listener {
@@ -291,7 +353,7 @@ impl Server {
             Attach {
                 framing: Framing::ContentLength,
                 peer: Some(listener.clone()),
-                keep: Some(Box::new(confined.temp)),
+                keep,
             },
         )
         .map_err(|e| ServerError::Dead(e.to_string()))?;
@@ -332,7 +394,7 @@ impl Server {
                 "experimental": {"serverStatusNotification": true},
             },
         });
-        server.call("initialize", params, start.timeout)?;
+        server.call("initialize", params, start.timeout, &|| false)?;
         server.notify("initialized", json!({}))?;
         Ok(server)
     }
@@ -347,15 +409,20 @@ impl Server {
         self.conn.pid()
     }
 
+    /// A request, given up when `cancelled` says so (the server is told `$/cancelRequest`).
     pub fn call(
         &self,
         method: &str,
         params: Value,
         timeout: Duration,
+        cancelled: &dyn Fn() -> bool,
     ) -> Result<Value, ServerError> {
         self.conn
-            .call(method, params, timeout)
+            .call_cancellable(method, params, timeout, cancelled, Some("$/cancelRequest"))
             .map_err(|e| match e {
+                reasonix_sidecar::SidecarError::Contract { message, .. } => {
+                    ServerError::Call(format!("{}: {message}", self.program))
+                }
                 reasonix_sidecar::SidecarError::Timeout { timeout_ms, .. } => {
                     ServerError::Slow(format!(
                         "{} did not answer `{method}` within {} s",

@@ -50,6 +50,8 @@ pub struct Lsp {
     home: Option<PathBuf>,
     startup: Duration,
     request: Duration,
+    /// `[lsp] sandbox = false`: servers run unconfined.
+    unconfined: bool,
     /// When the session began: `lsp_diagnostics` without a path checks the files changed since.
     pub(crate) began: SystemTime,
     slots: Mutex<HashMap<SlotKey, Arc<Mutex<Slot>>>>,
@@ -71,6 +73,7 @@ impl Lsp {
                 .request_timeout
                 .map(Duration::from_secs)
                 .unwrap_or(REQUEST_TIMEOUT),
+            unconfined: settings.sandbox == Some(false),
             began: SystemTime::now(),
             slots: Mutex::new(HashMap::new()),
         })
@@ -210,6 +213,7 @@ impl Lsp {
             policy: &policy,
             home: self.home.as_deref(),
             timeout: self.startup,
+            confined: !self.unconfined,
         })
     }
 

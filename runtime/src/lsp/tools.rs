@@ -534,7 +534,7 @@ impl LspTool {
         let timeout = self.lsp.request_timeout();
         let call = |method: &str, params: Value| {
             server
-                .call(method, params, timeout)
+                .call(method, params, timeout, &cancelled)
                 .map_err(|e| failed(format!("{tool}: {e}")))
         };
         match self.kind {
@@ -707,6 +707,7 @@ impl LspTool {
                     "workspace/symbol",
                     json!({"query": query}),
                     self.lsp.request_timeout(),
+                    cancelled,
                 )
                 .map_err(|e| failed(format!("{tool}: {e}")))?;
             let Ok(response) = serde_json::from_value::<lsp_types::WorkspaceSymbolResponse>(value)

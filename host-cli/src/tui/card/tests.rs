@@ -106,6 +106,60 @@ fn card_expanded_120x40() {
 }
 
 #[test]
+fn card_collapsed_zh_cn_80x24() {
+    let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || collapsed(80, 24));
+    assert!(screen.contains("（+39 行）"), "{screen}");
+    assert!(screen.contains("运行中…"), "{screen}");
+    assert!(screen.contains("已拒绝：not now"), "{screen}");
+    shared_snapshot(|| insta::assert_snapshot!(screen));
+}
+
+/// The cards whose expanded form is all this module's words (the diff has its own).
+fn expanded_without_diff(w: u16, h: u16) -> String {
+    let theme = Theme::new(ColorLevel::Ansi16);
+    let cards = samples();
+    let per = usize::from(h) / 3;
+    let lines = [&cards[0], &cards[1], &cards[4], &cards[5]]
+        .iter()
+        .flat_map(|c| c.render_expanded(theme, w, per))
+        .collect();
+    draw(lines, w, h)
+}
+
+#[test]
+fn card_expanded_zh_cn_80x24() {
+    let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || {
+        expanded_without_diff(80, 24)
+    });
+    assert!(
+        screen.contains("… 还有 36 行（Ctrl+T 查看完整记录）"),
+        "{screen}"
+    );
+    assert!(screen.contains("已取消"), "{screen}");
+    shared_snapshot(|| insta::assert_snapshot!(screen));
+}
+
+#[test]
+fn summaries_fit_the_width_in_chinese() {
+    let theme = Theme::new(ColorLevel::None);
+    reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || {
+        for width in [40u16, 80] {
+            for card in samples() {
+                let collapsed = card.render_collapsed(theme, width);
+                let expanded = card.render_expanded(theme, width, 8);
+                for (line, t) in collapsed
+                    .iter()
+                    .chain(&expanded)
+                    .zip(texts(&collapsed).into_iter().chain(texts(&expanded)))
+                {
+                    assert!(line.width() <= usize::from(width), "{width}: {t}");
+                }
+            }
+        }
+    });
+}
+
+#[test]
 fn key_argument_by_common_names_then_first_short_string() {
     let arg = |a: &str| card("any_tool", a).key_argument();
     assert_eq!(

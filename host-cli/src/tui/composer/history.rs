@@ -18,12 +18,21 @@ pub const MAX_ENTRY_BYTES: usize = 256 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum HistoryError {
-    #[error("prompt history {path}: {source}")]
+    /// "prompt history <path>: <why>", in the language of the screen.
+    #[error("{}", describe(.path, .source))]
     Io {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
+}
+
+fn describe(path: &Path, source: &io::Error) -> String {
+    reasonix_i18n::t!(
+        "composer-history-error",
+        path = path.display().to_string(),
+        error = source.to_string()
+    )
 }
 
 #[derive(Serialize, Deserialize)]

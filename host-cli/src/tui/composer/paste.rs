@@ -1,5 +1,7 @@
 //! Large pastes: kept byte-for-byte (line endings normalised) and shown folded as one atom.
 
+use reasonix_i18n::t;
+
 /// A paste over this many lines is folded.
 pub const FOLD_LINES: usize = 5;
 /// A paste over this many characters is folded.
@@ -27,9 +29,13 @@ pub fn should_fold(text: &str) -> bool {
 pub fn label(number: usize, text: &str) -> String {
     let lines = line_count(text);
     if lines > 1 {
-        format!("[Pasted text #{number} +{lines} lines]")
+        t!("composer-paste-lines", number = number, lines = lines)
     } else {
-        format!("[Pasted text #{number} +{} chars]", text.chars().count())
+        t!(
+            "composer-paste-chars",
+            number = number,
+            chars = text.chars().count()
+        )
     }
 }
 
@@ -52,5 +58,12 @@ mod tests {
         assert_eq!(normalize("a\r\nb\rc\n"), "a\nb\nc\n");
         assert_eq!(label(2, "a\nb\nc\n"), "[Pasted text #2 +3 lines]");
         assert_eq!(label(1, &"x".repeat(1200)), "[Pasted text #1 +1200 chars]");
+    }
+
+    #[test]
+    fn the_label_is_translated() {
+        let zh =
+            reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || label(2, "a\nb\nc\n"));
+        assert_eq!(zh, "[粘贴文本 #2 +3 行]");
     }
 }

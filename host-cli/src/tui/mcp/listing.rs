@@ -4,19 +4,20 @@ use crate::tui::text::safe_line;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use reasonix_config::mcp::SourceKind;
+use reasonix_i18n::t;
 use reasonix_mcp::{ServerState, ServerStatus};
 
 /// Lines of a failed server's stderr shown at most.
 pub const STDERR_LINES: usize = 5;
 
-pub fn origin_label(kind: SourceKind) -> &'static str {
+pub fn origin_label(kind: SourceKind) -> String {
     match kind {
-        SourceKind::LocalMcpJson => "local (user mcp.json, this workspace)",
-        SourceKind::ProjectToml => "project reasonix.toml",
-        SourceKind::ProjectMcpJson => "project .mcp.json",
-        SourceKind::UserToml => "user config.toml",
-        SourceKind::UserMcpJson => "user mcp.json",
-        SourceKind::Package => "installed package",
+        SourceKind::LocalMcpJson => t!("mcp-origin-local"),
+        SourceKind::ProjectToml => t!("mcp-origin-project-toml"),
+        SourceKind::ProjectMcpJson => t!("mcp-origin-project-mcp-json"),
+        SourceKind::UserToml => t!("mcp-origin-user-toml"),
+        SourceKind::UserMcpJson => t!("mcp-origin-user-mcp-json"),
+        SourceKind::Package => t!("mcp-origin-package"),
     }
 }
 
@@ -26,42 +27,34 @@ pub fn stderr_tail(stderr: &str, lines: usize) -> Vec<&str> {
     all[all.len().saturating_sub(lines)..].to_vec()
 }
 
-fn plural(n: usize, one: &str) -> String {
-    if n == 1 {
-        format!("{n} {one}")
-    } else {
-        format!("{n} {one}s")
-    }
-}
-
 /// What state a server is in, in a few words.
 pub fn state_text(status: &ServerStatus) -> String {
     match &status.state {
-        ServerState::Disabled => "disabled".into(),
+        ServerState::Disabled => t!("mcp-state-disabled"),
         // A project `reasonix.toml` follows workspace trust; only `.mcp.json` is approved here.
         ServerState::NotApproved if status.origin.kind == SourceKind::ProjectToml => {
-            "not started: the workspace is not trusted (`reasonix trust`)".into()
+            t!("mcp-state-untrusted")
         }
-        ServerState::NotApproved => "not approved (/mcp approve)".into(),
-        ServerState::Starting => "starting…".into(),
+        ServerState::NotApproved => t!("mcp-state-not-approved"),
+        ServerState::Starting => t!("mcp-state-starting"),
         ServerState::Ready {
             tools,
             prompts,
             resources,
-        } => format!(
-            "ready · {} · {} · {}",
-            plural(*tools, "tool"),
-            plural(*prompts, "prompt"),
-            plural(*resources, "resource")
+        } => t!(
+            "mcp-state-ready",
+            tools = *tools,
+            prompts = *prompts,
+            resources = *resources
         ),
-        ServerState::Failed { reason, .. } => format!("failed: {reason}"),
+        ServerState::Failed { reason, .. } => t!("mcp-state-failed", reason = reason.as_str()),
     }
 }
 
 pub fn lines(statuses: &[ServerStatus], theme: Theme) -> Vec<Line<'static>> {
     if statuses.is_empty() {
         return vec![Line::from(Span::styled(
-            "no MCP servers configured (add one with `reasonix mcp add`, or in .mcp.json)",
+            t!("mcp-none-configured"),
             theme.dim(),
         ))];
     }
@@ -70,7 +63,7 @@ pub fn lines(statuses: &[ServerStatus], theme: Theme) -> Vec<Line<'static>> {
         .filter(|s| matches!(s.state, ServerState::Ready { .. }))
         .count();
     let mut out = vec![Line::from(Span::styled(
-        format!("MCP servers: {ready} of {} ready", statuses.len()),
+        t!("mcp-heading", ready = ready, total = statuses.len()),
         theme.heading(),
     ))];
     for status in statuses {
@@ -92,13 +85,16 @@ pub fn lines(statuses: &[ServerStatus], theme: Theme) -> Vec<Line<'static>> {
         )));
         let restarts = match status.restarts {
             0 => String::new(),
-            n => format!(" · restarted {}", plural(n as usize, "time")),
+            n => t!("mcp-restarted", count = n),
         };
         out.push(Line::from(Span::styled(
             format!(
-                "      from {} ({}){restarts}",
-                safe_line(&status.origin.file.display().to_string()),
-                origin_label(status.origin.kind)
+                "      {}{restarts}",
+                t!(
+                    "mcp-from",
+                    file = safe_line(&status.origin.file.display().to_string()).into_owned(),
+                    origin = origin_label(status.origin.kind)
+                )
             ),
             theme.dim(),
         )));
@@ -112,7 +108,7 @@ pub fn lines(statuses: &[ServerStatus], theme: Theme) -> Vec<Line<'static>> {
         }
     }
     out.push(Line::from(Span::styled(
-        "/mcp reconnect <name> starts a server again",
+        t!("mcp-reconnect-hint"),
         theme.dim(),
     )));
     out

@@ -17,6 +17,7 @@ use super::slash::{CommandKind, CommandSpec};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use question::{ANSWERS, Answer, Question};
 use reasonix_config::TrustStore;
+use reasonix_i18n::t;
 use reasonix_mcp::{PromptInfo, ServerState, ServerStatus, Servers};
 use reasonix_session::input::mcp_prompt::{args as prompt_args, command as prompt_command};
 use resources::ResourceIndex;
@@ -76,16 +77,16 @@ fn transitions(last: &mut BTreeMap<String, Seen>, statuses: &[ServerStatus]) -> 
         match &status.state {
             ServerState::Ready { tools, .. } => notes.push(Note {
                 error: false,
-                text: format!(
-                    "MCP server `{}` ready: {tools} tool{}",
-                    status.name,
-                    if *tools == 1 { "" } else { "s" }
-                ),
+                text: t!("mcp-ready", name = status.name.as_str(), tools = *tools),
             }),
             ServerState::Failed { reason, stderr } => {
                 notes.push(Note {
                     error: true,
-                    text: format!("MCP server `{}` failed: {reason}", status.name),
+                    text: t!(
+                        "mcp-failed",
+                        name = status.name.as_str(),
+                        reason = reason.as_str()
+                    ),
                 });
                 for line in listing::stderr_tail(stderr, listing::STDERR_LINES) {
                     notes.push(Note {
@@ -124,7 +125,7 @@ pub fn prompt_specs(prompts: &[PromptInfo]) -> Vec<CommandSpec> {
             let name = prompt_command::command_name(p)?;
             let first = p.description.lines().next().unwrap_or_default().trim();
             let description = if first.is_empty() {
-                format!("MCP prompt of {}", p.server)
+                t!("mcp-prompt-description", server = p.server.as_str())
             } else {
                 super::text::truncate(first, 120).into_owned()
             };
@@ -226,7 +227,7 @@ pub fn handle(event: Event) -> Effects {
     match event {
         Event::Prompt { command, result } => match result {
             Ok(text) if !text.trim().is_empty() => Effect::ServerPrompt(text),
-            Ok(_) => Effect::Error(format!("/{command}: the server returned an empty prompt")),
+            Ok(_) => Effect::Error(t!("mcp-empty-prompt", command = command)),
             Err(e) => Effect::Error(format!("/{command}: {e}")),
         }
         .into(),
@@ -243,27 +244,24 @@ pub fn command(app: &App, args: &str) -> Effects {
         (Some("reconnect"), Some(name)) => reconnect(app, name),
         (Some("reconnect"), None) => {
             let names = names(&app.mcp.servers.statuses());
-            Effect::Error(format!("/mcp reconnect <name>: one of {names}")).into()
+            Effect::Error(t!("mcp-reconnect-usage", names = names)).into()
         }
         (Some("approve"), _) => {
             let question = Question::for_statuses(&app.mcp.servers.statuses());
             let mut out = Effects::default();
             if question.is_none() {
-                out.notice("no MCP server is waiting for approval");
+                out.notice(t!("mcp-none-waiting"));
             }
             out.push(Effect::McpQuestion(question));
             out
         }
-        (Some(other), _) => Effect::Error(format!(
-            "/mcp {other}: unknown; use /mcp, /mcp reconnect <name> or /mcp approve"
-        ))
-        .into(),
+        (Some(other), _) => Effect::Error(t!("mcp-unknown-subcommand", word = other)).into(),
     }
 }
 
 fn names(statuses: &[ServerStatus]) -> String {
     if statuses.is_empty() {
-        return "(no MCP server is configured)".into();
+        return t!("mcp-no-server-configured");
     }
     statuses
         .iter()
@@ -275,24 +273,23 @@ fn names(statuses: &[ServerStatus]) -> String {
 fn reconnect(app: &App, name: &str) -> Effects {
     let statuses = app.mcp.servers.statuses();
     let Some(status) = statuses.iter().find(|s| s.name == name) else {
-        return Effect::Error(format!(
-            "/mcp reconnect: no MCP server named `{name}`; configured: {}",
-            names(&statuses)
+        return Effect::Error(t!(
+            "mcp-no-such-server",
+            name = name,
+            names = names(&statuses)
         ))
         .into();
     };
     // Reconnecting must not start what the user has not allowed to run.
     match status.state {
         ServerState::Disabled => {
-            return Effect::Error(format!(
-                "MCP server `{name}` is disabled in its configuration"
-            ))
-            .into();
+            return Effect::Error(t!("mcp-server-disabled", name = name)).into();
         }
         ServerState::NotApproved => {
-            return Effect::Error(format!(
-                "MCP server `{name}`: {}",
-                listing::state_text(status)
+            return Effect::Error(t!(
+                "mcp-server-state",
+                name = name,
+                state = listing::state_text(status)
             ))
             .into();
         }
@@ -301,7 +298,7 @@ fn reconnect(app: &App, name: &str) -> Effects {
     let mut out = Effects::default();
     match app.mcp.servers.reconnect(name) {
         Ok(()) => {
-            out.notice(format!("MCP server `{name}`: reconnecting…"));
+            out.notice(t!("mcp-reconnecting", name = name));
             out.push(Effect::ExpectMcp(vec![name.to_string()]));
         }
         Err(e) => out.error(format!("/mcp reconnect {name}: {e}")),
@@ -314,10 +311,7 @@ fn reconnect(app: &App, name: &str) -> Effects {
 /// never those the server's text names); [`handle`] sends it.
 pub fn run_prompt(app: &App, command: &str, args: &str) -> Effects {
     let Some(prompt) = prompt_command::find(&app.mcp.prompts, command).cloned() else {
-        return Effect::Error(format!(
-            "unknown command /{command}: no ready MCP server offers this prompt (see /mcp)"
-        ))
-        .into();
+        return Effect::Error(t!("mcp-unknown-prompt", command = command)).into();
     };
     let bound = match prompt_args::bind(command, &prompt.arguments, args) {
         Ok(bound) => bound,
@@ -343,7 +337,7 @@ pub fn run_prompt(app: &App, command: &str, args: &str) -> Effects {
         });
     match spawned {
         Ok(_) => Effects::default(),
-        Err(e) => Effect::Error(format!("cannot ask the MCP server for the prompt: {e}")).into(),
+        Err(e) => Effect::Error(t!("mcp-prompt-thread-failed", error = e.to_string())).into(),
     }
 }
 
@@ -404,10 +398,7 @@ fn answer_question(
     };
     let listed: Vec<String> = question.servers.iter().map(|s| s.name.clone()).collect();
     if answer == Answer::No {
-        out.notice(format!(
-            "MCP servers left stopped: {} (/mcp approve to start them)",
-            listed.join(", ")
-        ));
+        out.notice(t!("mcp-left-stopped", names = listed.join(", ")));
         return out;
     }
     if answer == Answer::Always {
@@ -419,14 +410,14 @@ fn answer_question(
         );
         match remember_approval(&home, &actions.workspace, sha, pinned) {
             Ok(text) => out.notice(text),
-            Err(e) => out.error(format!("approved for this session only: {e}")),
+            Err(e) => out.error(t!("mcp-approved-session-only", error = e)),
         }
     }
     let started = mcp.servers.approve_project();
     if started.is_empty() {
-        out.notice("no MCP server was waiting any more");
+        out.notice(t!("mcp-none-waiting-any-more"));
     } else {
-        out.notice(format!("starting MCP servers: {}", started.join(", ")));
+        out.notice(t!("mcp-starting", names = started.join(", ")));
     }
     mcp.expect_change(&started);
     out
@@ -442,14 +433,14 @@ fn remember_approval(
     pinned: Vec<reasonix_config::PinnedFile>,
 ) -> Result<String, String> {
     let Some(sha) = sha else {
-        return Err("the project has no .mcp.json to remember".into());
+        return Err(t!("mcp-no-project-file"));
     };
     let mut store = TrustStore::load(home).map_err(|e| e.to_string())?;
     store.approve_mcp_content(workspace, sha, pinned);
     store.save(home).map_err(|e| e.to_string())?;
-    Ok(format!(
-        "approved {} for later sessions (`reasonix mcp untrust` withdraws it)",
-        workspace.join(".mcp.json").display()
+    Ok(t!(
+        "mcp-approved-later",
+        file = workspace.join(".mcp.json").display().to_string()
     ))
 }
 

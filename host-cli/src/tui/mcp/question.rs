@@ -7,6 +7,7 @@ use crate::tui::text::safe_line;
 use crate::tui::theme::Theme;
 use ratatui::text::{Line, Span};
 use reasonix_config::mcp::SourceKind;
+use reasonix_i18n::t;
 use reasonix_mcp::{ServerState, ServerStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +26,8 @@ pub struct Waiting {
     /// The full command line or URL.
     pub transport: String,
     pub file: String,
-    pub origin: &'static str,
+    /// Where the file is, in words ([`origin_label`]).
+    pub origin: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,13 +63,12 @@ impl Question {
 
     pub fn lines(&self, theme: Theme) -> Vec<Line<'static>> {
         let count = self.servers.len();
-        let noun = if count == 1 { "server" } else { "servers" };
         let mut lines = vec![Line::from(vec![
             Span::styled(
-                format!("Start {count} MCP {noun} from this project?  "),
+                format!("{}  ", t!("mcp-question-title", count = count)),
                 theme.warning(),
             ),
-            Span::styled("they run as programs with your permissions", theme.dim()),
+            Span::styled(t!("mcp-question-warning"), theme.dim()),
         ])];
         let mut files: Vec<(&str, &str)> = Vec::new();
         for server in &self.servers {
@@ -77,20 +78,28 @@ impl Question {
                 Span::raw("  "),
                 Span::styled(safe_line(&server.transport).into_owned(), theme.plain()),
             ]));
-            if !files.contains(&(server.file.as_str(), server.origin)) {
-                files.push((server.file.as_str(), server.origin));
+            let file = (server.file.as_str(), server.origin.as_str());
+            if !files.contains(&file) {
+                files.push(file);
             }
         }
         for (file, origin) in files {
             lines.push(Line::from(Span::styled(
-                format!("  from {} ({origin})", safe_line(file)),
+                format!(
+                    "  {}",
+                    t!(
+                        "mcp-from",
+                        file = safe_line(file).into_owned(),
+                        origin = origin
+                    )
+                ),
                 theme.dim(),
             )));
         }
         let labels = [
-            "y  Yes, for this session",
-            "a  Always for this .mcp.json, as it is now (asked again when it changes)",
-            "n  No, leave them stopped (/mcp approve asks again)",
+            t!("mcp-question-session"),
+            t!("mcp-question-always"),
+            t!("mcp-question-no"),
         ];
         for (i, label) in labels.into_iter().enumerate() {
             let (style, marker) = if i == self.selected {
@@ -102,7 +111,7 @@ impl Question {
         }
         if self.confirm_always {
             lines.push(Line::from(Span::styled(
-                "press a again (or Enter) to always start them; any other key goes back",
+                t!("mcp-question-confirm-always"),
                 theme.warning(),
             )));
         }

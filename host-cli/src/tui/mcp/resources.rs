@@ -3,6 +3,7 @@
 //! [`reasonix_session::input::with_resources`] in the worker.
 
 use crate::tui::mention::Candidate;
+use reasonix_i18n::t;
 use reasonix_mcp::ResourceInfo;
 
 /// The resources of every ready server, as completion knows them.
@@ -41,9 +42,8 @@ impl ResourceIndex {
                 .take(limit)
                 .map(|s| {
                     let count = self.resources.iter().filter(|r| r.server == s).count();
-                    let noun = if count == 1 { "resource" } else { "resources" };
                     Candidate {
-                        display: format!("{s}:  ({count} MCP {noun})"),
+                        display: format!("{s}:  {}", t!("mcp-resource-count", count = count)),
                         insert: format!("@{s}:"),
                         is_dir: true,
                     }

@@ -285,6 +285,33 @@ fn mcp_listing_120x40() {
 }
 
 #[test]
+fn mcp_listing_zh_cn_80x24() {
+    let theme = Theme::new(ColorLevel::Ansi16);
+    let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || {
+        draw(80, 24, listing::lines(&servers(), theme))
+    });
+    assert!(screen.contains("MCP 服务器：3 个中 1 个已就绪"), "{screen}");
+    assert!(screen.contains("已重启 2 次"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn mcp_question_zh_cn_80x24() {
+    let screen = reasonix_i18n::with_language(reasonix_i18n::Language::ZhCn, || {
+        let mut q = question();
+        q.confirm_always = true;
+        q.selected = 1;
+        draw(80, 24, q.lines(Theme::new(ColorLevel::Ansi16)))
+    });
+    assert!(
+        screen.contains("启动此项目中的 2 个 MCP 服务器吗？"),
+        "{screen}"
+    );
+    assert!(screen.contains("再按一次 a"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
 fn mcp_question_80x24() {
     insta::assert_snapshot!(draw(
         80,
