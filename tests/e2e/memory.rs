@@ -163,11 +163,31 @@ fn the_terminal_saves_lists_and_forgets_facts() {
     pty.type_text("/memory");
     pty.send("\r");
     pty.wait_for("Memory (1 facts)", wait);
+    // The user may keep a fact in the project's instructions instead, or for every workspace.
+    pty.type_text("/remember --file Release notes live in docs/RELEASES.md");
+    pty.send("\r");
+    pty.wait_for("added to", wait);
+    let instructions = std::fs::read_to_string(s.env.project().join("REASONIX.md")).unwrap();
+    assert_eq!(instructions, "- Release notes live in docs/RELEASES.md\n");
+    pty.type_text("/remember --user I prefer short answers");
+    pty.send("\r");
+    let deadline = std::time::Instant::now() + wait;
+    while pty.transcript().matches("saved as m").count() < 3 {
+        assert!(std::time::Instant::now() < deadline, "{}", pty.transcript());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        fact_files(&s.env.home().join("memory/user"))
+            .iter()
+            .any(|f| std::fs::read_to_string(f)
+                .unwrap()
+                .contains("I prefer short answers"))
+    );
     pty.send("\x04");
     assert_eq!(pty.wait_exit(wait), Some(0));
     let files = fact_files(&s.env.home().join("memory"));
-    // One in use, one in the archive.
-    assert_eq!(files.len(), 2, "{files:?}");
+    // One in use, one in the archive, the user's.
+    assert_eq!(files.len(), 3, "{files:?}");
     assert!(
         files
             .iter()

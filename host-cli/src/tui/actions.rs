@@ -620,10 +620,23 @@ fn remember(app: &App, fact: &str) -> Effects {
         return out;
     }
     use reasonix_runtime::memory::{Saved, Scope};
-    match prepared
-        .memory
-        .remember(&prepared.workspace, Scope::Project, fact)
-    {
+    // Where it goes is the user's choice: this project (default), every workspace, or the
+    // project's instructions file (which the repository carries).
+    let (scope, fact) = if let Some(rest) = fact.strip_prefix("--user ") {
+        (Scope::User, rest.trim())
+    } else if let Some(rest) = fact.strip_prefix("--file ") {
+        match reasonix_runtime::memory::append_to_instructions(&prepared.workspace, rest.trim()) {
+            Ok(path) => out.notice(t!(
+                "cmd-remember-file",
+                file = safe_line(&path.display().to_string()).into_owned()
+            )),
+            Err(e) => out.error(format!("/remember: {}", safe_line(&e.to_string()))),
+        }
+        return out;
+    } else {
+        (Scope::Project, fact)
+    };
+    match prepared.memory.remember(&prepared.workspace, scope, fact) {
         Ok(Saved::Created(f)) => out.notice(t!("cmd-remember-saved", id = f.id.as_str())),
         Ok(Saved::Known(f)) => out.notice(t!("cmd-remember-known", id = f.id.as_str())),
         Err(e) => out.error(format!("/remember: {}", safe_line(&e.to_string()))),

@@ -129,3 +129,4 @@ app-reasoning-shown-from-now = reasoning shown in full from now on (Ctrl+O folds
 app-reasoning-latest = {"  "}∴ reasoning of the latest turn
 app-reasoning-folded = {"  "}∴ { $first } ({ $count } lines of reasoning, Ctrl+O shows them)
 app-history-earlier = … { $count } earlier messages (reasonix sessions list)
+cmd-remember-file = added to { $file } (read into every session of this project)

@@ -126,3 +126,4 @@ app-reasoning-shown-from-now = 从现在起完整显示推理过程（Ctrl+O 折
 app-reasoning-latest = {"  "}∴ 最近一轮的推理过程
 app-reasoning-folded = {"  "}∴ { $first }（{ $count } 行推理，Ctrl+O 展开）
 app-history-earlier = … 更早的 { $count } 条消息（reasonix sessions list）
+cmd-remember-file = 已写入 { $file }（本项目的每个会话都会读取）

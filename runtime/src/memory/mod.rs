@@ -4,10 +4,12 @@
 //! same bytes with or without saved facts. Facts are Reasonix's own state
 //! (`<state>/memory/`), which no plugin can see, so the host serves these tools.
 
+mod instructions;
 pub mod search;
 pub mod store;
 mod tools;
 
+pub use instructions::{append_to_instructions, instructions_file};
 pub use store::{Fact, MemoryError, Saved, Scope, Store};
 pub use tools::{MemoryTool, RememberTool};
 

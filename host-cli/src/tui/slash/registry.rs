@@ -148,7 +148,7 @@ pub const BUILTINS: &[Builtin] = &[
     b(
         "remember",
         "Save a fact for later sessions (also a one-line `# fact`)",
-        Some("<fact>"),
+        Some("[--user | --file] <fact>"),
     ),
     b("forget", "Archive a saved fact", Some("<id>")),
     b(
