@@ -93,10 +93,14 @@ fn rust_analyzer_answers_definitions_references_and_diagnostics_and_comes_back_a
         "old_string": "    2 * s.area()",
         "new_string": "    let label: u32 = \"two\";\n    label * s.area()"
     }));
+    let symbols = args(json!({"query": "area"}));
+    let outline = args(json!({"path": "src/shapes.rs"}));
     mock.enqueue(Reply::tool_calls(
         &[
             ("d1", "lsp_definition", &definition),
             ("r1", "lsp_references", &references),
+            ("s1", "lsp_symbols", &symbols),
+            ("o1", "lsp_symbols", &outline),
         ],
         1,
     ));
@@ -161,6 +165,15 @@ fn rust_analyzer_answers_definitions_references_and_diagnostics_and_comes_back_a
     ] {
         assert!(references.contains(want), "{want} in:\n{references}");
     }
+    let symbols = result_of(&first, "s1");
+    assert!(symbols.contains("src/shapes.rs:7:"), "{symbols}");
+    assert!(symbols.contains("area_sum"), "{symbols}");
+    let outline = result_of(&first, "o1");
+    assert!(outline.contains("struct Square  :2"), "{outline}");
+    assert!(
+        outline.contains("method area  :7") || outline.contains("function area  :7"),
+        "{outline}"
+    );
     // A new server answered after the kill.
     let hover = result_of(&body(&mock, 2), "h1");
     assert!(hover.contains("Square"), "{hover}");

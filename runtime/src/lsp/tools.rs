@@ -927,6 +927,34 @@ mod tests {
     }
 
     #[test]
+    fn paths_outside_the_workspace_are_refused_links_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = std::fs::canonicalize(dir.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.rs"), "fn x() {}\n").unwrap();
+        std::fs::write(ws.join("ok.rs"), "fn y() {}\n").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.rs"), ws.join("link.rs")).unwrap();
+        let lsp = Lsp::new(
+            &reasonix_config::LspSettings::default(),
+            reasonix_core::sandbox::SandboxConfig::default(),
+        );
+        assert!(checked_path("t", "ok.rs", &ws, &lsp).is_ok());
+        for bad in [
+            "link.rs".to_string(),
+            "../secret.rs".to_string(),
+            outside.path().join("secret.rs").display().to_string(),
+        ] {
+            let err = checked_path("t", &bad, &ws, &lsp).unwrap_err().to_string();
+            assert!(
+                err.contains("outside the workspace") || err.contains("cannot open"),
+                "{bad}: {err}"
+            );
+        }
+        let err = checked_path("t", ".", &ws, &lsp).unwrap_err().to_string();
+        assert!(err.contains("is not a file"), "{err}");
+    }
+
+    #[test]
     fn long_answers_are_cut_at_a_line_and_say_so() {
         let long: String = (0..5000).map(|i| format!("line {i}\n")).collect();
         let cut = bounded(long);
