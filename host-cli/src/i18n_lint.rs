@@ -32,6 +32,10 @@ const TRANSLATED: &[&str] = &[
     "src/wording.rs",
     "src/tui/diff.rs",
     "src/tui/mode.rs",
+    "src/tui/calls.rs",
+    "src/tui/draw.rs",
+    "src/tui/setup/state.rs",
+    "src/tui/setup/tester.rs",
 ];
 
 /// The literals of `source` (tests left out) that reach the screen without the catalogue:

@@ -7,6 +7,7 @@ use super::text::{safe_line, truncate};
 use super::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
+use reasonix_i18n::t;
 
 /// Calls kept for the list (the oldest are dropped; their output is in the session file).
 pub const KEPT: usize = 500;
@@ -56,11 +57,11 @@ impl CallPicker {
         width: u16,
     ) -> Vec<Line<'static>> {
         let mut lines = vec![Line::from(vec![
-            Span::styled("Tool calls of this session  ", theme.heading()),
-            Span::styled("↑/↓ · Enter shows it in full · Esc", theme.dim()),
+            Span::styled(t!("calls-title"), theme.heading()),
+            Span::styled(t!("calls-keys"), theme.dim()),
         ])];
         if calls.is_empty() {
-            lines.push(Line::from(Span::styled("  none yet", theme.dim())));
+            lines.push(Line::from(Span::styled(t!("calls-none"), theme.dim())));
         }
         let start = self.selected.saturating_sub(ROWS - 1);
         for (i, card) in calls.iter().rev().enumerate().skip(start).take(ROWS) {

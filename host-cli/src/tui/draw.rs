@@ -7,6 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use reasonix_i18n::t;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Rows of the open answer or reasoning shown live (the rest is in the scrollback already
@@ -42,7 +43,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             }
         } else {
             lines.push(Line::from(Span::styled(
-                format!("  ∴ thinking… ({} lines, Ctrl+O shows them)", all.len()),
+                t!("turn-thinking", lines = all.len()),
                 theme.dim(),
             )));
         }
@@ -58,7 +59,7 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if let Some(pending) = app.approvals.front() {
         if app.approvals.len() > 1 {
             lines.push(Line::from(Span::styled(
-                format!("({} more questions waiting)", app.approvals.len() - 1),
+                t!("turn-more-questions", count = app.approvals.len() - 1),
                 theme.dim(),
             )));
         }
@@ -70,23 +71,20 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         let frame = (turn.started.elapsed().as_millis() / 100) as usize % SPINNER.len();
         let silent = turn.heard_at.elapsed();
         let what = if turn.cancelling {
-            "cancelling".to_string()
+            t!("turn-cancelling")
         } else if turn.answered {
-            "saving".to_string()
+            t!("turn-saving")
         } else if let Some(retrying) = &turn.retrying {
             safe_line(retrying).into_owned()
         } else if app.status.running_tool.is_none() && silent >= PROVIDER_SILENCE {
-            format!(
-                "waiting for the provider (no data for {} s)",
-                silent.as_secs()
-            )
+            t!("turn-waiting-provider", seconds = silent.as_secs())
         } else {
-            "working".to_string()
+            t!("turn-working")
         };
         let hint = if turn.cancellable() {
-            "  (Esc to cancel)"
+            t!("turn-esc-cancels")
         } else {
-            ""
+            String::new()
         };
         let line = format!(
             "{} {what} {}{hint}",
@@ -102,15 +100,16 @@ fn upper_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     if app.quit_pending() {
         lines.push(Line::from(Span::styled(
-            "press Ctrl+C again to exit (or Ctrl+D)",
+            t!("turn-ctrl-c-again"),
             theme.dim(),
         )));
     }
     for queued in &app.queued {
         lines.push(Line::from(Span::styled(
-            format!(
-                "  queued: {}",
-                super::text::truncate(&super::text::safe_line(&queued.text), 70)
+            t!(
+                "turn-queued",
+                text =
+                    super::text::truncate(&super::text::safe_line(&queued.text), 70).into_owned()
             ),
             theme.dim(),
         )));

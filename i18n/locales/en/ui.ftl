@@ -134,3 +134,29 @@ slash-help-untrusted = untrusted workspace
 ## The session's banner
 banner-as = {"  "}as { $name }
 banner-keys = { $workspace }  ·  /help for commands, Shift+Tab posture, Ctrl+D to leave
+setup-problem-base-url = enter the endpoint's base URL, e.g. http://localhost:8080/v1
+setup-problem-bad-url = the base URL { $error }
+setup-problem-model = enter the model id the endpoint serves
+setup-problem-model-spaces = a model id has no spaces
+setup-problem-key = paste the API key (Esc goes back)
+setup-test-stopped = the test stopped without an answer
+
+## A turn under way, the tool-call list (draw.rs, calls.rs)
+turn-cancelling = cancelling
+turn-saving = saving
+turn-waiting-provider = waiting for the provider (no data for { $seconds } s)
+turn-working = working
+turn-esc-cancels = {"  (Esc to cancel)"}
+turn-ctrl-c-again = press Ctrl+C again to exit (or Ctrl+D)
+calls-title = {"Tool calls of this session  "}
+calls-keys = ↑/↓ · Enter shows it in full · Esc
+calls-none = {"  none yet"}
+turn-thinking = {"  "}∴ thinking… ({ $lines } { $lines ->
+        [one] line
+       *[other] lines
+    }, Ctrl+O shows them)
+turn-more-questions = ({ $count } more { $count ->
+        [one] question
+       *[other] questions
+    } waiting)
+turn-queued = {"  "}queued: { $text }

@@ -133,3 +133,23 @@ slash-help-untrusted = 未受信任的工作区
 ## 会话开头的横幅
 banner-as = {"  "}以 { $name } 身份
 banner-keys = { $workspace }  ·  /help 查看命令，Shift+Tab 切换权限姿态，Ctrl+D 退出
+setup-problem-base-url = 请输入端点的 Base URL，例如 http://localhost:8080/v1
+setup-problem-bad-url = Base URL { $error }
+setup-problem-model = 请输入端点提供的模型 id
+setup-problem-model-spaces = 模型 id 不能含空格
+setup-problem-key = 请粘贴 API 密钥（Esc 返回）
+setup-test-stopped = 测试已停止，未收到回答
+
+## 进行中的轮次、工具调用列表（draw.rs、calls.rs）
+turn-cancelling = 正在取消
+turn-saving = 正在保存
+turn-waiting-provider = 正在等待提供方（已 { $seconds } 秒无数据）
+turn-working = 正在处理
+turn-esc-cancels = {"  （Esc 取消）"}
+turn-ctrl-c-again = 再按一次 Ctrl+C 退出（或按 Ctrl+D）
+calls-title = {"本会话的工具调用  "}
+calls-keys = ↑/↓ · Enter 查看全文 · Esc
+calls-none = {"  暂无"}
+turn-thinking = {"  "}∴ 正在思考…（{ $lines } 行，Ctrl+O 显示）
+turn-more-questions = （还有 { $count } 个问题等待回答）
+turn-queued = {"  "}已排队：{ $text }

@@ -3,6 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use reasonix_config::providers::{self, resolve::parse_http_url};
+use reasonix_i18n::t;
 use std::path::PathBuf;
 
 /// The provider name and key variable a custom endpoint is written with.
@@ -325,10 +326,9 @@ impl SetupState {
             Step::BaseUrl => {
                 let url = self.base_url.trim();
                 if url.is_empty() {
-                    self.problem =
-                        Some("enter the endpoint's base URL, e.g. http://localhost:8080/v1".into());
+                    self.problem = Some(t!("setup-problem-base-url"));
                 } else if let Err(e) = parse_http_url(url) {
-                    self.problem = Some(format!("the base URL {e}"));
+                    self.problem = Some(t!("setup-problem-bad-url", error = e.to_string()));
                 } else {
                     self.step = Step::Model;
                 }
@@ -337,9 +337,9 @@ impl SetupState {
             Step::Model => {
                 let model = self.model.trim();
                 if model.is_empty() {
-                    self.problem = Some("enter the model id the endpoint serves".into());
+                    self.problem = Some(t!("setup-problem-model"));
                 } else if model.chars().any(char::is_whitespace) {
-                    self.problem = Some("a model id has no spaces".into());
+                    self.problem = Some(t!("setup-problem-model-spaces"));
                 } else {
                     self.step = Step::Key;
                 }
@@ -348,7 +348,7 @@ impl SetupState {
             Step::Key => {
                 let custom = self.entry().is_some_and(|e| e.custom);
                 if self.key.trim().is_empty() && !custom {
-                    self.problem = Some("paste the API key (Esc goes back)".into());
+                    self.problem = Some(t!("setup-problem-key"));
                     return Effect::None;
                 }
                 self.start_test()

@@ -12,6 +12,7 @@ use reasonix_core::cancel::CancelToken;
 use reasonix_core::catalog::Catalog;
 use reasonix_core::types::{Message, Role, StreamEvent};
 use reasonix_host::Registry;
+use reasonix_i18n::t;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 /// A test running on its worker thread.
@@ -26,9 +27,7 @@ impl TestRun {
         match self.result.try_recv() {
             Ok(result) => Some(result),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(TestResult::Failed(
-                "the test stopped without an answer".to_string(),
-            )),
+            Err(TryRecvError::Disconnected) => Some(TestResult::Failed(t!("setup-test-stopped"))),
         }
     }
 
