@@ -252,26 +252,11 @@ impl Server {
         start: &Start<'_>,
         env: &[(String, OsString)],
         program_text: &str,
-    ) -> Result<
-        (
-            std::process::Child,
-            Option<Box<dyn std::any::Any + Send + Sync>>,
-        ),
-        ServerError,
-    > {
-        let mut command = Command::new(&start.resolved.program);
+    ) -> Result<Spawned, ServerError> {
+        let mut command = piped(Command::new(&start.resolved.program), start.workspace);
         command
             .args(&start.resolved.args)
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .current_dir(start.workspace)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        {
-            use std::os::unix::process::CommandExt;
-            command.process_group(0);
-        }
+            .envs(env.iter().map(|(k, v)| (k, v)));
         let child = command.spawn().map_err(|e| {
             ServerError::Call(format!("`{program_text}` could not be started: {e}"))
         })?;
@@ -282,13 +267,7 @@ impl Server {
         start: &Start<'_>,
         env: &[(String, OsString)],
         program_text: &str,
-    ) -> Result<
-        (
-            std::process::Child,
-            Option<Box<dyn std::any::Any + Send + Sync>>,
-        ),
-        ServerError,
-    > {
+    ) -> Result<Spawned, ServerError> {
         let spec = start.spec;
         let confined = confine_server(&ServerLaunch {
             policy: start.policy,
@@ -306,18 +285,8 @@ impl Server {
             ))
         })?;
         // The scratch space (its home and temp) takes cargo's output too.
-        let mut command = Command::new(&confined.launcher);
-        command
-            .args(&confined.args)
-            .env_clear()
-            .current_dir(start.workspace)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        {
-            use std::os::unix::process::CommandExt;
-            command.process_group(0);
-        }
+        let mut command = piped(Command::new(&confined.launcher), start.workspace);
+        command.args(&confined.args);
         let child = spawn_lasting(command, confined.env_fd).map_err(|e| {
             ServerError::Call(format!("`{program_text}` could not be started: {e}"))
         })?;
@@ -685,6 +654,28 @@ impl Server {
         }
         self.conn.close(Duration::from_millis(500));
     }
+}
+
+/// A started server process, and what must live as long as it (its sandbox's temp directory).
+type Spawned = (
+    std::process::Child,
+    Option<Box<dyn std::any::Any + Send + Sync>>,
+);
+
+/// `command` with no inherited environment, in `cwd`, its stdio piped, in a process group of
+/// its own (so the whole tree can be killed).
+fn piped(mut command: Command, cwd: &Path) -> Command {
+    command
+        .env_clear()
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    command
 }
 
 type SpawnJob = (
