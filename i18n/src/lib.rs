@@ -44,6 +44,11 @@ pub const CATALOGUES: &[(&str, &str, &str)] = &[
         include_str!("../locales/en/run.ftl"),
         include_str!("../locales/zh-CN/run.ftl"),
     ),
+    (
+        "kernel.ftl",
+        include_str!("../locales/en/kernel.ftl"),
+        include_str!("../locales/zh-CN/kernel.ftl"),
+    ),
 ];
 
 /// A language of the user interface.

@@ -47,56 +47,44 @@ pub struct RetryNotice {
 /// Why a completion failed. Every case names the provider.
 #[derive(Debug, Error)]
 pub enum CompletionError {
-    #[error(
-        "provider `{provider}` has kind `{kind}`, which no loaded plugin serves; kinds served: {}",
-        served.join(", ")
-    )]
+    #[error("{}", self.describe())]
     UnknownKind {
         provider: String,
         kind: String,
         served: Vec<String>,
     },
-    #[error("{0}")]
+    #[error("{}", self.describe())]
     Config(String),
-    #[error("provider `{provider}` needs an API key: set {env} in the environment or in {dotenv}")]
+    #[error("{}", self.describe())]
     MissingKey {
         provider: String,
         env: String,
         dotenv: String,
     },
-    #[error(
-        "provider `{provider}` rejected the credentials: {message} (fix the key: run `reasonix setup`, or set the variable the provider's `api_key_env` names, in the environment or <home>/.env)"
-    )]
+    #[error("{}", self.describe())]
     Auth { provider: String, message: String },
-    #[error("provider `{provider}`: quota exhausted, not retrying: {message}")]
+    #[error("{}", self.describe())]
     QuotaExhausted { provider: String, message: String },
-    #[error(
-        "provider `{provider}` asks to retry after {} s, longer than the longest wait ({} s); not retrying: {message}",
-        wait.as_secs(),
-        cap.as_secs()
-    )]
+    #[error("{}", self.describe())]
     RetryAfterTooLong {
         provider: String,
         wait: Duration,
         cap: Duration,
         message: String,
     },
-    #[error("provider `{provider}` answered HTTP {status}: {body}")]
+    #[error("{}", self.describe())]
     Http {
         provider: String,
         status: u16,
         body: String,
     },
-    #[error("provider `{provider}`: gave up after {attempts} {}; last error: {last}", attempt_word(.attempts))]
+    #[error("{}", self.describe())]
     RetriesExhausted {
         provider: String,
         attempts: u32,
         last: String,
     },
-    #[error(
-        "provider `{provider}`: cannot reach {endpoint}; gave up after {attempts} {}: {message}",
-        attempt_word(.attempts)
-    )]
+    #[error("{}", self.describe())]
     Unreachable {
         provider: String,
         /// The provider's `base_url`.
@@ -104,13 +92,7 @@ pub enum CompletionError {
         attempts: u32,
         message: String,
     },
-    #[error(
-        "provider `{provider}`: gave up after {attempts} {} in {:.1} s, the retry budget (retry_budget_seconds = {}); a retry in {:.1} s would pass it; last error: {last}",
-        attempt_word(.attempts),
-        spent.as_secs_f64(),
-        budget.as_secs(),
-        wait.as_secs_f64()
-    )]
+    #[error("{}", self.describe())]
     RetryBudgetSpent {
         provider: String,
         attempts: u32,
@@ -121,29 +103,162 @@ pub enum CompletionError {
     },
     /// The run's deadline (`reasonix run --timeout`) came, or a wait would pass it; `what`
     /// says what the request was waiting for.
-    #[error("provider `{provider}`: {what}")]
+    #[error("{}", self.describe())]
     Deadline { provider: String, what: String },
-    #[error("provider `{provider}` sent nothing for {seconds} s; the stream was stopped")]
+    #[error("{}", self.describe())]
     Stalled { provider: String, seconds: u64 },
-    #[error("provider `{provider}`: the stream was cut: {message}")]
+    #[error("{}", self.describe())]
     Interrupted { provider: String, message: String },
-    #[error("provider `{provider}` sent a malformed stream: {message}")]
+    #[error("{}", self.describe())]
     BadResponse { provider: String, message: String },
-    #[error("provider `{provider}` reported an error: {message}")]
+    #[error("{}", self.describe())]
     Upstream {
         provider: String,
         message: String,
         retryable: bool,
     },
-    #[error("provider `{provider}`: {message}")]
+    #[error("{}", self.describe())]
     Denied { provider: String, message: String },
-    #[error("cancelled")]
+    #[error("{}", self.describe())]
     Cancelled,
-    #[error("provider `{provider}`: {message}")]
+    #[error("{}", self.describe())]
     Failed { provider: String, message: String },
 }
 
 impl CompletionError {
+    /// The message, in the user's language (`reasonix-i18n`, `kernel.ftl`).
+    fn describe(&self) -> String {
+        use reasonix_i18n::t;
+        let secs = |d: &Duration| d.as_secs().to_string();
+        match self {
+            CompletionError::UnknownKind {
+                provider,
+                kind,
+                served,
+            } => t!(
+                "completion-unknown-kind",
+                provider = provider.as_str(),
+                kind = kind.as_str(),
+                served = served.join(", ")
+            ),
+            CompletionError::Config(message) => message.clone(),
+            CompletionError::MissingKey {
+                provider,
+                env,
+                dotenv,
+            } => t!(
+                "completion-missing-key",
+                provider = provider.as_str(),
+                env = env.as_str(),
+                dotenv = dotenv.as_str()
+            ),
+            CompletionError::Auth { provider, message } => t!(
+                "completion-auth",
+                provider = provider.as_str(),
+                message = message.as_str()
+            ),
+            CompletionError::QuotaExhausted { provider, message } => t!(
+                "completion-quota",
+                provider = provider.as_str(),
+                message = message.as_str()
+            ),
+            CompletionError::RetryAfterTooLong {
+                provider,
+                wait,
+                cap,
+                message,
+            } => t!(
+                "completion-retry-after-too-long",
+                provider = provider.as_str(),
+                wait = secs(wait),
+                cap = secs(cap),
+                message = message.as_str()
+            ),
+            CompletionError::Http {
+                provider,
+                status,
+                body,
+            } => t!(
+                "completion-http",
+                provider = provider.as_str(),
+                status = status.to_string(),
+                body = body.as_str()
+            ),
+            CompletionError::RetriesExhausted {
+                provider,
+                attempts,
+                last,
+            } => t!(
+                "completion-retries-exhausted",
+                provider = provider.as_str(),
+                attempts = *attempts,
+                last = last.as_str()
+            ),
+            CompletionError::Unreachable {
+                provider,
+                endpoint,
+                attempts,
+                message,
+            } => t!(
+                "completion-unreachable",
+                provider = provider.as_str(),
+                endpoint = endpoint.as_str(),
+                attempts = *attempts,
+                message = message.as_str()
+            ),
+            CompletionError::RetryBudgetSpent {
+                provider,
+                attempts,
+                spent,
+                budget,
+                wait,
+                last,
+            } => t!(
+                "completion-retry-budget",
+                provider = provider.as_str(),
+                attempts = *attempts,
+                spent = format!("{:.1}", spent.as_secs_f64()),
+                budget = secs(budget),
+                wait = format!("{:.1}", wait.as_secs_f64()),
+                last = last.as_str()
+            ),
+            CompletionError::Deadline { provider, what } => t!(
+                "completion-deadline",
+                provider = provider.as_str(),
+                what = what.as_str()
+            ),
+            CompletionError::Stalled { provider, seconds } => t!(
+                "completion-stalled",
+                provider = provider.as_str(),
+                seconds = seconds.to_string()
+            ),
+            CompletionError::Interrupted { provider, message } => t!(
+                "completion-interrupted",
+                provider = provider.as_str(),
+                message = message.as_str()
+            ),
+            CompletionError::BadResponse { provider, message } => t!(
+                "completion-bad-response",
+                provider = provider.as_str(),
+                message = message.as_str()
+            ),
+            CompletionError::Upstream {
+                provider, message, ..
+            } => t!(
+                "completion-upstream",
+                provider = provider.as_str(),
+                message = message.as_str()
+            ),
+            CompletionError::Denied { provider, message }
+            | CompletionError::Failed { provider, message } => t!(
+                "completion-failed",
+                provider = provider.as_str(),
+                message = message.as_str()
+            ),
+            CompletionError::Cancelled => t!("completion-cancelled"),
+        }
+    }
+
     /// Whether replaying the same request may succeed (the agent does that for a cut stream).
     pub fn is_retryable(&self) -> bool {
         match self {
@@ -794,10 +909,6 @@ fn sleep_unless_cancelled(delay: Duration, cancel: &CancelToken) -> bool {
 }
 
 /// "attempt" or "attempts", for the count.
-fn attempt_word(count: &u32) -> &'static str {
-    if *count == 1 { "attempt" } else { "attempts" }
-}
-
 /// The most images one request carries: every backend limits them (the strictest common one
 /// takes 100 and 32 MB a request), and each image is sent again with every later request of
 /// the session.
@@ -911,5 +1022,35 @@ mod tests {
             "the oldest go first: {counts:?}"
         );
         assert!(kept.iter().all(|m| m.content == "see"), "the text stays");
+    }
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::CompletionError;
+    use reasonix_i18n::{Language, with_language};
+
+    #[test]
+    fn errors_read_as_before_in_english_and_in_chinese_when_asked() {
+        let stalled = CompletionError::Stalled {
+            provider: "deepseek".into(),
+            seconds: 5,
+        };
+        let en = with_language(Language::En, || stalled.to_string());
+        assert_eq!(
+            en,
+            "provider `deepseek` sent nothing for 5 s; the stream was stopped"
+        );
+        let zh = with_language(Language::ZhCn, || stalled.to_string());
+        assert_eq!(zh, "提供方 `deepseek` 已 5 秒没有发送任何数据；已停止该流");
+        let gave_up = CompletionError::RetriesExhausted {
+            provider: "p".into(),
+            attempts: 1,
+            last: "x".into(),
+        };
+        assert_eq!(
+            with_language(Language::En, || gave_up.to_string()),
+            "provider `p`: gave up after 1 attempt; last error: x"
+        );
     }
 }
