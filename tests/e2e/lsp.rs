@@ -246,3 +246,60 @@ fn pyright_from_npm_answers_definitions_and_a_type_error() {
     assert!(diagnostics.contains("broken.py:4:"), "{diagnostics}");
     assert!(diagnostics.contains("error"), "{diagnostics}");
 }
+
+#[test]
+fn typescript_language_server_from_npm_answers_definitions_and_a_type_error() {
+    let server = target_dir().join("lsp-servers/node_modules/.bin/typescript-language-server");
+    if !server.exists() {
+        assert!(
+            std::env::var_os("REASONIX_REQUIRE_LSP_SERVERS").is_none(),
+            "{} is missing; .ci/run installs it (npm ci in target/lsp-servers)",
+            server.display()
+        );
+        #[allow(clippy::disallowed_macros)]
+        {
+            eprintln!("skipped: {} is not installed", server.display());
+        }
+        return;
+    }
+    let env = Env::new();
+    let mock = MockLlm::start().unwrap();
+    copy_dir(&repo_root().join("tests/lsp/ts-project"), &env.project());
+    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
+    std::fs::write(
+        env.home().join("config.toml"),
+        format!(
+            "[lsp.servers.typescript]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        env.project().join("src/broken.ts"),
+        "import { area } from \"./area\";\n\nexport const label: string = area(1);\n",
+    )
+    .unwrap();
+    let definition = args(json!({"path": "src/main.ts", "line": 3, "symbol": "area"}));
+    let diagnostics = args(json!({"path": "src/broken.ts"}));
+    mock.enqueue(Reply::tool_calls(
+        &[
+            ("d1", "lsp_definition", &definition),
+            ("g1", "lsp_diagnostics", &diagnostics),
+        ],
+        1,
+    ));
+    mock.enqueue(Reply::text(&["Done."]));
+    let out = env.reasonix(&["run", "look"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = body(&mock, 1);
+    let definition = result_of(&first, "d1");
+    assert!(
+        definition.contains("src/area.ts:1:17  export function area(side: number): number {"),
+        "{definition}"
+    );
+    let diagnostics = result_of(&first, "g1");
+    assert!(
+        diagnostics.contains("src/broken.ts:3:14: error [2322]"),
+        "{diagnostics}"
+    );
+}

@@ -87,7 +87,9 @@ fn builtin(settings: &LspSettings) -> Vec<ServerSpec> {
             &[("typescript-language-server", &["--stdio"])],
             &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"],
             &["tsconfig.json", "jsconfig.json", "package.json"],
-            Value::Null,
+            // A separate syntax-only server answers before the project is loaded, and its
+            // "definition" of an imported name is the import line: one semantic server only.
+            json!({"tsserver": {"useSyntaxServer": "never"}}),
         ),
         spec("go", &[("gopls", &[])], &["go"], &["go.mod"], Value::Null),
         spec(
