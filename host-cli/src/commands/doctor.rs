@@ -251,6 +251,49 @@ pub fn run(as_json: bool) -> Outcome {
         ),
     }
 
+    let language =
+        reasonix_i18n::choose(crate::cli_text::configured_language().as_deref(), &|name| {
+            std::env::var(name).ok()
+        });
+    report.add(
+        Status::Ok,
+        "language",
+        format!(
+            "interface in {} (from {})",
+            reasonix_i18n::lookup(language.language, "language-name", &[]),
+            language.source
+        ),
+    );
+    for (source, value) in &language.ignored {
+        report.add(
+            Status::Warn,
+            "language",
+            format!(
+                "{source} = {:?} names no language with a catalogue (en, zh-CN); skipped",
+                value
+            ),
+        );
+    }
+    if cx.config.lsp.enabled == Some(false) {
+        report.add(
+            Status::Ok,
+            "lsp",
+            "off (`[lsp] enabled = false`)".to_string(),
+        );
+    } else {
+        let workspace = std::env::current_dir().unwrap_or_default();
+        for (language, found) in reasonix_runtime::lsp::servers_found(&cx.config.lsp, &workspace) {
+            match found {
+                Ok(program) => report.add(
+                    Status::Ok,
+                    "lsp",
+                    format!("{language}: {}", program.display()),
+                ),
+                Err(why) => report.add(Status::Ok, "lsp", format!("{language}: {why}")),
+            }
+        }
+    }
+
     for (what, dir) in [("home", &cx.paths.home), ("cache", &cx.paths.cache)] {
         match writable(dir) {
             Ok(()) => report.add(Status::Ok, "paths", format!("{what} {}", dir.display())),

@@ -226,6 +226,30 @@ impl Lsp {
     }
 }
 
+/// Each language of `settings`' table with the program that would serve it in `workspace`
+/// (`Err`: why none would), for `reasonix doctor`. Nothing is started.
+pub fn servers_found(
+    settings: &LspSettings,
+    workspace: &Path,
+) -> Vec<(String, Result<PathBuf, String>)> {
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    table(settings)
+        .into_iter()
+        .map(|spec| {
+            let found = spec
+                .candidates
+                .iter()
+                .find_map(|(name, _)| servers::find(name, &path_var, workspace).ok())
+                .ok_or_else(|| {
+                    let names: Vec<&str> =
+                        spec.candidates.iter().map(|(n, _)| n.as_str()).collect();
+                    format!("none of {} on PATH", names.join(", "))
+                });
+            (spec.language, found)
+        })
+        .collect()
+}
+
 /// The pause before the `failures`-th start in a row: none for the first restart, then 2 s,
 /// 4 s, … up to a minute.
 fn backoff(failures: u32) -> Duration {

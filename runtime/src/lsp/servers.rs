@@ -168,7 +168,7 @@ pub struct Resolved {
 }
 
 /// Find `name` (or an absolute path) on `path_var`; refused inside `workspace`.
-fn find(name: &str, path_var: &OsStr, workspace: &Path) -> Result<PathBuf, String> {
+pub(super) fn find(name: &str, path_var: &OsStr, workspace: &Path) -> Result<PathBuf, String> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |p: &Path| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
