@@ -40,16 +40,7 @@ pub fn tools_changed(added: &[String], removed: &[String]) -> String {
     t!("wording-tools-changed", changes = changes)
 }
 
-/// What a stream restarted by its replay means, for people (English; see [`restarted_text`]).
-pub fn restarted(reasoning: bool) -> &'static str {
-    if reasoning {
-        "the stream was cut and the replay thinks differently: its reasoning again from the start"
-    } else {
-        "the stream was cut and the replay answers differently: the answer again from its start"
-    }
-}
-
-/// [`restarted`] in the user's language.
+/// What a stream restarted by its replay means, for people.
 pub fn restarted_text(reasoning: bool) -> String {
     if reasoning {
         t!("wording-restarted-reasoning")
@@ -82,8 +73,14 @@ mod tests {
                 tools_changed(&["a".into()], &["b".into()]),
                 "tools changed between turns: +a -b"
             );
-            assert_eq!(restarted_text(true), restarted(true));
-            assert_eq!(restarted_text(false), restarted(false));
+            assert_eq!(
+                restarted_text(true),
+                "the stream was cut and the replay thinks differently: its reasoning again from the start"
+            );
+            assert_eq!(
+                restarted_text(false),
+                "the stream was cut and the replay answers differently: the answer again from its start"
+            );
             assert_eq!(not_run("bash", "denied"), "`bash` not run: denied");
         });
         let zh = with_language(Language::ZhCn, || compacted("summary", 3, 100, 40, true));

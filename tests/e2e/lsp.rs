@@ -189,9 +189,22 @@ fn rust_analyzer_answers_definitions_references_and_diagnostics_and_comes_back_a
     assert!(diagnostics.contains("error"), "{diagnostics}");
 }
 
-#[test]
-fn pyright_from_npm_answers_definitions_and_a_type_error() {
-    let server = target_dir().join("lsp-servers/node_modules/.bin/pyright-langserver");
+/// One language served by `bin` from `target/lsp-servers` (npm, installed by `.ci/run`): the
+/// fixture `project` with `broken` written into it, a `definition` call and a diagnostics call
+/// of `broken.0`; the two answers. `None` when the server is not installed (a failure where
+/// `.ci/run` requires it).
+struct NpmCase<'a> {
+    bin: &'a str,
+    language: &'a str,
+    project: &'a str,
+    broken: (&'a str, &'a str),
+    definition: Value,
+}
+
+fn npm_server_answers(case: NpmCase<'_>) -> Option<(String, String)> {
+    let server = target_dir()
+        .join("lsp-servers/node_modules/.bin")
+        .join(case.bin);
     if !server.exists() {
         assert!(
             std::env::var_os("REASONIX_REQUIRE_LSP_SERVERS").is_none(),
@@ -202,30 +215,24 @@ fn pyright_from_npm_answers_definitions_and_a_type_error() {
         {
             eprintln!("skipped: {} is not installed", server.display());
         }
-        return;
+        return None;
     }
     let env = Env::new();
     let mock = MockLlm::start().unwrap();
-    copy_dir(
-        &repo_root().join("tests/lsp/python-project"),
-        &env.project(),
-    );
+    copy_dir(&repo_root().join(case.project), &env.project());
     env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
     std::fs::write(
         env.home().join("config.toml"),
         format!(
-            "[lsp.servers.python]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
+            "[lsp.servers.{}]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
+            case.language,
             server.display()
         ),
     )
     .unwrap();
-    std::fs::write(
-        env.project().join("broken.py"),
-        "from pricing import net_price\n\ncount: int = net_price(1.0, 0.2)\nname: str = 42\n",
-    )
-    .unwrap();
-    let definition = args(json!({"path": "app.py", "line": 5, "symbol": "net_price"}));
-    let diagnostics = args(json!({"path": "broken.py"}));
+    std::fs::write(env.project().join(case.broken.0), case.broken.1).unwrap();
+    let definition = args(case.definition);
+    let diagnostics = args(json!({"path": case.broken.0}));
     mock.enqueue(Reply::tool_calls(
         &[
             ("d1", "lsp_definition", &definition),
@@ -237,67 +244,50 @@ fn pyright_from_npm_answers_definitions_and_a_type_error() {
     let out = env.reasonix(&["run", "look"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let first = body(&mock, 1);
-    let definition = result_of(&first, "d1");
+    Some((result_of(&first, "d1"), result_of(&first, "g1")))
+}
+
+#[test]
+fn pyright_from_npm_answers_definitions_and_a_type_error() {
+    let Some((definition, diagnostics)) = npm_server_answers(NpmCase {
+        bin: "pyright-langserver",
+        language: "python",
+        project: "tests/lsp/python-project",
+        broken: (
+            "broken.py",
+            "from pricing import net_price\n\ncount: int = net_price(1.0, 0.2)\nname: str = 42\n",
+        ),
+        definition: json!({"path": "app.py", "line": 5, "symbol": "net_price"}),
+    }) else {
+        return;
+    };
     assert!(
         definition.contains("pricing.py:1:5  def net_price(gross: float, rate: float) -> float:"),
         "{definition}"
     );
-    let diagnostics = result_of(&first, "g1");
     assert!(diagnostics.contains("broken.py:4:"), "{diagnostics}");
     assert!(diagnostics.contains("error"), "{diagnostics}");
 }
 
 #[test]
 fn typescript_language_server_from_npm_answers_definitions_and_a_type_error() {
-    let server = target_dir().join("lsp-servers/node_modules/.bin/typescript-language-server");
-    if !server.exists() {
-        assert!(
-            std::env::var_os("REASONIX_REQUIRE_LSP_SERVERS").is_none(),
-            "{} is missing; .ci/run installs it (npm ci in target/lsp-servers)",
-            server.display()
-        );
-        #[allow(clippy::disallowed_macros)]
-        {
-            eprintln!("skipped: {} is not installed", server.display());
-        }
-        return;
-    }
-    let env = Env::new();
-    let mock = MockLlm::start().unwrap();
-    copy_dir(&repo_root().join("tests/lsp/ts-project"), &env.project());
-    env.project_config(&env.mock_provider("openai", &mock.base_url(), "sk-test", ""));
-    std::fs::write(
-        env.home().join("config.toml"),
-        format!(
-            "[lsp.servers.typescript]\ncommand = \"{}\"\nargs = [\"--stdio\"]\n",
-            server.display()
+    let Some((definition, diagnostics)) = npm_server_answers(NpmCase {
+        bin: "typescript-language-server",
+        language: "typescript",
+        project: "tests/lsp/ts-project",
+        broken: (
+            "src/broken.ts",
+            "import { area } from \"./area\";\n\nexport const label: string = area(1);\n",
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        env.project().join("src/broken.ts"),
-        "import { area } from \"./area\";\n\nexport const label: string = area(1);\n",
-    )
-    .unwrap();
-    let definition = args(json!({"path": "src/main.ts", "line": 3, "symbol": "area"}));
-    let diagnostics = args(json!({"path": "src/broken.ts"}));
-    mock.enqueue(Reply::tool_calls(
-        &[
-            ("d1", "lsp_definition", &definition),
-            ("g1", "lsp_diagnostics", &diagnostics),
-        ],
-        1,
-    ));
-    mock.enqueue(Reply::text(&["Done."]));
-    let out = env.reasonix(&["run", "look"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let first = body(&mock, 1);
-    let definition = result_of(&first, "d1");
+        definition: json!({"path": "src/main.ts", "line": 3, "symbol": "area"}),
+    }) else {
+        return;
+    };
+    // A cold answer: the declaration, not the import line (no syntax-only server).
     assert!(
         definition.contains("src/area.ts:1:17  export function area(side: number): number {"),
         "{definition}"
     );
-    let diagnostics = result_of(&first, "g1");
     assert!(
         diagnostics.contains("src/broken.ts:3:14: error [2322]"),
         "{diagnostics}"

@@ -207,6 +207,8 @@ pub struct Start<'a> {
     pub timeout: Duration,
     /// In the OS sandbox (`false` only by `[lsp] sandbox = false` of the user's config).
     pub confined: bool,
+    /// The call that starts it was cancelled: `initialize` is given up.
+    pub cancelled: &'a dyn Fn() -> bool,
 }
 
 fn passed_env(resolved: &Resolved) -> Vec<(String, OsString)> {
@@ -363,7 +365,7 @@ impl Server {
                 "experimental": {"serverStatusNotification": true},
             },
         });
-        server.call("initialize", params, start.timeout, &|| false)?;
+        server.call("initialize", params, start.timeout, start.cancelled)?;
         server.notify("initialized", json!({}))?;
         Ok(server)
     }

@@ -163,7 +163,7 @@ impl Lsp {
                     }
                 }
                 progress(&format!("starting the {} language server", spec.language));
-                let server = self.start(workspace, spec).map_err(|e| {
+                let server = self.start(workspace, spec, cancelled).map_err(|e| {
                     if matches!(e, ServerError::Dead(_)) {
                         slot.failures += 1;
                         slot.last_failure = Some((Instant::now(), e.to_string()));
@@ -200,7 +200,12 @@ impl Lsp {
         Ok(server)
     }
 
-    fn start(&self, workspace: &Path, spec: &ServerSpec) -> Result<Server, ServerError> {
+    fn start(
+        &self,
+        workspace: &Path,
+        spec: &ServerSpec,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Server, ServerError> {
         let resolved =
             servers::resolve(spec, workspace, self.home.as_deref()).map_err(ServerError::Call)?;
         let mut policy = self.sandbox.clone().resolve(workspace);
@@ -214,6 +219,7 @@ impl Lsp {
             home: self.home.as_deref(),
             timeout: self.startup,
             confined: !self.unconfined,
+            cancelled,
         })
     }
 

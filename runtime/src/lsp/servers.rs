@@ -251,16 +251,19 @@ fn rust_toolchain(
         .file_name()
         .is_some_and(|n| n == "rustup" || n == "rustup-init");
     if is_proxy {
-        let which = rustup_which(workspace)?;
+        // The proxy *is* rustup (already refused inside the workspace by `find`): ask that very
+        // binary, never whatever `rustup` a `PATH` entry leads to.
+        let which = rustup_which(&real, workspace)?;
+        // The real directory: a toolchain named by version is often a link to another, and
+        // only real paths are bound into the sandbox.
+        let which = std::fs::canonicalize(&which).unwrap_or(which);
         if which.starts_with(workspace) {
             return Err(format!(
                 "the workspace's rust-toolchain file chooses a toolchain inside the workspace ({}); rust-analyzer is never started from the repository itself",
                 which.display()
             ));
         }
-        // The real directory: a toolchain named by version is often a link to another, and
-        // only real paths are bound into the sandbox.
-        resolved.program = std::fs::canonicalize(&which).unwrap_or(which);
+        resolved.program = which;
     }
     if let Some(bin) = resolved.program.parent().map(Path::to_path_buf) {
         let cargo = bin.join("cargo");
@@ -299,10 +302,17 @@ fn rust_toolchain(
 
 /// `rustup which rust-analyzer` in the workspace (its toolchain file counts), bounded in time
 /// and never installing anything.
-fn rustup_which(workspace: &Path) -> Result<PathBuf, String> {
-    let mut child = Command::new("rustup")
+fn rustup_which(rustup: &Path, workspace: &Path) -> Result<PathBuf, String> {
+    // The allow-listed environment (no keys), with rustup's own directories.
+    let vars = reasonix_sidecar::spawn::PASSED_THROUGH
+        .iter()
+        .chain(&["RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN"])
+        .filter_map(|k| std::env::var_os(k).map(|v| (*k, v)));
+    let mut child = Command::new(rustup)
         .args(["which", "rust-analyzer"])
         .current_dir(workspace)
+        .env_clear()
+        .envs(vars)
         .env("RUSTUP_AUTO_INSTALL", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

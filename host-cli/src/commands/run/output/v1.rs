@@ -5,7 +5,7 @@
 
 use super::result::{PublicUsage, ResultObject};
 use super::{Init, McpServerLine, input};
-use crate::wording::{english, not_run, restarted, tools_changed};
+use crate::wording::{english, not_run, restarted_text, tools_changed};
 use reasonix_protocol::{Event, EventKind};
 use serde::Serialize;
 use serde_json::Value;
@@ -214,7 +214,7 @@ impl Line {
                 message: text.clone(),
             },
             EventKind::StreamRestarted { reasoning } => Line::Notice {
-                message: restarted(*reasoning).to_string(),
+                message: english(|| restarted_text(*reasoning)),
             },
             EventKind::ToolProgress {
                 call_id,
